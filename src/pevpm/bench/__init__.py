@@ -1,0 +1,1 @@
+"""pevpm.bench"""
