@@ -8,25 +8,10 @@ import pytest
 from pevpm.errors import PevpmError
 from pevpm.report.html import error_percent, rebuild_report, write_report
 
-RESULTS = {
-    "title": "demo",
-    "machine": {"hosts": "node0", "mpi": "MPICH 5"},
-    "validation": {"jacobi": [
-        {"n": 1, "measured_mean": 2.0, "measured_sd": 0.05, "predictions": {"full": 2.02,
-                                                                           "mean2x1": 1.9}},
-        {"n": 2, "measured_mean": 1.0, "measured_sd": 0.04, "predictions": {"full": 1.2}},
-    ]},
-    "scaling": {"jacobi": [{"n": 4, "mean": 0.6, "sd": 0.01}, {"n": 64, "mean": 0.2, "sd": 0.01}]},
-    "breakdowns": {"jacobi": {"numprocs": 2, "ranks": [
-        {"compute": 0.8, "communication": 0.1, "waiting": 0.1},
-        {"compute": 0.7, "communication": 0.1, "waiting": 0.2}]}},
-    "collectives": [{"title": "bcast 16 ranks", "completions": [1e-6, 2e-6, 2e-6, 3e-6]}],
-    "trace": "trace.json",
-}
 
 
-def test_report_has_every_section_and_marks_large_errors(tmp_path):
-    path = write_report(RESULTS, str(tmp_path))
+def test_report_has_every_section_and_marks_large_errors(tmp_path, sample_results):
+    path = write_report(sample_results, str(tmp_path))
     page = open(path, encoding="utf-8").read()
     for png in ["speedup-jacobi.png", "breakdown-jacobi.png", "collective-0.png"]:
         assert os.path.getsize(tmp_path / png) > 1000
@@ -37,8 +22,8 @@ def test_report_has_every_section_and_marks_large_errors(tmp_path):
     assert json.loads((tmp_path / "results.json").read_text())["title"] == "demo"
 
 
-def test_rebuild_redraws_from_results_json(tmp_path):
-    write_report(RESULTS, str(tmp_path))
+def test_rebuild_redraws_from_results_json(tmp_path, sample_results):
+    write_report(sample_results, str(tmp_path))
     (tmp_path / "index.html").unlink()
     (tmp_path / "speedup-jacobi.png").unlink()
     rebuild_report(str(tmp_path))

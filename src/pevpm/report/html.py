@@ -41,6 +41,22 @@ th{background:#f4f4f4} td.l,th.l{text-align:left}
 figcaption{font-size:.85em;color:#555;max-width:640px} code{background:#f4f4f4;padding:0 .2em}
 """
 
+# Marks the page with how many plots loaded, so a missing PNG is visible to a
+# reader (and checkable by a headless browser).
+PLOT_CHECK = """<script>
+window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.querySelectorAll('img.plot'));
+  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
+  document.body.setAttribute('data-plots-loaded', ok + '/' + imgs.length);
+  if (ok < imgs.length) {
+    var p = document.createElement('p');
+    p.className = 'bad';
+    p.textContent = (imgs.length - ok) + ' plot(s) failed to load.';
+    document.body.insertBefore(p, document.body.firstChild);
+  }
+});
+</script>"""
+
 
 def _e(value) -> str:
     return html.escape(str(value))
@@ -149,7 +165,7 @@ def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
                      "<code>ui.perfetto.dev</code> or <code>chrome://tracing</code> (one track "
                      "per rank; computation, communication and waiting as slices; messages as "
                      "arrows).</p>")
-    parts.append("</body></html>")
+    parts.append(PLOT_CHECK + "</body></html>")
     path = os.path.join(outdir, "index.html")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(parts))
