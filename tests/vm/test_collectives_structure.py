@@ -85,7 +85,7 @@ def completes_with_eager_sends(all_statements):
     n = len(all_statements)
     pc = [0] * n
     posted = Counter()          # (src, dst, tag) -> sends posted not yet received
-    pending = [dict() for _ in range(n)]   # request -> channel of an Irecv
+    pending = [{} for _ in range(n)]   # request -> channel of an Irecv
     progress = True
     while progress:
         progress = False
