@@ -59,29 +59,31 @@ def _nbytes(op: str, size, numprocs: int) -> int:
     return max(size) if isinstance(size, tuple) else size
 
 
-def algorithm_for(op: str, size, numprocs: int, config: CollectiveConfig = DEFAULT_CONFIG
-                  ) -> str:
-    """Name of the algorithm ``config`` picks for this call."""
+def algorithm_for(op: str, size, numprocs: int,
+                  config: CollectiveConfig | None = DEFAULT_CONFIG) -> str:
+    """Name of the algorithm ``config`` (None: the default) picks for this call."""
     if op not in FAMILY_OF:
         raise ModelError(f"{op} is not a collective operation")
-    return config.algorithm(op, _nbytes(op, size, numprocs), numprocs)
+    return (config or DEFAULT_CONFIG).algorithm(op, _nbytes(op, size, numprocs), numprocs)
 
 
-def is_timed(op: str, size, numprocs: int, config: CollectiveConfig = DEFAULT_CONFIG) -> bool:
+def is_timed(op: str, size, numprocs: int,
+             config: CollectiveConfig | None = DEFAULT_CONFIG) -> bool:
     """True when the call is timed whole (hardware or measured), not expanded."""
     return algorithm_for(op, size, numprocs, config) in TIMED_ALGORITHMS
 
 
 def expand(op: str, size, root: int | None, rank: int, numprocs: int,
-           config: CollectiveConfig = DEFAULT_CONFIG) -> tuple[Statement, ...]:
+           config: CollectiveConfig | None = DEFAULT_CONFIG) -> tuple[Statement, ...]:
     """The statements ``rank`` runs for one call of collective ``op``.
 
+    ``config`` None means the default (``mpich``) configuration.
     ``size`` follows :mod:`pevpm.vm.collectives.call` (a list of block
     sizes for the v-variants); ``root`` is ignored by unrooted collectives.
     """
     if isinstance(size, list):
         size = tuple(size)
-    return _expand(op, size, root or 0, rank, numprocs, config)
+    return _expand(op, size, root or 0, rank, numprocs, config or DEFAULT_CONFIG)
 
 
 @lru_cache(maxsize=65536)
@@ -96,8 +98,8 @@ def _expand(op, size, root, rank, numprocs, config) -> tuple[Statement, ...]:
     return script.statements()
 
 
-def timed_completion(op: str, size, root: int | None, entries, config: CollectiveConfig,
-                     rng: np.random.Generator, *, comm_model=None, node_of=None) -> np.ndarray:
+def timed_completion(op: str, size, root: int | None, entries,
+                     config: CollectiveConfig | None, rng: np.random.Generator, *, comm_model=None, node_of=None) -> np.ndarray:
     """Completion time of every rank of a timed collective that the ranks
     entered at ``entries`` (one time per rank, on the virtual clock).
 
@@ -106,6 +108,7 @@ def timed_completion(op: str, size, root: int | None, entries, config: Collectiv
     """
     entries = np.asarray(entries, dtype=float)
     numprocs = len(entries)
+    config = config or DEFAULT_CONFIG
     root = root or 0
     name = algorithm_for(op, size, numprocs, config)
     if name == HARDWARE:
