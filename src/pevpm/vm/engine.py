@@ -407,7 +407,7 @@ class _Engine:
             recv.complete(recv.posted, recv.origin, 0.0)
         self.notify(recv)
         if not send.done:
-            send.complete(recv.completion, recv.path, recv.comm)
+            send.complete(recv.completion, recv.path, send.transfer)
             self.notify(send)
         if self.records is not None:
             self.records.append(MessageRecord(send.src, send.dst, send.tag, send.size,
