@@ -407,7 +407,7 @@ class _Engine:
             recv.complete(recv.posted, recv.origin, 0.0)
         self.notify(recv)
         if not send.done:
-            send.complete(recv.completion, recv.path, recv.comm)
+            send.complete(recv.completion, recv.path, send.transfer)
             self.notify(send)
         if self.records is not None:
             self.records.append(MessageRecord(send.src, send.dst, send.tag, send.size,
@@ -488,12 +488,12 @@ class _Engine:
     def begin_collective(self, rank: _Rank, ins: tuple) -> None:
         """Run the collective's point-to-point expansion in the collective context."""
         _, op, size_fn, root_fn, where, stmt = ins
-        collectives = _collectives_package()
-        if collectives is None:
-            raise ModelError(f"collective {op} is not supported yet", where)
         size = self.size(size_fn, rank, where, stmt.size)
         root = (self.peer(root_fn, rank, where, stmt.root or 0, "root")
                 if op in ROOTED_COLLECTIVES else 0)
+        collectives = _collectives_package()
+        if collectives is None:
+            raise ModelError(f"collective {op} is not supported yet", where)
         key = (op, size, root, rank.id)
         code = self.expansions.get(key)
         if code is None:
@@ -564,15 +564,21 @@ class _Engine:
 
     def deadlock(self) -> DeadlockError:
         """One line naming every blocked rank, what it waits on and where."""
-        groups: dict[str, list[int]] = {}
-        for rank in self.ranks:
-            if rank.done:
-                state = "terminated"
-            else:
-                b = rank.blocked
-                inside = "".join(f" inside {f[3]} at {f[4]}" for f in rank.frames)
-                state = f"blocked in {b.label} at {b.where}{inside}"
-            groups.setdefault(state, []).append(rank.id)
+        def group(detailed: bool) -> dict[str, list[int]]:
+            groups: dict[str, list[int]] = {}
+            for rank in self.ranks:
+                if rank.done:
+                    state = "terminated"
+                else:
+                    b = rank.blocked
+                    label = b.label if detailed else b.label.split()[0]
+                    inside = "".join(f" inside {f[3]} at {f[4]}" for f in rank.frames)
+                    state = f"blocked in {label} at {b.where}{inside}"
+                groups.setdefault(state, []).append(rank.id)
+            return groups
+        groups = group(detailed=True)
+        if len(groups) > 8:         # many peers: name operations and places only
+            groups = group(detailed=False)
         parts = [f"{_ranks(ids)} {state}" for state, ids in groups.items()]
         err = DeadlockError("deadlock: " + "; ".join(parts))
         err.blocked = {r.id: (r.blocked.label, r.blocked.where) for r in self.ranks if not r.done}
