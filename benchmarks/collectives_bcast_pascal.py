@@ -16,6 +16,7 @@ call) and where the root falls, and plots the four histograms.
 from __future__ import annotations
 
 import argparse
+from itertools import pairwise
 
 import numpy as np
 import scipy.stats as st
@@ -67,7 +68,7 @@ def peaks(times: np.ndarray, bin_width: float = 2e-6):
     counts, _ = np.histogram(flat, edges)
     smooth = np.convolve(counts, np.ones(3) / 3, mode="same")
     tops, _ = find_peaks(smooth, prominence=0.05 * smooth.max())
-    cuts = [edges[a + np.argmin(smooth[a:b])] for a, b in zip(tops[:-1], tops[1:])]
+    cuts = [edges[a + np.argmin(smooth[a:b])] for a, b in pairwise(tops)]
     bounds = np.concatenate(([-np.inf], cuts, [np.inf]))
     areas = np.histogram(flat, bounds)[0] / times.shape[0]
     root_peak = int(np.searchsorted(cuts, np.median(times[:, 0])))
