@@ -176,3 +176,44 @@ def test_gather_into_one_node_is_limited_by_its_link():
     pairs = run("MPI_Alltoall", 2, spec="alltoall=circular", size=s, comm=comm,
                 topology=wide).collectives[0].completion
     assert pairs.max() == pytest.approx(s / w)
+
+
+def test_hardware_barrier_in_the_engine_waits_for_the_last_rank():
+    """Ranks enter at 0, 1, 2, 3 s: all leave one network time after the last."""
+    b = ModelBuilder()
+    b.serial("procnum")
+    b.collective("MPI_Barrier")
+    machine = Machine(Constant(latency=T_S), collectives=CollectiveConfig(hardware=True))
+    result = simulate(b.build(), 4, machine)
+    assert list(result.collectives[0].completion) == [3.0 + T_S] * 4
+    assert [r.finish for r in result.ranks] == [3.0 + T_S] * 4
+
+
+def test_measured_collective_in_the_engine_samples_the_distribution():
+    import scipy.stats as st
+
+    from pevpm.vm.collectives import DistributionTimes
+
+    b = ModelBuilder()
+    with b.loop(200):
+        b.collective("MPI_Alltoall", 64)
+    cfg = CollectiveConfig(library="measured",
+                           measured=DistributionTimes({"MPI_Alltoall": st.uniform(1.0, 1.0)}))
+    result = simulate(b.build(), 4, Machine(Constant(latency=T_S), collectives=cfg),
+                      rng=np.random.default_rng(7))
+    per_call = np.array([c.completion for c in result.collectives])
+    starts = np.concatenate(([0.0], per_call.max(axis=1)[:-1]))
+    waited = per_call - starts[:, None]
+    assert ((waited >= 1.0) & (waited <= 2.0)).all()
+    assert waited.mean() == pytest.approx(1.5, abs=0.03)      # 800 draws: se 0.01
+
+
+def test_timed_collective_missing_a_rank_is_a_deadlock():
+    from pevpm.errors import DeadlockError
+
+    b = ModelBuilder()
+    with b.on_ranks("procnum != 2"):
+        b.collective("MPI_Barrier")
+    machine = Machine(Constant(latency=T_S), collectives=CollectiveConfig(hardware=True))
+    with pytest.raises(DeadlockError, match="MPI_Barrier"):
+        simulate(b.build(), 3, machine)
