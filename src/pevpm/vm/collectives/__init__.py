@@ -48,6 +48,7 @@ from pevpm.vm.collectives.timed import (
     CollectiveTimes,
     DistributionTimes,
     HardwareTimes,
+    ProfileTimes,
     synchronised_completion,
 )
 
@@ -137,6 +138,7 @@ __all__ = [
     "CollectiveTimes",
     "DistributionTimes",
     "HardwareTimes",
+    "ProfileTimes",
     "algorithm_for",
     "collective_tag",
     "expand",
