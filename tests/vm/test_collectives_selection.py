@@ -197,3 +197,17 @@ def test_profile_times_resample_per_rank_and_interpolate_sizes():
         times.sample("MPI_Bcast", 0, root=0, numprocs=3, rng=rng)
     with pytest.raises(ModelError, match="does not measure MPI_Scan"):
         times.sample("MPI_Scan", 0, root=0, numprocs=4, rng=rng)
+
+
+def test_coll_command_line_option():
+    import argparse
+
+    from pevpm.vm.collectives.arguments import add_collective_arguments, collective_config
+
+    parser = argparse.ArgumentParser()
+    add_collective_arguments(parser)
+    cfg = collective_config(parser.parse_args(["--coll", "library=qsnet",
+                                               "--coll", "alltoall=pairwise, reduce-cost=1e-9"]))
+    assert cfg.library == "qsnet" and cfg.overrides == {"alltoall": "pairwise"}
+    assert cfg.options.reduce_cost_per_byte == 1e-9
+    assert collective_config(parser.parse_args([])) == CollectiveConfig()
