@@ -442,7 +442,9 @@ class _Engine:
 
     def finish_wait(self, state: _Wait, resume: bool = True) -> None:
         rank = state.rank
-        last = max(state.records, key=lambda r: r.completion, default=None)
+        records = state.records
+        last = records[0] if len(records) == 1 else max(
+            records, key=_completion_time, default=None)
         if last is not None and last.completion > rank.clock:
             blocked_for = last.completion - rank.clock
             transfer = min(blocked_for, last.comm)
@@ -469,9 +471,9 @@ class _Engine:
         rank.clock = start + seconds
         i = _KIND_INDEX[kind]
         rank.spent[i] += seconds
-        path = list(rank.path)
-        path[i] += seconds
-        rank.path = tuple(path)
+        c, m, w = rank.path
+        rank.path = ((c + seconds, m, w) if i == 0 else (c, m + seconds, w) if i == 1
+                     else (c, m, w + seconds))
         if self.slices is not None:
             self.slices.append(Slice(rank.id, kind, start, rank.clock, label, where))
         if self.limits.max_time is not None and rank.clock > self.limits.max_time:
@@ -583,6 +585,10 @@ class _Engine:
         err = DeadlockError("deadlock: " + "; ".join(parts))
         err.blocked = {r.id: (r.blocked.label, r.blocked.where) for r in self.ranks if not r.done}
         return err
+
+
+def _completion_time(record) -> float:
+    return record.completion
 
 
 def _from(src: int) -> str:
