@@ -100,7 +100,7 @@ class _Rank:
 
     __slots__ = ("id", "code", "pc", "loops", "frames", "env", "clock", "path", "spent",
                  "requests", "outstanding", "blocked", "done", "context", "proc_id", "factor",
-                 "collective_calls")
+                 "collective_calls", "timed_calls")
 
     def __init__(self, rank: int, code: tuple, env: dict, proc_id: str, factor: float):
         self.id, self.code, self.env, self.proc_id, self.factor = rank, code, env, proc_id, factor
@@ -116,6 +116,7 @@ class _Rank:
         self.done = False
         self.context = USER
         self.collective_calls: dict[str, int] = {}
+        self.timed_calls = 0                    # hardware/measured collectives joined
 
 
 class _Wait:
@@ -166,6 +167,7 @@ class _Engine:
         self.records = [] if trace else None
         self.collectives: dict[tuple[str, int], CollectiveRecord] = {}
         self.expansions: dict[tuple, tuple] = {}
+        self.timed_arrivals: dict[int, list[_Rank]] = {}   # k-th timed call -> ranks in it
 
     # ------------------------------------------------------------------ main loop
     def run(self) -> RunResult:
@@ -321,7 +323,7 @@ class _Engine:
             if record.completion <= rank.clock:
                 rank.outstanding.pop(record.seq, None)
         else:
-            self.begin_collective(rank, ins)
+            return self.begin_collective(rank, ins)
         return False
 
     def choose(self, ins: tuple, env: dict) -> int:
@@ -487,8 +489,9 @@ class _Engine:
                                "limit if it is meant to run this long")
 
     # ---------------------------------------------------------------- collectives
-    def begin_collective(self, rank: _Rank, ins: tuple) -> None:
-        """Run the collective's point-to-point expansion in the collective context."""
+    def begin_collective(self, rank: _Rank, ins: tuple) -> bool:
+        """Run the collective's point-to-point expansion in the collective context
+        (or join a timed collective); True when the rank blocked."""
         _, op, size_fn, root_fn, where, stmt = ins
         size = self.size(size_fn, rank, where, stmt.size)
         root = (self.peer(root_fn, rank, where, stmt.root or 0, "root")
@@ -496,6 +499,8 @@ class _Engine:
         collectives = _collectives_package()
         if collectives is None:
             raise ModelError(f"collective {op} is not supported yet", where)
+        if collectives.is_timed(op, size, self.numprocs, self.machine.collectives):
+            return self.join_timed_collective(rank, op, size, root, where)
         key = (op, size, root, rank.id)
         code = self.expansions.get(key)
         if code is None:
@@ -506,6 +511,35 @@ class _Engine:
         rank.collective_calls[where] = occurrence + 1
         rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence))
         rank.code, rank.pc, rank.loops, rank.context = code, 0, [], COLLECTIVE
+        return False
+
+    def join_timed_collective(self, rank: _Rank, op: str, size: int, root: int,
+                              where: str) -> bool:
+        """A hardware or measured collective: block until every rank has made
+        its k-th such call, then finish each at the time the collectives
+        package gives for those entry times; True when ``rank`` blocked."""
+        occurrence = rank.collective_calls.get(where, 0)
+        rank.collective_calls[where] = occurrence + 1
+        rank.timed_calls += 1
+        arrived = self.timed_arrivals.setdefault(rank.timed_calls, [])
+        arrived.append(rank)
+        if len(arrived) < self.numprocs:
+            rank.blocked = _Wait(rank, [], f"{op} (until every rank joins)", where)
+            return True
+        del self.timed_arrivals[rank.timed_calls]
+        entries = np.empty(self.numprocs)
+        for r in arrived:
+            entries[r.id] = r.clock
+        done = _collectives_package().timed_completion(
+            op, size, root, entries, self.machine.collectives, self.rng, comm_model=self.comm,
+            node_of=self.placement.node_of.__getitem__)
+        self.collectives[(where, occurrence)] = CollectiveRecord(op, where, occurrence, done)
+        for r in arrived:
+            self.spend(r, COMMUNICATION, done[r.id] - r.clock, op, where)
+            if r is not rank:
+                r.blocked = None
+                self.runnable.append(r)
+        return False
 
     def end_collective(self, rank: _Rank) -> None:
         rank.code, rank.pc, rank.loops, op, where, occurrence = rank.frames.pop()
