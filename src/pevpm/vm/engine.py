@@ -120,13 +120,22 @@ class _Rank:
 
 
 class _Wait:
-    """A rank blocked until ``records`` (sends/receives) are all complete."""
+    """A rank blocked in ``op`` until ``records`` (sends/receives) all complete;
+    ``names``: the request names of a Wait/Waitall."""
 
-    __slots__ = ("rank", "records", "pending", "label", "where")
+    __slots__ = ("rank", "records", "pending", "op", "where", "names")
 
-    def __init__(self, rank, records, label, where):
-        self.rank, self.records, self.label, self.where = rank, records, label, where
+    def __init__(self, rank, records, op, where, names=None):
+        self.rank, self.records, self.op, self.where, self.names = rank, records, op, where, names
         self.pending = 0
+
+    @property
+    def label(self) -> str:
+        """``MPI_Send to 3``, ``MPI_Waitall on 'a', 'b'``: for reports."""
+        if self.op in ("MPI_Wait", "MPI_Waitall"):
+            return f"{self.op} on " + (", ".join(map(repr, self.names)) if self.names else "all")
+        return " ".join([self.op] + [f"to {r.dst}" if isinstance(r, PostedSend) else _from(r.src)
+                                     for r in self.records])
 
 
 class _Test:
@@ -134,9 +143,9 @@ class _Test:
 
     __slots__ = ("rank", "record", "posted", "seq", "resolved", "label", "where")
 
-    def __init__(self, rank, record, posted, seq, label, where):
+    def __init__(self, rank, record, posted, seq, name, where):
         self.rank, self.record, self.posted, self.seq = rank, record, posted, seq
-        self.label, self.where = label, where
+        self.label, self.where = f"MPI_Test on {name!r}", where
         self.resolved = False
 
 
@@ -167,6 +176,7 @@ class _Engine:
         self.records = [] if trace else None
         self.collectives: dict[tuple[str, int], CollectiveRecord] = {}
         self.expansions: dict[tuple, tuple] = {}
+        self.transfers: dict[tuple, Transfer] = {}
         self.timed_arrivals: dict[int, list[_Rank]] = {}   # k-th timed call -> ranks in it
 
     # ------------------------------------------------------------------ main loop
@@ -211,14 +221,16 @@ class _Engine:
     def process(self, rank: _Rank) -> None:
         """Run ``rank`` until it blocks or ends (alg. 1)."""
         env, code, pc, loops = rank.env, rank.code, rank.pc, rank.loops
+        end = len(code)
         limit = self.limits.max_events
         while True:
-            if pc == len(code):
+            if pc == end:
                 if not rank.frames:
                     rank.done = True
                     return
                 self.end_collective(rank)
                 code, pc, loops = rank.code, rank.pc, rank.loops
+                end = len(code)
                 continue
             ins = code[pc]
             op = ins[0]
@@ -268,6 +280,7 @@ class _Engine:
                 if self.communicate(rank, op, ins):
                     return
                 code, pc, loops = rank.code, rank.pc, rank.loops
+                end = len(code)
 
     def communicate(self, rank: _Rank, op: int, ins: tuple) -> bool:
         """Run a message instruction; True when the rank blocked."""
@@ -279,7 +292,7 @@ class _Engine:
                                   self.tag(tag, rank, where, stmt.tag, False), where,
                                   local=not blocking or self.machine.is_eager(nbytes))
             if blocking:
-                return self.wait(rank, [send], f"{name} to {send.dst}", where)
+                return self.wait(rank, [send], name, where)
             self.keep_request(rank, request, send)
         elif op == vm.RECV:
             _, name, blocking, size, src, tag, request, where, stmt = ins
@@ -287,7 +300,7 @@ class _Engine:
                                   self.peer(src, rank, where, stmt.src, "source"),
                                   self.tag(tag, rank, where, stmt.tag, True), where)
             if blocking:
-                return self.wait(rank, [recv], f"{name} {_from(recv.src)}", where)
+                return self.wait(rank, [recv], name, where)
             self.keep_request(rank, request, recv)
         elif op == vm.SENDRECV:
             _, size, dst, recv_size, src, send_tag, recv_tag, where, stmt = ins
@@ -299,8 +312,7 @@ class _Engine:
                                   self.size(recv_size, rank, where, stmt.recv_size or stmt.size),
                                   self.peer(src, rank, where, stmt.src, "source"),
                                   self.tag(recv_tag, rank, where, stmt.tag, True), where)
-            return self.wait(rank, [send, recv], f"MPI_Sendrecv to {send.dst} "
-                             f"{_from(recv.src)}", where)
+            return self.wait(rank, [send, recv], "MPI_Sendrecv", where)
         elif op == vm.WAIT:
             _, name, names, where = ins
             if names is None:
@@ -309,14 +321,13 @@ class _Engine:
                 records = [self.request(rank, n, where) for n in names]
             for record in records:
                 rank.outstanding.pop(record.seq, None)
-            label = f"{name} on " + (", ".join(repr(n) for n in names) if names else "all")
-            return self.wait(rank, records, label, where)
+            return self.wait(rank, records, name, where, names)
         elif op == vm.TEST:
             _, name, where = ins
             record = self.request(rank, name, where)
             if not record.done:
                 self.seq += 1
-                test = _Test(rank, record, rank.clock, self.seq, f"MPI_Test on {name!r}", where)
+                test = _Test(rank, record, rank.clock, self.seq, name, where)
                 record.waiter = rank.blocked = test
                 heapq.heappush(self.decisions, (rank.clock, self.seq, test))
                 return True
@@ -383,8 +394,16 @@ class _Engine:
 
     # ------------------------------------------------------------------- matching
     def transfer(self, send: PostedSend, contention: int) -> Transfer:
-        return Transfer(send.op, send.size, send.src, send.dst,
-                        self.placement.intra_node(send.src, send.dst), contention)
+        """What the communication model is told about ``send`` (shared, immutable)."""
+        key = (send.op, send.size, send.src, send.dst, contention)
+        transfer = self.transfers.get(key)
+        if transfer is None:
+            if len(self.transfers) > 100_000:
+                self.transfers.clear()
+            transfer = self.transfers[key] = Transfer(
+                send.op, send.size, send.src, send.dst,
+                self.placement.intra_node(send.src, send.dst), contention)
+        return transfer
 
     def draw_transfer(self, send: PostedSend) -> None:
         """The message's transfer time, drawn once at the contention it meets."""
@@ -429,9 +448,9 @@ class _Engine:
                 self.finish_wait(waiter)
 
     # ------------------------------------------------------------------- blocking
-    def wait(self, rank: _Rank, records: list, label: str, where: str) -> bool:
-        """Block ``rank`` until ``records`` complete; False when they already have."""
-        state = _Wait(rank, records, label, where)
+    def wait(self, rank: _Rank, records: list, op: str, where: str, names=None) -> bool:
+        """Block ``rank`` in ``op`` until ``records`` complete; False when they already have."""
+        state = _Wait(rank, records, op, where, names)
         for record in records:
             if not record.done:
                 record.waiter = state
@@ -444,12 +463,14 @@ class _Engine:
 
     def finish_wait(self, state: _Wait, resume: bool = True) -> None:
         rank = state.rank
-        last = max(state.records, key=lambda r: r.completion, default=None)
+        records = state.records
+        last = records[0] if len(records) == 1 else max(
+            records, key=_completion_time, default=None)
         if last is not None and last.completion > rank.clock:
             blocked_for = last.completion - rank.clock
             transfer = min(blocked_for, last.comm)
-            self.spend(rank, WAITING, blocked_for - transfer, state.label, state.where)
-            self.spend(rank, COMMUNICATION, transfer, state.label, state.where)
+            self.spend(rank, WAITING, blocked_for - transfer, state.op, state.where)
+            self.spend(rank, COMMUNICATION, transfer, state.op, state.where)
             rank.path = last.path
         rank.blocked = None
         if resume:
@@ -471,9 +492,9 @@ class _Engine:
         rank.clock = start + seconds
         i = _KIND_INDEX[kind]
         rank.spent[i] += seconds
-        path = list(rank.path)
-        path[i] += seconds
-        rank.path = tuple(path)
+        c, m, w = rank.path
+        rank.path = ((c + seconds, m, w) if i == 0 else (c, m + seconds, w) if i == 1
+                     else (c, m, w + seconds))
         if self.slices is not None:
             self.slices.append(Slice(rank.id, kind, start, rank.clock, label, where))
         if self.limits.max_time is not None and rank.clock > self.limits.max_time:
@@ -617,6 +638,10 @@ class _Engine:
         err = DeadlockError("deadlock: " + "; ".join(parts))
         err.blocked = {r.id: (r.blocked.label, r.blocked.where) for r in self.ranks if not r.done}
         return err
+
+
+def _completion_time(record) -> float:
+    return record.completion
 
 
 def _from(src: int) -> str:
