@@ -211,3 +211,26 @@ def test_coll_command_line_option():
     assert cfg.library == "qsnet" and cfg.overrides == {"alltoall": "pairwise"}
     assert cfg.options.reduce_cost_per_byte == 1e-9
     assert collective_config(parser.parse_args([])) == CollectiveConfig()
+
+
+@pytest.mark.parametrize("library,expected", [
+    ("MPICH Version:      5.0.2", "mpich"), ("MPICH Version: 1.2.0", "mpich-1.2"),
+    ("MVAPICH2 Version      :\t2.3.7", "mpich"), ("Intel(R) MPI Library 2021.6", "mpich"),
+    ("Quadrics MPI (elan)", "qsnet"), ("Open MPI v4.1.5", "measured")])
+def test_algorithm_set_chosen_from_the_profiles_mpi_library(library, expected):
+    from pevpm.vm.collectives.selection import library_for
+
+    assert library_for(library) == expected
+
+
+def test_configuration_for_a_profile_samples_it_where_the_algorithm_is_unknown():
+    profile = _FakeProfile()
+    profile.machine = type("Info", (), {"mpi_library": "Open MPI v4.1.5"})()
+    cfg = CollectiveConfig.for_profile(profile, "bcast=binomial")
+    assert cfg.algorithm("MPI_Bcast", 8, 4) == "binomial"
+    assert cfg.algorithm("MPI_Allgather", 8, 4) == "measured"
+    measured = CollectiveConfig.for_profile(profile, "bcast=measured")
+    done = timed_completion("MPI_Bcast", 0, 0, np.zeros(4), measured, np.random.default_rng(0))
+    assert done == pytest.approx([1e-3, 2e-3, 3e-3, 4e-3])
+    with pytest.raises(ModelError, match="no allgather block on 4 ranks"):
+        timed_completion("MPI_Allgather", 8, 0, np.zeros(4), cfg, np.random.default_rng(0))
