@@ -79,6 +79,14 @@ def test_circular_alltoall_is_n_minus_one_exchanges(n):
     assert list(done) == [(n - 1) * T_S] * n
 
 
+def test_circular_alltoall_thesis_orion_check():
+    """Thesis sec. 5.5: Orion 32x1, 4 KB alltoall (128-byte blocks), exchange
+    0.07 ms: 31 x 0.07 = 2.17 ms predicted (2.29 ms measured)."""
+    done = run("MPI_Alltoall", 32, spec="alltoall=circular", size=128,
+               comm=Constant(latency=0.07e-3)).collectives[0].completion
+    assert done == pytest.approx([2.17e-3] * 32)
+
+
 def test_linear_scatter_root_pays_local_completion_per_message():
     """Root: (n-1) t_lc; rank k (rank order): (k-1) t_lc + t_s."""
     done = run("MPI_Scatter", 6, spec="scatter=linear").collectives[0].completion

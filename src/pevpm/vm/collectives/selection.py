@@ -219,9 +219,6 @@ class CollectiveConfig:
                    measured=ProfileTimes(profile))
         return cls.parse(spec, base)
 
-    def threshold(self, name: str) -> int:
-        return self.thresholds.get(name, DEFAULT_THRESHOLDS[name])
-
     def algorithm(self, op: str, size: int, numprocs: int) -> str:
         """The algorithm that runs ``op`` on ``size`` bytes over ``numprocs`` ranks."""
         family = FAMILY_OF[op]
