@@ -71,6 +71,12 @@ def algorithm_for(op: str, size, numprocs: int,
 def is_timed(op: str, size, numprocs: int,
              config: CollectiveConfig | None = DEFAULT_CONFIG) -> bool:
     """True when the call is timed whole (hardware or measured), not expanded."""
+    return _is_timed(op, tuple(size) if isinstance(size, list) else size, numprocs,
+                     config or DEFAULT_CONFIG)
+
+
+@lru_cache(maxsize=4096)
+def _is_timed(op, size, numprocs, config) -> bool:
     return algorithm_for(op, size, numprocs, config) in TIMED_ALGORITHMS
 
 
