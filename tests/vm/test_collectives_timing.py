@@ -224,3 +224,36 @@ def test_timed_collective_missing_a_rank_is_a_deadlock():
     machine = Machine(Constant(latency=T_S), collectives=CollectiveConfig(hardware=True))
     with pytest.raises(DeadlockError, match="MPI_Barrier"):
         simulate(b.build(), 3, machine)
+
+
+def _random_bcasts(spec, eager_limit, runs=150, seed=3):
+    import scipy.stats as st
+
+    from pevpm.machine.comm_models import PerSizeDistribution
+
+    comm = PerSizeDistribution({128: st.invgamma(8, loc=50e-6, scale=70e-6)},
+                               local=st.uniform(15e-6, 5e-6))
+    b = ModelBuilder()
+    b.collective("MPI_Bcast", 128, root=0)
+    machine = Machine(comm, eager_limit=eager_limit, collectives=CollectiveConfig.parse(spec))
+    rng = np.random.default_rng(seed)
+    return np.array([simulate(b.build(), 16, machine, rng=rng).collectives[0].completion
+                     for _ in range(runs)])
+
+
+def test_random_times_keep_the_pascal_signature_with_mpich_order_and_eager_isends():
+    """t_s ~ Pearson V (mean 60 us, sd ~4 us), t_lc ~ U(15, 20) us: in (nearly)
+    every call the ranks finish in popcount order (groups 1:4:6:4:1), root first."""
+    times = _random_bcasts("library=mpich-1.2", EAGER)
+    popcount = np.array([r.bit_count() for r in range(16)])
+    ordered = [np.all(np.diff(popcount[np.argsort(call)]) >= 0) for call in times]
+    assert np.mean(ordered) >= 0.95                     # seed 3: all 150 calls
+    assert np.all(times.argmin(axis=1) == 0)
+    means = [times[:, popcount == k].mean() for k in range(5)]
+    spacing = np.diff(means)
+    assert np.all((spacing > 35e-6) & (spacing < 50e-6))     # ~ t_s - t_lc = 42.5 us
+
+
+def test_random_times_without_eager_isends_tie_the_root_with_its_last_child():
+    times = _random_bcasts("library=mpich-1.2", 0, runs=30)
+    assert np.array_equal(times[:, 0], times[:, 1])
