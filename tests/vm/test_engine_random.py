@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from engine_models import jacobi_model
 from scipy import stats
 
 from pevpm.errors import ModelError
@@ -9,7 +10,6 @@ from pevpm.machine.comm_models import PerSizeDistribution
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.vm.engine import simulate
-from engine_models import jacobi_model
 
 MACHINE = Machine(PerSizeDistribution({1024: stats.uniform(1e-4, 2e-4)}, local=1e-6),
                   Topology(procs_per_node=2))

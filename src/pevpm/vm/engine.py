@@ -48,8 +48,8 @@ from __future__ import annotations
 import difflib
 import heapq
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 
@@ -58,12 +58,20 @@ from pevpm.machine.comm_model import Transfer
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.scoreboard import ContentionScoreboard
-from pevpm.model.ast import Model, ROOTED_COLLECTIVES
+from pevpm.model.ast import ROOTED_COLLECTIVES, Model
 from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL
 from pevpm.vm import program as vm
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
-from pevpm.vm.result import (COMMUNICATION, COMPUTE, WAITING, CollectiveRecord, MessageRecord,
-                             RankTimes, RunResult, Slice)
+from pevpm.vm.result import (
+    COMMUNICATION,
+    COMPUTE,
+    WAITING,
+    CollectiveRecord,
+    MessageRecord,
+    RankTimes,
+    RunResult,
+    Slice,
+)
 
 
 @dataclass(frozen=True)
@@ -98,9 +106,26 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
 class _Rank:
     """One virtual processor."""
 
-    __slots__ = ("id", "code", "pc", "loops", "frames", "env", "clock", "path", "spent",
-                 "requests", "outstanding", "blocked", "done", "context", "proc_id", "factor",
-                 "collective_calls", "timed_calls")
+    __slots__ = (
+        "blocked",
+        "clock",
+        "code",
+        "collective_calls",
+        "context",
+        "done",
+        "env",
+        "factor",
+        "frames",
+        "id",
+        "loops",
+        "outstanding",
+        "path",
+        "pc",
+        "proc_id",
+        "requests",
+        "spent",
+        "timed_calls",
+    )
 
     def __init__(self, rank: int, code: tuple, env: dict, proc_id: str, factor: float):
         self.id, self.code, self.env, self.proc_id, self.factor = rank, code, env, proc_id, factor
@@ -123,7 +148,7 @@ class _Wait:
     """A rank blocked in ``op`` until ``records`` (sends/receives) all complete;
     ``names``: the request names of a Wait/Waitall."""
 
-    __slots__ = ("rank", "records", "pending", "op", "where", "names")
+    __slots__ = ("names", "op", "pending", "rank", "records", "where")
 
     def __init__(self, rank, records, op, where, names=None):
         self.rank, self.records, self.op, self.where, self.names = rank, records, op, where, names
@@ -141,7 +166,7 @@ class _Wait:
 class _Test:
     """A rank blocked in MPI_Test until the request's outcome is known."""
 
-    __slots__ = ("rank", "record", "posted", "seq", "resolved", "label", "where")
+    __slots__ = ("label", "posted", "rank", "record", "resolved", "seq", "where")
 
     def __init__(self, rank, record, posted, seq, name, where):
         self.rank, self.record, self.posted, self.seq = rank, record, posted, seq
