@@ -423,7 +423,7 @@ class _Engine:
         key = (send.op, send.size, send.src, send.dst, contention)
         transfer = self.transfers.get(key)
         if transfer is None:
-            if len(self.transfers) > 100_000:
+            if len(self.transfers) > 4096:
                 self.transfers.clear()
             transfer = self.transfers[key] = Transfer(
                 send.op, send.size, send.src, send.dst,
