@@ -233,14 +233,24 @@ class _Engine:
                 continue
             candidates = self.queues.candidates(event)
             if candidates:
-                self.deliver(min(candidates, key=self.arrival_key), event)
+                self.deliver(self.earliest_arrival(candidates), event)
                 return True
         return False
 
-    def arrival_key(self, send: PostedSend):
-        if send.transfer is None:
-            self.draw_transfer(send)
-        return (send.posted + send.transfer, send.posted, send.seq)
+    def earliest_arrival(self, candidates: list[PostedSend]) -> PostedSend:
+        """Scan the candidates in send-time order, drawing transfer times, until
+        no later send can arrive before the best so far (alg. 2)."""
+        candidates.sort(key=_post_order)
+        best, best_arrival = None, 0.0
+        for send in candidates:
+            if best is not None and send.posted >= best_arrival:
+                break
+            if send.transfer is None:
+                self.draw_transfer(send)
+            arrival = send.posted + send.transfer
+            if best is None or arrival < best_arrival:
+                best, best_arrival = send, arrival
+        return best
 
     # -------------------------------------------------------------- process sweep
     def process(self, rank: _Rank) -> None:
@@ -553,8 +563,10 @@ class _Engine:
             code = self.expansions[key] = vm.compile_statements(statements, where)
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
-        rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence))
+        rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence,
+                            rank.requests, rank.outstanding))
         rank.code, rank.pc, rank.loops, rank.context = code, 0, [], COLLECTIVE
+        rank.requests, rank.outstanding = {}, {}     # the collective's requests are its own
         return False
 
     def join_timed_collective(self, rank: _Rank, op: str, size: int, root: int,
@@ -586,7 +598,8 @@ class _Engine:
         return False
 
     def end_collective(self, rank: _Rank) -> None:
-        rank.code, rank.pc, rank.loops, op, where, occurrence = rank.frames.pop()
+        (rank.code, rank.pc, rank.loops, op, where, occurrence, rank.requests,
+         rank.outstanding) = rank.frames.pop()
         rank.context = USER
         record = self.collectives.get((where, occurrence))
         if record is None:
@@ -663,6 +676,10 @@ class _Engine:
         err = DeadlockError("deadlock: " + "; ".join(parts))
         err.blocked = {r.id: (r.blocked.label, r.blocked.where) for r in self.ranks if not r.done}
         return err
+
+
+def _post_order(send: PostedSend) -> tuple:
+    return (send.posted, send.seq)
 
 
 def _completion_time(record) -> float:
