@@ -8,9 +8,10 @@ are posted to the matching queues.  When no rank can run, the *match sweep*
 resolves the single earliest (pivotal) receive-side decision:
 
 * a receive (blocking or not) that some posted send matches takes, among the
-  first matching send of each source, the one that arrives first; a
-  message's arrival is its post time plus a transfer time drawn once from
-  the communication model at the contention the scoreboard shows;
+  first matching send of each source (scanned in send-time order), the one
+  that arrives first; a message's arrival is its post time plus a transfer
+  time drawn once from the communication model at the contention the
+  scoreboard shows;
 * a Test that reached the head completes with flag false;
 * a Wait never decides: it resumes when its requests complete.
 
