@@ -175,6 +175,7 @@ class _Test:
         self.resolved = False
 
 
+_SYNCHRONOUS = frozenset({"MPI_Ssend", "MPI_Issend"})
 _KIND_INDEX = {COMPUTE: 0, COMMUNICATION: 1, WAITING: 2}
 
 
@@ -326,7 +327,7 @@ class _Engine:
             send = self.post_send(rank, name, nbytes,
                                   self.peer(dst, rank, where, stmt.dst, "destination"),
                                   self.tag(tag, rank, where, stmt.tag, False), where,
-                                  local=not blocking or self.machine.is_eager(nbytes))
+                                  local=not blocking or self.eager(name, nbytes))
             if blocking:
                 return self.wait(rank, [send], name, where)
             self.keep_request(rank, request, send)
@@ -392,7 +393,7 @@ class _Engine:
         """Post a send; ``local``: charge the local completion time (a non-blocking
         or eager send returns after it)."""
         self.seq += 1
-        eager = self.machine.is_eager(size)
+        eager = self.eager(op, size)
         send = PostedSend(rank.id, dst, tag, rank.context, size, rank.clock, self.seq, op, where,
                           eager=eager, origin=rank.path)
         if dst == PROC_NULL:
@@ -409,6 +410,10 @@ class _Engine:
             if not recv.queued:
                 self.queue_decision(recv)
         return send
+
+    def eager(self, op: str, size: int) -> bool:
+        """Whether a send completes locally (synchronous sends never do)."""
+        return op not in _SYNCHRONOUS and self.machine.is_eager(size)
 
     def post_recv(self, rank, op, size, src, tag, where) -> PostedRecv:
         self.seq += 1
