@@ -335,7 +335,7 @@ class _Engine:
             _, name, blocking, size, src, tag, request, where, stmt = ins
             recv = self.post_recv(rank, name, self.size(size, rank, where, stmt.size),
                                   self.peer(src, rank, where, stmt.src, "source"),
-                                  self.tag(tag, rank, where, stmt.tag, True), where)
+                                  self.tag(tag, rank, where, stmt.tag, True))
             if blocking:
                 return self.wait(rank, [recv], name, where)
             self.keep_request(rank, request, recv)
@@ -348,7 +348,7 @@ class _Engine:
             recv = self.post_recv(rank, "MPI_Sendrecv",
                                   self.size(recv_size, rank, where, stmt.recv_size or stmt.size),
                                   self.peer(src, rank, where, stmt.src, "source"),
-                                  self.tag(recv_tag, rank, where, stmt.tag, True), where)
+                                  self.tag(recv_tag, rank, where, stmt.tag, True))
             return self.wait(rank, [send, recv], "MPI_Sendrecv", where)
         elif op == vm.WAIT:
             _, name, names, where = ins
@@ -394,8 +394,8 @@ class _Engine:
         or eager send returns after it)."""
         self.seq += 1
         eager = self.eager(op, size)
-        send = PostedSend(rank.id, dst, tag, rank.context, size, rank.clock, self.seq, op, where,
-                          eager=eager, origin=rank.path)
+        send = PostedSend(rank.id, dst, tag, rank.context, size, rank.clock, self.seq, op,
+                          rank.path)
         if dst == PROC_NULL:
             send.complete(rank.clock, rank.path, 0.0)
             return send
@@ -415,10 +415,10 @@ class _Engine:
         """Whether a send completes locally (synchronous sends never do)."""
         return op not in _SYNCHRONOUS and self.machine.is_eager(size)
 
-    def post_recv(self, rank, op, size, src, tag, where) -> PostedRecv:
+    def post_recv(self, rank, op, size, src, tag) -> PostedRecv:
         self.seq += 1
-        recv = PostedRecv(rank.id, src, tag, rank.context, size, rank.clock, self.seq, op, where,
-                          origin=rank.path)
+        recv = PostedRecv(rank.id, src, tag, rank.context, size, rank.clock, self.seq, op,
+                          rank.path)
         if src == PROC_NULL:
             recv.complete(rank.clock, rank.path, 0.0)
         elif self.queues.post_recv(recv):
@@ -449,8 +449,8 @@ class _Engine:
     def draw_transfer(self, send: PostedSend) -> None:
         """The message's transfer time, drawn once at the contention it meets."""
         route = self.placement.route(send.src, send.dst)
-        send.contention = self.scoreboard.contention(route, send.posted)
-        seconds = self.comm.transfer_time(self.transfer(send, send.contention), self.rng)
+        contention = self.scoreboard.contention(route, send.posted)
+        seconds = self.comm.transfer_time(self.transfer(send, contention), self.rng)
         if not seconds >= 0:
             raise SimulationError(f"communication model gave transfer time {seconds!r} for "
                                   f"{send.size} bytes from rank {send.src} to {send.dst}")
