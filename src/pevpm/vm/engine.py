@@ -225,7 +225,7 @@ class _Engine:
             self.events += 1
             if self.limits.max_events is not None and self.events > self.limits.max_events:
                 raise self.event_limit()
-            if isinstance(event, _Test):
+            if event.__class__ is _Test:
                 if not event.resolved:
                     self.resolve_test(event, flag=False)
                     return True
@@ -616,6 +616,8 @@ class _Engine:
     # ----------------------------------------------------------- checked values
     def size(self, fn, rank: _Rank, where, expr) -> int:
         value = fn(rank.env)
+        if value.__class__ is int and value >= 0:
+            return value
         if value < 0:
             raise ModelError(f"negative message size {value} from '{expr}' on rank {rank.id}",
                              where)
@@ -626,6 +628,8 @@ class _Engine:
 
     def peer(self, fn, rank: _Rank, where, expr, role) -> int:
         value = fn(rank.env)
+        if value.__class__ is int and 0 <= value < self.numprocs:
+            return value
         if value == PROC_NULL or (value == ANY_SOURCE and role == "source"):
             return value
         if value != int(value) or not 0 <= value < self.numprocs:
@@ -636,6 +640,8 @@ class _Engine:
 
     def tag(self, fn, rank: _Rank, where, expr, receiving: bool) -> int:
         value = fn(rank.env)
+        if value.__class__ is int and value >= 0:
+            return value
         if rank.context == USER and not (receiving and value == ANY_TAG) \
                 and (value < 0 or value != int(value)):
             raise ModelError(f"tag {value} from '{expr}' must be a whole number >= 0"
