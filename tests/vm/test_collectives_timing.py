@@ -194,6 +194,8 @@ def test_hardware_barrier_in_the_engine_waits_for_the_last_rank():
     result = simulate(b.build(), 4, machine)
     assert list(result.collectives[0].completion) == [3.0 + T_S] * 4
     assert [r.finish for r in result.ranks] == [3.0 + T_S] * 4
+    assert [(r.compute, r.waiting, r.communication) for r in result.ranks] == \
+        [(float(k), 3.0 - k, T_S) for k in range(4)]
 
 
 def test_measured_collective_in_the_engine_samples_the_distribution():

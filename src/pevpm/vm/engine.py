@@ -592,11 +592,14 @@ class _Engine:
         entries = np.empty(self.numprocs)
         for r in arrived:
             entries[r.id] = r.clock
-        done = _collectives_package().timed_completion(
+        collectives = _collectives_package()
+        done = collectives.timed_completion(
             op, size, root, entries, self.machine.collectives, self.rng, comm_model=self.comm,
             node_of=self.placement.node_of.__getitem__)
+        start = collectives.synchronised_start(op, root, entries)
         self.collectives[(where, occurrence)] = CollectiveRecord(op, where, occurrence, done)
         for r in arrived:
+            self.spend(r, WAITING, start[r.id] - r.clock, op, where)
             self.spend(r, COMMUNICATION, done[r.id] - r.clock, op, where)
             if r is not rank:
                 r.blocked = None

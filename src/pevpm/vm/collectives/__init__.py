@@ -12,7 +12,8 @@ matched by a user's ``MPI_ANY_TAG``) and request ids starting ``__coll``.
 When :func:`is_timed` says the chosen algorithm is ``hardware`` or
 ``measured``, there are no statements: the engine waits until every rank
 has entered the call and asks :func:`timed_completion` for each rank's
-completion time.
+completion time (:func:`synchronised_start` says how much of the wait was
+waiting for other ranks).
 
 >>> cfg = CollectiveConfig.parse("library=mpich-1.2")
 >>> [m.op for m in expand("MPI_Bcast", 1024, 0, 1, 4, cfg)]
@@ -50,6 +51,7 @@ from pevpm.vm.collectives.timed import (
     HardwareTimes,
     ProfileTimes,
     synchronised_completion,
+    synchronised_start,
 )
 
 DEFAULT_CONFIG = CollectiveConfig()
@@ -151,5 +153,6 @@ __all__ = [
     "is_collective_tag",
     "is_timed",
     "synchronised_completion",
+    "synchronised_start",
     "timed_completion",
 ]

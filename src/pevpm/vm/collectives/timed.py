@@ -50,26 +50,30 @@ class CollectiveTimes(Protocol):
         one call of ``op`` on ``size`` bytes; shape ``(numprocs,)``."""
 
 
-def synchronised_completion(op: str, root: int, entries: np.ndarray,
-                            offsets: np.ndarray) -> np.ndarray:
-    """Completion time of each rank given its entry time and its offset from
-    a synchronised start.
+def synchronised_start(op: str, root: int, entries: np.ndarray) -> np.ndarray:
+    """When each rank's part of a timed collective starts: the moment the ranks
+    it depends on have all entered - the root and itself for a broadcast /
+    scatter, itself for a non-root rank of a gather / reduce (the root waits
+    for everyone), everyone for the rest.  Before that the rank is waiting.
 
-    The start is the moment the ranks the rank depends on have all arrived:
-    the root and itself for a broadcast / scatter, itself for a non-root
-    rank of a gather / reduce (the root waits for everyone), everyone for
-    the rest.
+    >>> synchronised_start("MPI_Gather", 0, np.array([1.0, 0.0, 3.0])).tolist()
+    [3.0, 0.0, 3.0]
     """
     entries = np.asarray(entries, dtype=float)
-    offsets = np.asarray(offsets, dtype=float)
     if op in _FROM_ROOT:
-        start = np.maximum(entries, entries[root])
-    elif op in _TO_ROOT:
+        return np.maximum(entries, entries[root])
+    if op in _TO_ROOT:
         start = entries.copy()
         start[root] = entries.max()
-    else:
-        start = np.full_like(entries, entries.max())
-    return start + offsets
+        return start
+    return np.full_like(entries, entries.max())
+
+
+def synchronised_completion(op: str, root: int, entries: np.ndarray,
+                            offsets: np.ndarray) -> np.ndarray:
+    """Completion time of each rank: its :func:`synchronised_start` plus its
+    offset (a :class:`CollectiveTimes` sample)."""
+    return synchronised_start(op, root, entries) + np.asarray(offsets, dtype=float)
 
 
 class DistributionTimes:
