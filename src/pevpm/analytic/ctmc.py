@@ -25,7 +25,7 @@ from pevpm.errors import AnalyticError
 MAX_STATES = 5_000
 
 
-def _compositions(total: int, parts: int):
+def compositions(total: int, parts: int):
     """All tuples of ``parts`` non-negative integers summing to ``total``."""
     for bars in itertools.combinations(range(total + parts - 1), parts - 1):
         edges = (-1,) + bars + (total + parts - 1,)
@@ -37,7 +37,7 @@ def solve_ctmc(demands, is_delay, population) -> MVAResult:
     d, delay, pop = _check_network(demands, is_delay, population)
     n_stations, n_classes = d.shape
     routes = [np.flatnonzero(d[:, c] > 0) for c in range(n_classes)]
-    per_class = [list(_compositions(int(pop[c]), len(routes[c]))) for c in range(n_classes)]
+    per_class = [list(compositions(int(pop[c]), len(routes[c]))) for c in range(n_classes)]
     states = list(itertools.product(*per_class))
     if len(states) > MAX_STATES:
         raise AnalyticError(f"CTMC has {len(states)} states, more than {MAX_STATES}")

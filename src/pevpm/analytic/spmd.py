@@ -11,7 +11,8 @@ processors synchronise in groups of c. Three models (paper sec. 4):
   I/O queue S0_IO + (SR_IO/d)/(p/c), eqs. (19-21).
 - ``"clu-aio"``: asynchronous I/O to d I/O nodes each serving a cluster of
   p/(c d) groups; a multiclass network with d classes, eq. (14) and the
-  service matrix G of sec. 4.3.
+  service matrix G of sec. 4.3, solved exactly through the symmetry of its
+  classes (:func:`symmetric_cluster_times`).
 
 with ``z = h(c)(S_par/p + S_ser) + S0_COM + (1 - w) g(p) SR_COM`` (15),
 ``S_queue = w g(p) SR_COM`` (9), ``g(p) = p ** -g_exponent`` for p > 1 and
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
+from pevpm.analytic.ctmc import compositions
 from pevpm.analytic.mva import single_class_trajectory
 from pevpm.errors import AnalyticError
 
@@ -314,21 +316,12 @@ def _closed_form(population: int, x: float, others: list[float], z: float) -> fl
         raise AnalyticError(f"population must be an integer >= 1, got {population}")
     n = int(population) - 1
     parts = 2 + len(others)
-    exps = np.array(list(_exponent_tuples(n, parts)), dtype=float)
+    exps = np.array(list(compositions(n, parts)), dtype=float)
     bases = np.array([x, *others, z], dtype=float)
     log_w = sum(_log_power(base, exps[:, j]) for j, base in enumerate(bases))
     log_w = log_w - _log_factorial(exps[:, -1])
     weights = np.exp(log_w - log_w.max())
     return float(x * np.dot(exps[:, 0] + 1, weights) / weights.sum())
-
-
-def _exponent_tuples(total: int, parts: int):
-    if parts == 1:
-        yield (total,)
-        return
-    for first in range(total + 1):
-        for rest in _exponent_tuples(total - first, parts - 1):
-            yield (first, *rest)
 
 
 def closed_form_r1(i: int, z: float, x: float) -> float:
