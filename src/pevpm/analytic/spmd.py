@@ -220,8 +220,9 @@ def clu_aio_network(params: SpmdParameters, p: int, d: int) -> tuple[np.ndarray,
 def _log_power(base: float, exponents: np.ndarray) -> np.ndarray:
     """log(base ** e) elementwise with 0 ** 0 = 1."""
     exponents = np.asarray(exponents, dtype=float)
-    log_base = math.log(base) if base > 0 else -np.inf
-    return np.where(exponents > 0, exponents * log_base, 0.0)
+    if base > 0:
+        return exponents * math.log(base)
+    return np.where(exponents > 0, -np.inf, 0.0)
 
 
 def _log_factorial(n) -> np.ndarray:
