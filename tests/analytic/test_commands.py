@@ -83,7 +83,7 @@ def test_spmd_fit_prints_parameters_and_average_error(run, tmp_path):
     (("dpgraph", "missing.yaml"), "cannot read missing.yaml"),
 ])
 def test_bad_input_is_one_line_error(run, argv, message):
-    code, out, err = run(*argv)
+    code, _out, err = run(*argv)
     assert code == 2
     assert err.startswith("pevpm: error: ") and message in err and err.count("\n") == 1
 

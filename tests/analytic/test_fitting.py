@@ -61,10 +61,10 @@ def test_fit_is_reproducible_from_its_seed():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(free=("w", "s_par", "s_ser", "s0_com", "sr_com", "s0_io", "sr_io")), "scaled together"),
-    (dict(free=("c",)), "cannot fit c"),
-    (dict(free=()), "nothing to fit"),
-    (dict(starts=0), "starts must be >= 1"),
+    ({"free": ("w", "s_par", "s_ser", "s0_com", "sr_com", "s0_io", "sr_io")}, "scaled together"),
+    ({"free": ("c",)}, "cannot fit c"),
+    ({"free": ()}, "nothing to fit"),
+    ({"starts": 0}, "starts must be >= 1"),
 ])
 def test_fit_rejects_ill_posed_requests(kwargs, message):
     observed = speedup("bus-aio", TRUE, P, D)

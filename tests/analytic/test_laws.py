@@ -55,7 +55,7 @@ def test_fit_amdahl_recovers_serial_fraction_and_is_least_squares_in_time():
     noisy = laws.amdahl_speedup(procs, 0.9) * (1 + 0.02 * rng.standard_normal(5))
     s = laws.fit_amdahl(procs, noisy)
     n = np.array(procs, float)
-    cost = lambda x: np.sum((1 / noisy - (x + (1 - x) / n)) ** 2)  # noqa: E731
+    cost = lambda x: np.sum((1 / noisy - (x + (1 - x) / n)) ** 2)
     assert cost(s) <= min(cost(s + 1e-4), cost(s - 1e-4))
     assert abs(s - 0.1) < 0.02
     assert laws.fit_amdahl([2, 4], [2.0, 4.5]) == 0.0  # superlinear clips to 0

@@ -23,6 +23,7 @@ import numpy as np
 
 from pevpm.errors import AnalyticError
 
+
 @dataclass(frozen=True)
 class LinearCost:
     """t(n) = per_element * n + latency, seconds, for a message of n elements."""

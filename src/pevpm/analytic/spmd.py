@@ -98,7 +98,7 @@ class SpmdParameters:
                                 f"got {self.sync_cost!r}")
         object.__setattr__(self, "c", int(self.c))
 
-    def replace(self, **changes) -> "SpmdParameters":
+    def replace(self, **changes) -> SpmdParameters:
         """A copy with some fields changed (validated again)."""
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
