@@ -100,6 +100,19 @@ def _laws(args) -> int:
 
 # ---------------------------------------------------------------- spmd
 PARAM_FIELDS = [f.name for f in dataclasses.fields(SpmdParameters)]
+PARAM_HELP = {
+    "s_par": "parallel CPU time of one CPU burst on one processor",
+    "s_ser": "serial CPU time of one CPU burst",
+    "s0_com": "communication start-up time per burst",
+    "sr_com": "communication transfer time per burst when g(p) = 1",
+    "s0_io": "serial part of the I/O burst",
+    "sr_io": "parallel (striped) part of the I/O burst",
+    "w": "contention level in [0, 1]: 0 fully connected, 1 shared bus",
+    "n_io": "computation bursts per I/O burst (default 1)",
+    "c": "synchronisation group size (default 1 = asynchronous)",
+    "g_exponent": "a in g(p) = p^-a, (r-1)/r for r-dimensional data (default 1)",
+    "sync_cost": f"h(c): {' or '.join(SYNC_COSTS)} (uniform: SIO only)",
+}
 
 
 def _spmd_parameters(args) -> SpmdParameters:
@@ -248,7 +261,7 @@ def register(subparsers) -> None:
     for name in PARAM_FIELDS:
         kind = str if name == "sync_cost" else int if name == "c" else float
         s.add_argument("--" + name.replace("_", "-"), dest=name, type=kind,
-                       help=f"{'|'.join(SYNC_COSTS)}" if name == "sync_cost" else None)
+                       help=PARAM_HELP[name])
     s.add_argument("--plot", help="write the speedup surface to this image file")
     s.add_argument("--surface-kind", choices=SURFACE_KINDS, default="heatmap")
     s.add_argument("--fit", help="CSV of observed speedups (columns p,d,speedup) to fit")

@@ -243,7 +243,17 @@ def symmetric_cluster_times(jobs: int, classes: int, disk: float, queue: float, 
     computed in logarithms, so p = 1024, d = 64 takes milliseconds and is
     exact (exact MVA would need (jobs + 1) ** classes population vectors).
     Returns (time at the queue plus delay, time at the disk) per cycle.
+
+    >>> [round(t, 12) for t in symmetric_cluster_times(1, 2, 1.0, 1.0, 1.0)]
+    [2.333333333333, 1.0]
     """
+    if int(jobs) != jobs or jobs < 1 or int(classes) != classes or classes < 1:
+        raise AnalyticError(f"need integer jobs >= 1 and classes >= 1, got {jobs}, {classes}")
+    if min(disk, queue, delay) < 0 or not all(map(math.isfinite, (disk, queue, delay))):
+        raise AnalyticError("demands must be finite and non-negative")
+    if delay + queue + disk <= 0:
+        raise AnalyticError("the network needs a positive total demand")
+    jobs, classes = int(jobs), int(classes)
     m = np.arange(jobs + 1)
     # log F(m) for m = 0..jobs: the disk plus delay share of one class with m jobs.
     log_f = np.array([np.logaddexp.reduce(_log_power(disk, np.arange(v + 1))
