@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pevpm.analytic import (
     QCRD_TABLE4,
@@ -8,6 +10,7 @@ from pevpm.analytic import (
     closed_form_r1,
     closed_form_r2,
     clu_aio_network,
+    exact_multiclass,
     solve_closed_network,
     solve_ctmc,
     speedup,
@@ -156,3 +159,15 @@ def test_uniform_sync_cost_is_less_pessimistic_for_sio():
 def test_invalid_parameters_are_clear_errors(make, message):
     with pytest.raises(AnalyticError, match=message):
         make()
+
+
+@settings(max_examples=25, deadline=None)
+@given(jobs=st.integers(1, 4), classes=st.integers(1, 3),
+       demands=st.tuples(*[st.floats(0.0, 5.0) for _ in range(2)], st.floats(0.01, 5.0)))
+def test_symmetric_cluster_solver_equals_exact_mva_for_random_networks(jobs, classes, demands):
+    disk, queue, delay = demands
+    matrix = np.vstack([np.eye(classes) * disk, np.full((2, classes), [[queue], [delay]])])
+    exact = exact_multiclass(matrix, [False] * (classes + 1) + [True], [jobs] * classes)
+    compute, io = symmetric_cluster_times(jobs, classes, disk, queue, delay)
+    assert io == pytest.approx(exact.residence[0, 0], rel=1e-9, abs=1e-300)
+    assert compute == pytest.approx(exact.residence[classes:, 0].sum(), rel=1e-9)

@@ -61,8 +61,10 @@ def plot_speedup_surface(p_values, d_values, surface, path: str | Path, kind: st
         image = ax.imshow(s.T, origin="lower", aspect="auto", cmap="viridis")
         ax.set_xticks(range(len(p_values)), [str(v) for v in p_values])
         ax.set_yticks(range(len(d_values)), [str(v) for v in d_values])
+        middle = (np.nanmin(s) + np.nanmax(s)) / 2
         for (i, j), value in np.ndenumerate(s):
-            ax.text(i, j, f"{value:.2f}", ha="center", va="center", fontsize=6, color="white")
+            ax.text(i, j, f"{value:.2f}", ha="center", va="center", fontsize=6,
+                    color="black" if value > middle else "white")
         fig.colorbar(image, ax=ax, label="speedup")
     else:
         ax = fig.add_subplot(projection="3d")
