@@ -17,7 +17,7 @@ from pevpm.analytic import (
     speedup_surface,
     symmetric_cluster_times,
 )
-from pevpm.analytic.spmd import comm_scale, sync_cost
+from pevpm.analytic.spmd import comm_scale, speedups, sync_cost
 from pevpm.errors import AnalyticError
 
 GENERIC = SpmdParameters(s_par=2.0, s_ser=0.1, s0_com=0.05, sr_com=0.8, s0_io=0.02, sr_io=0.6,
@@ -171,3 +171,15 @@ def test_symmetric_cluster_solver_equals_exact_mva_for_random_networks(jobs, cla
     compute, io = symmetric_cluster_times(jobs, classes, disk, queue, delay)
     assert io == pytest.approx(exact.residence[0, 0], rel=1e-9, abs=1e-300)
     assert compute == pytest.approx(exact.residence[classes:, 0].sum(), rel=1e-9)
+
+
+@pytest.mark.parametrize("model", ["sio", "bus-aio", "clu-aio"])
+def test_batched_speedups_equal_one_set_at_a_time(model):
+    sets = [GENERIC, GENERIC.replace(w=0.9, sr_io=0.1), GENERIC.replace(s_par=7.0, n_io=1.0)]
+    p, d = np.array([[4, 8], [16, 32]]), np.array([[1, 2], [4, 4]])
+    batch = speedups(model, sets, p, d)
+    assert batch.shape == (3, 2, 2)
+    for k, params in enumerate(sets):
+        np.testing.assert_allclose(batch[k], speedup(model, params, p, d), rtol=1e-13)
+    with pytest.raises(AnalyticError, match="share c and sync_cost"):
+        speedups(model, [GENERIC, GENERIC.replace(c=2)], p, d)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import least_squares
 
-from pevpm.analytic.spmd import TIME_PARAMETERS, SpmdParameters, speedup
+from pevpm.analytic.spmd import TIME_PARAMETERS, SpmdParameters, speedups
 from pevpm.errors import AnalyticError
 
 FITTABLE = ("w",) + TIME_PARAMETERS
@@ -116,15 +116,25 @@ def fit_spmd(model: str, p, d, observed, base: SpmdParameters, free=DEFAULT_FREE
     lower = np.zeros(len(free))
     upper = np.array([1.0 if name == "w" else top for name in free])
 
+    def parameters(x) -> SpmdParameters:
+        return base.replace(**dict(zip(free, (float(v) for v in x))))
+
     def residuals(x):
-        params = base.replace(**dict(zip(free, (float(v) for v in x))))
-        return (speedup(model, params, p, d) - s_obs) / s_obs
+        return (speedups(model, [parameters(x)], p, d)[0] - s_obs) / s_obs
+
+    def jacobian(x):
+        """Forward differences (backward at an upper bound), all columns in one MVA pass."""
+        step = np.sqrt(np.finfo(float).eps) * np.maximum(1.0, np.abs(x))
+        step = np.where(x + step > upper, -step, step)
+        shifted = [x] + [x + step[i] * np.eye(len(x))[i] for i in range(len(x))]
+        s = speedups(model, [parameters(v) for v in shifted], p, d)
+        return ((s[1:] - s[0]) / step[:, None] / s_obs).T
 
     best = None
     for x0 in _start_points(free, base, starts, np.random.default_rng(seed)):
         try:
-            result = least_squares(residuals, np.clip(x0, lower, upper), bounds=(lower, upper),
-                                   xtol=1e-13, ftol=1e-13, gtol=1e-13)
+            result = least_squares(residuals, np.clip(x0, lower, upper), jac=jacobian,
+                                   bounds=(lower, upper), xtol=1e-13, ftol=1e-13, gtol=1e-13)
         except AnalyticError:
             continue  # a start in an invalid corner (e.g. no CPU work); try the next one
         if best is None or result.cost < best.cost:

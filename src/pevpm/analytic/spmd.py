@@ -174,27 +174,33 @@ def _delay_and_queue(params: SpmdParameters, p: np.ndarray) -> tuple[np.ndarray,
     return z, params.w * g * params.sr_com
 
 
-def _sio(params: SpmdParameters, p: np.ndarray, d: np.ndarray):
-    groups = p // params.c
+def _sio(param_sets: list[SpmdParameters], p: np.ndarray, d: np.ndarray):
+    groups = p // param_sets[0].c
     unique, inverse = np.unique(groups, return_inverse=True)
-    z, s_queue = _delay_and_queue(params, unique * params.c)
+    z, s_queue = (np.array(v) for v in zip(*(_delay_and_queue(params, unique * params.c)
+                                              for params in param_sets)))  # (sets, groups)
     r1 = single_class_trajectory(np.stack([s_queue, z], axis=-1), [False, True],
-                                 int(unique.max()))[:, :, 0]  # (population, network)
-    i = np.arange(1, r1.shape[0] + 1)[:, None]
-    terms = np.where(i <= unique[None, :], (z[None, :] + r1) / i, 0.0)
-    compute = params.n_io * terms.sum(axis=0)
-    return compute[inverse].reshape(p.shape), params.s0_io + params.sr_io / d
+                                 int(unique.max()))[..., 0]  # (population, sets, groups)
+    i = np.arange(1, r1.shape[0] + 1)[:, None, None]
+    terms = np.where(i <= unique, (z + r1) / i, 0.0)
+    n_io = np.array([params.n_io for params in param_sets])[:, None]
+    compute = (n_io * terms.sum(axis=0))[:, inverse.ravel()].reshape((-1,) + p.shape)
+    io = np.array([params.s0_io + params.sr_io / d for params in param_sets])
+    return compute, io
 
 
-def _bus_aio(params: SpmdParameters, p: np.ndarray, d: np.ndarray):
-    groups = (p // params.c).ravel()
-    z, s_queue = _delay_and_queue(params, p.ravel())
-    t_io = params.s0_io + params.sr_io / d.ravel() / groups
-    demands = np.stack([z * params.n_io, s_queue * params.n_io, t_io], axis=-1)
-    trajectory = single_class_trajectory(demands, [True, False, False], int(groups.max()))
-    residence = trajectory[groups - 1, np.arange(groups.size)]  # (points, 3)
-    compute = residence[:, 0] + residence[:, 1]
-    return compute.reshape(p.shape), residence[:, 2].reshape(p.shape)
+def _bus_aio(param_sets: list[SpmdParameters], p: np.ndarray, d: np.ndarray):
+    groups = (p // param_sets[0].c).ravel()
+    demands = []
+    for params in param_sets:
+        z, s_queue = _delay_and_queue(params, p.ravel())
+        t_io = params.s0_io + params.sr_io / d.ravel() / groups
+        demands.append(np.stack([z * params.n_io, s_queue * params.n_io, t_io], axis=-1))
+    trajectory = single_class_trajectory(np.array(demands), [True, False, False],
+                                         int(groups.max()))  # (population, sets, points, 3)
+    residence = trajectory[groups - 1, :, np.arange(groups.size)].transpose(1, 0, 2)
+    shape = (len(param_sets),) + p.shape
+    return (residence[..., 0] + residence[..., 1]).reshape(shape), residence[..., 2].reshape(shape)
 
 
 def clu_aio_network(params: SpmdParameters, p: int, d: int) -> tuple[np.ndarray, np.ndarray, list]:
@@ -283,16 +289,17 @@ def symmetric_cluster_times(jobs: int, classes: int, disk: float, queue: float, 
     return cycle - disk_jobs / throughput, disk_jobs / throughput
 
 
-def _clu_aio(params: SpmdParameters, p: np.ndarray, d: np.ndarray):
-    compute = np.empty(p.shape)
-    io = np.empty(p.shape)
-    for index in np.ndindex(p.shape):
-        pi, di = int(p[index]), int(d[index])
-        groups = pi // params.c
-        z, s_queue = _delay_and_queue(params, np.asarray(float(pi)))
-        compute[index], io[index] = symmetric_cluster_times(
-            groups // di, di, params.s0_io + params.sr_io / groups,
-            float(s_queue) * params.n_io, float(z) * params.n_io)
+def _clu_aio(param_sets: list[SpmdParameters], p: np.ndarray, d: np.ndarray):
+    compute = np.empty((len(param_sets),) + p.shape)
+    io = np.empty_like(compute)
+    for k, params in enumerate(param_sets):
+        for index in np.ndindex(p.shape):
+            pi, di = int(p[index]), int(d[index])
+            groups = pi // params.c
+            z, s_queue = _delay_and_queue(params, np.asarray(float(pi)))
+            compute[(k, *index)], io[(k, *index)] = symmetric_cluster_times(
+                groups // di, di, params.s0_io + params.sr_io / groups,
+                float(s_queue) * params.n_io, float(z) * params.n_io)
     return compute, io
 
 
@@ -302,7 +309,8 @@ _SOLVERS = {"sio": _sio, "bus-aio": _bus_aio, "clu-aio": _clu_aio}
 def burst_times(model: str, params: SpmdParameters, p, d) -> tuple[np.ndarray, np.ndarray]:
     """Per-cycle times (T_CPU + T_COM, T_IO), seconds, broadcast over p and d."""
     p_arr, d_arr = _grid(model, params, p, d)
-    return _SOLVERS[model](params, p_arr, d_arr)
+    compute, io = _SOLVERS[model]([params], p_arr, d_arr)
+    return compute[0], io[0]
 
 
 def speedup(model: str, params: SpmdParameters, p, d) -> np.ndarray:
@@ -311,8 +319,22 @@ def speedup(model: str, params: SpmdParameters, p, d) -> np.ndarray:
     >>> speedup("sio", SpmdParameters(s_par=1.0), [1, 2], 1).round(4).tolist()
     [1.0, 1.3333]
     """
-    compute, io = burst_times(model, params, p, d)
-    return params.reference_time / (compute + io)
+    return speedups(model, [params], p, d)[0]
+
+
+def speedups(model: str, param_sets: list[SpmdParameters], p, d) -> np.ndarray:
+    """s(p, d) for several parameter sets at once, shape (sets, ...broadcast p, d...).
+
+    The sets must share ``c`` and ``sync_cost``; SIO and BUS-AIO solve them
+    all in one vectorised MVA pass (this is what makes fitting fast).
+    """
+    first = param_sets[0]
+    if any((q.c, q.sync_cost) != (first.c, first.sync_cost) for q in param_sets):
+        raise AnalyticError("parameter sets solved together must share c and sync_cost")
+    p_arr, d_arr = _grid(model, first, p, d)
+    compute, io = _SOLVERS[model](list(param_sets), p_arr, d_arr)
+    t1 = np.array([q.reference_time for q in param_sets]).reshape((-1,) + (1,) * p_arr.ndim)
+    return t1 / (compute + io)
 
 
 def speedup_surface(model: str, params: SpmdParameters, p_values, d_values) -> np.ndarray:
