@@ -110,3 +110,10 @@ send_modes:
     bad.write_text('[nodes]\na = [1.0]\n[[messages]]\nfrom = "a"\nto = "b"\nelements = 3\n')
     code, _, err = run("dpgraph", bad)
     assert code == 2 and "unknown node 'b'" in err
+
+
+def test_fractional_group_size_from_a_config_file_is_rejected(run, tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text("model: sio\ns_par: 1.0\nc: 2.5\n")
+    code, _, err = run("spmd", "--config", config)
+    assert code == 2 and "c must be an integer >= 1, got 2.5" in err

@@ -124,8 +124,7 @@ def _spmd_parameters(args) -> SpmdParameters:
     if "s_par" not in values:
         raise AnalyticError("give --s-par (or --preset / --config): the parallel CPU time")
     try:
-        typed = {k: (int(v) if k == "c" else str(v) if k == "sync_cost" else float(v))
-                 for k, v in values.items()}
+        typed = {k: (str(v) if k == "sync_cost" else float(v)) for k, v in values.items()}
     except (TypeError, ValueError) as exc:
         raise AnalyticError(f"bad SPMD parameter value: {exc}") from None
     return SpmdParameters(**typed)
@@ -264,7 +263,8 @@ def register(subparsers) -> None:
                        help=PARAM_HELP[name])
     s.add_argument("--plot", help="write the speedup surface to this image file")
     s.add_argument("--surface-kind", choices=SURFACE_KINDS, default="heatmap")
-    s.add_argument("--fit", help="CSV of observed speedups (columns p,d,speedup) to fit")
+    s.add_argument("--fit", help="fit to the observed speedups in this CSV (columns p,d,speedup; "
+                   "its p and d replace -p/-d)")
     s.add_argument("--free", help=f"parameters to fit (default {','.join(DEFAULT_FREE)})")
     s.add_argument("--starts", type=int, default=8, help="fit start points (default 8)")
     s.add_argument("--seed", type=int, default=0, help="seed of the random starts (default 0)")
