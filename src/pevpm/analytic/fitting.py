@@ -49,7 +49,8 @@ class SpmdFit:
     the free parameters and their standard errors from the Jacobian at the
     optimum (``cov = s^2 (J^T J)^+`` with ``s^2`` the residual variance;
     0 when the data are matched exactly, NaN if there are no spare points);
-    ``average_error``: the paper's measure; ``starts``: how many starts ran.
+    ``average_error``: the paper's measure; ``residuals``: relative
+    residuals per point; ``starts``: how many starts ran to completion.
     """
 
     model: str
@@ -130,13 +131,14 @@ def fit_spmd(model: str, p, d, observed, base: SpmdParameters, free=DEFAULT_FREE
         s = speedups(model, [parameters(v) for v in shifted], p, d)
         return ((s[1:] - s[0]) / step[:, None] / s_obs).T
 
-    best = None
+    best, completed = None, 0
     for x0 in _start_points(free, base, starts, np.random.default_rng(seed)):
         try:
             result = least_squares(residuals, np.clip(x0, lower, upper), jac=jacobian,
                                    bounds=(lower, upper), xtol=1e-13, ftol=1e-13, gtol=1e-13)
         except AnalyticError:
             continue  # a start in an invalid corner (e.g. no CPU work); try the next one
+        completed += 1
         if best is None or result.cost < best.cost:
             best = result
     if best is None:
@@ -145,13 +147,12 @@ def fit_spmd(model: str, p, d, observed, base: SpmdParameters, free=DEFAULT_FREE
     jac = best.jac
     variance = 2.0 * best.cost / dof if dof > 0 else np.nan
     cov = variance * np.linalg.pinv(jac.T @ jac)
-    params = base.replace(**dict(zip(free, (float(v) for v in best.x))))
     return SpmdFit(
         model=model,
-        params=params,
+        params=parameters(best.x),
         values=dict(zip(free, (float(v) for v in best.x))),
         std=dict(zip(free, (float(v) for v in np.sqrt(np.abs(np.diag(cov)))))),
         average_error=average_error(s_obs + best.fun * s_obs, s_obs),
         residuals=best.fun,
-        starts=starts,
+        starts=completed,
     )
