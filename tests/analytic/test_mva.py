@@ -98,3 +98,8 @@ def test_littles_law_and_population_conservation():
 def test_invalid_networks(demands, is_delay, population, message):
     with pytest.raises(AnalyticError, match=message):
         solve_closed_network(demands, is_delay, population)
+
+
+def test_ctmc_refuses_state_spaces_too_large_for_a_dense_solve():
+    with pytest.raises(AnalyticError, match="more than 2000"):
+        solve_ctmc(np.ones((4, 2)), [False] * 3 + [True], [12, 12])

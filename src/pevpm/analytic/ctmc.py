@@ -22,7 +22,8 @@ import numpy as np
 from pevpm.analytic.mva import MVAResult, _check_network
 from pevpm.errors import AnalyticError
 
-MAX_STATES = 5_000
+MAX_STATES = 2_000
+"""Largest state space solved (dense generator: 2000 states take 32 MB)."""
 
 
 def compositions(total: int, parts: int):
