@@ -16,6 +16,7 @@ MVA solvers.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -38,10 +39,12 @@ def solve_ctmc(demands, is_delay, population) -> MVAResult:
     d, delay, pop = _check_network(demands, is_delay, population)
     n_stations, n_classes = d.shape
     routes = [np.flatnonzero(d[:, c] > 0) for c in range(n_classes)]
+    size = math.prod(math.comb(int(pop[c]) + len(routes[c]) - 1, len(routes[c]) - 1)
+                     for c in range(n_classes))
+    if size > MAX_STATES:
+        raise AnalyticError(f"CTMC has {size} states, more than {MAX_STATES}")
     per_class = [list(compositions(int(pop[c]), len(routes[c]))) for c in range(n_classes)]
     states = list(itertools.product(*per_class))
-    if len(states) > MAX_STATES:
-        raise AnalyticError(f"CTMC has {len(states)} states, more than {MAX_STATES}")
     index = {state: i for i, state in enumerate(states)}
 
     def occupancy(state) -> np.ndarray:
