@@ -239,3 +239,20 @@ def walk(statements: tuple[Statement, ...]):
         elif isinstance(stmt, (Condition, Runon)):
             for branch in stmt.branches:
                 yield from walk(branch.body)
+
+
+def status_names(model: Model) -> set[str]:
+    """Names bound by receives: a receive's ``req/stat`` id holds the rank the
+    matched message came from (the model's ``MPI_Status.MPI_SOURCE``), so a
+    master can answer whichever worker ``MPI_ANY_SOURCE`` delivered.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", request="worker")
+    >>> b.send(8, dest="worker")
+    >>> sorted(status_names(b.build()))
+    ['worker']
+    """
+    bodies = [model.body, *model.subroutines.values()]
+    return {stmt.request for body in bodies for stmt in walk(body)
+            if isinstance(stmt, Message) and stmt.op in RECVS and stmt.request}

@@ -60,7 +60,7 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.scoreboard import ContentionScoreboard
 from pevpm.model.ast import ROOTED_COLLECTIVES, Model
-from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL
+from pevpm.model.expr import RNG_NAME, ANY_SOURCE, ANY_TAG, PROC_NULL
 from pevpm.vm import program as vm
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
 from pevpm.vm.result import (
@@ -189,7 +189,8 @@ class _Engine:
         self.scoreboard = ContentionScoreboard(self.placement.capacities)
         procs = machine.processors or ProcessorModel.from_defaults(model.defaults)
         ids, factors = procs.for_ranks(numprocs, model.processors)
-        env = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs}
+        env = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs,
+               RNG_NAME: self.rng}
         self.ranks = [_Rank(r, program.code, dict(env, procnum=r), ids[r], factors[r])
                       for r in range(numprocs)]
         self.queues = MatchingQueues(numprocs)
@@ -335,7 +336,7 @@ class _Engine:
             _, name, blocking, size, src, tag, request, where, stmt = ins
             recv = self.post_recv(rank, name, self.size(size, rank, where, stmt.size),
                                   self.peer(src, rank, where, stmt.src, "source"),
-                                  self.tag(tag, rank, where, stmt.tag, True))
+                                  self.tag(tag, rank, where, stmt.tag, True), status=request)
             if blocking:
                 return self.wait(rank, [recv], name, where)
             self.keep_request(rank, request, recv)
@@ -415,10 +416,12 @@ class _Engine:
         """Whether a send completes locally (synchronous sends never do)."""
         return op not in _SYNCHRONOUS and self.machine.is_eager(size)
 
-    def post_recv(self, rank, op, size, src, tag) -> PostedRecv:
+    def post_recv(self, rank, op, size, src, tag, status=None) -> PostedRecv:
+        """Post a receive; ``status`` (the req/stat name) is bound to the matched
+        sender's rank when the receive matches."""
         self.seq += 1
         recv = PostedRecv(rank.id, src, tag, rank.context, size, rank.clock, self.seq, op,
-                          rank.path)
+                          rank.path, status)
         if src == PROC_NULL:
             recv.complete(rank.clock, rank.path, 0.0)
         elif self.queues.post_recv(recv):
@@ -459,6 +462,8 @@ class _Engine:
     def deliver(self, send: PostedSend, recv: PostedRecv) -> None:
         """Pair ``send`` with ``recv`` and complete what the pair completes."""
         self.queues.match(send, recv)
+        if recv.status is not None:
+            self.ranks[recv.rank].env[recv.status] = send.src
         arrival = send.posted + send.transfer
         self.scoreboard.add(self.placement.route(send.src, send.dst), arrival)
         self.messages += 1

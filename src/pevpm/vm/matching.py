@@ -105,14 +105,16 @@ class PostedRecv(_Request):
         "seq",
         "size",
         "src",
+        "status",
         "tag",
         "waiter",
     )
 
     def __init__(self, rank, src, tag, context, size, posted, seq, op="MPI_Recv",
-                 origin=(0.0, 0.0, 0.0)):
+                 origin=(0.0, 0.0, 0.0), status=None):
         self.rank, self.src, self.tag, self.context, self.size = rank, src, tag, context, size
         self.posted, self.seq, self.op, self.origin = posted, seq, op, origin
+        self.status = status
         self.queued = False
         self.done = False
         self.completion = self.comm = 0.0

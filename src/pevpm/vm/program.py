@@ -66,7 +66,8 @@ class Program:
 def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -> Program:
     """Compile ``model``; ``params`` are the parameter values supplied for this run
     (only their names matter here)."""
-    known = set(RANK_NAMES) | set(model.constants) | set(model.parameters) | set(params or {})
+    known = (set(RANK_NAMES) | set(model.constants) | set(model.parameters)
+             | set(params or {}) | ast.status_names(model))
     compiler = _Compiler(model.subroutines, known, model.source or "model")
     compiler.block(model.body, ())
     return Program(tuple(compiler.code), frozenset(known))
@@ -192,7 +193,7 @@ def _compile(node, e: ex.Expr, where: str) -> Value:
     (constant parts folded, ``name op number`` in one step)."""
     if isinstance(node, ex.Num):
         return _constant(node.value)
-    if not ex.Expr(node).names():
+    if ex.Expr(node).is_constant():
         try:
             return _constant(ex.Expr(node).evaluate({}))
         except ModelError:
@@ -216,6 +217,8 @@ def _compile(node, e: ex.Expr, where: str) -> Value:
     if isinstance(node, ex.Call):
         args = [_compile(a, e, where) for a in node.args]
         func = ex.FUNCTIONS[node.func][1]
+        if node.func in ex.RANDOM_FUNCTIONS:
+            return lambda env: func(env[ex.RNG_NAME], *(a(env) for a in args))
 
         def call(env):
             values = [a(env) for a in args]
