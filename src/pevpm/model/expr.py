@@ -149,7 +149,7 @@ _UNARY_PRECEDENCE = len(_BINARY_LEVELS)
 _TOKEN = re.compile(
     r"""\s*(?:
         (?P<num>0[xX][0-9a-fA-F]+|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
-      | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
+      | (?P<name>[A-Za-z_][A-Za-z_0-9]*(?:\.[A-Za-z_][A-Za-z_0-9]*)*)
       | (?P<op>&&|\|\||==|!=|<=|>=|[-+*/%<>!()?:,])
     )""",
     re.VERBOSE,

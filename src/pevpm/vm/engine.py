@@ -59,7 +59,7 @@ from pevpm.machine.comm_model import Transfer
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.scoreboard import ContentionScoreboard
-from pevpm.model.ast import ROOTED_COLLECTIVES, Model
+from pevpm.model.ast import ROOTED_COLLECTIVES, Model, status_fields, status_names
 from pevpm.model.expr import RNG_NAME, ANY_SOURCE, ANY_TAG, PROC_NULL
 from pevpm.vm import program as vm
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
@@ -191,6 +191,8 @@ class _Engine:
         ids, factors = procs.for_ranks(numprocs, model.processors)
         env = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs,
                RNG_NAME: self.rng}
+        for name in status_names(model):
+            env[name] = ANY_TAG if name.endswith(".MPI_TAG") else ANY_SOURCE
         self.ranks = [_Rank(r, program.code, dict(env, procnum=r), ids[r], factors[r])
                       for r in range(numprocs)]
         self.queues = MatchingQueues(numprocs)
@@ -463,7 +465,9 @@ class _Engine:
         """Pair ``send`` with ``recv`` and complete what the pair completes."""
         self.queues.match(send, recv)
         if recv.status is not None:
-            self.ranks[recv.rank].env[recv.status] = send.src
+            source, tag = status_fields(recv.status)
+            env = self.ranks[recv.rank].env
+            env[source], env[tag] = send.src, send.tag
         arrival = send.posted + send.transfer
         self.scoreboard.add(self.placement.route(send.src, send.dst), arrival)
         self.messages += 1
