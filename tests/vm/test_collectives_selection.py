@@ -99,6 +99,15 @@ def test_configurations_are_hashable_and_read_only():
         a.overrides["bcast"] = "binomial"
 
 
+def test_configurations_travel_to_worker_processes():
+    import pickle
+
+    cfg = CollectiveConfig.parse("bcast=linear, bcast_short=100, acks=yes")
+    copy = pickle.loads(pickle.dumps(cfg))
+    assert copy == cfg and hash(copy) == hash(cfg)
+    assert copy.algorithm("MPI_Bcast", 8, 4) == "linear"
+
+
 def test_synchronised_start_depends_on_the_data_flow():
     entries = np.array([1.0, 0.0, 3.0])
     offsets = np.array([0.5, 0.5, 0.5])
