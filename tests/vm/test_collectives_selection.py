@@ -206,6 +206,11 @@ def test_profile_times_resample_per_rank_and_interpolate_sizes():
         times.sample("MPI_Bcast", 0, root=0, numprocs=3, rng=rng)
     with pytest.raises(ModelError, match="does not measure MPI_Scan"):
         times.sample("MPI_Scan", 0, root=0, numprocs=4, rng=rng)
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(times))        # plain data: travels to workers
+    assert copy.sample("MPI_Bcast", 0, root=0, numprocs=4, rng=rng) == \
+        pytest.approx([1e-3, 2e-3, 3e-3, 4e-3])
 
 
 def test_coll_command_line_option():
