@@ -99,6 +99,15 @@ def test_configurations_are_hashable_and_read_only():
         a.overrides["bcast"] = "binomial"
 
 
+def test_configurations_travel_to_worker_processes():
+    import pickle
+
+    cfg = CollectiveConfig.parse("bcast=linear, bcast_short=100, acks=yes")
+    copy = pickle.loads(pickle.dumps(cfg))
+    assert copy == cfg and hash(copy) == hash(cfg)
+    assert copy.algorithm("MPI_Bcast", 8, 4) == "linear"
+
+
 def test_synchronised_start_depends_on_the_data_flow():
     entries = np.array([1.0, 0.0, 3.0])
     offsets = np.array([0.5, 0.5, 0.5])
@@ -197,6 +206,11 @@ def test_profile_times_resample_per_rank_and_interpolate_sizes():
         times.sample("MPI_Bcast", 0, root=0, numprocs=3, rng=rng)
     with pytest.raises(ModelError, match="does not measure MPI_Scan"):
         times.sample("MPI_Scan", 0, root=0, numprocs=4, rng=rng)
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(times))        # plain data: travels to workers
+    assert copy.sample("MPI_Bcast", 0, root=0, numprocs=4, rng=rng) == \
+        pytest.approx([1e-3, 2e-3, 3e-3, 4e-3])
 
 
 def test_coll_command_line_option():

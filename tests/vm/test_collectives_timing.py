@@ -259,3 +259,15 @@ def test_random_times_keep_the_pascal_signature_with_mpich_order_and_eager_isend
 def test_random_times_without_eager_isends_tie_the_root_with_its_last_child():
     times = _random_bcasts("library=mpich-1.2", 0, runs=15)
     assert np.array_equal(times[:, 0], times[:, 1])
+
+
+def test_hardware_bcast_in_the_engine_uses_the_placement():
+    """2 nodes x 2 ranks: root after its local completion, its node-mate after
+    one intra-node copy, the other node's first rank after one network time,
+    its node-mate after both."""
+    comm = Hockney(latency=1.0, bandwidth=1e12, intra_latency=0.25, local=0.125)
+    b = ModelBuilder()
+    b.collective("MPI_Bcast", 0, root=0)
+    machine = Machine(comm, Topology(procs_per_node=2), collectives=CollectiveConfig(hardware=True))
+    done = simulate(b.build(), 4, machine).collectives[0].completion
+    assert list(done) == [0.125, 0.25, 1.0, 1.25]

@@ -259,6 +259,9 @@ class _Frozen(dict):
     def __hash__(self) -> int:          # type: ignore[override]
         return hash(tuple(sorted(self.items())))
 
+    def __reduce__(self):
+        return (_Frozen, (dict(self),))
+
     def _refuse(self, *args, **kwargs):
         raise TypeError("collective configuration is read-only")
 

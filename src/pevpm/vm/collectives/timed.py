@@ -153,39 +153,48 @@ class ProfileTimes:
     """Per-rank completion times resampled from a machine profile's MPIBench blocks.
 
     ``profile`` is a :class:`pevpm.machine.profile.Profile` (anything with its
-    ``blocks(test=...)`` and ``samples(key, by_rank=True)``).  Rank ``r``
-    draws one of the times measured at rank ``r`` (relative to the root:
-    MPIBench roots its collectives at rank 0); between two measured sizes the
-    draws at both are interpolated linearly, beyond them the nearest is used.
-    Only blocks measured on ``numprocs`` ranks qualify.
+    ``blocks(test=...)`` and ``samples(key, by_rank=True)``); the collective
+    blocks are read once, here, so the object is plain data (it pickles to
+    worker processes).  Rank ``r`` draws one of the times measured at rank
+    ``r`` (relative to the root: MPIBench roots its collectives at rank 0);
+    between two measured sizes the draws at both are interpolated linearly,
+    beyond them the nearest is used.  Only blocks measured on ``numprocs``
+    ranks qualify.
     """
 
     def __init__(self, profile):
-        self.profile = profile
+        wanted = set(MPIBENCH_TESTS.values())
+        self.blocks: dict[tuple[str, str, int], list[tuple[int, np.ndarray]]] = {}
+        for test in sorted({test for test, _ in wanted}):
+            for key in profile.blocks(test=test):
+                if (key.test, key.variant) in wanted:
+                    self.blocks.setdefault((key.test, key.variant, key.n * key.p), []).append(
+                        (key.size, np.asarray(profile.samples(key, by_rank=True), dtype=float)))
+        for measured in self.blocks.values():
+            measured.sort(key=lambda block: block[0])
 
     def sample(self, op: str, size: int, *, root: int, numprocs: int,
                rng: np.random.Generator) -> np.ndarray:
         if op not in MPIBENCH_TESTS:
             raise ModelError(f"MPIBench does not measure {op}")
         test, variant = MPIBENCH_TESTS[op]
-        keys = sorted((k for k in self.profile.blocks(test=test)
-                       if k.variant == variant and k.n * k.p == numprocs),
-                      key=lambda k: k.size)
-        if not keys:
+        measured = self.blocks.get((test, variant, numprocs))
+        if not measured:
             raise ModelError(f"the profile has no {test} block on {numprocs} ranks to sample "
                              f"{op} from")
-        sizes = [k.size for k in keys]
-        upper = min(int(np.searchsorted(sizes, size)), len(keys) - 1)
+        sizes = [s for s, _ in measured]
+        upper = min(int(np.searchsorted(sizes, size)), len(sizes) - 1)
         lower = upper - 1 if sizes[upper] > size and upper > 0 else upper
-        low = self._draw(keys[lower], rng)
+        low = _draw_per_rank(measured[lower][1], rng)
         if lower == upper:
             relative = low
         else:
             weight = (size - sizes[lower]) / (sizes[upper] - sizes[lower])
-            relative = (1 - weight) * low + weight * self._draw(keys[upper], rng)
+            relative = (1 - weight) * low + weight * _draw_per_rank(measured[upper][1], rng)
         return np.roll(relative, root)
 
-    def _draw(self, key, rng: np.random.Generator) -> np.ndarray:
-        per_rank = self.profile.samples(key, by_rank=True)
-        picks = rng.integers(0, per_rank.shape[1], size=per_rank.shape[0])
-        return per_rank[np.arange(per_rank.shape[0]), picks]
+
+def _draw_per_rank(per_rank: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One of each rank's measured times (rows: ranks)."""
+    picks = rng.integers(0, per_rank.shape[1], size=per_rank.shape[0])
+    return per_rank[np.arange(per_rank.shape[0]), picks]
