@@ -130,9 +130,12 @@ def _run_bench(args) -> int:
         if rank == 0:
             raise
         return 2
+    from pevpm.bench.interrupts import InterruptWatch
+
+    watch = InterruptWatch.install()
     from pevpm.bench.runner import run_benchmark
 
-    return run_benchmark(options)
+    return run_benchmark(options, watch)
 
 
 def _show(args) -> int:

@@ -11,9 +11,7 @@ is bracketed by two sync points and its offsets are interpolated for drift.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import sys
 import time
 import zlib
@@ -23,6 +21,7 @@ from mpi4py import MPI
 
 from pevpm.bench.catalog import CATALOG
 from pevpm.bench.clock import GlobalClock, LocalClock, synchronise
+from pevpm.bench.interrupts import InterruptWatch
 from pevpm.bench.operations import BarrierStart, TimedStart, build_operation, derive_times
 from pevpm.bench.options import BenchOptions
 from pevpm.bench.patterns import Placement, complement_partners
@@ -65,30 +64,15 @@ def _bind_to_core(placement: Placement, rank: int) -> bool:
     return True
 
 
-@contextlib.contextmanager
-def _signals_deferred():
-    """Hold SIGINT/SIGTERM while a block is committed; re-raise afterwards."""
-    caught = []
-    previous = {sig: signal.signal(sig, lambda s, f: caught.append(s))
-                for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if caught:
-            raise KeyboardInterrupt
-
-
-def _terminate_as_interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 class _Run:
     """State of one benchmark run on one rank."""
 
-    def __init__(self, comm, options: BenchOptions):
+    def __init__(self, comm, options: BenchOptions, watch: InterruptWatch):
         self.comm = comm
+        self.watch = watch
+        self.kept = 0
+        self.total = 0
+        self.done_before = 0
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self.options = options
@@ -192,7 +176,7 @@ class _Run:
         if self.rank == 0:
             times = derive_times(op.derivation, collated, self.partner_ranks)
             key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
-            with _signals_deferred():
+            with self.watch.critical():
                 self.writer.write_block(
                     self.run_id, key, times, reps=reps, warmup=warmup, start_mode=start.mode,
                     sync_error=max(row["error"] for row in sync_rows), elapsed=elapsed,
@@ -201,10 +185,12 @@ class _Run:
                     bin_width=options.bin_width, max_raw_samples=options.max_raw,
                     seed=[options.seed, zlib.crc32(key.label.encode())], sync=sync_rows,
                 )
+                self.kept += 1
         return reps, reps < options.reps
 
     def execute(self, todo: list[tuple[str, str, int]]) -> None:
         options = self.options
+        self.done_before = self.total - len(todo)
         bar = None
         if self.rank == 0 and options.progress:
             from tqdm import tqdm
@@ -238,31 +224,28 @@ class _Run:
             self.writer.close()
 
 
-def run_benchmark(options: BenchOptions) -> int:
-    """Run the plan on ``MPI.COMM_WORLD``; returns the exit code for this rank."""
+def run_benchmark(options: BenchOptions, watch: InterruptWatch) -> int:
+    """Run the plan on ``MPI.COMM_WORLD``; returns the exit code for this rank.
+
+    ``watch`` routes Ctrl-C and SIGTERM to a clean exit (see :mod:`pevpm.bench.interrupts`).
+    """
     comm = MPI.COMM_WORLD
-    run = _Run(comm, options)
-    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    run = _Run(comm, options, watch)
+    watch.start(lambda: _report_interrupt(run), linger_s=0.0 if run.rank == 0 else 1.0)
     try:
         todo = run.prepare()
         run.execute(todo)
         run.finish()
     except PeerFailed:
         return 2
-    except KeyboardInterrupt:
-        _report_interrupt(run)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
     return 0
 
 
 def _report_interrupt(run: _Run) -> None:
+    """Rank 0 says which block was lost and how many are kept."""
     if run.rank != 0:
         return
-    kept = len(run.writer.blocks(nxp=(run.placement.n, run.placement.p))) if run.writer else 0
     lost = f"block '{run.current}' was lost" if run.current else "no block was in progress"
-    print(f"pevpm bench: interrupted; {lost}; {kept} finished blocks are kept in "
-          f"{run.options.output}; rerun with --resume to complete the rest", file=sys.stderr)
-    if run.writer:
-        run.writer.close()
+    print(f"pevpm bench: interrupted; {lost}; {run.done_before + run.kept} of {run.total} "
+          f"blocks are safely in {run.options.output}; rerun with --resume to complete the rest",
+          file=sys.stderr)
