@@ -23,7 +23,7 @@ def run_mpi(nprocs: int, *args: str, timeout: float = 120) -> subprocess.Complet
     """``mpiexec -n nprocs python <args>`` with pevpm importable; captures output."""
     return subprocess.run(
         [str(MPIEXEC), "-n", str(nprocs), sys.executable, *args],
-        capture_output=True, text=True, timeout=timeout, env=mpi_env(),
+        check=False, capture_output=True, text=True, timeout=timeout, env=mpi_env(),
     )
 
 

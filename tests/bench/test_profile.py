@@ -13,12 +13,15 @@ from pevpm.machine.profile import (
     parse_nxp,
 )
 
-RUN = dict(n=1, p=2, hosts=["h", "h"], mpi_library="MPICH 5", mpi_version="MPI 4.1",
-           clock="perf_counter_ns", clock_resolution=1e-9, sync_method="pairwise",
-           resend_limit=1000, plan={"tests": [["isend", ""]]})
+RUN = {"n": 1, "p": 2, "hosts": ["h", "h"], "mpi_library": "MPICH 5", "mpi_version": "MPI 4.1",
+       "clock": "perf_counter_ns", "clock_resolution": 1e-9, "sync_method": "pairwise",
+       "resend_limit": 1000, "plan": {"tests": [["isend", ""]]}}
 
 
-def _write(path, times, key=BlockKey("isend", "", 1024, 1, 2), **kwargs):
+ISEND_1K = BlockKey("isend", "", 1024, 1, 2)
+
+
+def _write(path, times, key=ISEND_1K, **kwargs):
     with ProfileWriter.open(path, machine="testbox") as writer:
         run = writer.begin_run(**RUN)
         writer.write_block(run, key, times, reps=times.shape[1], warmup=10,
@@ -93,8 +96,8 @@ def test_lookup_errors_name_what_exists(tmp_path):
 
 def test_readers_cannot_write(tmp_path):
     _write(tmp_path / "m.db", np.ones((2, 3)))
-    with Profile.open(tmp_path / "m.db") as prof:
-        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+    with Profile.open(tmp_path / "m.db") as prof, pytest.raises(sqlite3.OperationalError,
+                                                                match="readonly"):
             prof._conn.execute("DELETE FROM blocks")
 
 

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()
     skewed = rank == args.skew_rank
-    offset_ns = int(round(parse_duration(args.skew_offset) * 1e9))
+    offset_ns = round(parse_duration(args.skew_offset) * 1e9)
     local = SkewedClock(offset_ns, args.skew_drift) if skewed else LocalClock()
     clock = GlobalClock(local)
     began = time.perf_counter()

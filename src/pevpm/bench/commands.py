@@ -35,10 +35,10 @@ def register(subparsers) -> None:
                     "Run as: mpiexec -n N python -m pevpm bench -o machine.db",
     )
     bench.add_argument("-o", "--output", required=True, help="profile file (SQLite) to write")
-    bench.add_argument("--tests", help="comma-separated tests (default: %s; known: %s)"
-                       % (",".join(DEFAULT_TESTS), ",".join(sorted(CATALOG))))
+    bench.add_argument("--tests", help=f"comma-separated tests (default: {','.join(DEFAULT_TESTS)}; "
+                       f"known: {','.join(sorted(CATALOG))})")
     bench.add_argument("--sizes", help="message sizes: START-STEP-STOP, START-*FACTOR-STOP, "
-                       "lists, K/M suffixes (default %s)" % FULL_PRESET["sizes"])
+                       f"lists, K/M suffixes (default {FULL_PRESET['sizes']})")
     bench.add_argument("--reps", type=int, help="repetitions per size (default 1000)")
     bench.add_argument("--warmup", type=int, default=10, help="warm-up repetitions (10)")
     bench.add_argument("--ppn", type=int, help="processes per node for placement "

@@ -39,7 +39,7 @@ class InterruptWatch:
         self._lock = threading.Lock()
 
     @classmethod
-    def install(cls) -> "InterruptWatch":
+    def install(cls) -> InterruptWatch:
         """Route SIGINT/SIGTERM to the wake-up pipe; call from the main thread."""
         read_fd, write_fd = os.pipe()
         os.set_blocking(write_fd, False)

@@ -158,7 +158,7 @@ class BenchOptions:
         return data
 
     @classmethod
-    def from_plan(cls, plan: dict, **overrides) -> "BenchOptions":
+    def from_plan(cls, plan: dict, **overrides) -> BenchOptions:
         data = dict(plan, **overrides)
         data["tests"] = [tuple(t) for t in data["tests"]]
         return cls(**data)

@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Self
 
 import numpy as np
 
@@ -238,7 +239,7 @@ class Profile:
         self.path = path
 
     @classmethod
-    def open(cls, path) -> "Profile":
+    def open(cls, path) -> Profile:
         """Open ``path`` read-only; :class:`ProfileError` if missing, foreign or too new."""
         path = Path(path)
         if not path.is_file():
@@ -250,7 +251,7 @@ class Profile:
     def close(self) -> None:
         self._conn.close()
 
-    def __enter__(self) -> "Profile":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -442,7 +443,7 @@ class ProfileWriter(Profile):
     """
 
     @classmethod
-    def open(cls, path, machine: str = "") -> "ProfileWriter":
+    def open(cls, path, machine: str = "") -> ProfileWriter:
         """Open ``path`` for writing, creating an empty profile if it does not exist."""
         path = Path(path)
         fresh = not path.exists() or path.stat().st_size == 0

@@ -18,10 +18,10 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from pevpm.machine.profile import BlockKey, Profile  # noqa: E402
+from pevpm.machine.profile import BlockKey, Profile
 
 SUBSAMPLES_PER_RANK = 5
 
