@@ -23,7 +23,7 @@ from pevpm.bench.options import (
 )
 from pevpm.errors import BenchmarkError, PevpmError
 
-QUICK_PRESET = {"reps": 100, "sizes": "0,256,1K,4K,16K,64K", "resend_limit": 200, "budget": "4s"}
+QUICK_PRESET = {"reps": 100, "sizes": "0,1K,16K,64K", "resend_limit": 100, "budget": "3s"}
 FULL_PRESET = {"reps": 1000, "sizes": "0-8-128,256,512,1K,2K,4K,8K,16K,32K,64K",
                "resend_limit": 1000, "budget": "60s"}
 
