@@ -34,7 +34,8 @@ def build(workdir: Path) -> Path:
 
 
 def c_pingpong(exe: Path, size: int, seconds: float) -> tuple[float, float]:
-    out = subprocess.run([str(BIN / "mpiexec"), "-n", "2", str(exe), str(size), str(seconds)],
+    out = subprocess.run([str(BIN / "mpiexec"), "-bind-to", "core", "-n", "2", str(exe),
+                          str(size), str(seconds)],
                          check=True, capture_output=True, text=True).stdout
     median = float(re.search(r"median_half_rtt_us=([0-9.]+)", out).group(1))
     minimum = float(re.search(r"min_half_rtt_us=([0-9.]+)", out).group(1))
@@ -83,7 +84,8 @@ def main() -> int:
         p_min = statistics.median(m for _, m in py_runs[size])
         print(f"{size:>7} {c_med:>9.2f} {p_med:>13.2f} {p_med / c_med:>6.2f}   "
               f"{c_min:>7.2f} {p_min:>10.2f} {p_min / c_min:>6.2f}")
-    print("C: half round trip of MPI_Isend+Wait / MPI_Recv timed with MPI_Wtime on rank 0;")
+    print("C: half round trip of MPI_Isend+Wait / MPI_Recv timed with MPI_Wtime on rank 0,")
+    print("ranks bound to cores by mpiexec -bind-to core (pevpm binds its ranks itself);")
     print("pevpm: isend end-to-end time (send start at the sender to receive completion at")
     print("the receiver) on the synchronised global clock, barrier-started repetitions.")
     return 0

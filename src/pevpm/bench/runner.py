@@ -128,7 +128,7 @@ class _Run:
         self.run_id = self.writer.begin_run(
             n=place.n, p=place.p, hosts=place.hosts, mpi_library=library,
             mpi_version=f"MPI {major}.{minor}",
-            clock=local.name + (", ranks bound to cores" if options.bind else ""),
+            clock=local.name + (", ranks bound to cores" if self.bound else ", ranks not bound"),
             clock_resolution=local.resolution_ns * 1e-9, sync_method=options.sync,
             resend_limit=options.resend_limit, plan=options.plan(),
         )
