@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from pevpm.bench.clock import GlobalClock, LocalClock, SkewedClock, SyncPoint, _tree_distances
 
@@ -32,3 +33,10 @@ def test_skewed_clock_is_linear_in_true_time():
     a = clock.now()
     b = clock.now()
     assert b >= a > 1_000_000
+
+
+def test_sync_points_must_move_forward():
+    clock = GlobalClock(LocalClock())
+    clock.add(SyncPoint(10, 0.0, 1.0, 2))
+    with pytest.raises(ValueError, match="increasing"):
+        clock.add(SyncPoint(10, 0.0, 1.0, 2))

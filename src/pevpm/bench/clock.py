@@ -179,9 +179,9 @@ class GlobalClock:
         self.points: list[SyncPoint] = []
 
     def add(self, point: SyncPoint) -> None:
+        """Append a sync point; they must come in increasing local time."""
         if self.points and point.local_ns <= self.points[-1].local_ns:
-            point = SyncPoint(self.points[-1].local_ns + 1, point.offset_ns, point.error_ns,
-                              point.rtt_ns)
+            raise ValueError("sync points must be added in increasing local time")
         self.points.append(point)
 
     def offset_at(self, local_ns) -> np.ndarray:

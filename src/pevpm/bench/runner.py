@@ -203,12 +203,13 @@ class _Run:
             left_in_test = sum(1 for t, v, _ in todo[index:] if (t, v) == (test, variant))
             remaining = options.budget - budget_used.get((test, variant), 0.0)
             cap_ns = max(remaining, 0.0) / left_in_test * 1e9
+            if bar is not None:
+                bar.set_postfix_str(self.current)
             began = time.perf_counter()
             self.run_block(test, variant, size, cap_ns)
             budget_used[(test, variant)] = (budget_used.get((test, variant), 0.0)
                                             + time.perf_counter() - began)
             if bar is not None:
-                bar.set_postfix_str(self.current, refresh=False)
                 bar.update(1)
         self.current = ""
         if bar is not None:
