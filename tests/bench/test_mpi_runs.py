@@ -131,3 +131,16 @@ def test_sigint_keeps_finished_blocks_and_resume_completes(tmp_path):
     with Profile.open(path) as prof:
         assert len(prof.blocks()) == 18
         assert len(prof.runs()) == 1 and prof.runs()[0].finished
+
+
+def test_timed_starts_and_tree_sync(tmp_path):
+    path = tmp_path / "t.db"
+    result = run_mpi(2, "-m", "pevpm", "bench", "--tests", "sendrecv", "--sizes", "64",
+                     "--reps", "30", "--start", "time", "--spacing", "200us", "--sync",
+                     "hierarchical", "--resend-limit", "50", "--no-progress", "-o", str(path))
+    assert result.returncode == 0, result.stderr
+    with Profile.open(path) as prof:
+        key = prof.resolve("sendrecv", 64)
+        assert prof.block_info(key)["start_mode"] == "time"
+        assert prof.runs()[0].sync_method == "hierarchical"
+        assert prof.samples(key).shape == (60,)

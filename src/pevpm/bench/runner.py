@@ -135,8 +135,8 @@ class _Run:
         self.total = len(plan)
         return plan
 
-    def run_block(self, test: str, variant: str, size: int, reps_cap: int) -> tuple[int, bool]:
-        """Time one block; returns (reps run, limited by the budget)."""
+    def run_block(self, test: str, variant: str, size: int, reps_cap_ns: float) -> None:
+        """Time one block, re-synchronise, and store it (rank 0)."""
         comm, options = self.comm, self.options
         op = build_operation(comm, test, variant, size, self.partner)
         warmup = max(options.warmup, 1)
@@ -145,37 +145,21 @@ class _Run:
         began = self.now()
         op.run(probe, BarrierStart(comm), self.now)
         per_rep = comm.allreduce((self.now() - began) / probe, op=MPI.MAX)
-        if options.start == "time":
-            spacing = int(options.spacing * 1e9) if options.spacing else int(
-                max(2 * per_rep, AUTO_SPACING_FLOOR_NS))
-            per_rep = max(per_rep, spacing)
-        reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap // per_rep)))
+        start = self._start_rule(per_rep)
+        if start.mode == "time":
+            per_rep = max(per_rep, start.spacing)
+        reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap_ns // per_rep)))
         reps = comm.bcast(reps, root=0)
-        if options.start == "time":
-            first_global = comm.bcast(
-                int(self.clock.to_global(np.array([self.now()]))[0]) + TIMED_START_LEAD_NS, root=0)
-            start = TimedStart(self.clock.to_local(first_global), spacing, self.now)
-        else:
-            start = BarrierStart(comm)
+        if start.mode == "time":
+            start.first = self._agreed_first_start()
         began = time.perf_counter()
         stamps = op.run(reps, start, self.now)
         elapsed = time.perf_counter() - began
         self.clock.add(synchronise(comm, self.clock.local, options.sync, options.resend_limit))
-        collated = {}
-        for name, local in stamps.items():
-            mine = self.clock.to_global(local)
-            gathered = np.zeros((self.size, reps), dtype=np.int64) if self.rank == 0 else None
-            comm.Gather(mine, gathered, root=0)
-            collated[name] = gathered
-        last = len(self.clock.points) - 1
-        sync_row = {"rank": self.rank, "host": self.placement.hosts[self.rank],
-                    "offset": self.clock.points[-1].offset_ns * 1e-9,
-                    "drift": self.clock.drift,
-                    "error": self.clock.error_between(last - 1, last) * 1e-9}
-        sync_rows = comm.gather(sync_row, root=0)
+        collated, sync_rows = self._collate(stamps, reps)
         if self.rank == 0:
-            times = derive_times(op.derivation, collated, self.partner_ranks)
             key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
+            times = derive_times(op.derivation, collated, self.partner_ranks)
             with self.watch.critical():
                 self.writer.write_block(
                     self.run_id, key, times, reps=reps, warmup=warmup, start_mode=start.mode,
@@ -186,7 +170,34 @@ class _Run:
                     seed=[options.seed, zlib.crc32(key.label.encode())], sync=sync_rows,
                 )
                 self.kept += 1
-        return reps, reps < options.reps
+
+    def _start_rule(self, per_rep_ns: float):
+        """Barrier starts, or timed starts spaced by --spacing (default: twice the slowest
+        warm-up repetition); the first timed start is agreed later."""
+        if self.options.start == "barrier":
+            return BarrierStart(self.comm)
+        spacing = (int(self.options.spacing * 1e9) if self.options.spacing
+                   else int(max(2 * per_rep_ns, AUTO_SPACING_FLOOR_NS)))
+        return TimedStart(0, spacing, self.now)
+
+    def _agreed_first_start(self) -> int:
+        """Rank 0 picks a global start a little ahead; every rank gets it in local time."""
+        soon = int(self.clock.to_global(np.array([self.now()]))[0]) + TIMED_START_LEAD_NS
+        return self.clock.to_local(self.comm.bcast(soon, root=0))
+
+    def _collate(self, stamps: dict[str, np.ndarray], reps: int):
+        """Convert this rank's stamps to global time and gather everything on rank 0,
+        with every rank's latest clock sync (offset, drift, error bound)."""
+        collated = {}
+        for name, local in stamps.items():
+            gathered = np.zeros((self.size, reps), dtype=np.int64) if self.rank == 0 else None
+            self.comm.Gather(self.clock.to_global(local), gathered, root=0)
+            collated[name] = gathered
+        last = len(self.clock.points) - 1
+        row = {"rank": self.rank, "host": self.placement.hosts[self.rank],
+               "offset": self.clock.points[-1].offset_ns * 1e-9, "drift": self.clock.drift,
+               "error": self.clock.error_between(last - 1, last) * 1e-9}
+        return collated, self.comm.gather(row, root=0)
 
     def execute(self, todo: list[tuple[str, str, int]]) -> None:
         options = self.options
