@@ -87,7 +87,7 @@ def plot_page(profile: Profile, keys: list[BlockKey], path, seed: int = 0) -> Pa
     tails.set_yscale("log")
     tails.set_xlabel("message size (bytes)")
     tails.set_ylabel("time (us, log)")
-    tails.legend(loc="upper left")
+    tails.legend(loc="best")
 
     fig.tight_layout()
     path = Path(path)
