@@ -1,7 +1,15 @@
 import numpy as np
 import pytest
 
-from pevpm.bench.clock import GlobalClock, LocalClock, SkewedClock, SyncPoint, _tree_distances
+from pevpm.bench.clock import (
+    GlobalClock,
+    LocalClock,
+    SkewedClock,
+    SyncPoint,
+    WtimeClock,
+    _tree_distances,
+    pick_clock,
+)
 
 
 def test_linear_interpolation_between_sync_points():
@@ -40,3 +48,10 @@ def test_sync_points_must_move_forward():
     clock.add(SyncPoint(10, 0.0, 1.0, 2))
     with pytest.raises(ValueError, match="increasing"):
         clock.add(SyncPoint(10, 0.0, 1.0, 2))
+
+
+def test_the_finer_clock_is_picked():
+    assert type(pick_clock(lambda: 1.5, wtick=1e-6)) is LocalClock
+    fine = pick_clock(lambda: 1.5, wtick=1e-12)
+    assert isinstance(fine, WtimeClock) and fine.now() == 1_500_000_000
+    assert fine.resolution_ns == 1.0

@@ -20,7 +20,7 @@ import numpy as np
 from mpi4py import MPI
 
 from pevpm.bench.catalog import CATALOG
-from pevpm.bench.clock import GlobalClock, LocalClock, synchronise
+from pevpm.bench.clock import GlobalClock, pick_clock, synchronise
 from pevpm.bench.interrupts import InterruptWatch
 from pevpm.bench.operations import BarrierStart, TimedStart, build_operation, derive_times
 from pevpm.bench.options import BenchOptions
@@ -76,7 +76,7 @@ class _Run:
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self.options = options
-        self.clock = GlobalClock(LocalClock())
+        self.clock = GlobalClock(pick_clock(MPI.Wtime, MPI.Wtick()))
         self.now = self.clock.local.now
         self.writer: ProfileWriter | None = None
         self.run_id = 0
