@@ -122,7 +122,7 @@ class _Run:
             done = {(k.test, k.variant, k.size) for k in self.writer.blocks(nxp=(place.n, place.p))}
             self.total, todo = len(plan), [block for block in plan if block not in done]
             return todo
-        library = MPI.Get_library_version().strip().splitlines()[0].strip()
+        library = " ".join(MPI.Get_library_version().strip().splitlines()[0].split())
         major, minor = MPI.Get_version()
         local = self.clock.local
         self.run_id = self.writer.begin_run(
