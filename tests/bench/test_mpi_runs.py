@@ -76,10 +76,11 @@ def test_profile_commands_show_export_and_plot_without_mpi(small_profile, tmp_pa
     assert "isend" in result.stdout and "run 1: 1x2" in result.stdout
     lines = (tmp_path / "m.csv").read_text().splitlines()
     assert lines[0].split(",") == CSV_HEADER and len(lines) == 8
+    with Profile.open(path) as prof:
+        machine = prof.machine.name
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
-        "vm.1x2.barrier.0-0.png".replace("vm", Profile.open(path).machine.name),
-        *(f"{Profile.open(path).machine.name}.1x2.{t}.0-1K.png"
-          for t in ("bcast", "isend", "scattertotal"))]
+        f"{machine}.1x2.barrier.0-0.png",
+        *(f"{machine}.1x2.{t}.0-1K.png" for t in ("bcast", "isend", "scattertotal"))]
 
 
 @pytest.mark.parametrize("nprocs, args, message", [
