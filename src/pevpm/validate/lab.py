@@ -1,19 +1,24 @@
 """A contention lab on one machine: MPI ranks on "nodes" joined by slow links.
 
 Each node is a Linux network namespace with one veth link to a switch (a
-bridge in another namespace); every link is shaped in both directions with
-``tc netem`` (a rate, optionally a delay), so a node's traffic queues on its
-own link just as on a cluster's network card. MPICH is told to use TCP
+bridge in another namespace); every link is shaped in both directions with a
+``tc tbf`` token bucket (a rate and a small burst), so a node's traffic
+queues on its own link just as on a cluster's network card. MPICH is told to use TCP
 between all ranks (libfabric's tcp provider, no shared memory), so messages
 really cross the shaped links. The host's own interfaces, ``lo`` included,
 are never touched: tearing the lab down deletes its namespaces and with them
 every link and queue it made.
 
 Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN), iproute2 (``ip``, ``tc``) and
-the kernel's veth, bridge and netem support; :func:`lab_available` checks.
+the kernel's veth, bridge and tbf support; :func:`lab_available` checks.
+(netem is not used: this machine's kernel is built without it, so the lab
+shapes bandwidth only and adds no artificial delay.)
 
->>> with ContentionLab(nodes=4, rate="50mbit") as lab:  # doctest: +SKIP
+>>> with ContentionLab(nodes=4, rate="80mbit") as lab:  # doctest: +SKIP
 ...     m = run_example("bag_of_tasks", 4, ["--compute", "sleep"], launcher=lab.launcher())
+
+or, for a list of process counts, ``measure_in_lab("bag_of_tasks", [1, 2, 4],
+["--compute", "sleep"], rate="80mbit")``.
 
 With the default placement rank r runs on node r (one rank per node), so in
 the bag of tasks every job crosses the master's link: its speedup saturates
@@ -22,6 +27,7 @@ once that link is busy all the time.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -30,6 +36,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from pevpm.errors import PevpmError
+from pevpm.validate.runner import Measurement, find_example, run_example
 
 NAME_PREFIX = "pevpm-lab-"
 NODE_DEVICE = "eth0"  # each node's end of its link, inside the node's namespace
@@ -151,6 +158,13 @@ class ContentionLab:
         while self._made:
             _run("ip", "netns", "del", self._made.pop(), check=False)
 
+    def link_bytes(self, node: int) -> dict[str, int]:
+        """Bytes node ``node`` has sent ("out") and received ("in") over its link so far."""
+        shown = _run("ip", "-n", self.namespaces[node], "-j", "-s", "link", "show",
+                     "dev", NODE_DEVICE).stdout
+        stats = json.loads(shown)[0]["stats64"]
+        return {"out": stats["tx"]["bytes"], "in": stats["rx"]["bytes"]}
+
     def launcher(self, ranks_per_node: int = 1) -> NamespaceLauncher:
         """A launcher for pevpm.validate.runner placing ``ranks_per_node`` ranks per node."""
         if ranks_per_node < 1:
@@ -164,8 +178,35 @@ class ContentionLab:
         self.teardown()
 
 
+def measure_in_lab(program: str, nprocs, args=(), rate: str | None = "80mbit",
+                   burst: str = "4kb", ranks_per_node: int = 1, repeats: int = 3,
+                   warmup: int = 1, timeout: float = 300.0, progress=None) -> dict:
+    """Run ``program`` at each process count inside one lab; {n: Measurement}.
+
+    ``rate=None`` builds the same namespaces and TCP transport without any
+    shaping: the control experiment. ``progress(n, measurement)`` is called
+    after each count.
+    """
+    find_example(program)  # fail before building anything
+    counts = sorted(set(nprocs))
+    if not counts or counts[0] < 1:
+        raise PevpmError(f"process counts must be positive, got {list(nprocs)}")
+    nodes = -(-counts[-1] // ranks_per_node)
+    results: dict[int, Measurement] = {}
+    with ContentionLab(nodes, rate, burst) as lab:
+        launcher = lab.launcher(ranks_per_node)
+        for n in counts:
+            results[n] = run_example(program, n, args, repeats, warmup, timeout, launcher)
+            if progress:
+                progress(n, results[n])
+    return results
+
+
 def remove_stale_labs() -> list[str]:
-    """Delete lab namespaces left behind by a killed process; returns their names."""
+    """Delete lab namespaces left by a killed process; returns their names.
+
+    Only call it while no lab is in use: it removes every ``pevpm-lab-*`` namespace.
+    """
     listed = _run("ip", "netns", "list", check=False).stdout.split("\n")
     stale = [line.split()[0] for line in listed if line.startswith(NAME_PREFIX)]
     for ns in stale:

@@ -103,7 +103,7 @@ def find_example(program: str | os.PathLike) -> Path:
     return path.resolve()
 
 
-def _environment(extra: dict[str, str]) -> dict[str, str]:
+def program_environment(extra: dict[str, str]) -> dict[str, str]:
     """This process's environment with pevpm importable by the program and ``extra`` added."""
     env = dict(os.environ)
     src = str(Path(pevpm.__file__).resolve().parents[1])
@@ -131,8 +131,8 @@ def run_once(program: str | os.PathLike, nprocs: int, args: list[str] = (),
     argv = [sys.executable, str(path), *map(str, args)]
     command = launcher.command(find_mpiexec(), nprocs, argv)
     where = f"{path.parent.name} -n {nprocs}"
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env=_environment(launcher.env), start_new_session=True)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=program_environment(launcher.env), start_new_session=True)
     try:
         output, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -161,3 +161,22 @@ def run_example(program: str | os.PathLike, nprocs: int, args: list[str] = (),
     return Measurement(program=find_example(program).parent.name, nprocs=nprocs,
                        args=[str(a) for a in args],
                        times=[r["wall_time"] for r in records], records=records)
+
+
+def format_table(measurements: dict[int, Measurement]) -> str:
+    """A text table of measurements by process count, with speedups over the 1-rank median.
+
+    >>> print(format_table({1: Measurement("x", 1, [], [2.0, 2.2]),
+    ...                     2: Measurement("x", 2, [], [1.0, 1.2])}))
+        n  repeats     mean +- sd      median   min .. max       speedup
+        1        2   2.1000 +- 0.1414  2.1000   2.0000 .. 2.2000   1.00
+        2        2   1.1000 +- 0.1414  1.1000   1.0000 .. 1.2000   1.91
+    """
+    base = measurements[1].median if 1 in measurements else None
+    lines = ["    n  repeats     mean +- sd      median   min .. max       speedup"]
+    for n in sorted(measurements):
+        m = measurements[n]
+        speedup = f"{base / m.median:6.2f}" if base else "     -"
+        lines.append(f"{n:5d}  {len(m.times):7d}   {m.mean:.4f} +- {m.sd:.4f}  {m.median:.4f}"
+                     f"   {min(m.times):.4f} .. {max(m.times):.4f} {speedup}")
+    return "\n".join(lines)
