@@ -3,8 +3,13 @@ import pytest
 
 from pevpm.errors import PevpmError
 from pevpm.validate.calibration import (
-    calibrate, calibrate_bag_of_tasks, load_calibration, load_example, save_calibration,
-    time_call)
+    calibrate,
+    calibrate_bag_of_tasks,
+    load_calibration,
+    load_example,
+    save_calibration,
+    time_call,
+)
 
 
 def test_time_call_reports_consistent_statistics():

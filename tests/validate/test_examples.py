@@ -1,5 +1,7 @@
 """The example programs compute the right thing at every process count."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -35,7 +37,7 @@ def test_jacobi_strips_cover_the_grid_without_overlap():
     for size, nprocs in [(256, 1), (256, 3), (10, 4), (5, 5)]:
         strips = [strip_rows(size, nprocs, r) for r in range(nprocs)]
         assert strips[0][0] == 0
-        assert all(a[0] + a[1] == b[0] for a, b in zip(strips, strips[1:]))
+        assert all(a[0] + a[1] == b[0] for a, b in itertools.pairwise(strips))
         assert strips[-1][0] + strips[-1][1] == size
 
 

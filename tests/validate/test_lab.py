@@ -14,7 +14,7 @@ needs_lab = pytest.mark.skipif(not AVAILABLE, reason=f"contention lab unavailabl
 
 
 def namespaces() -> set[str]:
-    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
     return {line.split()[0] for line in listed.splitlines() if line.strip()}
 
 
@@ -42,14 +42,13 @@ def test_bad_lab_options_are_refused(options, message):
 @needs_lab
 def test_lab_shapes_each_link_and_leaves_nothing_behind():
     before = namespaces()
-    with pytest.raises(RuntimeError, match="body failed"):
-        with ContentionLab(nodes=2, rate="80mbit") as lab:
-            made = {lab.switch, *lab.namespaces}
-            assert made <= namespaces()
-            shown = subprocess.run(["ip", "netns", "exec", lab.namespaces[0], "tc", "qdisc",
-                                    "show", "dev", "eth0"], capture_output=True, text=True)
-            assert "tbf" in shown.stdout and "rate 80Mbit" in shown.stdout
-            raise RuntimeError("body failed")
+    with pytest.raises(RuntimeError, match="body failed"), \
+            ContentionLab(nodes=2, rate="80mbit") as lab:
+        assert {lab.switch, *lab.namespaces} <= namespaces()
+        shown = subprocess.run(["ip", "netns", "exec", lab.namespaces[0], "tc", "qdisc", "show",
+                                "dev", "eth0"], capture_output=True, text=True, check=False)
+        assert "tbf" in shown.stdout and "rate 80Mbit" in shown.stdout
+        raise RuntimeError("body failed")
     assert namespaces() == before
 
 

@@ -18,6 +18,7 @@ machine profile as it is.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import platform
@@ -88,9 +89,8 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
         grid = np.random.default_rng(0).random((rows + 2, size), dtype=np.float32)
         out = grid.copy()
         work = np.empty((rows, size - 2), dtype=np.float32)
-        stats = time_call(lambda: jacobi.stencil(grid, out, 1, rows + 1, work),
-                          repeats, min_batch)
-        result["strip"][str(p)] = stats
+        sweep = functools.partial(jacobi.stencil, grid, out, 1, rows + 1, work)
+        result["strip"][str(p)] = time_call(sweep, repeats, min_batch)
     result["iteration"] = result["strip"]["1"]
     return result
 
@@ -113,12 +113,17 @@ def calibrate_bag_of_tasks(durations=(0.001, 0.004, 0.016), repeats: int = 7,
         "mean_send_bytes": float(jobs[:, 0].mean()) if len(jobs) else 0.0,
         "mean_recv_bytes": float(jobs[:, 2].mean()) if len(jobs) else 0.0}}
     for mode, work in (("spin", bag.spin), ("sleep", bag.sleep)):
-        medians = [time_call(lambda d=d: work(d), repeats, min_batch=0.0)["median"]
+        medians = [time_call(functools.partial(work, d), repeats, min_batch=0.0)["median"]
                    for d in durations]
         slope, overhead = np.polyfit(durations, medians, 1)
         result[mode] = {"overhead": float(overhead), "slope": float(slope),
                         "durations": list(durations), "measured": medians}
     return result
+
+
+def _pack_and_unpack(fft, slice_: np.ndarray, chunks: np.ndarray) -> None:
+    fft.pack_chunks(slice_, chunks.shape[0], chunks)
+    fft.unpack_chunks(chunks, slice_)
 
 
 def calibrate_fft2d(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
@@ -137,13 +142,10 @@ def calibrate_fft2d(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
         rows = size // p
         slice_ = fft.initial_slice(size, 0, 0, rows)
         chunks = np.empty((p, rows, rows), dtype=complex)
-
-        def pack_and_unpack():
-            fft.pack_chunks(slice_, p, chunks)
-            fft.unpack_chunks(chunks, slice_)
-
-        result["row_ffts"][str(p)] = time_call(lambda: fft.row_ffts(slice_), repeats, min_batch)
-        result["transpose"][str(p)] = time_call(pack_and_unpack, repeats, min_batch)
+        ffts = functools.partial(fft.row_ffts, slice_)
+        transpose = functools.partial(_pack_and_unpack, fft, slice_, chunks)
+        result["row_ffts"][str(p)] = time_call(ffts, repeats, min_batch)
+        result["transpose"][str(p)] = time_call(transpose, repeats, min_batch)
     result["per_row"] = result["row_ffts"]["1"]["median"] / size
     return result
 

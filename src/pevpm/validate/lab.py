@@ -33,6 +33,7 @@ import re
 import shutil
 import subprocess
 import uuid
+from typing import Self
 from dataclasses import dataclass, field
 
 from pevpm.errors import PevpmError
@@ -51,7 +52,7 @@ SIZE = re.compile(r"^\d+(b|kb|k|mb|m)?$")
 
 
 def _run(*command: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(command, capture_output=True, text=True)
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
     if check and proc.returncode != 0:
         raise PevpmError(f"'{' '.join(command)}' failed: {proc.stderr.strip() or proc.stdout}",
                          where="contention lab")
@@ -129,7 +130,7 @@ class ContentionLab:
         _run("ip", "netns", "exec", namespace, "tc", "qdisc", "add", "dev", device, "root",
              "tbf", "rate", self.rate, "burst", self.burst, "latency", "1s")
 
-    def setup(self) -> "ContentionLab":
+    def setup(self) -> Self:
         try:
             _run("ip", "netns", "add", self.switch)
             self._made.append(self.switch)
@@ -171,7 +172,7 @@ class ContentionLab:
             raise PevpmError(f"ranks per node must be at least 1, got {ranks_per_node}")
         return NamespaceLauncher(self.namespaces, ranks_per_node)
 
-    def __enter__(self) -> "ContentionLab":
+    def __enter__(self) -> Self:
         return self.setup()
 
     def __exit__(self, *exc) -> None:

@@ -68,9 +68,10 @@ class Measurement:
 
 
 class LocalLauncher:
-    """Plain ``mpiexec -n N`` on this machine."""
+    """Plain ``mpiexec -n N`` on this machine (no extra environment)."""
 
-    env: dict[str, str] = {}
+    def __init__(self):
+        self.env: dict[str, str] = {}
 
     def command(self, mpiexec: str, nprocs: int, argv: list[str]) -> list[str]:
         return [mpiexec, "-n", str(nprocs), *argv]
