@@ -33,8 +33,8 @@ import re
 import shutil
 import subprocess
 import uuid
-from typing import Self
 from dataclasses import dataclass, field
+from typing import Self
 
 from pevpm.errors import PevpmError
 from pevpm.validate.runner import Measurement, find_example, run_example
