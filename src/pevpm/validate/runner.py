@@ -68,10 +68,15 @@ class Measurement:
 
 
 class LocalLauncher:
-    """Plain ``mpiexec -n N`` on this machine (no extra environment)."""
+    """Plain ``mpiexec -n N`` on this machine, with ``env`` added to the environment.
 
-    def __init__(self):
-        self.env: dict[str, str] = {}
+    >>> LocalLauncher({"MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM": "pairwise"}).command(
+    ...     "mpiexec", 2, ["python", "fft2d.py"])
+    ['mpiexec', '-n', '2', 'python', 'fft2d.py']
+    """
+
+    def __init__(self, env: dict[str, str] | None = None):
+        self.env = dict(env or {})
 
     def command(self, mpiexec: str, nprocs: int, argv: list[str]) -> list[str]:
         return [mpiexec, "-n", str(nprocs), *argv]
