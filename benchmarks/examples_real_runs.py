@@ -5,10 +5,12 @@
 Each configuration: one warm-up run, then --repeats recorded runs under
 mpiexec; the table shows the timed section's wall time (mean +- sd, median,
 min .. max) and the speedup of medians over the 1-rank run. -n 4 on a
-2-core machine is oversubscribed.
+2-core machine is oversubscribed. The load average is printed because other
+work on the machine changes these times a lot.
 """
 
 import argparse
+import os
 
 from pevpm.validate.runner import format_table, run_example
 
@@ -28,9 +30,11 @@ def main():
     for program, counts, program_args in CONFIGURATIONS:
         if args.only and program != args.only:
             continue
+        load_before = os.getloadavg()[0]
         results = {n: run_example(program, n, program_args, repeats=args.repeats)
                    for n in counts}
-        print(f"\n{program} {' '.join(program_args)}  (seconds, {args.repeats} runs each)")
+        print(f"\n{program} {' '.join(program_args)}  (seconds, {args.repeats} runs each; "
+              f"1-min load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after)")
         print(format_table(results), flush=True)
 
 
