@@ -131,6 +131,8 @@ class ContentionLab:
              "tbf", "rate", self.rate, "burst", self.burst, "latency", "1s")
 
     def setup(self) -> Self:
+        if os.geteuid() != 0:
+            raise PevpmError("needs root (network namespaces and tc)", where="contention lab")
         try:
             _run("ip", "netns", "add", self.switch)
             self._made.append(self.switch)
