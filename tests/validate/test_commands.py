@@ -32,12 +32,12 @@ def test_unknown_example_is_a_one_line_error(capsys):
 @pytest.mark.mpi
 def test_lab_run_prints_a_table_and_writes_json(capsys, tmp_path):
     out = tmp_path / "lab.json"
-    code = main(["lab", "run", "jacobi", "-n", "1,2", "--repeats", "2", "--warmup", "0",
+    code = main(["lab", "run", "jacobi", "-n", "1,2", "--repeats", "1", "--warmup", "0",
                  "--rate", "100mbit", "--json", str(out), "-a", "--size 16 --iterations 3"])
     assert code == 0
     table = capsys.readouterr().out.splitlines()
     assert table[0].startswith("jacobi in the lab, link rate 100mbit")
-    assert [line.split()[:2] for line in table[2:]] == [["1", "2"], ["2", "2"]]
+    assert [line.split()[:2] for line in table[2:]] == [["1", "1"], ["2", "1"]]
     saved = json.loads(out.read_text())
     assert [m["nprocs"] for m in saved["measurements"]] == [1, 2]
     assert saved["measurements"][1]["args"] == ["--size", "16", "--iterations", "3"]
