@@ -5,7 +5,7 @@ import pytest
 
 from pevpm.cli import main
 from pevpm.validate.commands import process_counts
-from pevpm.validate.lab import lab_available
+from pevpm.validate.lab import ContentionLab, lab_available
 
 AVAILABLE, WHY_NOT = lab_available()
 
@@ -41,3 +41,14 @@ def test_lab_run_prints_a_table_and_writes_json(capsys, tmp_path):
     saved = json.loads(out.read_text())
     assert [m["nprocs"] for m in saved["measurements"]] == [1, 2]
     assert saved["measurements"][1]["args"] == ["--size", "16", "--iterations", "3"]
+
+
+@pytest.mark.skipif(not AVAILABLE, reason=f"contention lab unavailable: {WHY_NOT}")
+def test_lab_clean_removes_a_lab_that_was_never_torn_down(capsys):
+    lab = ContentionLab(nodes=2, rate=None).setup()
+    assert main(["lab", "clean"]) == 0
+    out = capsys.readouterr().out
+    for name in (lab.switch, *lab.namespaces):
+        assert name in out
+    assert main(["lab", "clean"]) == 0
+    assert capsys.readouterr().out.startswith("removed 0 lab namespace(s)")

@@ -1,6 +1,7 @@
 """``pevpm lab``: run programs on a shaped network of namespaces on this machine.
 
     pevpm lab check
+    pevpm lab clean
     pevpm lab run bag_of_tasks -n 1,2,4,8 --rate 80mbit --repeats 3 -a '--compute sleep' 
     pevpm lab exec -n 4 --rate 80mbit -- python my_benchmark.py
 
@@ -19,7 +20,7 @@ import subprocess
 import sys
 
 from pevpm.errors import PevpmError
-from pevpm.validate.lab import ContentionLab, lab_available, measure_in_lab
+from pevpm.validate.lab import ContentionLab, lab_available, measure_in_lab, remove_stale_labs
 from pevpm.validate.runner import find_mpiexec, format_table, program_environment
 
 
@@ -61,6 +62,12 @@ def _after_dashes(words: list[str]) -> list[str]:
     return words[1:] if words[:1] == ["--"] else words
 
 
+def cmd_clean(args) -> int:
+    removed = remove_stale_labs()
+    print(f"removed {len(removed)} lab namespace(s)" + "".join(f"\n  {n}" for n in removed))
+    return 0
+
+
 def cmd_run(args) -> int:
     def progress(n, m):
         print(f"  -n {n}: median {m.median:.4f} s over {len(m.times)} runs",
@@ -99,6 +106,10 @@ def register(subparsers) -> None:
 
     check = sub.add_parser("check", help="can a lab be built here?")
     check.set_defaults(func=cmd_check)
+
+    clean = sub.add_parser("clean", help="delete namespaces left by a killed lab "
+                                         "(only while no lab is running)")
+    clean.set_defaults(func=cmd_clean)
 
     run = sub.add_parser("run", help="time an example at several process counts in the lab")
     run.add_argument("example", help="jacobi, bag_of_tasks, fft2d or a program path")
