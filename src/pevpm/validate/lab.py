@@ -76,7 +76,7 @@ def lab_available() -> tuple[bool, str]:
 
 @dataclass
 class NamespaceLauncher:
-    """Launches rank r of an MPI job inside the namespace of node placement[r]."""
+    """Launches rank r of an MPI job inside the namespace of node r // ranks_per_node."""
 
     namespaces: list[str]
     ranks_per_node: int = 1
@@ -101,10 +101,11 @@ class NamespaceLauncher:
 
 
 class ContentionLab:
-    """``nodes`` namespaces, each linked to a switch by a link shaped to ``rate`` (+ ``delay``).
+    """``nodes`` namespaces, each linked to a switch by a link shaped to ``rate``.
 
-    Use as a context manager (or call setup() and teardown()); teardown always
-    runs, even when the body raises.
+    ``rate=None`` leaves the links unshaped (the control experiment). Use as a
+    context manager (or call setup() and teardown()); teardown always runs,
+    even when the body raises.
     """
 
     def __init__(self, nodes: int, rate: str | None = "100mbit", burst: str = "4kb"):
