@@ -26,13 +26,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", help="run only this example")
+    parser.add_argument("--max-n", type=int, default=4, help="skip larger process counts")
     args = parser.parse_args()
     for program, counts, program_args in CONFIGURATIONS:
         if args.only and program != args.only:
             continue
         load_before = os.getloadavg()[0]
         results = {n: run_example(program, n, program_args, repeats=args.repeats)
-                   for n in counts}
+                   for n in counts if n <= args.max_n}
         print(f"\n{program} {' '.join(program_args)}  (seconds, {args.repeats} runs each; "
               f"1-min load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after)")
         print(format_table(results), flush=True)
