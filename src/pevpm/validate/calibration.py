@@ -1,0 +1,186 @@
+"""Serial segment times of the examples, measured by running their real kernels here.
+
+This is the thesis's method: run a program's computation on one processor,
+time it, and hand the model those seconds (e.g. the Jacobi stencil over the
+whole grid, which the model divides by the process count). Every figure is
+the median of ``repeats`` timed batches, each batch long enough
+(``min_batch`` seconds) for the clock to be accurate, with the batches'
+spread beside it.
+
+>>> data = calibrate(["jacobi"], nprocs=[1, 2], repeats=5)  # doctest: +SKIP
+>>> data["jacobi"]["iteration"]["median"]  # doctest: +SKIP
+9.8e-05
+>>> save_calibration(data, "calibration.json")  # doctest: +SKIP
+
+Plain dicts of seconds throughout, so the result can go into JSON or the
+machine profile as it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from pevpm.errors import PevpmError
+from pevpm.validate.runner import find_example
+
+FORMAT = "pevpm-calibration/1"
+EXAMPLES = ("jacobi", "bag_of_tasks", "fft2d")
+
+
+def load_example(name: str):
+    """Import an example program as a module (its kernels; its main() is not run)."""
+    path = find_example(name)
+    spec = importlib.util.spec_from_file_location(f"pevpm_example_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def time_call(fn, repeats: int = 7, min_batch: float = 0.02) -> dict:
+    """Seconds per call of ``fn()``: median, mean, sd, min, max over ``repeats`` batches.
+
+    The batch length (calls per batch) doubles until one batch lasts ``min_batch``.
+
+    >>> stats = time_call(lambda: sum(range(1000)), repeats=3, min_batch=0.001)
+    >>> sorted(stats) == ['calls_per_batch', 'max', 'mean', 'median', 'min', 'repeats', 'sd']
+    True
+    """
+    if repeats < 1:
+        raise PevpmError(f"need at least one repeat, got {repeats}")
+    calls = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        if time.perf_counter() - t0 >= min_batch:
+            break
+        calls *= 2
+    samples = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        samples.append((time.perf_counter() - t0) / calls)
+    return {"median": statistics.median(samples), "mean": statistics.fmean(samples),
+            "sd": statistics.stdev(samples) if repeats > 1 else 0.0,
+            "min": min(samples), "max": max(samples), "repeats": repeats,
+            "calls_per_batch": calls}
+
+
+def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
+                     min_batch: float = 0.02) -> dict:
+    """Stencil sweep time of the whole ``size`` x ``size`` grid, and of one strip per count.
+
+    ``iteration`` is the thesis's serial time (model: iteration / numprocs);
+    ``strip[p]`` is the real time of a 1/p strip, to check that division.
+    """
+    jacobi = load_example("jacobi")
+    result = {"kernel": "4-point stencil, float32", "size": size, "strip": {}}
+    for p in sorted({1, *nprocs}):
+        rows = jacobi.strip_rows(size, p, 0)[1]
+        grid = np.random.default_rng(0).random((rows + 2, size), dtype=np.float32)
+        out = grid.copy()
+        work = np.empty((rows, size - 2), dtype=np.float32)
+        sweep = functools.partial(jacobi.stencil, grid, out, 1, rows + 1, work)
+        result["strip"][str(p)] = time_call(sweep, repeats, min_batch)
+    result["iteration"] = result["strip"]["1"]
+    return result
+
+
+def calibrate_bag_of_tasks(durations=(0.001, 0.004, 0.016), repeats: int = 7,
+                           **job_options) -> dict:
+    """How long ``spin(x)`` and ``sleep(x)`` really take, fitted as overhead + slope * x.
+
+    Also the job stream's mean compute seconds per job (``job_options`` are
+    bag_of_tasks.job_stream's: njobs, max_size, max_compute, seed), so the
+    model's per-job serial time is overhead + slope * compute.
+    """
+    bag = load_example("bag_of_tasks")
+    options = {"njobs": 400, "max_size": 65536, "max_compute": 0.01, "seed": 310952}
+    options.update(job_options)
+    jobs = bag.job_stream(**options)
+    result = {"kernel": "per-job compute", "job_stream": {
+        **options, "mean_compute": float(jobs[:, 1].mean()) if len(jobs) else 0.0,
+        "total_compute": float(jobs[:, 1].sum()),
+        "mean_send_bytes": float(jobs[:, 0].mean()) if len(jobs) else 0.0,
+        "mean_recv_bytes": float(jobs[:, 2].mean()) if len(jobs) else 0.0}}
+    for mode, work in (("spin", bag.spin), ("sleep", bag.sleep)):
+        medians = [time_call(functools.partial(work, d), repeats, min_batch=0.0)["median"]
+                   for d in durations]
+        slope, overhead = np.polyfit(durations, medians, 1)
+        result[mode] = {"overhead": float(overhead), "slope": float(slope),
+                        "durations": list(durations), "measured": medians}
+    return result
+
+
+def _pack_and_unpack(fft, slice_: np.ndarray, chunks: np.ndarray) -> None:
+    fft.pack_chunks(slice_, chunks.shape[0], chunks)
+    fft.unpack_chunks(chunks, slice_)
+
+
+def calibrate_fft2d(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
+                    min_batch: float = 0.02) -> dict:
+    """Per process count: one phase of row FFTs on size/p rows, and pack + unpack time.
+
+    An iteration's serial time on p ranks is 2 * row_ffts[p] + transpose[p]
+    (the Alltoall is the model's message). ``per_row`` is row_ffts[1] / size.
+    """
+    fft = load_example("fft2d")
+    result = {"kernel": "row FFTs and local transpose, complex128", "size": size,
+              "row_ffts": {}, "transpose": {}}
+    for p in sorted({1, *nprocs}):
+        if size % p:
+            raise PevpmError(f"fft2d calibration: size {size} is not divisible by {p} processes")
+        rows = size // p
+        slice_ = fft.initial_slice(size, 0, 0, rows)
+        chunks = np.empty((p, rows, rows), dtype=complex)
+        ffts = functools.partial(fft.row_ffts, slice_)
+        transpose = functools.partial(_pack_and_unpack, fft, slice_, chunks)
+        result["row_ffts"][str(p)] = time_call(ffts, repeats, min_batch)
+        result["transpose"][str(p)] = time_call(transpose, repeats, min_batch)
+    result["per_row"] = result["row_ffts"]["1"]["median"] / size
+    return result
+
+
+CALIBRATORS = {"jacobi": calibrate_jacobi, "bag_of_tasks": calibrate_bag_of_tasks,
+               "fft2d": calibrate_fft2d}
+
+
+def calibrate(examples=EXAMPLES, nprocs=(1, 2, 4), repeats: int = 7) -> dict:
+    """Calibrate each named example; returns {example: its dict, "machine": ...}."""
+    unknown = [e for e in examples if e not in CALIBRATORS]
+    if unknown:
+        raise PevpmError(f"no calibration for {', '.join(unknown)} "
+                         f"(known: {', '.join(CALIBRATORS)})")
+    data = {"format": FORMAT, "machine": platform.node(), "processor": platform.processor(),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    for name in examples:
+        if name == "bag_of_tasks":
+            data[name] = calibrate_bag_of_tasks(repeats=repeats)
+        else:
+            data[name] = CALIBRATORS[name](nprocs=nprocs, repeats=repeats)
+    return data
+
+
+def save_calibration(data: dict, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def load_calibration(path: str | Path) -> dict:
+    """Read a file written by save_calibration; PevpmError if it is not one."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise PevpmError(f"cannot read calibration: {exc}", where=str(path)) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise PevpmError(f"not a pevpm calibration file (expected format {FORMAT})",
+                         where=str(path))
+    return data

@@ -1,0 +1,130 @@
+"""``pevpm lab``: run programs on a shaped network of namespaces on this machine.
+
+    pevpm lab check
+    pevpm lab clean
+    pevpm lab run bag_of_tasks -n 1,2,4,8 --rate 80mbit --repeats 3 -a '--compute sleep' 
+    pevpm lab exec -n 4 --rate 80mbit -- python my_benchmark.py
+
+``run`` prints a table of the example's real times and speedups; ``--rate
+none`` gives the same namespaces and TCP transport without shaping (the
+control). ``exec`` runs any command as every rank of an MPI job in the lab
+(e.g. MPIBench, to measure the lab's "network").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+
+from pevpm.errors import PevpmError
+from pevpm.validate.lab import ContentionLab, lab_available, measure_in_lab, remove_stale_labs
+from pevpm.validate.runner import find_mpiexec, format_table, program_environment
+
+
+def process_counts(text: str) -> list[int]:
+    """Process counts from '1,2,4' or '1..4' (every count from 1 to 4), sorted."""
+    counts: list[int] = []
+    try:
+        for part in text.split(","):
+            if ".." in part:
+                lo, hi = (int(x) for x in part.split(".."))
+                counts += range(lo, hi + 1)
+            else:
+                counts.append(int(part))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a list like 1,2,4 or 1..8") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' must name process counts >= 1")
+    return sorted(set(counts))
+
+
+def rate_value(text: str) -> str | None:
+    return None if text.lower() == "none" else text
+
+
+def _add_link_options(parser) -> None:
+    parser.add_argument("--rate", type=rate_value, default="80mbit",
+                        help="each node's link rate, a tc rate (default 80mbit), or 'none'")
+    parser.add_argument("--burst", default="4kb", help="token bucket size (default 4kb)")
+    parser.add_argument("--ranks-per-node", type=int, default=1, help="default 1")
+
+
+def cmd_check(args) -> int:
+    ok, reason = lab_available()
+    print("contention lab: available" if ok else f"contention lab: unavailable: {reason}")
+    return 0 if ok else 1
+
+
+def _after_dashes(words: list[str]) -> list[str]:
+    return words[1:] if words[:1] == ["--"] else words
+
+
+def cmd_clean(args) -> int:
+    removed = remove_stale_labs()
+    print(f"removed {len(removed)} lab namespace(s)" + "".join(f"\n  {n}" for n in removed))
+    return 0
+
+
+def cmd_run(args) -> int:
+    def progress(n, m):
+        print(f"  -n {n}: median {m.median:.4f} s over {len(m.times)} runs",
+              file=sys.stderr, flush=True)
+
+    results = measure_in_lab(args.example, args.n, args.program_args, args.rate, args.burst,
+                             args.ranks_per_node, args.repeats, args.warmup, args.timeout,
+                             progress)
+    print(f"{args.example} in the lab, link rate {args.rate or 'unshaped'}, "
+          f"{args.ranks_per_node} rank(s) per node, args {args.program_args}")
+    print(format_table(results))
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"rate": args.rate, "burst": args.burst,
+                       "ranks_per_node": args.ranks_per_node,
+                       "measurements": [m.to_dict() for m in results.values()]}, out, indent=1)
+    return 0
+
+
+def cmd_exec(args) -> int:
+    args.command = _after_dashes(args.command)
+    if not args.command:
+        raise PevpmError("give the command to run after '--'")
+    nodes = -(-args.n // args.ranks_per_node)
+    with ContentionLab(nodes, args.rate, args.burst) as lab:
+        launcher = lab.launcher(args.ranks_per_node)
+        command = launcher.command(find_mpiexec(), args.n, args.command)
+        env = program_environment(launcher.env)
+        return subprocess.run(command, env=env, check=False).returncode
+
+
+def register(subparsers) -> None:
+    lab = subparsers.add_parser("lab", help="run MPI programs over shaped links on this machine",
+                                description=__doc__.split("\n\n")[0])
+    sub = lab.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
+
+    check = sub.add_parser("check", help="can a lab be built here?")
+    check.set_defaults(func=cmd_check)
+
+    clean = sub.add_parser("clean", help="delete namespaces left by a killed lab "
+                                         "(only while no lab is running)")
+    clean.set_defaults(func=cmd_clean)
+
+    run = sub.add_parser("run", help="time an example at several process counts in the lab")
+    run.add_argument("example", help="jacobi, bag_of_tasks, fft2d or a program path")
+    run.add_argument("-n", type=process_counts, required=True, help="e.g. 1,2,4 or 1..8")
+    _add_link_options(run)
+    run.add_argument("--repeats", type=int, default=3, help="recorded runs per count (3)")
+    run.add_argument("--warmup", type=int, default=1, help="unrecorded runs first (1)")
+    run.add_argument("--timeout", type=float, default=300.0, help="seconds per run (300)")
+    run.add_argument("--json", help="also write the measurements to this file")
+    run.add_argument("-a", "--args", dest="program_args", type=shlex.split, default=[],
+                     help="arguments for the example, quoted: -a '--compute sleep --jobs 200'")
+    run.set_defaults(func=cmd_run)
+
+    exec_ = sub.add_parser("exec", help="run a command as every rank of an MPI job in the lab")
+    exec_.add_argument("-n", type=int, required=True, help="number of ranks")
+    _add_link_options(exec_)
+    exec_.add_argument("command", nargs="*", help="after '--': the command")
+    exec_.set_defaults(func=cmd_exec)
