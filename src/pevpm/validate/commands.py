@@ -20,6 +20,7 @@ import subprocess
 import sys
 
 from pevpm.errors import PevpmError
+from pevpm.validate.calibration import calibrate
 from pevpm.validate.lab import ContentionLab, lab_available, measure_in_lab, remove_stale_labs
 from pevpm.validate.runner import find_mpiexec, format_table, program_environment
 
@@ -128,3 +129,53 @@ def register(subparsers) -> None:
     _add_link_options(exec_)
     exec_.add_argument("command", nargs="*", help="after '--': the command")
     exec_.set_defaults(func=cmd_exec)
+
+    register_validate(subparsers)
+
+
+def register_validate(subparsers) -> None:
+    """``pevpm validate EXAMPLE -n LIST``: real runs against predictions."""
+    validate = subparsers.add_parser(
+        "validate", help="run an example for real and compare it with predictions",
+        description="Runs the example under mpiexec REPEATS times per process count (after a "
+                    "warm-up), predicts the same configurations with the full measured "
+                    "distributions and with the baselines (2x1 min/mean, n x p mean, Amdahl "
+                    "fitted to the measured speedups, a fitted latency/bandwidth model), and "
+                    "prints measured mean ± sd, each prediction and its error.")
+    validate.add_argument("example", help="jacobi, bag_of_tasks or fft2d (or examples/NAME)")
+    validate.add_argument("-n", type=process_counts, default=[1, 2],
+                          help="process counts, e.g. 1,2,4 or 1..4 (default 1,2)")
+    validate.add_argument("--repeats", type=int, default=3, help="real runs per count (3)")
+    validate.add_argument("--machine", default="default", metavar="PROFILE",
+                          help="machine profile from 'pevpm bench' ('default': the profile "
+                               "shipped with pevpm)")
+    validate.add_argument("--runs", type=int, default=12, help="Monte Carlo runs (12)")
+    validate.add_argument("--seed", type=int, default=1, help="seed of every random draw (1)")
+    validate.add_argument("--quick", action="store_true", help="half-size problems")
+    validate.add_argument("--json", metavar="FILE", help="also write the rows to this file")
+    validate.set_defaults(func=cmd_validate)
+
+
+def cmd_validate(args) -> int:
+    from pevpm.machine.profile import Profile, default_profile_path
+    from pevpm.validate.cases import ProblemSize, find_case
+    from pevpm.validate.demo import default_progress
+    from pevpm.validate.validation import format_rows, validate_case
+
+    case = find_case(args.example)
+    if args.repeats < 1 or args.runs < 1:
+        raise PevpmError("--repeats and --runs must be at least 1")
+    size = ProblemSize.quick() if args.quick else ProblemSize()
+    case.check_procs(args.n, size)
+    profile = str(default_profile_path()) if args.machine == "default" else args.machine
+    Profile.open(profile).close()              # a clear error before any real run
+    default_progress(f"{case.name}: calibrating serial segments on one rank")
+    calibration = calibrate([case.name], nprocs=args.n, repeats=5)
+    rows = validate_case(case, args.n, profile, calibration, size, args.repeats, args.runs,
+                         args.seed, progress=default_progress)
+    print(format_rows(case.name, rows))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"example": case.name, "rows": [
+                {k: v for k, v in r.items() if k != "breakdown"} for r in rows]}, fh, indent=1)
+    return 0
