@@ -135,6 +135,10 @@ class Distribution:
         return float(self.ppf(quantile))
 
     # -- fitting ------------------------------------------------------------
+    def as_generalised_gamma(self) -> GeneralisedGamma:
+        """The same distribution as a :class:`GeneralisedGamma` (its special case)."""
+        raise NotImplementedError(f"{self.family} is not a generalised gamma special case")
+
     @classmethod
     def fit(cls, data, **options) -> Distribution:
         """Maximum-likelihood fit of this family to ``data``.
@@ -175,6 +179,10 @@ class PearsonV(Distribution):
     def _draw(self, rng, size):
         return self.loc + self.scale / rng.standard_gamma(self.shape, size)
 
+    def as_generalised_gamma(self) -> GeneralisedGamma:
+        lam = 1.0 / math.sqrt(self.shape)
+        return GeneralisedGamma(math.log(self.scale / self.shape), lam, -lam, self.loc)
+
 
 class Weibull(Distribution):
     """Three-parameter Weibull: ``loc + scale * W`` with ``W ~ Weibull(shape)``.
@@ -200,6 +208,9 @@ class Weibull(Distribution):
     def _draw(self, rng, size):
         return self.loc + self.scale * rng.weibull(self.shape, size)
 
+    def as_generalised_gamma(self) -> GeneralisedGamma:
+        return GeneralisedGamma(math.log(self.scale), 1.0 / self.shape, 1.0, self.loc)
+
 
 class Gamma(Distribution):
     """Gamma with a location: ``loc + scale * G`` with ``G ~ Gamma(shape)``.
@@ -222,6 +233,10 @@ class Gamma(Distribution):
 
     def _draw(self, rng, size):
         return self.loc + self.scale * rng.standard_gamma(self.shape, size)
+
+    def as_generalised_gamma(self) -> GeneralisedGamma:
+        lam = 1.0 / math.sqrt(self.shape)
+        return GeneralisedGamma(math.log(self.scale * self.shape), lam, lam, self.loc)
 
 
 class LogNormal(Distribution):
@@ -248,6 +263,9 @@ class LogNormal(Distribution):
     def _draw(self, rng, size):
         return self.loc + np.exp(self.mu + self.sigma * rng.standard_normal(size))
 
+    def as_generalised_gamma(self) -> GeneralisedGamma:
+        return GeneralisedGamma(self.mu, self.sigma, 0.0, self.loc)
+
 
 class Exponential(Distribution):
     """Shifted exponential: ``loc + scale * E`` with ``E ~ Exp(1)``.
@@ -268,6 +286,9 @@ class Exponential(Distribution):
 
     def _draw(self, rng, size):
         return self.loc + self.scale * rng.standard_exponential(size)
+
+    def as_generalised_gamma(self) -> GeneralisedGamma:
+        return GeneralisedGamma(math.log(self.scale), 1.0, 1.0, self.loc)
 
 
 class GeneralisedGamma(Distribution):

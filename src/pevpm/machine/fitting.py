@@ -184,35 +184,11 @@ def _lognormal_at(y: np.ndarray) -> tuple[dict[str, float], float]:
     )
 
 
-def _gengamma_at(y: np.ndarray) -> tuple[dict[str, float], float]:
-    logs = np.log(y)
-    start_mu, start_sigma = float(logs.mean()), float(logs.std())
-
-    def negloglik(theta: np.ndarray) -> float:
-        mu, log_sigma, lam = theta
-        value = GeneralisedGamma(mu, math.exp(log_sigma), lam).loglik(y)
-        return -value if math.isfinite(value) else 1e300
-
-    best = None
-    for lam in (-0.5, 0.01, 0.5, 1.0):
-        result = optimize.minimize(
-            negloglik,
-            [start_mu, math.log(start_sigma), lam],
-            method="Nelder-Mead",
-            options={"xatol": 1e-6, "fatol": 1e-8, "maxiter": 2000},
-        )
-        if best is None or result.fun < best.fun:
-            best = result
-    mu, log_sigma, lam = best.x
-    return {"mu": float(mu), "sigma": math.exp(log_sigma), "lam": float(lam)}, -float(best.fun)
-
-
 _FIT_AT_LOCATION: dict[str, Callable[[np.ndarray], tuple[dict[str, float], float]]] = {
     "pearson5": _pearson5_at,
     "weibull": _weibull_at,
     "gamma": _gamma_at,
     "lognormal": _lognormal_at,
-    "gengamma": _gengamma_at,
 }
 
 _CLASSES: dict[str, type[Distribution]] = {
@@ -350,14 +326,50 @@ def _clean(data) -> np.ndarray:
     return x
 
 
+def _fit_generalised_gamma(x: np.ndarray) -> tuple[Distribution, float]:
+    """Joint MLE of all four parameters, started from the best special case.
+
+    Every simpler family is a generalised gamma, so starting from the best of
+    them can only improve the likelihood; the location stays bounded as in
+    :func:`location_bounds`.
+    """
+    start_fits = [_fit_distribution(f, x) for f in ("pearson5", "weibull", "gamma", "lognormal")]
+    start = max(start_fits, key=lambda fit: fit[1])[0].as_generalised_gamma()
+    lower, upper = location_bounds(x)
+    x_min = float(x.min())
+
+    def unpack(theta: np.ndarray) -> GeneralisedGamma:
+        mu, log_sigma, lam, log_gap = theta
+        return GeneralisedGamma(mu, math.exp(log_sigma), lam, x_min - math.exp(log_gap))
+
+    def negloglik(theta: np.ndarray) -> float:
+        value = unpack(theta).loglik(x)
+        return -value if math.isfinite(value) else 1e300
+
+    gap_bounds = (math.log(x_min - upper), math.log(max(x_min - lower, 2 * (x_min - upper))))
+    theta0 = [start.mu, math.log(start.sigma), start.lam, math.log(x_min - start.loc)]
+    theta0[3] = min(max(theta0[3], gap_bounds[0]), gap_bounds[1])
+    result = optimize.minimize(
+        negloglik,
+        theta0,
+        method="L-BFGS-B",
+        bounds=[(None, None), (None, None), (-20.0, 20.0), gap_bounds],
+    )
+    best = (
+        unpack(result.x) if result.fun < negloglik(np.array(theta0)) else unpack(np.array(theta0))
+    )
+    return best, best.loglik(x)
+
+
 def _fit_distribution(family: str, x: np.ndarray) -> tuple[Distribution, float]:
-    cls = _CLASSES[family]
     if family == "exponential":
         loc = location_bounds(x)[1]
         dist = Exponential(scale=float(np.mean(x - loc)), loc=loc)
         return dist, dist.loglik(x)
+    if family == "gengamma":
+        return _fit_generalised_gamma(x)
     loc, params, loglik = _profile_location(x, _FIT_AT_LOCATION[family])
-    return cls(**params, loc=loc), loglik
+    return _CLASSES[family](**params, loc=loc), loglik
 
 
 def fit_family(
