@@ -1,0 +1,241 @@
+"""The PEVPM model: what a message-passing program does, as a tree.
+
+A model is the program's structure, not its arithmetic: ``Serial`` segments
+that take time, ``Message`` operations, and control flow (``Loop``,
+``Condition`` for random branches, ``Runon`` for per-rank branches, ``Call``
+of subroutines, which are inlined).  Only ``Serial`` and ``Message`` take
+virtual time.  Values are :class:`~pevpm.model.expr.Expr` over ``procnum``,
+``numprocs``, parameters and program constants.  Times are in seconds at
+the processor's timing basis; sizes in bytes.
+
+Nodes are frozen dataclasses; equality ignores source locations, so a model
+printed to directives and parsed back compares equal to the original.
+
+>>> from pevpm.model.expr import Expr
+>>> body = (Serial(Expr.of(0.5)),
+...         Message("MPI_Send", size=Expr.of(8), dst=Expr.of("procnum + 1")))
+>>> Loop(Expr.of(10), body) == Loop(Expr.of("10"), body)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Union
+
+from pevpm.errors import ModelError
+from pevpm.model.expr import Expr, Number
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in a model's source: ``jacobi.c:42:17``."""
+
+    path: str
+    line: int
+    col: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+def _where(loc: Location | None) -> str | None:
+    return str(loc) if loc else None
+
+
+# Operations, grouped by how the virtual machine treats them.
+BLOCKING_SENDS = frozenset({"MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend"})
+NONBLOCKING_SENDS = frozenset({"MPI_Isend", "MPI_Issend"})
+BLOCKING_RECVS = frozenset({"MPI_Recv"})
+NONBLOCKING_RECVS = frozenset({"MPI_Irecv"})
+COMPLETIONS = frozenset({"MPI_Wait", "MPI_Waitall", "MPI_Test"})
+EXCHANGES = frozenset({"MPI_Sendrecv"})
+COLLECTIVES = frozenset({
+    "MPI_Bcast", "MPI_Barrier", "MPI_Scatter", "MPI_Scatterv", "MPI_Gather",
+    "MPI_Gatherv", "MPI_Allgather", "MPI_Alltoall", "MPI_Reduce", "MPI_Allreduce",
+    "MPI_Reduce_scatter", "MPI_Scan",
+})
+SENDS = BLOCKING_SENDS | NONBLOCKING_SENDS
+RECVS = BLOCKING_RECVS | NONBLOCKING_RECVS
+POINT_TO_POINT = SENDS | RECVS | EXCHANGES
+ALL_OPERATIONS = POINT_TO_POINT | COMPLETIONS | COLLECTIVES
+ROOTED_COLLECTIVES = frozenset({"MPI_Bcast", "MPI_Scatter", "MPI_Scatterv", "MPI_Gather",
+                                "MPI_Gatherv", "MPI_Reduce"})
+
+
+@dataclass(frozen=True)
+class Serial:
+    """Local computation taking ``time`` seconds at the timing basis.
+
+    With ``on`` set, the segment applies only to ranks whose processor model
+    has that id (several ``Serial on`` nodes in a row give one time per model).
+    """
+
+    time: Expr
+    on: str | None = None
+    loc: Location | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Message:
+    """One MPI operation.
+
+    ``src``/``dst`` are the thesis's ``from``/``to``: the executing rank is
+    ``src`` of a send and ``dst`` of a receive; the other end is the partner.
+    ``MPI_Sendrecv`` sends ``size`` bytes to ``dst`` and receives
+    ``recv_size`` (default ``size``) bytes from ``src``.  ``request`` names the
+    request of a non-blocking operation, a Wait or a Test; ``requests`` lists
+    those of a Waitall (empty: every outstanding request of the rank).
+    Collectives use ``size`` and ``root``.
+    """
+
+    op: str
+    size: Expr = field(default_factory=lambda: Expr.of(0))
+    src: Expr | None = None
+    dst: Expr | None = None
+    tag: Expr | None = None
+    request: str | None = None
+    requests: tuple[str, ...] = ()
+    root: Expr | None = None
+    recv_size: Expr | None = None
+    loc: Location | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        where = _where(self.loc)
+        if self.op not in ALL_OPERATIONS:
+            from pevpm.model.expr import _suggest
+
+            raise ModelError(f"unknown MPI operation {self.op!r}"
+                             + _suggest(self.op, sorted(ALL_OPERATIONS)), where)
+        if self.op in SENDS and self.dst is None:
+            raise ModelError(f"{self.op} needs a destination ('to')", where)
+        if self.op in RECVS and self.src is None:
+            raise ModelError(f"{self.op} needs a source ('from'; MPI_ANY_SOURCE allowed)", where)
+        if self.op in EXCHANGES and (self.src is None or self.dst is None):
+            raise ModelError("MPI_Sendrecv needs both 'from' (its source) and 'to' "
+                             "(its destination)", where)
+        if self.op in (NONBLOCKING_SENDS | NONBLOCKING_RECVS | {"MPI_Wait", "MPI_Test"}) \
+                and not self.request:
+            raise ModelError(f"{self.op} needs a request id ('req')", where)
+
+
+@dataclass(frozen=True)
+class Loop:
+    """Repeat ``body`` ``count`` times; ``index`` (optional) names the counter 0..count-1."""
+
+    count: Expr
+    body: tuple["Statement", ...]
+    index: str | None = None
+    loc: Location | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One arm of a Condition (``guard`` is a weight) or Runon (``guard`` is a predicate)."""
+
+    name: str
+    guard: Expr
+    body: tuple["Statement", ...]
+    loc: Location | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A random branch: arm i is taken with probability weight_i / sum(weights),
+    drawn afresh each time the Condition is reached."""
+
+    branches: tuple[Branch, ...]
+    loc: Location | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Runon:
+    """A per-rank branch: a rank runs the first arm whose predicate holds, or
+    nothing when none does."""
+
+    branches: tuple[Branch, ...]
+    loc: Location | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Call:
+    """Run subroutine ``name`` of the model here (inlined)."""
+
+    name: str
+    loc: Location | None = field(default=None, compare=False)
+
+
+Statement = Union[Serial, Message, Loop, Condition, Runon, Call]
+
+
+@dataclass(frozen=True)
+class Processor:
+    """A processor model: ``Serial`` times are valid at ``timing_basis`` MHz."""
+
+    name: str
+    timing_basis: float
+    loc: Location | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A named network link between two endpoints with a performance profile name."""
+
+    name: str
+    src: str
+    dst: str
+    profile: str
+
+
+@dataclass(frozen=True)
+class Network:
+    name: str
+    links: tuple[Link, ...] = ()
+    loc: Location | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """The ``Default`` directive: processor model, process count, clock speeds."""
+
+    processor: str | None = None
+    numprocs: int | None = None
+    speed: float | None = None
+    speeds: Mapping[int, float] = field(default_factory=dict)
+    network: str | None = None
+    loc: Location | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A whole program: main body, subroutines, machine declarations, constants.
+
+    ``constants`` are program constants picked up from the annotated source
+    (``int xsize = 256;``); ``parameters`` are default values of names the
+    model leaves to evaluation time (``parameter iterations``).
+    """
+
+    body: tuple[Statement, ...]
+    subroutines: Mapping[str, tuple[Statement, ...]] = field(default_factory=dict)
+    processors: Mapping[str, Processor] = field(default_factory=dict)
+    networks: Mapping[str, Network] = field(default_factory=dict)
+    defaults: Defaults = field(default_factory=Defaults)
+    constants: Mapping[str, Number] = field(default_factory=dict)
+    parameters: Mapping[str, Number] = field(default_factory=dict)
+    source: str | None = field(default=None, compare=False)
+
+
+def walk(statements: tuple[Statement, ...]):
+    """Yield every statement in ``statements`` depth-first (not entering Calls).
+
+    >>> from pevpm.model.expr import Expr
+    >>> [type(s).__name__ for s in walk((Loop(Expr.of(2), (Serial(Expr.of(1)),)),))]
+    ['Loop', 'Serial']
+    """
+    for stmt in statements:
+        yield stmt
+        if isinstance(stmt, Loop):
+            yield from walk(stmt.body)
+        elif isinstance(stmt, (Condition, Runon)):
+            for branch in stmt.branches:
+                yield from walk(branch.body)

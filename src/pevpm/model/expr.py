@@ -1,0 +1,469 @@
+"""C-like expressions used in PEVPM models, parsed and evaluated safely.
+
+Attribute values in directives (``size = xsize*sizeof(float)``,
+``to = (procnum+1) % numprocs``, ``time = parameter t_iter``) are C
+expressions over numbers, ``procnum``, ``numprocs``, model parameters and
+program constants.  They are parsed into a small tree, never handed to
+``eval``; evaluation follows C: ``/`` and ``%`` on two integers truncate
+toward zero, comparisons and logical operators give 0 or 1.
+
+>>> e = Expr.parse("(procnum + 1) % numprocs")
+>>> e.evaluate({"procnum": 3, "numprocs": 4})
+0
+>>> Expr.parse("7 / 2").evaluate({}), Expr.parse("-7 % 3").evaluate({})
+(3, -1)
+>>> str(Expr.parse("xsize*sizeof(float)"))
+'xsize * sizeof(float)'
+>>> sorted(Expr.parse("parameter t + n").names())
+['n', 't']
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable, Mapping, Union
+
+from pevpm.errors import DirectiveError, ModelError
+
+Number = Union[int, float]
+
+#: MPI wildcard and null-process values as they appear in models.  They are
+#: far from any rank arithmetic can produce by accident (``procnum - 1`` on
+#: rank 0 is -1, which must be reported as an invalid rank, not as a wildcard).
+ANY_SOURCE = -1_000_001
+ANY_TAG = -1_000_002
+PROC_NULL = -1_000_003
+
+BUILTIN_CONSTANTS: dict[str, Number] = {
+    "MPI_ANY_SOURCE": ANY_SOURCE,
+    "MPI_ANY_TAG": ANY_TAG,
+    "MPI_PROC_NULL": PROC_NULL,
+}
+
+#: ``sizeof`` results for the usual LP64 C ABI.
+C_TYPE_SIZES: dict[str, int] = {
+    "char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "_Bool": 1,
+    "short": 2, "unsigned short": 2,
+    "int": 4, "unsigned": 4, "unsigned int": 4, "float": 4,
+    "long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8,
+    "double": 8, "long double": 16, "size_t": 8,
+    "MPI_CHAR": 1, "MPI_BYTE": 1, "MPI_INT": 4, "MPI_FLOAT": 4,
+    "MPI_LONG": 8, "MPI_DOUBLE": 8,
+}
+
+FUNCTIONS: dict[str, tuple[int, Callable[..., Number]]] = {
+    "min": (2, min),
+    "max": (2, max),
+    "abs": (1, abs),
+    "sqrt": (1, math.sqrt),
+    "log2": (1, math.log2),
+    "log": (1, math.log),
+    "exp": (1, math.exp),
+    "pow": (2, math.pow),
+    "ceil": (1, lambda x: int(math.ceil(x))),
+    "floor": (1, lambda x: int(math.floor(x))),
+}
+
+
+# --------------------------------------------------------------------------- tree
+
+
+@dataclass(frozen=True)
+class Num:
+    value: Number
+
+
+@dataclass(frozen=True)
+class Name:
+    id: str
+    is_parameter: bool = False
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str
+    operand: "Node"
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str
+    left: "Node"
+    right: "Node"
+
+
+@dataclass(frozen=True)
+class Ternary:
+    cond: "Node"
+    if_true: "Node"
+    if_false: "Node"
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str
+    args: tuple["Node", ...]
+
+
+@dataclass(frozen=True)
+class SizeOf:
+    type_name: str
+
+
+Node = Union[Num, Name, Unary, Binary, Ternary, Call, SizeOf]
+
+# Binary operators by precedence, lowest first (C's order).
+_BINARY_LEVELS: tuple[tuple[str, ...], ...] = (
+    ("||",),
+    ("&&",),
+    ("==", "!="),
+    ("<", "<=", ">", ">="),
+    ("+", "-"),
+    ("*", "/", "%"),
+)
+_PRECEDENCE = {op: level for level, ops in enumerate(_BINARY_LEVELS) for op in ops}
+_TERNARY_PRECEDENCE = -1
+_UNARY_PRECEDENCE = len(_BINARY_LEVELS)
+
+_TOKEN = re.compile(
+    r"""\s*(?:
+        (?P<num>0[xX][0-9a-fA-F]+|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
+      | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
+      | (?P<op>&&|\|\||==|!=|<=|>=|[-+*/%<>!()?:,])
+    )""",
+    re.VERBOSE,
+)
+
+
+# ------------------------------------------------------------------------- parser
+
+
+class _Parser:
+    def __init__(self, text: str, where: str | None):
+        self.text = text
+        self.where = where
+        self.tokens = self._tokenise()
+        self.pos = 0
+
+    def _error(self, message: str, offset: int) -> DirectiveError:
+        err = DirectiveError(message, where=self.where)
+        err.offset = offset
+        return err
+
+    def _tokenise(self) -> list[tuple[str, str, int]]:
+        tokens, i, text = [], 0, self.text
+        while i < len(text):
+            if text[i:].strip() == "":
+                break
+            m = _TOKEN.match(text, i)
+            if not m or m.end() == i:
+                j = i + len(text[i:]) - len(text[i:].lstrip())
+                raise self._error(f"unexpected character {text[j]!r} in expression", j)
+            kind = m.lastgroup
+            start = m.start(kind)
+            tokens.append((kind, m.group(kind), start))
+            i = m.end()
+        tokens.append(("end", "", len(text)))
+        return tokens
+
+    def peek(self) -> tuple[str, str, int]:
+        return self.tokens[self.pos]
+
+    def take(self) -> tuple[str, str, int]:
+        tok = self.tokens[self.pos]
+        self.pos += 1
+        return tok
+
+    def expect(self, value: str) -> None:
+        kind, text, offset = self.take()
+        if text != value:
+            found = "end of expression" if kind == "end" else repr(text)
+            raise self._error(f"expected {value!r}, found {found}", offset)
+
+    def parse(self) -> Node:
+        if self.peek()[0] == "end":
+            raise self._error("empty expression", 0)
+        node = self.ternary()
+        kind, text, offset = self.peek()
+        if kind != "end":
+            raise self._error(f"unexpected {text!r} after expression", offset)
+        return node
+
+    def ternary(self) -> Node:
+        cond = self.binary(0)
+        if self.peek()[1] == "?":
+            self.take()
+            if_true = self.ternary()
+            self.expect(":")
+            return Ternary(cond, if_true, self.ternary())
+        return cond
+
+    def binary(self, level: int) -> Node:
+        if level == len(_BINARY_LEVELS):
+            return self.unary()
+        node = self.binary(level + 1)
+        while self.peek()[0] == "op" and self.peek()[1] in _BINARY_LEVELS[level]:
+            op = self.take()[1]
+            node = Binary(op, node, self.binary(level + 1))
+        return node
+
+    def unary(self) -> Node:
+        kind, text, _ = self.peek()
+        if kind == "op" and text in "-+!":
+            self.take()
+            operand = self.unary()
+            if text == "+":
+                return operand
+            if text == "-" and isinstance(operand, Num):
+                return Num(-operand.value)
+            return Unary(text, operand)
+        return self.primary()
+
+    def primary(self) -> Node:
+        kind, text, offset = self.take()
+        if kind == "num":
+            return Num(_parse_number(text))
+        if kind == "op" and text == "(":
+            node = self.ternary()
+            self.expect(")")
+            return node
+        if kind == "name":
+            if text == "parameter":
+                kind2, name, offset2 = self.take()
+                if kind2 != "name":
+                    raise self._error("'parameter' must be followed by a name", offset2)
+                return Name(name, is_parameter=True)
+            if text == "sizeof":
+                return self._sizeof()
+            if self.peek()[1] == "(":
+                return self._call(text, offset)
+            return Name(text)
+        found = "end of expression" if kind == "end" else repr(text)
+        raise self._error(f"expected a value, found {found}", offset)
+
+    def _sizeof(self) -> SizeOf:
+        self.expect("(")
+        words, offset = [], self.peek()[2]
+        while self.peek()[0] == "name":
+            words.append(self.take()[1])
+        self.expect(")")
+        type_name = " ".join(words)
+        if type_name not in C_TYPE_SIZES:
+            raise self._error(f"sizeof of unknown type {type_name!r}"
+                              + _suggest(type_name, C_TYPE_SIZES), offset)
+        return SizeOf(type_name)
+
+    def _call(self, func: str, offset: int) -> Call:
+        if func not in FUNCTIONS:
+            raise self._error(f"unknown function {func!r}" + _suggest(func, FUNCTIONS), offset)
+        self.expect("(")
+        args = [self.ternary()]
+        while self.peek()[1] == ",":
+            self.take()
+            args.append(self.ternary())
+        self.expect(")")
+        arity = FUNCTIONS[func][0]
+        if len(args) != arity:
+            raise self._error(f"{func}() takes {arity} argument(s), got {len(args)}", offset)
+        return Call(func, tuple(args))
+
+
+def _parse_number(text: str) -> Number:
+    if text.lower().startswith("0x"):
+        return int(text, 16)
+    if any(c in text for c in ".eE"):
+        return float(text)
+    return int(text)
+
+
+def _suggest(name: str, known) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# ---------------------------------------------------------------------- evaluation
+
+
+def _c_divide(a: Number, b: Number) -> Number:
+    if isinstance(a, int) and isinstance(b, int):
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    return a / b
+
+
+def _c_modulo(a: Number, b: Number) -> Number:
+    if isinstance(a, int) and isinstance(b, int):
+        return a - b * _c_divide(a, b)
+    return math.fmod(a, b)
+
+
+_BINARY_FUNCS: dict[str, Callable[[Number, Number], Number]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": _c_divide,
+    "%": _c_modulo,
+    "==": lambda a, b: int(a == b),
+    "!=": lambda a, b: int(a != b),
+    "<": lambda a, b: int(a < b),
+    "<=": lambda a, b: int(a <= b),
+    ">": lambda a, b: int(a > b),
+    ">=": lambda a, b: int(a >= b),
+}
+
+
+class Expr:
+    """A parsed expression: evaluate it, list its names, print it back.
+
+    Two expressions are equal when their trees are equal; printing gives
+    canonical text that parses back to the same tree.
+    """
+
+    __slots__ = ("tree", "where")
+
+    def __init__(self, tree: Node, where: str | None = None):
+        self.tree = tree
+        self.where = where
+
+    @classmethod
+    def parse(cls, text: str, where: str | None = None) -> "Expr":
+        """Parse C-like expression text; errors are DirectiveError with ``offset``."""
+        return cls(_Parser(text, where).parse(), where)
+
+    @classmethod
+    def of(cls, value: "Expr | Number | str") -> "Expr":
+        """Coerce a number, expression text or Expr into an Expr."""
+        if isinstance(value, Expr):
+            return value
+        if isinstance(value, bool):
+            return cls(Num(int(value)))
+        if isinstance(value, (int, float)):
+            return cls(Num(value))
+        if isinstance(value, str):
+            return cls.parse(value)
+        raise ModelError(f"cannot use {value!r} as an expression")
+
+    def names(self) -> frozenset[str]:
+        """Free names the expression refers to (parameters included)."""
+        found: set[str] = set()
+        _collect_names(self.tree, found)
+        return frozenset(found)
+
+    def is_constant(self) -> bool:
+        return not self.names()
+
+    def evaluate(self, env: Mapping[str, Number]) -> Number:
+        """Value of the expression with names looked up in ``env``.
+
+        Unknown names and division by zero raise :class:`ModelError` naming
+        the expression's place.
+        """
+        return _evaluate(self.tree, env, self)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Expr) and self.tree == other.tree
+
+    def __hash__(self) -> int:
+        return hash(self.tree)
+
+    def __str__(self) -> str:
+        return _format(self.tree)
+
+    def __repr__(self) -> str:
+        return f"Expr({str(self)!r})"
+
+
+def _collect_names(node: Node, found: set[str]) -> None:
+    if isinstance(node, Name):
+        if node.id not in BUILTIN_CONSTANTS:
+            found.add(node.id)
+    elif isinstance(node, Unary):
+        _collect_names(node.operand, found)
+    elif isinstance(node, Binary):
+        _collect_names(node.left, found)
+        _collect_names(node.right, found)
+    elif isinstance(node, Ternary):
+        for child in (node.cond, node.if_true, node.if_false):
+            _collect_names(child, found)
+    elif isinstance(node, Call):
+        for arg in node.args:
+            _collect_names(arg, found)
+
+
+def _evaluate(node: Node, env: Mapping[str, Number], expr: Expr) -> Number:
+    if isinstance(node, Num):
+        return node.value
+    if isinstance(node, Name):
+        if node.id in env:
+            return env[node.id]
+        if node.id in BUILTIN_CONSTANTS:
+            return BUILTIN_CONSTANTS[node.id]
+        kind = "parameter" if node.is_parameter else "name"
+        raise ModelError(f"unknown {kind} {node.id!r}" + _suggest(node.id, env)
+                         + (" (supply it with -D NAME=VALUE)" if node.is_parameter else ""),
+                         where=expr.where)
+    if isinstance(node, Binary):
+        left = _evaluate(node.left, env, expr)
+        if node.op == "&&":
+            return int(bool(left) and bool(_evaluate(node.right, env, expr)))
+        if node.op == "||":
+            return int(bool(left) or bool(_evaluate(node.right, env, expr)))
+        right = _evaluate(node.right, env, expr)
+        if node.op in "/%" and right == 0:
+            raise ModelError(f"division by zero in '{expr}'", where=expr.where)
+        return _BINARY_FUNCS[node.op](left, right)
+    if isinstance(node, Unary):
+        value = _evaluate(node.operand, env, expr)
+        return -value if node.op == "-" else int(not value)
+    if isinstance(node, Ternary):
+        branch = node.if_true if _evaluate(node.cond, env, expr) else node.if_false
+        return _evaluate(branch, env, expr)
+    if isinstance(node, Call):
+        args = [_evaluate(a, env, expr) for a in node.args]
+        try:
+            return FUNCTIONS[node.func][1](*args)
+        except (ValueError, OverflowError) as exc:
+            raise ModelError(f"{node.func}{tuple(args)} is undefined: {exc}",
+                             where=expr.where) from None
+    return C_TYPE_SIZES[node.type_name]
+
+
+def _precedence(node: Node) -> int:
+    if isinstance(node, Binary):
+        return _PRECEDENCE[node.op]
+    if isinstance(node, Ternary):
+        return _TERNARY_PRECEDENCE
+    if isinstance(node, Num) and node.value < 0:
+        return _UNARY_PRECEDENCE
+    return _UNARY_PRECEDENCE + 1
+
+
+def _format(node: Node) -> str:
+    if isinstance(node, Num):
+        return repr(node.value)
+    if isinstance(node, Name):
+        return f"parameter {node.id}" if node.is_parameter else node.id
+    if isinstance(node, SizeOf):
+        return f"sizeof({node.type_name})"
+    if isinstance(node, Call):
+        return f"{node.func}({', '.join(_format(a) for a in node.args)})"
+    if isinstance(node, Unary):
+        inner = _format(node.operand)
+        if _precedence(node.operand) < _UNARY_PRECEDENCE + 1:
+            inner = f"({inner})"
+        return f"{node.op}{inner}"
+    if isinstance(node, Binary):
+        level = _PRECEDENCE[node.op]
+        left, right = _format(node.left), _format(node.right)
+        if _precedence(node.left) < level:
+            left = f"({left})"
+        if _precedence(node.right) <= level:
+            right = f"({right})"
+        return f"{left} {node.op} {right}"
+    cond, a, b = _format(node.cond), _format(node.if_true), _format(node.if_false)
+    if _precedence(node.cond) <= _TERNARY_PRECEDENCE:
+        cond = f"({cond})"
+    return f"{cond} ? {a} : {b}"

@@ -1,0 +1,187 @@
+"""The HTML report: one self-contained folder with ``index.html`` and its PNGs.
+
+The report is built from ``results.json`` (what ``pevpm demo`` saves), so
+``pevpm report`` can rebuild it without re-running anything.
+
+Results layout (every key optional)::
+
+    {"title": str, "machine": {key: value},
+     "validation": {example: [{"n", "measured_mean", "measured_sd",
+                               "predictions": {model: seconds}}]},
+     "scaling": {example: [{"n", "mean", "sd"}]},
+     "breakdowns": {example: {"numprocs": n, "ranks": [{"compute", "communication",
+                                                        "waiting"}]}},
+     "collectives": [{"title", "completions": [seconds]}],
+     "figures": [{"title", "file", "caption"}],     # PNGs already in the folder
+     "trace": "trace.json", "notes": [str]}
+
+>>> import tempfile, os
+>>> out = tempfile.mkdtemp()
+>>> path = write_report({"title": "t", "machine": {"host": "x"}}, out)
+>>> os.path.basename(path)
+'index.html'
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+
+from pevpm.errors import PevpmError
+from pevpm.report import figures
+
+STYLE = """
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.6em} h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:1em 0;font-size:.9em}
+td,th{border:1px solid #ccc;padding:.25em .6em;text-align:right}
+th{background:#f4f4f4} td.l,th.l{text-align:left}
+.bad{color:#b00020;font-weight:600} figure{display:inline-block;margin:.5em}
+figcaption{font-size:.85em;color:#555;max-width:640px} code{background:#f4f4f4;padding:0 .2em}
+"""
+
+# Marks the page with how many plots loaded, so a missing PNG is visible to a
+# reader (and checkable by a headless browser).
+PLOT_CHECK = """<script>
+window.addEventListener('load', function () {
+  var imgs = Array.prototype.slice.call(document.querySelectorAll('img.plot'));
+  var ok = imgs.filter(function (i) { return i.complete && i.naturalWidth > 0; }).length;
+  document.body.setAttribute('data-plots-loaded', ok + '/' + imgs.length);
+  if (ok < imgs.length) {
+    var p = document.createElement('p');
+    p.className = 'bad';
+    p.textContent = (imgs.length - ok) + ' plot(s) failed to load.';
+    document.body.insertBefore(p, document.body.firstChild);
+  }
+});
+</script>"""
+
+
+def _e(value) -> str:
+    return html.escape(str(value))
+
+
+def _fmt_seconds(value: float) -> str:
+    if value >= 1:
+        return f"{value:.3f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.3f} ms"
+    return f"{value * 1e6:.1f} µs"
+
+
+def error_percent(predicted: float, measured: float) -> float:
+    """Signed prediction error in percent of the measured value."""
+    return (predicted - measured) / measured * 100.0
+
+
+def _img(file: str, title: str, caption: str = "") -> str:
+    cap = f"<figcaption>{_e(caption)}</figcaption>" if caption else ""
+    return (f'<figure><img src="{_e(file)}" alt="{_e(title)}" class="plot">'
+            f"<figcaption><b>{_e(title)}</b></figcaption>{cap}</figure>")
+
+
+def _validation_table(example: str, rows: list[dict], tolerance: float) -> str:
+    models = sorted({m for r in rows for m in r["predictions"]})
+    head = "".join(f"<th>{_e(m)}</th><th>err %</th>" for m in models)
+    out = [f"<h3>{_e(example)}</h3><table><tr><th>n</th><th>measured mean ± sd</th>{head}</tr>"]
+    for r in rows:
+        cells = []
+        for m in models:
+            if m not in r["predictions"]:
+                cells.append("<td>–</td><td>–</td>")
+                continue
+            p = r["predictions"][m]
+            err = error_percent(p, r["measured_mean"])
+            cls = ' class="bad"' if abs(err) > tolerance else ""
+            cells.append(f"<td>{_fmt_seconds(p)}</td><td{cls}>{err:+.1f}</td>")
+        out.append(f"<tr><td>{r['n']}</td><td>{_fmt_seconds(r['measured_mean'])} ± "
+                   f"{_fmt_seconds(r['measured_sd'])}</td>{''.join(cells)}</tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
+    """Draw the plots and write ``outdir/index.html``; returns its path."""
+    os.makedirs(outdir, exist_ok=True)
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>"
+             f"{_e(results.get('title', 'pevpm report'))}</title><style>{STYLE}</style>"
+             f"</head><body><h1>{_e(results.get('title', 'pevpm report'))}</h1>"]
+    for note in results.get("notes", []):
+        parts.append(f"<p>{_e(note)}</p>")
+    if results.get("machine"):
+        parts.append("<h2>Machine</h2><table>")
+        parts.extend(f"<tr><th class='l'>{_e(k)}</th><td class='l'>{_e(v)}</td></tr>"
+                     for k, v in results["machine"].items())
+        parts.append("</table>")
+
+    validation = results.get("validation", {})
+    scaling = results.get("scaling", {})
+    if validation or scaling:
+        parts.append("<h2>Measured vs predicted</h2>")
+        for example in sorted(set(validation) | set(scaling)):
+            file = f"speedup-{example}.png"
+            figures.speedup_figure(example, validation.get(example, []),
+                                   scaling.get(example, []), os.path.join(outdir, file))
+            parts.append(_img(file, f"{example}: speedup",
+                              "Points: measured mean with one standard deviation; lines: "
+                              "predictions of each model."))
+        parts.append("<h2>Every prediction error</h2>"
+                     f"<p>Errors beyond ±{tolerance:g}% are marked.</p>")
+        for example, rows in sorted(validation.items()):
+            parts.append(_validation_table(example, rows, tolerance))
+        for example, points in sorted(scaling.items()):
+            parts.append(f"<h3>{_e(example)}: predicted beyond what this machine runs</h3>"
+                         "<table><tr><th>n</th><th>mean</th><th>sd</th></tr>")
+            parts.extend(f"<tr><td>{p['n']}</td><td>{_fmt_seconds(p['mean'])}</td>"
+                         f"<td>{_fmt_seconds(p['sd'])}</td></tr>" for p in points)
+            parts.append("</table>")
+
+    if results.get("breakdowns"):
+        parts.append("<h2>Per-rank breakdown</h2>")
+        for example, b in sorted(results["breakdowns"].items()):
+            file = f"breakdown-{example}.png"
+            figures.breakdown_figure(example, b["numprocs"], b["ranks"],
+                                     os.path.join(outdir, file))
+            parts.append(_img(file, f"{example}: computation, communication, waiting"))
+
+    if results.get("collectives"):
+        parts.append("<h2>Collectives per process</h2>")
+        for i, c in enumerate(results["collectives"]):
+            file = f"collective-{i}.png"
+            figures.completion_histogram(c["title"], c["completions"], os.path.join(outdir, file))
+            parts.append(_img(file, c["title"], c.get("caption", "")))
+
+    if results.get("figures"):
+        parts.append("<h2>Machine profile and fitted distributions</h2>")
+        for f in results["figures"]:
+            if not os.path.exists(os.path.join(outdir, f["file"])):
+                raise PevpmError(f"report figure {f['file']!r} is missing", where=outdir)
+            parts.append(_img(f["file"], f["title"], f.get("caption", "")))
+
+    if results.get("trace"):
+        parts.append("<h2>Trace of one simulated run</h2><p>"
+                     f"<a href='{_e(results['trace'])}'>{_e(results['trace'])}</a>: open it in "
+                     "<code>ui.perfetto.dev</code> or <code>chrome://tracing</code> (one track "
+                     "per rank; computation, communication and waiting as slices; messages as "
+                     "arrows).</p>")
+    parts.append(PLOT_CHECK + "</body></html>")
+    path = os.path.join(outdir, "index.html")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(parts))
+    with open(os.path.join(outdir, "results.json"), "w", encoding="utf-8") as fh:
+        json.dump(results, fh, indent=1)
+    return path
+
+
+def rebuild_report(outdir: str) -> str:
+    """Re-draw ``outdir/index.html`` from the ``results.json`` saved beside it."""
+    path = os.path.join(outdir, "results.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            results = json.load(fh)
+    except FileNotFoundError:
+        raise PevpmError("no results.json here: run 'pevpm demo' first", where=outdir) from None
+    except json.JSONDecodeError as exc:
+        raise PevpmError(f"results.json is not valid JSON ({exc})", where=path) from None
+    return write_report(results, outdir)

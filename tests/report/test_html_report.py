@@ -1,0 +1,43 @@
+"""The HTML report is drawn from saved results and can be rebuilt from them."""
+
+import json
+import os
+
+import pytest
+
+from pevpm.errors import PevpmError
+from pevpm.report.html import error_percent, rebuild_report, write_report
+
+
+
+def test_report_has_every_section_and_marks_large_errors(tmp_path, sample_results):
+    path = write_report(sample_results, str(tmp_path))
+    page = open(path, encoding="utf-8").read()
+    for png in ["speedup-jacobi.png", "breakdown-jacobi.png", "collective-0.png"]:
+        assert os.path.getsize(tmp_path / png) > 1000
+        assert f'src="{png}"' in page
+    assert '<td class="bad">+20.0</td>' in page      # 1.2 s predicted vs 1.0 s measured
+    assert "<td>+1.0</td>" in page                   # 2.02 vs 2.0 is within tolerance
+    assert "trace.json" in page and "ui.perfetto.dev" in page
+    assert json.loads((tmp_path / "results.json").read_text())["title"] == "demo"
+
+
+def test_rebuild_redraws_from_results_json(tmp_path, sample_results):
+    write_report(sample_results, str(tmp_path))
+    (tmp_path / "index.html").unlink()
+    (tmp_path / "speedup-jacobi.png").unlink()
+    rebuild_report(str(tmp_path))
+    assert (tmp_path / "index.html").exists() and (tmp_path / "speedup-jacobi.png").exists()
+
+
+def test_rebuild_without_results_is_a_clear_error(tmp_path):
+    with pytest.raises(PevpmError, match="no results.json here"):
+        rebuild_report(str(tmp_path))
+    (tmp_path / "results.json").write_text("{not json")
+    with pytest.raises(PevpmError, match="results.json is not valid JSON"):
+        rebuild_report(str(tmp_path))
+
+
+def test_error_percent_is_signed():
+    assert error_percent(110.0, 100.0) == pytest.approx(10.0)
+    assert error_percent(90.0, 100.0) == pytest.approx(-10.0)
