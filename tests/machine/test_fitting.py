@@ -19,6 +19,7 @@ from pevpm.machine.fitting import (
     anderson_darling,
     fit_family,
     independence,
+    independence_by_rank,
     location_bounds,
     select_family,
 )
@@ -132,3 +133,13 @@ def test_independence_accepts_iid_and_rejects_autocorrelated_series():
     assert result.runs_z < -3  # positive correlation: too few runs
     with pytest.raises(ModelError, match="at least 20 samples"):
         independence(np.arange(5.0))
+
+
+def test_independence_by_rank_ignores_level_differences_but_finds_a_bad_rank():
+    rng = np.random.default_rng(3)
+    rows = rng.random((4, 300)) + np.arange(4)[:, None]  # ranks differ in level only
+    assert independence_by_rank(rows).independent
+    assert not independence(rows.ravel()).independent  # pooled in rank order it looks dependent
+    rows[2] = np.sort(rows[2])  # one rank drifts
+    worst = independence_by_rank(rows)
+    assert not worst.independent and worst.alpha == pytest.approx(0.01 / 4)

@@ -478,3 +478,19 @@ def independence(data, alpha: float = INDEPENDENCE_ALPHA) -> IndependenceResult:
         float(2 * stats.norm.sf(abs(lag1_z))),
         alpha,
     )
+
+
+def independence_by_rank(series_by_rank, alpha: float = INDEPENDENCE_ALPHA) -> IndependenceResult:
+    """Independence of each rank's series in measurement order; the worst rank is
+    returned, judged at ``alpha / ranks`` (Bonferroni), since ranks differ in level.
+
+    >>> rows = np.random.default_rng(4).random((4, 200)) + np.arange(4)[:, None]
+    >>> independence_by_rank(rows).independent
+    True
+    """
+    rows = [np.asarray(row, dtype=float).ravel() for row in series_by_rank]
+    rows = [row for row in rows if row.size >= 20]
+    if not rows:
+        raise ModelError("independence tests need a rank with at least 20 samples in order")
+    results = [independence(row, alpha / len(rows)) for row in rows]
+    return min(results, key=lambda r: min(r.runs_pvalue, r.lag1_pvalue))
