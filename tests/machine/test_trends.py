@@ -14,9 +14,13 @@ CONTENTIONS = (2, 4, 8, 16)
 LATENCY, BANDWIDTH = 20e-6, 1e9  # 20 us, 1 GB/s
 
 
+HALF_LENGTH = LATENCY * BANDWIDTH  # Hockney's n_1/2: 20000 bytes
+
+
 def true_distribution(size, contention):
-    shape = 8.0 * contention**-0.4 * (1 + size) ** -0.03
-    scale = 3e-6 * contention**0.5 * (1 + size) ** 0.1
+    relative = 1 + size / HALF_LENGTH  # contention-free time over latency
+    shape = 8.0 * contention**-0.4 * relative**-0.1
+    scale = 3e-6 * contention**0.5 * relative
     return PearsonV(shape=shape, scale=scale, loc=LATENCY + size / BANDWIDTH)
 
 
@@ -25,8 +29,9 @@ def test_exact_points_give_back_the_generating_models():
     trend = PearsonVTrend.fit(points)
     assert trend.latency == pytest.approx(LATENCY, rel=1e-9)
     assert trend.bandwidth == pytest.approx(BANDWIDTH, rel=1e-9)
-    assert trend.shape_coefficients == pytest.approx((math.log(8.0), -0.4, -0.03), abs=1e-9)
-    assert trend.scale_coefficients == pytest.approx((math.log(3e-6), 0.5, 0.1), abs=1e-9)
+    assert trend.half_length == pytest.approx(HALF_LENGTH, rel=1e-9)
+    assert trend.shape_coefficients == pytest.approx((math.log(8.0), -0.4, -0.1), abs=1e-6)
+    assert trend.scale_coefficients == pytest.approx((math.log(3e-6), 0.5, 1.0), abs=1e-6)
     inside = trend.at(size=4096, contention=6)
     assert not inside.extrapolated and inside.notes == ()
     assert inside.distribution.params == pytest.approx(true_distribution(4096, 6).params, rel=1e-9)

@@ -151,7 +151,7 @@ def trend_lines(groups: list[TrendGroup]) -> list[str]:
         a0, a_c, a_s = trend.shape_coefficients
         lines.append(
             f"{group.label}: location = {format_time(trend.latency)} + size / {bandwidth}; "
-            f"shape = {math.exp(a0):.3g} * c^{a_c:+.3f} * (1+size)^{a_s:+.3f} "
+            f"shape = {math.exp(a0):.3g} * c^{a_c:+.3f} * (1+size/{trend.half_length:.3g})^{a_s:+.3f} "
             f"(sizes {trend.size_range[0]}..{trend.size_range[1]} B, "
             f"contention {trend.contention_range[0]}..{trend.contention_range[1]})"
         )

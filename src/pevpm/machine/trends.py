@@ -8,9 +8,13 @@ smooth models to per-(size, contention) fits:
 * location ``g(s) = latency + s / bandwidth`` (the contention-free linear
   model ``T = l + b/W``; the location tracks the minimum latency), fitted by
   non-negative least squares;
-* shape ``ln a = a0 + a1 ln c + a2 ln(1 + s)`` (more contention or larger
+* shape ``ln a = a0 + a1 ln c + a2 ln(1 + s/n)`` (more contention or larger
   messages give a smaller shape, i.e. a heavier tail: expect a1, a2 < 0);
-* scale ``ln b = b0 + b1 ln c + b2 ln(1 + s)``.
+* scale ``ln b = b0 + b1 ln c + b2 ln(1 + s/n)``,
+
+where ``n = latency * bandwidth`` is Hockney's half-performance length, so
+``1 + s/n`` is the contention-free time relative to the latency: with
+``b2 = 1`` the scale grows in proportion to the location.
 
 A coefficient whose variable was never varied (one size, or one contention
 level) is fixed at zero.  :meth:`PearsonVTrend.at` answers for any size and
@@ -58,13 +62,19 @@ class TrendAnswer:
     notes: tuple[str, ...]
 
 
-def _features(sizes, contentions, use_contention: bool, use_size: bool) -> np.ndarray:
+def _features(sizes, contentions, half_length: float, use_contention: bool, use_size: bool):
     sizes = np.asarray(sizes, dtype=float)
     contentions = np.asarray(contentions, dtype=float)
     columns = [np.ones_like(sizes)]
     columns.append(np.log(contentions) if use_contention else np.zeros_like(sizes))
-    columns.append(np.log1p(sizes) if use_size else np.zeros_like(sizes))
+    columns.append(np.log1p(sizes / half_length) if use_size else np.zeros_like(sizes))
     return np.column_stack(columns)
+
+
+def _half_length(latency: float, per_byte: float) -> float:
+    if per_byte <= 0:
+        return math.inf
+    return max(latency / per_byte, 1.0)
 
 
 @dataclass(frozen=True)
@@ -97,7 +107,8 @@ class PearsonVTrend:
         (latency, per_byte), _ = optimize.nnls(np.column_stack([np.ones_like(sizes), sizes]), locs)
         use_c = bool(np.ptp(contentions) > 0)
         use_s = bool(np.ptp(sizes) > 0)
-        design = _features(sizes, contentions, use_c, use_s)
+        half_length = _half_length(latency, per_byte)
+        design = _features(sizes, contentions, half_length, use_c, use_s)
         shapes = np.log([p.distribution.shape for p in points])
         scales = np.log([p.distribution.scale for p in points])
         shape_coef = np.linalg.lstsq(design, shapes, rcond=None)[0]
@@ -111,6 +122,11 @@ class PearsonVTrend:
             contention_range=(int(contentions.min()), int(contentions.max())),
         )
 
+    @property
+    def half_length(self) -> float:
+        """Hockney's n_1/2 = latency * bandwidth (bytes), at least one byte."""
+        return _half_length(self.latency, 1.0 / self.bandwidth)
+
     def location(self, size) -> np.ndarray | float:
         return self.latency + np.asarray(size, dtype=float) / self.bandwidth
 
@@ -120,15 +136,11 @@ class PearsonVTrend:
     def scale(self, size, contention) -> np.ndarray | float:
         return self._power_law(self.scale_coefficients, size, contention)
 
-    @staticmethod
-    def _power_law(coefficients, size, contention):
+    def _power_law(self, coefficients, size, contention):
         c0, c_contention, c_size = coefficients
-        value = np.exp(
-            c0
-            + c_contention * np.log(np.asarray(contention, dtype=float))
-            + c_size * np.log1p(size)
-        )
-        return value[()]
+        contention = np.asarray(contention, dtype=float)
+        relative_size = np.asarray(size, dtype=float) / self.half_length
+        return np.exp(c0 + c_contention * np.log(contention) + c_size * np.log1p(relative_size))[()]
 
     def extrapolation_notes(self, size: int, contention: int) -> tuple[str, ...]:
         """Why (size, contention) lies outside the benchmarked ranges, if it does."""

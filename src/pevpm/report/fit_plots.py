@@ -28,6 +28,8 @@ import numpy as np
 from pevpm.machine.profile_fits import BlockFit, TrendGroup
 
 MICRO = 1e6
+#: Histograms show the body up to this quantile; the tail would squash it.
+DISPLAY_QUANTILE = 0.97
 
 
 def _size_label(size: int) -> str:
@@ -36,11 +38,11 @@ def _size_label(size: int) -> str:
 
 def _draw_block(ax, block: BlockFit) -> None:
     data = block.data * MICRO
-    high = np.quantile(data, 0.99)
+    high = np.quantile(data, DISPLAY_QUANTILE)
     shown = data[data <= high]
-    ax.hist(
-        shown, bins=min(60, max(10, shown.size // 20)), density=True, color="0.82", label="measured"
-    )
+    weights = np.full(shown.size, 1.0 / data.size)  # density of all the data, not of the part shown
+    counts, edges = np.histogram(shown, bins=min(50, max(10, shown.size // 8)), weights=weights)
+    ax.stairs(counts / np.diff(edges), edges, fill=True, color="0.82", label="measured")
     grid = np.linspace(shown.min(), high, 400)
     for i, fit in enumerate(block.selection.fits):
         density = fit.distribution.pdf(grid / MICRO) / MICRO
@@ -91,7 +93,8 @@ def plot_trends(groups: Sequence[TrendGroup], directory) -> list[Path]:
         fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
         levels = sorted({p.contention for p in group.points})
         sizes = np.array(sorted({p.size for p in group.points}), dtype=float)
-        smooth = np.linspace(sizes.min(), sizes.max(), 200)
+        smooth = np.unique(np.concatenate([sizes, np.geomspace(1.0, max(sizes.max(), 2.0), 200)]))
+        smooth = smooth[(smooth >= sizes.min()) & (smooth <= sizes.max())]
         for level in levels:
             points = sorted(
                 (p for p in group.points if p.contention == level), key=lambda p: p.size
@@ -110,6 +113,7 @@ def plot_trends(groups: Sequence[TrendGroup], directory) -> list[Path]:
         axes[0].plot(smooth, group.trend.location(smooth) * MICRO, "k--", lw=0.8, label="l + s/W")
         for ax, name in zip(axes, ("location (us)", "shape", "scale (us)")):
             ax.set_xlabel("message size (bytes)")
+            ax.set_xscale("symlog", linthresh=max(1.0, float(sizes[sizes > 0].min(initial=1.0))))
             ax.set_ylabel(name)
         axes[0].legend(fontsize=7)
         fig.suptitle(f"Pearson V parameters: {group.label} (dashed: fitted trends)")
