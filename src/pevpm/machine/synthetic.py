@@ -135,16 +135,17 @@ def write_profile(
     """
     if samples < 10:
         raise ModelError(f"a synthetic profile needs at least 10 samples per block, got {samples}")
+    layouts = [parse_nxp(text) for text in placements]
+    for text, (n, p) in zip(placements, layouts):
+        if n * p < 2 or (n * p) % 2:
+            raise ModelError(
+                f"placement {text}: point-to-point blocks need an even rank count >= 2"
+            )
     rng = as_generator(random_state)
     written = 0
     with ProfileWriter.open(path, machine=name) as writer:
-        for text in placements:
-            n, p = parse_nxp(text)
+        for n, p in layouts:
             ranks = n * p
-            if ranks < 2 or ranks % 2:
-                raise ModelError(
-                    f"placement {text}: point-to-point blocks need an even rank count >= 2"
-                )
             run_id = writer.begin_run(
                 n=n,
                 p=p,
