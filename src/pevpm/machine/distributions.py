@@ -93,8 +93,17 @@ class Distribution:
     def _draw(self, rng: np.random.Generator, size) -> np.ndarray:
         raise NotImplementedError
 
-    # -- density and quantiles (scipy-backed by default) --------------------
+    # -- density and quantiles --------------------------------------------
+    # Located families give the CDF and quantiles of the excess over ``loc``
+    # with special functions (fast enough to call once per message); density
+    # and moments come from the equivalent frozen scipy distribution.
     def _scipy(self):
+        raise NotImplementedError
+
+    def _cdf_excess(self, excess: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _ppf_excess(self, q: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def pdf(self, x):
@@ -104,13 +113,18 @@ class Distribution:
         return self._scipy().logpdf(x)
 
     def cdf(self, x):
-        return self._scipy().cdf(x)
+        excess = np.asarray(x, dtype=float) - self.loc
+        positive = excess > 0
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            values = self._cdf_excess(np.where(positive, excess, 1.0))
+        return np.where(positive, values, 0.0)[()]
 
     def sf(self, x):
         return 1.0 - np.asarray(self.cdf(x))
 
     def ppf(self, q):
-        return self._scipy().ppf(q)
+        with np.errstate(divide="ignore", over="ignore"):
+            return (self.loc + self._ppf_excess(np.asarray(q, dtype=float)))[()]
 
     def mean(self) -> float:
         return float(self._scipy().mean())
@@ -176,6 +190,12 @@ class PearsonV(Distribution):
     def _scipy(self):
         return stats.invgamma(self.shape, loc=self.loc, scale=self.scale)
 
+    def _cdf_excess(self, excess):
+        return special.gammaincc(self.shape, self.scale / excess)
+
+    def _ppf_excess(self, q):
+        return self.scale / special.gammainccinv(self.shape, q)
+
     def _draw(self, rng, size):
         return self.loc + self.scale / rng.standard_gamma(self.shape, size)
 
@@ -205,6 +225,12 @@ class Weibull(Distribution):
     def _scipy(self):
         return stats.weibull_min(self.shape, loc=self.loc, scale=self.scale)
 
+    def _cdf_excess(self, excess):
+        return -np.expm1(-((excess / self.scale) ** self.shape))
+
+    def _ppf_excess(self, q):
+        return self.scale * (-np.log1p(-q)) ** (1.0 / self.shape)
+
     def _draw(self, rng, size):
         return self.loc + self.scale * rng.weibull(self.shape, size)
 
@@ -230,6 +256,12 @@ class Gamma(Distribution):
 
     def _scipy(self):
         return stats.gamma(self.shape, loc=self.loc, scale=self.scale)
+
+    def _cdf_excess(self, excess):
+        return special.gammainc(self.shape, excess / self.scale)
+
+    def _ppf_excess(self, q):
+        return self.scale * special.gammaincinv(self.shape, q)
 
     def _draw(self, rng, size):
         return self.loc + self.scale * rng.standard_gamma(self.shape, size)
@@ -260,6 +292,12 @@ class LogNormal(Distribution):
     def _scipy(self):
         return stats.lognorm(self.sigma, loc=self.loc, scale=math.exp(self.mu))
 
+    def _cdf_excess(self, excess):
+        return special.ndtr((np.log(excess) - self.mu) / self.sigma)
+
+    def _ppf_excess(self, q):
+        return np.exp(self.mu + self.sigma * special.ndtri(q))
+
     def _draw(self, rng, size):
         return self.loc + np.exp(self.mu + self.sigma * rng.standard_normal(size))
 
@@ -283,6 +321,12 @@ class Exponential(Distribution):
 
     def _scipy(self):
         return stats.expon(loc=self.loc, scale=self.scale)
+
+    def _cdf_excess(self, excess):
+        return -np.expm1(-excess / self.scale)
+
+    def _ppf_excess(self, q):
+        return -self.scale * np.log1p(-q)
 
     def _draw(self, rng, size):
         return self.loc + self.scale * rng.standard_exponential(size)

@@ -34,9 +34,10 @@ their statistic linearly.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -81,7 +82,7 @@ class SizeSeries:
             i = sizes.index(size)
             return i, i, 0.0
         if sizes[0] < size < sizes[-1]:
-            j = int(np.searchsorted(sizes, size))
+            j = bisect.bisect_left(sizes, size)
             return j - 1, j, (size - sizes[j - 1]) / (sizes[j] - sizes[j - 1])
         if not extrapolate or len(sizes) < 2:
             listed = ", ".join(str(s) for s in sizes)
@@ -190,10 +191,17 @@ class SeriesIndex:
 
     test: str
     series: tuple[SizeSeries, ...]
+    _chosen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def choose(self, intra_node: bool, contention: int, baseline: bool) -> SizeSeries:
         """Same node class if measured (else the other); nearest contention on a log
         scale (ties go up), or the lowest contention for a two-process baseline."""
+        query = (intra_node, contention, baseline)
+        if query not in self._chosen:
+            self._chosen[query] = self._choose(intra_node, contention, baseline)
+        return self._chosen[query]
+
+    def _choose(self, intra_node: bool, contention: int, baseline: bool) -> SizeSeries:
         same = [s for s in self.series if s.intra_node == intra_node]
         pool = same or list(self.series)
         if baseline:
