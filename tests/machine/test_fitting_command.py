@@ -2,10 +2,11 @@
 
 import re
 
+import numpy as np
 import pytest
 
 from pevpm.cli import main
-from pevpm.machine.profile import Profile
+from pevpm.machine.profile import BlockKey, Profile, ProfileWriter
 from pevpm.machine.profile_fits import fit_profile, pearson_trends
 from pevpm.machine.synthetic import HypotheticalMachine, write_profile
 
@@ -76,12 +77,34 @@ def test_fit_prints_a_table_stores_fits_and_plots(hypothetical, tmp_path, capsys
 
 
 def test_fit_profile_recovers_the_machine_trend(hypothetical):
-    blocks = fit_profile(hypothetical, tests=["isend"], store=False)
+    blocks = fit_profile(hypothetical, tests=["isend"], store=False).blocks
     (group,) = pearson_trends(blocks)
     assert group.label == "isend inter-node"
     assert group.trend.latency == pytest.approx(5e-6, rel=0.05)
     assert group.trend.bandwidth == pytest.approx(1e9, rel=0.05)
     assert group.trend.shape(0, 4) < group.trend.shape(0, 1)  # shape falls with contention
+
+
+def test_unfittable_blocks_are_skipped_with_the_reason(hypothetical, capsys):
+    with ProfileWriter.open(hypothetical) as writer:
+        run = writer.latest_run().id
+        flat = np.full((2, 50), 5e-6)  # a clock too coarse to tell times apart
+        writer.write_block(
+            run,
+            BlockKey("isend", "", 128, 2, 4),
+            flat,
+            reps=50,
+            warmup=0,
+            start_mode="barrier",
+            sync_error=0.0,
+            elapsed=0.0,
+        )
+    assert main(["fit", str(hypothetical), "--tests", "isend", "--no-plots", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "skipped isend 128 B 2x4: cannot fit a distribution to 100 identical samples (5e-06)" in out
+    )
+    assert "stored 30 fits" in out
 
 
 def test_fit_errors_are_one_line(hypothetical, tmp_path, capsys):

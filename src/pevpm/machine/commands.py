@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 from pevpm.bench.options import parse_duration, parse_sizes
-from pevpm.errors import ProfileError
+from pevpm.errors import ModelError, ProfileError
 from pevpm.machine.fitting import DEFAULT_FAMILIES
 from pevpm.machine.profile_fits import BlockFit, TrendGroup, fit_profile, pearson_trends
 from pevpm.machine.synthetic import (
@@ -163,7 +163,7 @@ def _run_fit(args) -> int:
 
     tests = [t.strip() for t in args.tests.split(",") if t.strip()] if args.tests else None
     families = [f.strip() for f in args.families.split(",") if f.strip()]
-    blocks = fit_profile(
+    result = fit_profile(
         args.profile,
         tests=tests,
         nxp=args.nxp,
@@ -172,6 +172,11 @@ def _run_fit(args) -> int:
         store=args.store,
         progress=args.progress,
     )
+    blocks = result.blocks
+    for label, reason in result.skipped.items():
+        print(f"skipped {label}: {reason}")
+    if not blocks:
+        raise ModelError(f"no block of {args.profile} could be fitted")
     print(fit_table(blocks))
     groups = pearson_trends(blocks)
     for line in trend_lines(groups):

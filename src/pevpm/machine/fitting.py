@@ -372,6 +372,16 @@ def _fit_distribution(family: str, x: np.ndarray) -> tuple[Distribution, float]:
     return _CLASSES[family](**params, loc=loc), loglik
 
 
+def check_families(families: Sequence[str]) -> None:
+    """Raise :class:`~pevpm.errors.ModelError` naming any family that cannot be fitted."""
+    unknown = [family for family in families if family not in _CLASSES]
+    if unknown or not families:
+        raise ModelError(
+            f"cannot fit unknown family {', '.join(map(repr, unknown)) or '(none given)'}; "
+            f"known: {', '.join(sorted(_CLASSES))}"
+        )
+
+
 def fit_family(
     family: str,
     data,
@@ -391,10 +401,7 @@ def fit_family(
     >>> abs(r.params["shape"] - 3.6) < 0.5
     True
     """
-    if family not in _CLASSES:
-        raise ModelError(
-            f"cannot fit unknown family {family!r}; known: {', '.join(sorted(_CLASSES))}"
-        )
+    check_families([family])
     rng = as_generator(random_state)
     x = subsample(_clean(data), fit_points, rng)
     distribution, loglik = _fit_distribution(family, x)
@@ -428,6 +435,8 @@ def select_family(
     A family whose fit fails is left out and its reason recorded in
     ``failures``; if all fail, :class:`~pevpm.errors.ModelError` is raised.
     """
+    check_families(families)
+    data = _clean(data)
     seed = as_generator(random_state).integers(2**63)
     fits, failures = [], {}
     for family in families:
@@ -438,8 +447,6 @@ def select_family(
                 )
             )
         except ModelError as exc:
-            if family not in _CLASSES:
-                raise
             failures[family] = str(exc)
     if not fits:
         raise ModelError(

@@ -8,7 +8,7 @@ goodness go into the profile's ``fits`` table; ``goodness["rank"] == 1``
 marks the best, which :class:`pevpm.machine.profile_comm.ProfileCommModel`
 uses with ``source="fitted"``.
 
->>> fits = fit_profile("machine.db", tests=["isend"])           # doctest: +SKIP
+>>> fits = fit_profile("machine.db", tests=["isend"]).blocks    # doctest: +SKIP
 >>> fits[0].best.family                                          # doctest: +SKIP
 'pearson5'
 """
@@ -29,6 +29,7 @@ from pevpm.machine.fitting import (
     FamilySelection,
     FitResult,
     IndependenceResult,
+    check_families,
     independence_by_rank,
     select_family,
 )
@@ -55,6 +56,14 @@ class BlockFit:
         return self.selection.best
 
 
+@dataclass(frozen=True)
+class ProfileFits:
+    """What :func:`fit_profile` did: the fitted blocks and the skipped ones (label -> why)."""
+
+    blocks: list[BlockFit]
+    skipped: dict[str, str]
+
+
 def _block_seed(seed: int, key: BlockKey) -> np.random.SeedSequence:
     return np.random.SeedSequence([seed, zlib.crc32(f"{key.label} {key.variant}".encode())])
 
@@ -67,10 +76,7 @@ def fit_block(
     threshold = profile.summary(key).outlier_threshold
     keep = by_rank <= threshold if threshold > 0 else np.ones_like(by_rank, dtype=bool)
     data = by_rank[keep]
-    try:
-        selection = select_family(data, families, random_state=_block_seed(seed, key))
-    except ModelError as exc:
-        raise ModelError(f"{key.label}: {exc}") from None
+    selection = select_family(data, families, random_state=_block_seed(seed, key))
     try:
         independent = independence_by_rank([row[mask] for row, mask in zip(by_rank, keep)])
     except ModelError:
@@ -111,10 +117,15 @@ def fit_profile(
     seed: int = 0,
     store: bool = True,
     progress: bool = False,
-) -> list[BlockFit]:
+) -> ProfileFits:
     """Fit the blocks of the profile at ``path`` (optionally some tests / one
-    placement) and, with ``store``, write every fit into its ``fits`` table."""
+    placement) and, with ``store``, write every fit into its ``fits`` table.
+
+    A block whose data cannot be fitted (too few or identical samples) is
+    skipped, with the reason, rather than stopping the rest.
+    """
     path = Path(path)
+    check_families(families)
     with Profile.open(path) as profile:
         keys = [key for key in profile.blocks(nxp=nxp) if tests is None or key.test in tests]
         if not keys:
@@ -125,16 +136,18 @@ def fit_profile(
                 f"no blocks for {wanted}{where}; the profile has: {', '.join(have) or 'nothing'}",
                 where=str(path),
             )
-        blocks = [
-            fit_block(profile, key, families, seed)
-            for key in tqdm(keys, desc="fitting", unit="block", disable=not progress)
-        ]
+        blocks, skipped = [], {}
+        for key in tqdm(keys, desc="fitting", unit="block", disable=not progress):
+            try:
+                blocks.append(fit_block(profile, key, families, seed))
+            except ModelError as exc:
+                skipped[key.label] = str(exc)
     if store:
         with ProfileWriter.open(path) as writer:
             for block in blocks:
                 for fit in block.selection.fits:
                     writer.store_fit(block.key, fit.family, fit.params, goodness_record(block, fit))
-    return blocks
+    return ProfileFits(blocks, skipped)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@
   per contention level, and the fitted trend models dashed (the plots the
   thesis proposes as further work).
 
->>> blocks = fit_profile("machine.db")                    # doctest: +SKIP
+>>> blocks = fit_profile("machine.db").blocks             # doctest: +SKIP
 >>> plot_block_fits(blocks, "fits/")                      # doctest: +SKIP
 [PosixPath('fits/isend.1x4.png'), ...]
 """
