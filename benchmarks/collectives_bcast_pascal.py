@@ -19,45 +19,10 @@ import argparse
 from itertools import pairwise
 
 import numpy as np
-import scipy.stats as st
 from scipy.signal import find_peaks
 
-from pevpm.machine.comm_models import PerSizeDistribution
-from pevpm.machine.machine import Machine
-from pevpm.machine.topology import Topology
-from pevpm.model.builder import ModelBuilder
-from pevpm.vm.collectives import CollectiveConfig
-from pevpm.vm.engine import simulate
-
-SIZE = 128
-#: t_s: Pearson V (inverse gamma) with mean 60 us, sd ~4 us; t_lc: 15-20 us.
-TRANSFER = st.invgamma(8, loc=50e-6, scale=70e-6)
-LOCAL = st.uniform(15e-6, 5e-6)
-EAGER, RENDEZVOUS = 1 << 20, 0
-
-CONFIGURATIONS = {
-    "Isend completes locally, largest subtree first (MPICH)":
-        ("library=mpich-1.2", EAGER),
-    "Isend completes locally, smallest subtree first":
-        ("library=mpich-1.2, child-order=smallest-first", EAGER),
-    "Isend completes on delivery (no eager buffering)":
-        ("library=mpich-1.2", RENDEZVOUS),
-    "Isend completes locally + waits for zero-byte acks":
-        ("library=mpich-1.2, acks=yes", EAGER),
-}
-
-
-def completion_times(spec: str, eager_limit: int, numprocs: int, runs: int,
-                     seed: int) -> np.ndarray:
-    """Per-rank completion times (runs x numprocs) of one broadcast per run."""
-    builder = ModelBuilder()
-    builder.collective("MPI_Bcast", SIZE, root=0)
-    model = builder.build()
-    machine = Machine(PerSizeDistribution({SIZE: TRANSFER}, local=LOCAL), Topology(),
-                      eager_limit=eager_limit, collectives=CollectiveConfig.parse(spec))
-    rng = np.random.default_rng(seed)
-    return np.array([simulate(model, numprocs, machine, rng=rng).collectives[0].completion
-                     for _ in range(runs)])
+from pevpm.vm.collectives.signature import CONFIGURATIONS, SIZE
+from pevpm.vm.collectives.signature import bcast_completion_times as completion_times
 
 
 def peaks(times: np.ndarray, bin_width: float = 2e-6):

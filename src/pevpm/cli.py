@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "pevpm.machine.commands",
     "pevpm.analytic.commands",
     "pevpm.validate.commands",
+    "pevpm.report.commands",
 )
 
 

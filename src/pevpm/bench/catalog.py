@@ -19,7 +19,7 @@ from pevpm.errors import BenchmarkError
 
 
 @dataclass(frozen=True)
-class TestSpec:
+class OperationSpec:
     """What kind of test ``name`` is.
 
     ``paired``: point-to-point in the complement pattern (even process count).
@@ -45,23 +45,23 @@ class TestSpec:
         return 2 * size
 
 
-CATALOG: dict[str, TestSpec] = {
+CATALOG: dict[str, OperationSpec] = {
     spec.name: spec
     for spec in (
-        TestSpec("isend", "MPI_Isend end-to-end: send start to receive completion", paired=True),
-        TestSpec("isendlocal", "MPI_Isend local completion: time until Isend returns",
+        OperationSpec("isend", "MPI_Isend end-to-end: send start to receive completion", paired=True),
+        OperationSpec("isendlocal", "MPI_Isend local completion: time until Isend returns",
                  paired=True),
-        TestSpec("isendduplex", "MPI_Isend both ways at once, end-to-end per direction",
+        OperationSpec("isendduplex", "MPI_Isend both ways at once, end-to-end per direction",
                  paired=True),
-        TestSpec("sendrecv", "MPI_Sendrecv exchange with the partner", paired=True),
-        TestSpec("bcast", "MPI_Bcast from rank 0"),
-        TestSpec("barrier", "MPI_Barrier", sized=False),
-        TestSpec("scatter", "MPI_Scatter from rank 0", variants=("each", "total")),
-        TestSpec("gather", "MPI_Gather to rank 0", variants=("each", "total")),
-        TestSpec("allgather", "MPI_Allgather", variants=("each", "total")),
-        TestSpec("alltoall", "MPI_Alltoall", variants=("each", "total")),
-        TestSpec("reduce", "MPI_Reduce (float64 sum) to rank 0"),
-        TestSpec("allreduce", "MPI_Allreduce (float64 sum)"),
+        OperationSpec("sendrecv", "MPI_Sendrecv exchange with the partner", paired=True),
+        OperationSpec("bcast", "MPI_Bcast from rank 0"),
+        OperationSpec("barrier", "MPI_Barrier", sized=False),
+        OperationSpec("scatter", "MPI_Scatter from rank 0", variants=("each", "total")),
+        OperationSpec("gather", "MPI_Gather to rank 0", variants=("each", "total")),
+        OperationSpec("allgather", "MPI_Allgather", variants=("each", "total")),
+        OperationSpec("alltoall", "MPI_Alltoall", variants=("each", "total")),
+        OperationSpec("reduce", "MPI_Reduce (float64 sum) to rank 0"),
+        OperationSpec("allreduce", "MPI_Allreduce (float64 sum)"),
     )
 }
 

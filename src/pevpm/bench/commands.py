@@ -23,7 +23,7 @@ from pevpm.bench.options import (
 )
 from pevpm.errors import BenchmarkError, PevpmError
 
-QUICK_PRESET = {"reps": 100, "sizes": "0,256,1K,4K,16K,64K", "resend_limit": 200, "budget": "4s"}
+QUICK_PRESET = {"reps": 100, "sizes": "0,1K,16K,64K", "resend_limit": 100, "budget": "3s"}
 FULL_PRESET = {"reps": 1000, "sizes": "0-8-128,256,512,1K,2K,4K,8K,16K,32K,64K",
                "resend_limit": 1000, "budget": "60s"}
 
@@ -35,10 +35,10 @@ def register(subparsers) -> None:
                     "Run as: mpiexec -n N python -m pevpm bench -o machine.db",
     )
     bench.add_argument("-o", "--output", required=True, help="profile file (SQLite) to write")
-    bench.add_argument("--tests", help="comma-separated tests (default: %s; known: %s)"
-                       % (",".join(DEFAULT_TESTS), ",".join(sorted(CATALOG))))
+    bench.add_argument("--tests", help=f"comma-separated tests (default: {','.join(DEFAULT_TESTS)}; "
+                       f"known: {','.join(sorted(CATALOG))})")
     bench.add_argument("--sizes", help="message sizes: START-STEP-STOP, START-*FACTOR-STOP, "
-                       "lists, K/M suffixes (default %s)" % FULL_PRESET["sizes"])
+                       f"lists, K/M suffixes (default {FULL_PRESET['sizes']})")
     bench.add_argument("--reps", type=int, help="repetitions per size (default 1000)")
     bench.add_argument("--warmup", type=int, default=10, help="warm-up repetitions (10)")
     bench.add_argument("--ppn", type=int, help="processes per node for placement "
@@ -130,9 +130,12 @@ def _run_bench(args) -> int:
         if rank == 0:
             raise
         return 2
+    from pevpm.bench.interrupts import InterruptWatch
+
+    watch = InterruptWatch.install()
     from pevpm.bench.runner import run_benchmark
 
-    return run_benchmark(options)
+    return run_benchmark(options, watch)
 
 
 def _show(args) -> int:

@@ -185,8 +185,8 @@ def derive_times(derivation: str, stamps: dict[str, np.ndarray],
     the earliest start of that repetition over all ranks (the synchronised start).
 
     >>> s = {"start": np.array([[0, 100], [10, 100]]), "end": np.array([[50, 160], [40, 130]])}
-    >>> derive_times("from_start", s, None).tolist()
-    [[5e-08, 6e-08], [4e-08, 3e-08]]
+    >>> (derive_times("from_start", s, None) * 1e9).round().tolist()
+    [[50.0, 60.0], [40.0, 30.0]]
     """
     if derivation == "end_to_end":
         sent = stamps["send_start"][np.asarray(partners)]

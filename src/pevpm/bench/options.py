@@ -28,7 +28,7 @@ _NUMBER = r"(\d+)([kKmMgG]?)"
 _RANGE = re.compile(rf"^{_NUMBER}-(\*?){_NUMBER}-{_NUMBER}$")
 _SINGLE = re.compile(rf"^{_NUMBER}$")
 _DURATION = re.compile(r"^([0-9]*\.?[0-9]+(?:e-?[0-9]+)?)\s*(ns|us|ms|s|min)?$")
-_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, None: 1.0}
+_PER_SECOND = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0, "min": 1 / 60, None: 1.0}
 MAX_SIZES = 10_000
 
 
@@ -90,7 +90,7 @@ def parse_duration(text) -> float:
     match = _DURATION.match(str(text).strip())
     if not match:
         raise BenchmarkError(f"cannot read duration {text!r}; e.g. 50us, 2ms, 30s, 5min")
-    return float(match.group(1)) * _SECONDS[match.group(2)]
+    return float(match.group(1)) / _PER_SECOND[match.group(2)]
 
 
 def launcher_rank_and_size() -> tuple[int, int] | None:
@@ -158,7 +158,7 @@ class BenchOptions:
         return data
 
     @classmethod
-    def from_plan(cls, plan: dict, **overrides) -> "BenchOptions":
+    def from_plan(cls, plan: dict, **overrides) -> BenchOptions:
         data = dict(plan, **overrides)
         data["tests"] = [tuple(t) for t in data["tests"]]
         return cls(**data)

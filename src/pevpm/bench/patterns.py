@@ -28,7 +28,7 @@ class Placement:
     hosts: list[str]
 
     @classmethod
-    def from_hosts(cls, hosts: list[str], ppn: int | None = None) -> "Placement":
+    def from_hosts(cls, hosts: list[str], ppn: int | None = None) -> Placement:
         """Nodes from the real host names, or blocks of ``ppn`` consecutive ranks."""
         if ppn is not None:
             if len(hosts) % ppn:

@@ -50,8 +50,11 @@ def write_csv(profile: Profile, stream, test: str | None = None, nxp=None) -> in
 def describe(profile: Profile) -> str:
     """Multi-line text listing of a profile: machine, runs with clock error, blocks per test."""
     machine = profile.machine
-    lines = [f"profile {profile.path}", f"machine {machine.name or '?'}: hosts "
-             f"{', '.join(machine.hosts) or '-'}; {machine.mpi_library} ({machine.mpi_version})"]
+    lines = [
+        f"profile {profile.path}",
+        (f"machine {machine.name or '?'}: hosts {', '.join(machine.hosts) or '-'}; "
+         f"{machine.mpi_library} ({machine.mpi_version})"),
+    ]
     for run in machine.runs:
         state = "finished" if run.finished else "incomplete (use --resume)"
         lines.append(

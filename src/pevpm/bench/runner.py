@@ -11,9 +11,7 @@ is bracketed by two sync points and its offsets are interpolated for drift.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import sys
 import time
 import zlib
@@ -22,7 +20,8 @@ import numpy as np
 from mpi4py import MPI
 
 from pevpm.bench.catalog import CATALOG
-from pevpm.bench.clock import GlobalClock, LocalClock, synchronise
+from pevpm.bench.clock import GlobalClock, pick_clock, synchronise
+from pevpm.bench.interrupts import InterruptWatch
 from pevpm.bench.operations import BarrierStart, TimedStart, build_operation, derive_times
 from pevpm.bench.options import BenchOptions
 from pevpm.bench.patterns import Placement, complement_partners
@@ -65,34 +64,19 @@ def _bind_to_core(placement: Placement, rank: int) -> bool:
     return True
 
 
-@contextlib.contextmanager
-def _signals_deferred():
-    """Hold SIGINT/SIGTERM while a block is committed; re-raise afterwards."""
-    caught = []
-    previous = {sig: signal.signal(sig, lambda s, f: caught.append(s))
-                for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if caught:
-            raise KeyboardInterrupt
-
-
-def _terminate_as_interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
 class _Run:
     """State of one benchmark run on one rank."""
 
-    def __init__(self, comm, options: BenchOptions):
+    def __init__(self, comm, options: BenchOptions, watch: InterruptWatch):
         self.comm = comm
+        self.watch = watch
+        self.kept = 0
+        self.total = 0
+        self.done_before = 0
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self.options = options
-        self.clock = GlobalClock(LocalClock())
+        self.clock = GlobalClock(pick_clock(MPI.Wtime, MPI.Wtick()))
         self.now = self.clock.local.now
         self.writer: ProfileWriter | None = None
         self.run_id = 0
@@ -138,21 +122,21 @@ class _Run:
             done = {(k.test, k.variant, k.size) for k in self.writer.blocks(nxp=(place.n, place.p))}
             self.total, todo = len(plan), [block for block in plan if block not in done]
             return todo
-        library = MPI.Get_library_version().strip().splitlines()[0].strip()
+        library = " ".join(MPI.Get_library_version().strip().splitlines()[0].split())
         major, minor = MPI.Get_version()
         local = self.clock.local
         self.run_id = self.writer.begin_run(
             n=place.n, p=place.p, hosts=place.hosts, mpi_library=library,
             mpi_version=f"MPI {major}.{minor}",
-            clock=local.name + (", ranks bound to cores" if options.bind else ""),
+            clock=local.name + (", ranks bound to cores" if self.bound else ", ranks not bound"),
             clock_resolution=local.resolution_ns * 1e-9, sync_method=options.sync,
             resend_limit=options.resend_limit, plan=options.plan(),
         )
         self.total = len(plan)
         return plan
 
-    def run_block(self, test: str, variant: str, size: int, reps_cap: int) -> tuple[int, bool]:
-        """Time one block; returns (reps run, limited by the budget)."""
+    def run_block(self, test: str, variant: str, size: int, reps_cap_ns: float) -> None:
+        """Time one block, re-synchronise, and store it (rank 0)."""
         comm, options = self.comm, self.options
         op = build_operation(comm, test, variant, size, self.partner)
         warmup = max(options.warmup, 1)
@@ -161,38 +145,22 @@ class _Run:
         began = self.now()
         op.run(probe, BarrierStart(comm), self.now)
         per_rep = comm.allreduce((self.now() - began) / probe, op=MPI.MAX)
-        if options.start == "time":
-            spacing = int(options.spacing * 1e9) if options.spacing else int(
-                max(2 * per_rep, AUTO_SPACING_FLOOR_NS))
-            per_rep = max(per_rep, spacing)
-        reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap // per_rep)))
+        start = self._start_rule(per_rep)
+        if start.mode == "time":
+            per_rep = max(per_rep, start.spacing)
+        reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap_ns // per_rep)))
         reps = comm.bcast(reps, root=0)
-        if options.start == "time":
-            first_global = comm.bcast(
-                int(self.clock.to_global(np.array([self.now()]))[0]) + TIMED_START_LEAD_NS, root=0)
-            start = TimedStart(self.clock.to_local(first_global), spacing, self.now)
-        else:
-            start = BarrierStart(comm)
+        if start.mode == "time":
+            start.first = self._agreed_first_start()
         began = time.perf_counter()
         stamps = op.run(reps, start, self.now)
         elapsed = time.perf_counter() - began
         self.clock.add(synchronise(comm, self.clock.local, options.sync, options.resend_limit))
-        collated = {}
-        for name, local in stamps.items():
-            mine = self.clock.to_global(local)
-            gathered = np.zeros((self.size, reps), dtype=np.int64) if self.rank == 0 else None
-            comm.Gather(mine, gathered, root=0)
-            collated[name] = gathered
-        last = len(self.clock.points) - 1
-        sync_row = {"rank": self.rank, "host": self.placement.hosts[self.rank],
-                    "offset": self.clock.points[-1].offset_ns * 1e-9,
-                    "drift": self.clock.drift,
-                    "error": self.clock.error_between(last - 1, last) * 1e-9}
-        sync_rows = comm.gather(sync_row, root=0)
+        collated, sync_rows = self._collate(stamps, reps)
         if self.rank == 0:
-            times = derive_times(op.derivation, collated, self.partner_ranks)
             key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
-            with _signals_deferred():
+            times = derive_times(op.derivation, collated, self.partner_ranks)
+            with self.watch.critical():
                 self.writer.write_block(
                     self.run_id, key, times, reps=reps, warmup=warmup, start_mode=start.mode,
                     sync_error=max(row["error"] for row in sync_rows), elapsed=elapsed,
@@ -201,10 +169,39 @@ class _Run:
                     bin_width=options.bin_width, max_raw_samples=options.max_raw,
                     seed=[options.seed, zlib.crc32(key.label.encode())], sync=sync_rows,
                 )
-        return reps, reps < options.reps
+                self.kept += 1
+
+    def _start_rule(self, per_rep_ns: float):
+        """Barrier starts, or timed starts spaced by --spacing (default: twice the slowest
+        warm-up repetition); the first timed start is agreed later."""
+        if self.options.start == "barrier":
+            return BarrierStart(self.comm)
+        spacing = (int(self.options.spacing * 1e9) if self.options.spacing
+                   else int(max(2 * per_rep_ns, AUTO_SPACING_FLOOR_NS)))
+        return TimedStart(0, spacing, self.now)
+
+    def _agreed_first_start(self) -> int:
+        """Rank 0 picks a global start a little ahead; every rank gets it in local time."""
+        soon = int(self.clock.to_global(np.array([self.now()]))[0]) + TIMED_START_LEAD_NS
+        return self.clock.to_local(self.comm.bcast(soon, root=0))
+
+    def _collate(self, stamps: dict[str, np.ndarray], reps: int):
+        """Convert this rank's stamps to global time and gather everything on rank 0,
+        with every rank's latest clock sync (offset, drift, error bound)."""
+        collated = {}
+        for name, local in stamps.items():
+            gathered = np.zeros((self.size, reps), dtype=np.int64) if self.rank == 0 else None
+            self.comm.Gather(self.clock.to_global(local), gathered, root=0)
+            collated[name] = gathered
+        last = len(self.clock.points) - 1
+        row = {"rank": self.rank, "host": self.placement.hosts[self.rank],
+               "offset": self.clock.points[-1].offset_ns * 1e-9, "drift": self.clock.drift,
+               "error": self.clock.error_between(last - 1, last) * 1e-9}
+        return collated, self.comm.gather(row, root=0)
 
     def execute(self, todo: list[tuple[str, str, int]]) -> None:
         options = self.options
+        self.done_before = self.total - len(todo)
         bar = None
         if self.rank == 0 and options.progress:
             from tqdm import tqdm
@@ -217,12 +214,13 @@ class _Run:
             left_in_test = sum(1 for t, v, _ in todo[index:] if (t, v) == (test, variant))
             remaining = options.budget - budget_used.get((test, variant), 0.0)
             cap_ns = max(remaining, 0.0) / left_in_test * 1e9
+            if bar is not None:
+                bar.set_postfix_str(self.current)
             began = time.perf_counter()
             self.run_block(test, variant, size, cap_ns)
             budget_used[(test, variant)] = (budget_used.get((test, variant), 0.0)
                                             + time.perf_counter() - began)
             if bar is not None:
-                bar.set_postfix_str(self.current, refresh=False)
                 bar.update(1)
         self.current = ""
         if bar is not None:
@@ -238,31 +236,28 @@ class _Run:
             self.writer.close()
 
 
-def run_benchmark(options: BenchOptions) -> int:
-    """Run the plan on ``MPI.COMM_WORLD``; returns the exit code for this rank."""
+def run_benchmark(options: BenchOptions, watch: InterruptWatch) -> int:
+    """Run the plan on ``MPI.COMM_WORLD``; returns the exit code for this rank.
+
+    ``watch`` routes Ctrl-C and SIGTERM to a clean exit (see :mod:`pevpm.bench.interrupts`).
+    """
     comm = MPI.COMM_WORLD
-    run = _Run(comm, options)
-    signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    run = _Run(comm, options, watch)
+    watch.start(lambda: _report_interrupt(run), linger_s=0.0 if run.rank == 0 else 1.0)
     try:
         todo = run.prepare()
         run.execute(todo)
         run.finish()
     except PeerFailed:
         return 2
-    except KeyboardInterrupt:
-        _report_interrupt(run)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
     return 0
 
 
 def _report_interrupt(run: _Run) -> None:
+    """Rank 0 says which block was lost and how many are kept."""
     if run.rank != 0:
         return
-    kept = len(run.writer.blocks(nxp=(run.placement.n, run.placement.p))) if run.writer else 0
     lost = f"block '{run.current}' was lost" if run.current else "no block was in progress"
-    print(f"pevpm bench: interrupted; {lost}; {kept} finished blocks are kept in "
-          f"{run.options.output}; rerun with --resume to complete the rest", file=sys.stderr)
-    if run.writer:
-        run.writer.close()
+    print(f"pevpm bench: interrupted; {lost}; {run.done_before + run.kept} of {run.total} "
+          f"blocks are safely in {run.options.output}; rerun with --resume to complete the rest",
+          file=sys.stderr)

@@ -38,7 +38,7 @@ class Histogram:
         return int(self.counts.sum())
 
     @classmethod
-    def of(cls, times, bin_width: float | None = None) -> "Histogram":
+    def of(cls, times, bin_width: float | None = None) -> Histogram:
         """Bin ``times``; ``bin_width=None`` picks the automatic width."""
         values = np.asarray(times, dtype=float)
         if values.size == 0:

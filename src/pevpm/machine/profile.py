@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Self
 
 import numpy as np
 
@@ -201,6 +202,10 @@ class FitRecord:
     created: str
 
 
+def _quote(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
@@ -234,7 +239,7 @@ class Profile:
         self.path = path
 
     @classmethod
-    def open(cls, path) -> "Profile":
+    def open(cls, path) -> Profile:
         """Open ``path`` read-only; :class:`ProfileError` if missing, foreign or too new."""
         path = Path(path)
         if not path.is_file():
@@ -246,7 +251,7 @@ class Profile:
     def close(self) -> None:
         self._conn.close()
 
-    def __enter__(self) -> "Profile":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -438,22 +443,22 @@ class ProfileWriter(Profile):
     """
 
     @classmethod
-    def open(cls, path, machine: str = "") -> "ProfileWriter":
+    def open(cls, path, machine: str = "") -> ProfileWriter:
         """Open ``path`` for writing, creating an empty profile if it does not exist."""
         path = Path(path)
-        fresh = not path.exists()
+        fresh = not path.exists() or path.stat().st_size == 0
         try:
             conn = sqlite3.connect(str(path))
+            if fresh:
+                meta = [("format", FORMAT_TAG), ("schema_version", str(SCHEMA_VERSION)),
+                        ("machine", machine), ("created", _now()), ("created_by", __version__)]
+                inserts = "".join(
+                    f"INSERT INTO meta(key, value) VALUES ({_quote(k)}, {_quote(v)});"
+                    for k, v in meta
+                )
+                conn.executescript(f"BEGIN;{_SCHEMA}{inserts}COMMIT;")
         except sqlite3.Error as exc:
             raise ProfileError(f"cannot open for writing ({exc})", where=str(path)) from None
-        if fresh:
-            with conn:
-                conn.executescript(_SCHEMA)
-                conn.executemany(
-                    "INSERT INTO meta(key, value) VALUES (?, ?)",
-                    [("format", FORMAT_TAG), ("schema_version", str(SCHEMA_VERSION)),
-                     ("machine", machine), ("created", _now()), ("created_by", __version__)],
-                )
         _check_header(conn, str(path))
         return cls(conn, str(path))
 

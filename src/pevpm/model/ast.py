@@ -239,3 +239,27 @@ def walk(statements: tuple[Statement, ...]):
         elif isinstance(stmt, (Condition, Runon)):
             for branch in stmt.branches:
                 yield from walk(branch.body)
+
+
+def status_fields(status: str) -> tuple[str, str]:
+    """The names a receive's ``req/stat`` id binds: the matched sender and tag."""
+    return f"{status}.MPI_SOURCE", f"{status}.MPI_TAG"
+
+
+def status_names(model: Model) -> set[str]:
+    """Names bound by receives, as in C's ``MPI_Status``: after a receive with
+    ``req/stat = s`` matches, ``s.MPI_SOURCE`` is the sender's rank and
+    ``s.MPI_TAG`` the message's tag (before, they are MPI_ANY_SOURCE and
+    MPI_ANY_TAG), so a master can answer whichever worker MPI_ANY_SOURCE delivered.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", request="s")
+    >>> b.send(8, dest="s.MPI_SOURCE")
+    >>> sorted(status_names(b.build()))
+    ['s.MPI_SOURCE', 's.MPI_TAG']
+    """
+    bodies = [model.body, *model.subroutines.values()]
+    return {name for body in bodies for stmt in walk(body)
+            if isinstance(stmt, Message) and stmt.op in RECVS and stmt.request
+            for name in status_fields(stmt.request)}

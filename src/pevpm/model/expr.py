@@ -16,6 +16,13 @@ toward zero, comparisons and logical operators give 0 or 1.
 'xsize * sizeof(float)'
 >>> sorted(Expr.parse("parameter t + n").names())
 ['n', 't']
+
+``uniform(a, b)`` and ``exponential(mean)`` draw from the generator stored
+under :data:`RNG_NAME` (the virtual machine supplies the run's own):
+
+>>> import numpy as np
+>>> 0 <= Expr.parse("uniform(0, 10)").evaluate({RNG_NAME: np.random.default_rng(1)}) < 10
+True
 """
 
 from __future__ import annotations
@@ -54,6 +61,16 @@ C_TYPE_SIZES: dict[str, int] = {
     "MPI_LONG": 8, "MPI_DOUBLE": 8,
 }
 
+#: Environment key of the random generator that ``uniform`` and
+#: ``exponential`` draw from (the virtual machine puts the run's generator there).
+RNG_NAME = "__rng__"
+
+#: Functions that draw a fresh random number at every evaluation.
+RANDOM_FUNCTIONS: dict[str, tuple[int, Callable[..., Number]]] = {
+    "uniform": (2, lambda rng, low, high: float(rng.uniform(low, high))),
+    "exponential": (1, lambda rng, mean: float(rng.exponential(mean))),
+}
+
 FUNCTIONS: dict[str, tuple[int, Callable[..., Number]]] = {
     "min": (2, min),
     "max": (2, max),
@@ -65,6 +82,7 @@ FUNCTIONS: dict[str, tuple[int, Callable[..., Number]]] = {
     "pow": (2, math.pow),
     "ceil": (1, lambda x: int(math.ceil(x))),
     "floor": (1, lambda x: int(math.floor(x))),
+    **RANDOM_FUNCTIONS,
 }
 
 
@@ -131,7 +149,7 @@ _UNARY_PRECEDENCE = len(_BINARY_LEVELS)
 _TOKEN = re.compile(
     r"""\s*(?:
         (?P<num>0[xX][0-9a-fA-F]+|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
-      | (?P<name>[A-Za-z_][A-Za-z_0-9]*)
+      | (?P<name>[A-Za-z_][A-Za-z_0-9]*(?:\.[A-Za-z_][A-Za-z_0-9]*)*)
       | (?P<op>&&|\|\||==|!=|<=|>=|[-+*/%<>!()?:,])
     )""",
     re.VERBOSE,
@@ -353,7 +371,12 @@ class Expr:
         return frozenset(found)
 
     def is_constant(self) -> bool:
-        return not self.names()
+        """True when the value depends on nothing: no names, no random draws."""
+        return not self.names() and not self.is_random()
+
+    def is_random(self) -> bool:
+        """True when evaluating draws random numbers (``uniform``, ``exponential``)."""
+        return _is_random(self.tree)
 
     def evaluate(self, env: Mapping[str, Number]) -> Number:
         """Value of the expression with names looked up in ``env``.
@@ -374,6 +397,18 @@ class Expr:
 
     def __repr__(self) -> str:
         return f"Expr({str(self)!r})"
+
+
+def _is_random(node: Node) -> bool:
+    if isinstance(node, Call):
+        return node.func in RANDOM_FUNCTIONS or any(_is_random(a) for a in node.args)
+    if isinstance(node, Unary):
+        return _is_random(node.operand)
+    if isinstance(node, Binary):
+        return _is_random(node.left) or _is_random(node.right)
+    if isinstance(node, Ternary):
+        return any(_is_random(n) for n in (node.cond, node.if_true, node.if_false))
+    return False
 
 
 def _collect_names(node: Node, found: set[str]) -> None:
@@ -423,6 +458,11 @@ def _evaluate(node: Node, env: Mapping[str, Number], expr: Expr) -> Number:
         return _evaluate(branch, env, expr)
     if isinstance(node, Call):
         args = [_evaluate(a, env, expr) for a in node.args]
+        if node.func in RANDOM_FUNCTIONS:
+            if RNG_NAME not in env:
+                raise ModelError(f"{node.func}() draws a random number; only the virtual "
+                                 "machine can evaluate it", where=expr.where)
+            args.insert(0, env[RNG_NAME])
         try:
             return FUNCTIONS[node.func][1](*args)
         except (ValueError, OverflowError) as exc:

@@ -18,10 +18,10 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from pevpm.machine.profile import BlockKey, Profile  # noqa: E402
+from pevpm.machine.profile import BlockKey, Profile
 
 SUBSAMPLES_PER_RANK = 5
 
@@ -87,7 +87,7 @@ def plot_page(profile: Profile, keys: list[BlockKey], path, seed: int = 0) -> Pa
     tails.set_yscale("log")
     tails.set_xlabel("message size (bytes)")
     tails.set_ylabel("time (us, log)")
-    tails.legend(loc="upper left")
+    tails.legend(loc="best")
 
     fig.tight_layout()
     path = Path(path)

@@ -37,8 +37,8 @@ AST statement (its expressions name the culprit in error messages).
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
 
 from pevpm.errors import ModelError
 from pevpm.model import ast
@@ -66,7 +66,8 @@ class Program:
 def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -> Program:
     """Compile ``model``; ``params`` are the parameter values supplied for this run
     (only their names matter here)."""
-    known = set(RANK_NAMES) | set(model.constants) | set(model.parameters) | set(params or {})
+    known = (set(RANK_NAMES) | set(model.constants) | set(model.parameters)
+             | set(params or {}) | ast.status_names(model))
     compiler = _Compiler(model.subroutines, known, model.source or "model")
     compiler.block(model.body, ())
     return Program(tuple(compiler.code), frozenset(known))
@@ -160,7 +161,7 @@ class _Compiler:
             self.code[head] = (CONDITION, tuple(arms), where)
 
     def message(self, m: ast.Message, where: str, scope) -> None:
-        val = lambda e, default=None: self.value(e, where, default, scope)  # noqa: E731
+        val = lambda e, default=None: self.value(e, where, default, scope)
         op = m.op
         if op in ast.SENDS:
             self.code.append((SEND, op, op in ast.BLOCKING_SENDS, val(m.size), val(m.dst),
@@ -192,7 +193,7 @@ def _compile(node, e: ex.Expr, where: str) -> Value:
     (constant parts folded, ``name op number`` in one step)."""
     if isinstance(node, ex.Num):
         return _constant(node.value)
-    if not ex.Expr(node).names():
+    if ex.Expr(node).is_constant():
         try:
             return _constant(ex.Expr(node).evaluate({}))
         except ModelError:
@@ -216,6 +217,8 @@ def _compile(node, e: ex.Expr, where: str) -> Value:
     if isinstance(node, ex.Call):
         args = [_compile(a, e, where) for a in node.args]
         func = ex.FUNCTIONS[node.func][1]
+        if node.func in ex.RANDOM_FUNCTIONS:
+            return lambda env: func(env[ex.RNG_NAME], *(a(env) for a in args))
 
         def call(env):
             values = [a(env) for a in args]

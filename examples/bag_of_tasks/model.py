@@ -1,0 +1,58 @@
+"""PEVPM model of ``bag_of_tasks.py``: a master farming seeded jobs to workers.
+
+Mirrors the program (see README.md, "Communication pattern"): the master
+primes every worker with a 24-byte job definition and the job's input, then
+answers whichever worker reports back (``MPI_ANY_SOURCE``; the receive's
+status ``done.MPI_SOURCE`` names it), drains the last results and sends every
+worker a DIE message.  A worker loops until it receives DIE.  Job sizes and
+compute times are uniform draws like the program's job stream; a job costs
+``overhead + slope * compute`` seconds (from calibration).  On one rank the
+master does every job itself.
+
+    pevpm predict examples/bag_of_tasks/model.py -n 1,2,4,8 -D jobs=400
+"""
+
+from pevpm.model.builder import ModelBuilder
+
+
+def model():
+    b = ModelBuilder(
+        constants={"DEFN": 3001, "WORK": 3002, "DIE": 3003, "JOBDEF": 24},
+        parameters={"jobs": 400, "max_size": 65536, "max_compute": 0.01,
+                    "overhead": 0.0, "slope": 1.0})
+    job_size = "floor(uniform(0, parameter max_size))"
+    job_time = "parameter overhead + parameter slope * uniform(0, parameter max_compute)"
+    primed = "min(numprocs - 1, parameter jobs)"
+    with b.runon() as role:
+        with role.case("numprocs == 1"):
+            with b.loop("parameter jobs"):
+                b.serial(job_time)
+        with role.case("procnum == 0"):
+            with b.loop(primed, index="k"):
+                b.send("JOBDEF", dest="k + 1", tag="DEFN")
+                b.send(job_size, dest="k + 1", tag="WORK")
+            with b.loop(f"parameter jobs - {primed}"):
+                _collect_result(b)
+                b.send("JOBDEF", dest="done.MPI_SOURCE", tag="DEFN")
+                b.send(job_size, dest="done.MPI_SOURCE", tag="WORK")
+            with b.loop(primed):
+                _collect_result(b)
+            with b.loop("numprocs - 1", index="k"):
+                b.send("JOBDEF", dest="k + 1", tag="DIE")
+        with role.case("procnum > 0"):
+            with b.loop("parameter jobs + 1"), b.on_ranks("order.MPI_TAG != DIE"):
+                b.message("MPI_Recv", "JOBDEF", source=0, dest="procnum", tag="MPI_ANY_TAG",
+                          request="order")
+                with b.on_ranks("order.MPI_TAG == DEFN"):
+                    b.recv("parameter max_size", source=0, tag="WORK")
+                    b.serial(job_time)
+                    b.send("JOBDEF", dest=0, tag="DEFN")
+                    b.send(job_size, dest=0, tag="WORK")
+    return b
+
+
+def _collect_result(b: ModelBuilder) -> None:
+    """The master takes the next finished job from whichever worker has one."""
+    b.message("MPI_Recv", "JOBDEF", source="MPI_ANY_SOURCE", dest="procnum", tag="DEFN",
+              request="done")
+    b.recv("parameter max_size", source="done.MPI_SOURCE", tag="WORK")

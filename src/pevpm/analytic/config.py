@@ -1,0 +1,86 @@
+"""Reading analytic-model inputs: parameter files (TOML or YAML), number lists, CSV tables.
+
+>>> parse_counts("1..8*2"), parse_counts("3,5..7")
+([1, 2, 4, 8], [3, 5, 6, 7])
+"""
+
+from __future__ import annotations
+
+import csv
+import tomllib
+from pathlib import Path
+
+import yaml
+
+from pevpm.errors import AnalyticError
+
+
+def load_mapping(path: str | Path) -> dict:
+    """A TOML (``.toml``) or YAML (``.yaml``/``.yml``) file as a dict."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise AnalyticError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        if path.suffix == ".toml":
+            data = tomllib.loads(text)
+        elif path.suffix in (".yaml", ".yml"):
+            data = yaml.safe_load(text)
+        else:
+            raise AnalyticError(f"{path}: use a .toml, .yaml or .yml file")
+    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+        raise AnalyticError(f"{path}: not valid {path.suffix[1:].upper()}: {exc}") from None
+    if not isinstance(data, dict):
+        raise AnalyticError(f"{path}: expected a table of name = value pairs")
+    return data
+
+
+def parse_counts(text: str) -> list[int]:
+    """Positive integers from ``"1,2,8"``, ``"a..b"`` (every integer) or ``"a..b*k"`` (x k)."""
+    counts: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        try:
+            if ".." in part:
+                low, _, rest = part.partition("..")
+                high, _, factor = rest.partition("*")
+                low_i, high_i = int(low), int(high)
+                step = int(factor) if factor else None
+                if low_i < 1 or high_i < low_i or (step is not None and step < 2):
+                    raise ValueError
+                value = low_i
+                while value <= high_i:
+                    counts.append(value)
+                    value = value * step if step else value + 1
+            else:
+                value = int(part)
+                if value < 1:
+                    raise ValueError
+                counts.append(value)
+        except ValueError:
+            raise AnalyticError(f"bad count list {text!r}: use e.g. 1,2,4 or 1..64*2 "
+                                f"(positive integers; a..b*k multiplies by k)") from None
+    return counts
+
+
+def read_speedups(path: str | Path) -> tuple[list[int], list[int], list[float]]:
+    """Observed speedups from a CSV file with columns ``p``, ``d``, ``speedup``."""
+    path = Path(path)
+    try:
+        with path.open(newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError as exc:
+        raise AnalyticError(f"cannot read {path}: {exc.strerror}") from None
+    p, d, s = [], [], []
+    for line, row in enumerate(rows, start=2):
+        try:
+            p.append(int(row["p"]))
+            d.append(int(row["d"]))
+            s.append(float(row["speedup"]))
+        except (KeyError, TypeError, ValueError):
+            raise AnalyticError("need integer p, integer d and a number speedup",
+                                where=f"{path}:{line}") from None
+    if not s:
+        raise AnalyticError(f"{path}: no rows (expected a header p,d,speedup)")
+    return p, d, s

@@ -1,0 +1,126 @@
+"""The validated case studies: how to run each real program and feed its model.
+
+A :class:`Case` ties an example program (``examples/NAME/NAME.py``) to its
+PEVPM model (``examples/NAME/model.py``): the program's arguments for a
+problem size, the environment that pins MPICH's collective algorithm to
+the one the model uses, and the model parameters derived from calibration
+(serial times measured by running the program's kernels on one rank).
+
+>>> case = CASES["jacobi"]
+>>> case.program_args(ProblemSize.quick())[:2]
+['--size', '256']
+>>> params = case.model_params({"jacobi": {"iteration": {"median": 1e-4}}}, 2,
+...                            ProblemSize.quick())
+>>> params["t_iter"], params["iterations"]
+(0.0001, 5000)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pevpm.errors import PevpmError
+from pevpm.validate.runner import EXAMPLES_DIR
+
+
+@dataclass(frozen=True)
+class ProblemSize:
+    """How much work each validation run does (real runs last about a second or more)."""
+
+    jacobi_iterations: int = 10000
+    fft_iterations: int = 200
+    bag_jobs: int = 400
+    bag_max_compute: float = 0.01
+    grid: int = 256
+
+    @classmethod
+    def quick(cls) -> "ProblemSize":
+        """Half-size runs for the smoke test and ``pevpm demo --quick``."""
+        return cls(jacobi_iterations=5000, fft_iterations=100, bag_jobs=200)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One example program, its model, and the glue between them."""
+
+    name: str
+    program_args: Callable[[ProblemSize], list[str]]
+    model_params: Callable[[dict, int, ProblemSize], dict]
+    environment: dict[str, str] = field(default_factory=dict)
+    collectives: str | None = None
+    max_procs: Callable[[ProblemSize], int] | None = None
+
+    @property
+    def model_path(self) -> Path:
+        return EXAMPLES_DIR / self.name / "model.py"
+
+    def check_procs(self, counts: list[int], size: ProblemSize) -> None:
+        """Refuse process counts the program cannot run, before anything starts."""
+        bad = [n for n in counts if n < 1 or (self.max_procs and n > self.max_procs(size))
+               or (self.name == "fft2d" and size.grid % n)]
+        if bad:
+            raise PevpmError(f"{self.name} cannot run on {', '.join(map(str, bad))} processes"
+                             + (f" (the {size.grid} x {size.grid} grid must divide evenly)"
+                                if self.name == "fft2d" else ""))
+
+
+def _calibrated(calibration: dict, case: str) -> dict:
+    try:
+        return calibration[case]
+    except KeyError:
+        raise PevpmError(f"calibration has no entry for {case!r}; it has "
+                         f"{', '.join(sorted(calibration)) or 'nothing'}") from None
+
+
+def _jacobi_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
+    data = _calibrated(calibration, "jacobi")
+    return {"N": size.grid, "iterations": size.jacobi_iterations,
+            "t_iter": data["iteration"]["median"]}
+
+
+def _fft_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
+    data = _calibrated(calibration, "fft2d")
+    key = str(numprocs)
+    if key not in data["row_ffts"]:
+        raise PevpmError(f"fft2d calibration has no serial times for {numprocs} processes "
+                         f"(it has {', '.join(sorted(data['row_ffts'], key=int))})")
+    serial = 2 * data["row_ffts"][key]["median"] + data["transpose"][key]["median"]
+    return {"N": size.grid, "iterations": size.fft_iterations, "t_serial": serial}
+
+
+def _bag_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
+    sleep = _calibrated(calibration, "bag_of_tasks")["sleep"]
+    return {"jobs": size.bag_jobs, "max_size": 65536, "max_compute": size.bag_max_compute,
+            "overhead": sleep["overhead"], "slope": sleep["slope"]}
+
+
+CASES: dict[str, Case] = {
+    "jacobi": Case(
+        "jacobi",
+        lambda s: ["--size", str(s.grid), "--iterations", str(s.jacobi_iterations), "--seed", "1"],
+        _jacobi_params,
+        max_procs=lambda s: s.grid),
+    "fft2d": Case(
+        "fft2d",
+        lambda s: ["--size", str(s.grid), "--iterations", str(s.fft_iterations), "--seed", "1"],
+        _fft_params,
+        # Pin MPICH's Alltoall to the pairwise exchange the model simulates.
+        environment={"MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM": "pairwise",
+                     "MPIR_CVAR_ALLTOALL_DEVICE_COLLECTIVE": "0"},
+        collectives="alltoall=pairwise"),
+    "bag_of_tasks": Case(
+        "bag_of_tasks",
+        lambda s: ["--jobs", str(s.bag_jobs), "--max-compute", str(s.bag_max_compute),
+                   "--compute", "sleep", "--seed", "310952"],
+        _bag_params),
+}
+
+
+def find_case(name: str) -> Case:
+    """The case named ``name`` (a path such as ``examples/jacobi`` works too)."""
+    key = Path(name.rstrip("/")).name
+    if key not in CASES:
+        raise PevpmError(f"unknown example {name!r}; choose from {', '.join(CASES)}")
+    return CASES[key]

@@ -1,0 +1,212 @@
+"""``pevpm demo``: the whole pipeline on this machine, ending in an HTML report.
+
+1. measure this machine with MPIBench (``mpiexec -n 2`` and ``-n 4``), or use
+   the profile shipped with pevpm (``--profile default``) or a given one;
+2. fit distributions to every block and plot them;
+3. calibrate the examples' serial segments (their kernels on one rank) and
+   store the figures in the profile;
+4. validate the three case studies: real runs against predictions from the
+   full distributions and from the baselines;
+5. predict each case out to 64 and 1024 processes (beyond what this
+   machine runs: hypothetical nodes like this one);
+6. the collective "Pascal triangle", a Perfetto trace of one simulated run,
+   and the report (``pevpm-report/index.html``).
+
+>>> plan = DemoPlan.for_mode(quick=True)
+>>> plan.counts["bag_of_tasks"], plan.scaling_counts[-1]
+([1, 2, 4], 64)
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pevpm.errors import PevpmError
+from pevpm.machine.profile import Profile, ProfileWriter, default_profile_path
+from pevpm.machine.profile_fits import fit_profile, pearson_trends
+from pevpm.machine.profile_model import machine_from_profile
+from pevpm.model.loader import load_model
+from pevpm.report.fit_plots import plot_block_fits, plot_trends
+from pevpm.report.html import write_report
+from pevpm.report.trace import write_trace
+from pevpm.validate import calibration as calib
+from pevpm.validate.cases import CASES, ProblemSize
+from pevpm.validate.runner import find_mpiexec
+from pevpm.validate.validation import format_rows, validate_case
+from pevpm.vm.collectives.signature import EAGER, bcast_completion_times
+from pevpm.vm.engine import simulate
+from pevpm.vm.montecarlo import predict
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class DemoPlan:
+    """What the demo runs: process counts, repeats, Monte Carlo runs, sizes."""
+
+    size: ProblemSize
+    counts: dict[str, list[int]]
+    scaling_counts: list[int]
+    repeats: int
+    runs: int
+    bench_procs: list[int] = field(default_factory=lambda: [2, 4])
+
+    @classmethod
+    def for_mode(cls, quick: bool) -> "DemoPlan":
+        """The full demo (under 5 minutes here) or the CI smoke test (``--quick``)."""
+        if quick:
+            return cls(ProblemSize.quick(), {"jacobi": [1, 2], "fft2d": [1, 2],
+                                             "bag_of_tasks": [1, 2, 4]},
+                       [4, 16, 64], repeats=2, runs=4, bench_procs=[2])
+        return cls(ProblemSize(), {"jacobi": [1, 2], "fft2d": [1, 2],
+                                   "bag_of_tasks": [1, 2, 4]},
+                   [4, 16, 64, 256, 1024], repeats=3, runs=12)
+
+
+def run_benchmark(path: Path, procs: list[int], progress: Progress) -> None:
+    """MPIBench's quick run at each process count, into one profile file."""
+    mpiexec = find_mpiexec()
+    for n in procs:
+        progress(f"benchmarking this machine with {n} processes (MPIBench --quick)")
+        command = [mpiexec, "-n", str(n), sys.executable, "-m", "pevpm", "bench", "--quick",
+                   "--machine", platform.node() or "this-machine", "-o", str(path)]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        if proc.returncode != 0:
+            raise PevpmError(f"MPIBench failed (exit {proc.returncode}):\n"
+                             f"{(proc.stdout + proc.stderr)[-3000:]}", where=" ".join(command))
+
+
+def fit_and_plot(profile: Path, outdir: Path, progress: Progress) -> list[dict]:
+    """Fit every block, store the fits, and plot a few blocks and the trends."""
+    progress("fitting distributions to every benchmark block")
+    fits = fit_profile(profile, tests=["isend"], store=True)
+    shown = [b for b in fits.blocks if b.key.size in (0, 1024, 65536)][:6]
+    files = plot_block_fits(shown, outdir) + plot_trends(pearson_trends(fits.blocks), outdir)
+    return [{"title": Path(f).stem.replace("-", " "), "file": Path(f).name,
+             "caption": "Histogram of measured isend times with the fitted densities."}
+            for f in files]
+
+
+def calibrate_examples(profile: Path, plan: DemoPlan, progress: Progress) -> dict:
+    """Serial times of the examples' kernels, stored in the profile too."""
+    progress("calibrating the examples' serial segments on one rank")
+    fft_counts = sorted({n for n in [1, 2, 4, *plan.scaling_counts]
+                         if plan.size.grid % n == 0})
+    data = {"format": calib.FORMAT,
+            "jacobi": calib.calibrate_jacobi(plan.size.grid, nprocs=(1, 2), repeats=5),
+            "fft2d": calib.calibrate_fft2d(plan.size.grid, nprocs=fft_counts, repeats=5),
+            "bag_of_tasks": calib.calibrate_bag_of_tasks(repeats=5)}
+    with ProfileWriter.open(profile) as writer:
+        for name in CASES:
+            writer.set_calibration(name, data[name])
+    return data
+
+
+def scaling_predictions(profile: Path, calibration: dict, plan: DemoPlan,
+                        progress: Progress) -> dict[str, list[dict]]:
+    """Full-model predictions beyond this machine, 4 ranks per node.
+
+    Jacobi and the FFT are stationary from one iteration to the next, so at
+    large counts a few simulated iterations are scaled to the full count.
+    """
+    out: dict[str, list[dict]] = {}
+    for name, case in CASES.items():
+        model = load_model(case.model_path)
+        points = []
+        for n in plan.scaling_counts:
+            if name == "fft2d" and plan.size.grid % n:
+                continue
+            params = case.model_params(calibration, n, plan.size)
+            scale = 1.0
+            key = {"jacobi": "iterations", "fft2d": "iterations"}.get(name)
+            if key and n >= 64:
+                simulated = max(1, min(params[key], 20 if n < 1024 else 2))
+                scale, params = params[key] / simulated, {**params, key: simulated}
+            progress(f"{name}: predicting {n} processes")
+            machine = machine_from_profile(str(profile), ppn=4, collectives=case.collectives)
+            pred = predict(model, n, machine, runs=max(2, plan.runs // 4), seed=1,
+                           params=params, bounds=False, workers=1)
+            points.append({"n": n, "mean": pred.mean * scale, "sd": pred.sd * scale})
+        out[name] = points
+    return out
+
+
+def pascal_triangle(runs: int = 200, numprocs: int = 16) -> dict:
+    """Per-rank completion times of a broadcast with random point-to-point times."""
+    times = bcast_completion_times("library=mpich-1.2", EAGER, numprocs, runs, seed=1)
+    return {"title": f"MPI_Bcast, {numprocs} ranks, MPICH-1.2 binomial tree: "
+                     "per-rank completion times",
+            "completions": [float(t) for t in times.ravel()],
+            "caption": "Simulated with Pearson V point-to-point times and uniform Isend local "
+                       "completion: log2(n)+1 peaks in the ratios 1:4:6:4:1, the root first, as "
+                       "the thesis measured (ch. 5; docs/collectives.md)."}
+
+
+def run_demo(outdir: str = "pevpm-report", quick: bool = False, profile: str | None = None,
+             progress: Progress = lambda _: None) -> dict:
+    """Run every step and write ``outdir/index.html``; returns the results."""
+    started = time.monotonic()
+    plan = DemoPlan.for_mode(quick)
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    machine_db = out / "machine.db"
+    if profile is None:
+        machine_db.unlink(missing_ok=True)
+        run_benchmark(machine_db, plan.bench_procs, progress)
+    else:
+        source = default_profile_path() if profile == "default" else Path(profile)
+        Profile.open(source).close()          # a clear error for a foreign file
+        shutil.copyfile(source, machine_db)
+    figures = fit_and_plot(machine_db, out, progress)
+    calibration = calibrate_examples(machine_db, plan, progress)
+    validation, breakdowns = {}, {}
+    for name, case in CASES.items():
+        rows = validate_case(case, plan.counts[name], str(machine_db), calibration, plan.size,
+                             plan.repeats, plan.runs, seed=1, progress=progress)
+        progress("\n" + format_rows(name, rows))
+        largest = rows[-1]
+        breakdowns[name] = {"numprocs": largest["n"], "ranks": [
+            {kind: largest["breakdown"][kind][r] for kind in ("compute", "communication",
+                                                              "waiting")}
+            for r in range(largest["n"])]}
+        validation[name] = [{k: v for k, v in r.items() if k != "breakdown"} for r in rows]
+    scaling = scaling_predictions(machine_db, calibration, plan, progress)
+    progress("simulating the broadcast's per-rank completion and a traced Jacobi run")
+    collectives = [pascal_triangle(runs=60 if quick else 200)]
+    jacobi = CASES["jacobi"]
+    traced = simulate(load_model(jacobi.model_path), 4,
+                      machine_from_profile(str(machine_db), ppn=4), trace=True,
+                      params={**jacobi.model_params(calibration, 4, plan.size), "iterations": 20})
+    write_trace(traced, out / "trace.json", title="jacobi, 4 ranks, 20 iterations")
+    with Profile.open(machine_db) as prof:
+        described = {k: v for k, v in prof.machine.items() if isinstance(v, (str, int, float))}
+    results = {
+        "title": "pevpm demo: " + (platform.node() or "this machine"),
+        "notes": [f"Generated by 'pevpm demo{' --quick' if quick else ''}' in "
+                  f"{time.monotonic() - started:.0f} s. Real runs: {plan.repeats} repeats after "
+                  "a warm-up; predictions: Monte Carlo over the measured distributions. "
+                  "Predictions beyond 4 processes assume nodes like this one, 4 ranks each."],
+        "machine": described, "validation": validation, "scaling": scaling,
+        "breakdowns": breakdowns, "collectives": collectives, "figures": figures,
+        "trace": "trace.json",
+    }
+    write_report(results, str(out))
+    with open(out / "calibration.json", "w", encoding="utf-8") as fh:
+        json.dump(calibration, fh, indent=1)
+    return results
+
+
+def default_progress(message: str) -> None:
+    """Progress lines on stderr, with the time since start."""
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+__all__ = ["DemoPlan", "run_demo", "default_progress"]

@@ -1,0 +1,147 @@
+"""Real mpiexec runs: clock recovery, a small benchmark, refusals, Ctrl-C and --resume."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from bench_helpers import MPIEXEC, mpi_env, needs_mpiexec, run_mpi
+
+from pevpm.bench.results import CSV_HEADER
+from pevpm.errors import ProfileError
+from pevpm.machine.profile import Profile
+
+pytestmark = [pytest.mark.mpi, needs_mpiexec]
+
+SMALL = ["--tests", "isend,bcast,scattertotal,barrier", "--sizes", "0,1K", "--reps", "20",
+         "--resend-limit", "50", "--no-progress"]
+
+
+@pytest.mark.parametrize("nprocs, method", [(2, "pairwise"), (4, "hierarchical")])
+def test_injected_offset_and_drift_are_recovered_within_bound(nprocs, method):
+    result = run_mpi(nprocs, "-m", "pevpm.bench.clockcheck", "--method", method,
+                     "--resend-limit", "100", "--interval", "0.2s", "--skew-rank",
+                     str(nprocs - 1), "--skew-offset", "5ms", "--skew-drift", "1e-4")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)["rows"]
+    skewed = rows[-1]
+    assert skewed["max_probe_error_ns"] <= skewed["error_bound_ns"]
+    drift_tolerance = 2 * skewed["error_bound_ns"] / skewed["interval_ns"]
+    assert abs(skewed["drift"] - skewed["expected_drift"]) <= drift_tolerance
+    for row in rows[:-1]:
+        assert abs(row["offset_ns"][0]) <= row["error_bound_ns"]
+
+
+@pytest.fixture(scope="module")
+def small_profile(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bench") / "m.db"
+    result = run_mpi(2, "-m", "pevpm", "bench", *SMALL, "-o", str(path))
+    assert result.returncode == 0, result.stderr
+    return path, result
+
+
+def test_small_benchmark_writes_every_block(small_profile):
+    path, result = small_profile
+    assert "7 blocks for 1x2" in result.stdout
+    with Profile.open(path) as prof:
+        labels = [(k.test, k.variant, k.size, k.nxp) for k in prof.blocks()]
+        assert labels == [("barrier", "", 0, "1x2"), ("bcast", "", 0, "1x2"),
+                          ("bcast", "", 1024, "1x2"), ("isend", "", 0, "1x2"),
+                          ("isend", "", 1024, "1x2"), ("scatter", "total", 0, "1x2"),
+                          ("scatter", "total", 1024, "1x2")]
+        run = prof.runs()[0]
+        assert run.finished and run.hosts and 0 < run.max_sync_error < 1e-3
+        times = prof.samples("isend", 1024, by_rank=True)
+        assert times.shape == (2, 20)
+        assert np.all(times > -run.max_sync_error)
+        assert prof.summary("bcast", 1024).count == 40
+
+
+def test_profile_commands_show_export_and_plot_without_mpi(small_profile, tmp_path):
+    path, _ = small_profile
+    code = (
+        "import sys; from pevpm.cli import main;"
+        f"rc = main(['profile', 'show', {str(path)!r}]);"
+        f"rc |= main(['profile', 'export-csv', {str(path)!r}, '-o', {str(tmp_path / 'm.csv')!r}]);"
+        f"rc |= main(['profile', 'plot', {str(path)!r}, '-o', {str(tmp_path / 'plots')!r}]);"
+        "assert 'mpi4py.MPI' not in sys.modules, 'profile commands started MPI';"
+        "sys.exit(rc)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
+                            env=mpi_env(), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "isend" in result.stdout and "run 1: 1x2" in result.stdout
+    lines = (tmp_path / "m.csv").read_text().splitlines()
+    assert lines[0].split(",") == CSV_HEADER and len(lines) == 8
+    with Profile.open(path) as prof:
+        machine = prof.machine.name
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
+        f"{machine}.1x2.barrier.0-0.png",
+        *(f"{machine}.1x2.{t}.0-1K.png" for t in ("bcast", "isend", "scattertotal"))]
+
+
+@pytest.mark.parametrize("nprocs, args, message", [
+    (2, ["--sizes", "0,-8"], "negative message size"),
+    (2, ["--tests", "isend,pingpong"], "unknown test 'pingpong'"),
+    (3, ["--tests", "isend"], "process count must be even (got 3)"),
+    (2, ["--tests", "alltoall", "--sizes", "512G"], "MiB of buffers"),
+])
+def test_bad_options_are_refused_once_before_mpi_work(nprocs, args, message, tmp_path):
+    out = tmp_path / "never.db"
+    result = run_mpi(nprocs, "-m", "pevpm", "bench", *args, "-o", str(out), timeout=60)
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if line.startswith("pevpm: error:")]
+    assert len(errors) == 1 and message in errors[0], result.stderr
+    assert "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+def _blocks(path):
+    try:
+        with Profile.open(path) as prof:
+            return len(prof.blocks())
+    except ProfileError:
+        return 0
+
+
+def test_sigint_keeps_finished_blocks_and_resume_completes(tmp_path):
+    path = tmp_path / "m.db"
+    args = ["--tests", "isend,sendrecv", "--sizes", "0-256-2K", "--reps", "400",
+            "--resend-limit", "50", "--no-progress", "-o", str(path)]
+    proc = subprocess.Popen([str(MPIEXEC), "-n", "2", sys.executable, "-m", "pevpm", "bench",
+                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=mpi_env())
+    deadline = time.monotonic() + 60
+    while _blocks(path) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    kept = _blocks(path)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before it could be interrupted")
+    assert proc.returncode != 0
+    assert "interrupted" in stderr and "--resume" in stderr
+    assert 2 <= kept < 18
+    with Profile.open(path) as prof:
+        assert prof.runs()[0].finished is None
+    result = run_mpi(2, "-m", "pevpm", "bench", "--resume", "--no-progress", "-o", str(path))
+    assert result.returncode == 0, result.stderr
+    with Profile.open(path) as prof:
+        assert len(prof.blocks()) == 18
+        assert len(prof.runs()) == 1 and prof.runs()[0].finished
+
+
+def test_timed_starts_and_tree_sync(tmp_path):
+    path = tmp_path / "t.db"
+    result = run_mpi(2, "-m", "pevpm", "bench", "--tests", "sendrecv", "--sizes", "64",
+                     "--reps", "30", "--start", "time", "--spacing", "200us", "--sync",
+                     "hierarchical", "--resend-limit", "50", "--no-progress", "-o", str(path))
+    assert result.returncode == 0, result.stderr
+    with Profile.open(path) as prof:
+        key = prof.resolve("sendrecv", 64)
+        assert prof.block_info(key)["start_mode"] == "time"
+        assert prof.runs()[0].sync_method == "hierarchical"
+        assert prof.samples(key).shape == (60,)

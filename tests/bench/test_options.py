@@ -1,0 +1,79 @@
+import pytest
+
+from pevpm.bench.catalog import resolve_test
+from pevpm.bench.options import BenchOptions, parse_duration, parse_sizes
+from pevpm.errors import BenchmarkError
+
+
+def test_sizes_ranges_lists_and_suffixes():
+    assert parse_sizes("0-8-32") == [0, 8, 16, 24, 32]
+    assert parse_sizes("0-1024-4096,64K,8") == [0, 8, 1024, 2048, 3072, 4096, 65536]
+    assert parse_sizes("1-*2-16") == [1, 2, 4, 8, 16]
+    assert parse_sizes("1M") == [1024 * 1024]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("-4", "negative message size"),
+    ("0,-8", "negative message size"),
+    ("abc", "cannot read"),
+    ("64-8-0", "ends before it starts"),
+    ("0-0-8", "positive step"),
+    ("0-*2-8", "geometric"),
+    ("", "no sizes"),
+])
+def test_bad_sizes_are_refused(text, message):
+    with pytest.raises(BenchmarkError, match=message):
+        parse_sizes(text)
+
+
+def test_durations():
+    assert parse_duration("50us") == pytest.approx(50e-6)
+    assert parse_duration("1.5ms") == pytest.approx(1.5e-3)
+    assert parse_duration("2min") == 120.0
+    with pytest.raises(BenchmarkError, match="duration"):
+        parse_duration("soon")
+
+
+def test_test_names_and_variants():
+    assert resolve_test("scattertotal") == ("scatter", "total")
+    assert resolve_test("alltoall:each") == ("alltoall", "each")
+    assert resolve_test("gather") == ("gather", "each")
+    assert resolve_test("ISEND") == ("isend", "")
+    with pytest.raises(BenchmarkError, match="unknown test 'pingpong'"):
+        resolve_test("pingpong")
+    with pytest.raises(BenchmarkError, match="no variant"):
+        resolve_test("bcast:total")
+
+
+def test_plan_runs_sizeless_tests_once():
+    opts = BenchOptions(output="x.db", tests=[("barrier", ""), ("bcast", "")], sizes=[0, 8])
+    assert opts.blocks() == [("barrier", "", 0), ("bcast", "", 0), ("bcast", "", 8)]
+
+
+def test_plan_round_trips_through_json_form():
+    opts = BenchOptions(output="x.db", tests=[("scatter", "total")], sizes=[0, 4], reps=7)
+    again = BenchOptions.from_plan(opts.plan(), output="x.db")
+    assert again.blocks() == opts.blocks() and again.reps == 7
+
+
+@pytest.mark.parametrize("kwargs, nprocs, message", [
+    ({"tests": [("isend", "")]}, 3, "must be even"),
+    ({"tests": [("bcast", "")]}, 1, "at least 2 processes"),
+    ({"ppn": 3}, 4, "does not divide"),
+    ({"reps": 0}, 2, "--reps"),
+    ({"outlier_percentile": 0.0}, 2, "percent"),
+])
+def test_validation_refuses(kwargs, nprocs, message):
+    with pytest.raises(BenchmarkError, match=message):
+        BenchOptions(output="x.db", **kwargs).validate(nprocs, None)
+
+
+def test_odd_count_is_fine_for_collectives_only():
+    BenchOptions(output="x.db", tests=[("bcast", "")]).validate(3, None)
+
+
+def test_sizes_beyond_memory_are_refused():
+    opts = BenchOptions(output="x.db", tests=[("alltoall", "each")], sizes=[1 << 30])
+    with pytest.raises(BenchmarkError, match="MiB of buffers"):
+        opts.validate(4, memory=8 << 30)
+    BenchOptions(output="x.db", tests=[("alltoall", "each")], sizes=[1 << 20]).validate(4, 8 << 30)
