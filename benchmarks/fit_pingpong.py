@@ -60,8 +60,9 @@ def worker(size: int, reps: int, warmup: int) -> None:
         print(elapsed / reps)
 
 
-def measure(size: int, reps: int, repeats: int) -> float:
-    """Median over ``repeats`` runs of the real ping-pong's mean round trip (seconds)."""
+def measure(size: int, reps: int, repeats: int) -> tuple[float, float, float]:
+    """Median, smallest and largest over ``repeats`` runs of the real ping-pong's
+    mean round trip (seconds): the spread shows how repeatable the target is."""
     means = []
     for _ in range(repeats):
         out = subprocess.run(
@@ -71,7 +72,7 @@ def measure(size: int, reps: int, repeats: int) -> float:
             text=True,
         ).stdout
         means.append(float(out.split()[-1]))
-    return statistics.median(means)
+    return statistics.median(means), min(means), max(means)
 
 
 def pingpong_model(size: int, reps: int):
@@ -166,19 +167,20 @@ def main() -> int:
     models = compare_models(profile, source=args.source)
     sizes = [int(s) for s in args.sizes.split(",")]
     names = list(models)
-    print(f"{'size':>6} {'measured':>11} " + " ".join(f"{n:>17}" for n in names))
+    header = f"{'size':>6} {'measured':>11} {'real runs range':>19} "
+    print(header + " ".join(f"{n:>17}" for n in names))
     errors = {name: [] for name in names}
     for size in sizes:
-        measured = measure(size, args.reps, args.repeats)
+        measured, low, high = measure(size, args.reps, args.repeats)
         cells = []
         for name in names:
             predicted = predict(models[name], size, args.reps, args.runs, args.seed)
             error = 100 * (predicted - measured) / measured
             errors[name].append(error)
             cells.append(f"{predicted * 1e6:8.2f}us {error:+6.1f}%")
-        print(
-            f"{size:>6} {measured * 1e6:9.2f}us " + " ".join(f"{c:>17}" for c in cells), flush=True
-        )
+        spread = f"{low * 1e6:.1f}-{high * 1e6:.1f}us"
+        line = f"{size:>6} {measured * 1e6:9.2f}us {spread:>19} "
+        print(line + " ".join(f"{c:>17}" for c in cells), flush=True)
     for name in names:
         mean_abs = statistics.fmean(abs(e) for e in errors[name])
         print(f"{name}: mean |error| {mean_abs:.1f}% over sizes {args.sizes}")
