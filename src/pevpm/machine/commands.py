@@ -1,0 +1,229 @@
+"""``pevpm fit`` (fit distributions to a profile) and ``pevpm machine new``.
+
+pevpm fit machine.db                      # table, fits stored, plots in machine-fits/
+pevpm fit machine.db --tests isend --nxp 2x4 --no-plots
+pevpm machine new --latency 2us --bandwidth 10GB/s --shape 4 -o hyp.db
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from pevpm.bench.options import parse_duration, parse_sizes
+from pevpm.errors import ModelError, ProfileError
+from pevpm.machine.fitting import DEFAULT_FAMILIES
+from pevpm.machine.profile_fits import BlockFit, TrendGroup, fit_profile, pearson_trends
+from pevpm.machine.synthetic import (
+    DEFAULT_PLACEMENTS,
+    DEFAULT_SIZES,
+    HypotheticalMachine,
+    parse_bandwidth,
+    write_profile,
+)
+
+TIME_PARAMETERS = ("scale", "loc")
+
+
+def register(subparsers) -> None:
+    fit = subparsers.add_parser(
+        "fit",
+        help="fit distributions (Pearson V, Weibull, ...) to every block of a profile",
+        description="Fit each block's times by maximum likelihood, pick the best family by AIC, "
+        "test goodness (KS, Anderson-Darling on 500 points) and independence, store the fits "
+        "in the profile and plot them.",
+    )
+    fit.add_argument("profile", help="machine profile (SQLite) written by pevpm bench")
+    fit.add_argument("--tests", help="comma-separated tests to fit (default: all)")
+    fit.add_argument("--nxp", help="only this placement, e.g. 2x4")
+    fit.add_argument(
+        "--families",
+        default=",".join(DEFAULT_FAMILIES),
+        help="candidate families (default %(default)s; also: gengamma)",
+    )
+    fit.add_argument("--seed", type=int, default=0, help="seed of the subsamples (0)")
+    fit.add_argument("--plots", help="directory for plots (default: <profile>-fits next to it)")
+    fit.add_argument("--no-plots", dest="plot", action="store_false", help="do not plot")
+    fit.add_argument(
+        "--no-store", dest="store", action="store_false", help="do not write fits back"
+    )
+    fit.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    fit.set_defaults(func=_run_fit)
+
+    machine = subparsers.add_parser("machine", help="hypothetical machines")
+    actions = machine.add_subparsers(dest="machine_command", metavar="ACTION", required=True)
+    new = actions.add_parser(
+        "new",
+        help="write a synthetic profile from latency, bandwidth and Pearson V behaviour",
+        description="A machine described by a few numbers, written as a profile the virtual "
+        "machine uses like a measured one (isend and isendlocal blocks with stored Pearson V fits).",
+    )
+    new.add_argument("-o", "--output", required=True, help="profile file to create")
+    new.add_argument("--latency", required=True, help="zero-byte latency between nodes, e.g. 2us")
+    new.add_argument("--bandwidth", required=True, help="bandwidth between nodes, e.g. 10GB/s")
+    new.add_argument("--shape", type=float, default=4.0, help="Pearson V shape alone on a link (4)")
+    new.add_argument(
+        "--spread",
+        type=float,
+        default=0.25,
+        help="mean delay over the minimum, as a fraction (0.25)",
+    )
+    new.add_argument(
+        "--contention-exponent",
+        type=float,
+        default=1.0,
+        help="mean delay grows as contention^this (1: each message on the link adds as much)",
+    )
+    new.add_argument(
+        "--shape-decay", type=float, default=0.5, help="shape-1 falls as contention^-this (0.5)"
+    )
+    new.add_argument("--intra-latency", help="latency within a node (default: --latency)")
+    new.add_argument("--intra-bandwidth", help="bandwidth within a node (default: --bandwidth)")
+    new.add_argument("--send-overhead", help="time for a non-blocking send to return (latency/4)")
+    new.add_argument(
+        "--sizes",
+        default=",".join(str(s) for s in DEFAULT_SIZES),
+        help="message sizes (default %(default)s; K/M suffixes)",
+    )
+    new.add_argument(
+        "--placements",
+        default=",".join(DEFAULT_PLACEMENTS),
+        help="n x p placements to write (default %(default)s)",
+    )
+    new.add_argument("--samples", type=int, default=2000, help="times per block (2000)")
+    new.add_argument("--seed", type=int, default=0, help="seed of the sampled times (0)")
+    new.add_argument("--name", default="hypothetical", help="machine name")
+    new.add_argument("--force", action="store_true", help="replace an existing output file")
+    new.set_defaults(func=_run_machine_new)
+
+
+def format_time(seconds: float) -> str:
+    """Seconds in the unit that reads best.
+
+    >>> format_time(2.5e-6), format_time(0.0123), format_time(0.0)
+    ('2.50us', '12.30ms', '0.00us')
+    """
+    magnitude = abs(seconds)
+    for unit, factor in (("s", 1.0), ("ms", 1e-3)):
+        if magnitude >= factor:
+            return f"{seconds / factor:.2f}{unit}"
+    return f"{seconds * 1e6:.2f}us"
+
+
+def format_params(family: str, params: dict[str, float]) -> str:
+    """``shape=1.49 scale=53.75us loc=2.41us`` (times for scale and location).
+
+    >>> format_params("pearson5", {"shape": 1.5, "scale": 5e-5, "loc": 2e-6})
+    'shape=1.5 scale=50.00us loc=2.00us'
+    """
+    parts = []
+    for name, value in params.items():
+        is_time = name in TIME_PARAMETERS and not (family == "lognormal" and name != "loc")
+        parts.append(f"{name}={format_time(value) if is_time else f'{value:.3g}'}")
+    return " ".join(parts)
+
+
+def fit_table(blocks: list[BlockFit]) -> str:
+    """The table printed by ``pevpm fit``."""
+    header = f"{'test':<12} {'size':>7} {'nxp':<5} {'best':<11} {'parameters':<44} {'KS p':>7} {'AD p':>7} indep"
+    lines = [header, "-" * len(header)]
+    for block in blocks:
+        best, key = block.best, block.key
+        independent = (
+            "-"
+            if block.independence is None
+            else ("yes" if block.independence.independent else "no")
+        )
+        lines.append(
+            f"{key.test + key.variant:<12} {key.size:>7} {key.nxp:<5} {best.family:<11} "
+            f"{format_params(best.family, best.params):<44} {best.ks_pvalue:>7.3f} "
+            f"{best.ad_pvalue:>7.3f} {independent}"
+        )
+    return "\n".join(lines)
+
+
+def trend_lines(groups: list[TrendGroup]) -> list[str]:
+    """One line per trend: ``isend intra-node: location = 2.41us + size / 1.20 GB/s, ...``."""
+    lines = []
+    for group in groups:
+        trend = group.trend
+        bandwidth = "inf" if math.isinf(trend.bandwidth) else f"{trend.bandwidth / 1e9:.3g} GB/s"
+        a0, a_c, a_s = trend.shape_coefficients
+        lines.append(
+            f"{group.label}: location = {format_time(trend.latency)} + size / {bandwidth}; "
+            f"shape = {math.exp(a0):.3g} * c^{a_c:+.3f} * (1+size/{trend.half_length:.3g})^{a_s:+.3f} "
+            f"(sizes {trend.size_range[0]}..{trend.size_range[1]} B, "
+            f"contention {trend.contention_range[0]}..{trend.contention_range[1]})"
+        )
+    return lines
+
+
+def _run_fit(args) -> int:
+    from pevpm.report.fit_plots import plot_block_fits, plot_trends
+
+    tests = [t.strip() for t in args.tests.split(",") if t.strip()] if args.tests else None
+    families = [f.strip() for f in args.families.split(",") if f.strip()]
+    result = fit_profile(
+        args.profile,
+        tests=tests,
+        nxp=args.nxp,
+        families=families,
+        seed=args.seed,
+        store=args.store,
+        progress=args.progress,
+    )
+    blocks = result.blocks
+    for label, reason in result.skipped.items():
+        print(f"skipped {label}: {reason}")
+    if not blocks:
+        raise ModelError(f"no block of {args.profile} could be fitted")
+    print(fit_table(blocks))
+    groups = pearson_trends(blocks)
+    for line in trend_lines(groups):
+        print(line)
+    if args.store:
+        print(f"stored {sum(len(b.selection.fits) for b in blocks)} fits in {args.profile}")
+    if args.plot:
+        directory = (
+            Path(args.plots)
+            if args.plots
+            else Path(args.profile).with_name(Path(args.profile).stem + "-fits")
+        )
+        written = plot_block_fits(blocks, directory) + plot_trends(groups, directory)
+        print(f"wrote {len(written)} plots to {directory}")
+    return 0
+
+
+def _optional(text, parse):
+    return None if text is None else parse(text)
+
+
+def _run_machine_new(args) -> int:
+    output = Path(args.output)
+    if output.exists():
+        if not args.force:
+            raise ProfileError("already exists; pass --force to replace it", where=str(output))
+        output.unlink()
+    machine = HypotheticalMachine(
+        latency=parse_duration(args.latency),
+        bandwidth=parse_bandwidth(args.bandwidth),
+        shape=args.shape,
+        spread=args.spread,
+        contention_exponent=args.contention_exponent,
+        shape_decay=args.shape_decay,
+        intra_latency=_optional(args.intra_latency, parse_duration),
+        intra_bandwidth=_optional(args.intra_bandwidth, parse_bandwidth),
+        send_overhead=_optional(args.send_overhead, parse_duration),
+    )
+    placements = [p.strip() for p in args.placements.split(",") if p.strip()]
+    count = write_profile(
+        machine,
+        output,
+        sizes=parse_sizes(args.sizes),
+        placements=placements,
+        samples=args.samples,
+        name=args.name,
+        random_state=args.seed,
+    )
+    print(f"wrote {count} blocks ({len(placements)} placements) to {output}")
+    return 0

@@ -1,0 +1,320 @@
+"""Communication models driven by a measured (or synthetic) machine profile.
+
+:class:`ProfileCommModel` implements :class:`pevpm.machine.comm_model.CommModel`
+from MPIBench blocks: end-to-end times from the ``isend`` test, local
+completion of a non-blocking send from ``isendlocal``.  For each message it
+picks the benchmarked placement by intra/inter node and contention, and
+interpolates between the two benchmarked sizes around the message size.
+
+Contention of a block (messages in transit on the busiest link, as the VM's
+scoreboard counts them): MPIBench's complement pattern sends ``p`` messages
+through each node's link at once when ``n >= 2``; with all ranks on one node
+(``1 x p``) the ``p/2`` pairs share the node.  So a ``2x1`` or ``1x2`` block
+has contention 1.
+
+Named models (the thesis's baselines, so one command can compare them):
+
+``full``       sample the whole distribution (empirical or fitted)
+``min2x1``     the minimum time of the two-process benchmark (lowest contention)
+``mean2x1``    the mean time of the two-process benchmark
+``min-nxp``    the minimum of the block matching the message's contention
+``mean-nxp``   the mean of the block matching the message's contention
+
+Between sizes ``s0 < s < s1`` the ``full`` model mixes quantiles:
+``t = (1-w) F0^-1(u) + w F1^-1(u)`` with ``w = (s-s0)/(s1-s0)`` and one
+uniform ``u``, which moves the whole distribution linearly with size as the
+latency/bandwidth model ``T = l + s/W`` does; the baselines interpolate
+their statistic linearly.
+
+>>> model = ProfileCommModel.from_profile("machine.db", "full")      # doctest: +SKIP
+>>> t = Transfer("MPI_Send", 3000, 0, 1, intra_node=True, contention=1)  # doctest: +SKIP
+>>> model.transfer_time(t, np.random.default_rng(0))                   # doctest: +SKIP
+1.9e-05
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from pevpm.errors import ProfileError
+from pevpm.machine.comm_model import Bound, Transfer
+from pevpm.machine.distributions import Distribution, Empirical, from_params
+from pevpm.machine.profile import BlockKey, Profile
+
+TRANSFER_TEST = "isend"
+LOCAL_TEST = "isendlocal"
+MODEL_NAMES = ("full", "min2x1", "mean2x1", "min-nxp", "mean-nxp")
+SOURCES = ("empirical", "fitted")
+
+
+def block_contention(key: BlockKey) -> int:
+    """Messages sharing the busiest link in a point-to-point block (see module doc).
+
+    >>> block_contention(BlockKey("isend", "", 0, 2, 1)), block_contention(BlockKey("isend", "", 0, 1, 4))
+    (1, 2)
+    """
+    return max(1, key.p // 2) if key.n == 1 else key.p
+
+
+@dataclass(frozen=True)
+class SizeSeries:
+    """One test at one placement: a distribution and summary per benchmarked size."""
+
+    test: str
+    nxp: str
+    intra_node: bool
+    contention: int
+    sizes: tuple[int, ...]
+    distributions: tuple[Distribution, ...]
+    minimums: tuple[float, ...]
+    means: tuple[float, ...]
+
+    def _bracket(self, size: int, extrapolate: bool) -> tuple[int, int, float]:
+        """Indices of the sizes around ``size`` and the weight of the upper one."""
+        sizes = self.sizes
+        if size in sizes:
+            i = sizes.index(size)
+            return i, i, 0.0
+        if sizes[0] < size < sizes[-1]:
+            j = bisect.bisect_left(sizes, size)
+            return j - 1, j, (size - sizes[j - 1]) / (sizes[j] - sizes[j - 1])
+        if not extrapolate or len(sizes) < 2:
+            listed = ", ".join(str(s) for s in sizes)
+            raise ProfileError(
+                f"{self.test} has no data for {size} B at {self.nxp} (benchmarked sizes: {listed} B)"
+                + (
+                    "; allow extrapolation to extend the nearest two sizes"
+                    if len(sizes) > 1
+                    else ""
+                )
+            )
+        i, j = (0, 1) if size < sizes[0] else (len(sizes) - 2, len(sizes) - 1)
+        return i, j, (size - sizes[i]) / (sizes[j] - sizes[i])
+
+    def sample(self, size: int, rng: np.random.Generator, extrapolate: bool = False) -> float:
+        i, j, w = self._bracket(size, extrapolate)
+        if i == j:
+            return float(self.distributions[i].rvs(random_state=rng))
+        u = rng.random()
+        low, high = self.distributions[i].ppf(u), self.distributions[j].ppf(u)
+        return max(float((1 - w) * low + w * high), 0.0)
+
+    def bound(self, size: int, which: Bound, extrapolate: bool = False) -> float:
+        i, j, w = self._bracket(size, extrapolate)
+
+        def value(k: int) -> float:
+            d = self.distributions[k]
+            return d.min_value() if which == "min" else d.max_value()
+
+        return max((1 - w) * value(i) + w * value(j), 0.0)
+
+    def statistic(self, size: int, which: str, extrapolate: bool = False) -> float:
+        i, j, w = self._bracket(size, extrapolate)
+        values = self.minimums if which == "min" else self.means
+        return max((1 - w) * values[i] + w * values[j], 0.0)
+
+
+def _best_stored_fit(profile: Profile, key: BlockKey) -> Distribution:
+    records = profile.fits(key)
+    if not records:
+        raise ProfileError(
+            f"no stored fits for {key.label}; run `pevpm fit {profile.path}` first",
+            where=profile.path,
+        )
+
+    def rank(record) -> tuple[float, float]:
+        goodness = record.goodness
+        return goodness.get("rank", math.inf), goodness.get("aic", math.inf)
+
+    best = min(records.values(), key=rank)
+    return from_params(best.family, best.params)
+
+
+def load_series(profile: Profile, test: str, source: str = "empirical") -> list[SizeSeries]:
+    """Every placement of ``test`` in ``profile`` as a :class:`SizeSeries`.
+
+    ``source="empirical"`` samples the measured times (outliers included);
+    ``source="fitted"`` uses the best distribution stored by ``pevpm fit``.
+    """
+    if source not in SOURCES:
+        raise ProfileError(
+            f"unknown distribution source {source!r}; choose from {', '.join(SOURCES)}"
+        )
+    keys = profile.blocks(test=test)
+    if not keys:
+        have = sorted({key.test for key in profile.blocks()})
+        raise ProfileError(
+            f"profile has no {test} blocks; it has: {', '.join(have) or 'no blocks at all'}",
+            where=profile.path,
+        )
+    by_placement: dict[tuple[int, int], list[BlockKey]] = {}
+    for key in keys:
+        if key.variant == "":
+            by_placement.setdefault((key.n, key.p), []).append(key)
+    series = []
+    for (n, p), placement_keys in sorted(by_placement.items()):
+        placement_keys.sort(key=lambda k: k.size)
+        distributions, minimums, means = [], [], []
+        for key in placement_keys:
+            if source == "fitted":
+                distributions.append(_best_stored_fit(profile, key))
+            else:
+                distributions.append(Empirical.from_samples(profile.samples(key)))
+            summary = profile.summary(key)
+            minimums.append(summary.min)
+            means.append(summary.mean)
+        first = placement_keys[0]
+        series.append(
+            SizeSeries(
+                test=test,
+                nxp=first.nxp,
+                intra_node=n == 1,
+                contention=block_contention(first),
+                sizes=tuple(k.size for k in placement_keys),
+                distributions=tuple(distributions),
+                minimums=tuple(minimums),
+                means=tuple(means),
+            )
+        )
+    return series
+
+
+@dataclass(frozen=True)
+class SeriesIndex:
+    """The series of one test, chosen by intra/inter node and contention."""
+
+    test: str
+    series: tuple[SizeSeries, ...]
+    _chosen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def choose(self, intra_node: bool, contention: int, baseline: bool) -> SizeSeries:
+        """Same node class if measured (else the other); nearest contention on a log
+        scale (ties go up), or the lowest contention for a two-process baseline."""
+        query = (intra_node, contention, baseline)
+        if query not in self._chosen:
+            self._chosen[query] = self._choose(intra_node, contention, baseline)
+        return self._chosen[query]
+
+    def _choose(self, intra_node: bool, contention: int, baseline: bool) -> SizeSeries:
+        same = [s for s in self.series if s.intra_node == intra_node]
+        pool = same or list(self.series)
+        if baseline:
+            return min(pool, key=lambda s: (s.contention, s.nxp))
+        target = math.log(max(contention, 1))
+        return min(pool, key=lambda s: (abs(math.log(s.contention) - target), -s.contention, s.nxp))
+
+    def notes(self) -> tuple[str, ...]:
+        kinds = {s.intra_node for s in self.series}
+        if len(kinds) == 2:
+            return ()
+        have = "intra-node (1xp)" if True in kinds else "inter-node"
+        missing = "inter-node" if True in kinds else "intra-node"
+        return (f"{self.test}: only {have} placements measured; {missing} messages use them",)
+
+
+@dataclass(frozen=True)
+class ProfileCommModel:
+    """A :class:`~pevpm.machine.comm_model.CommModel` sampling a machine profile.
+
+    Build it with :meth:`from_profile`.  ``model`` is one of
+    :data:`MODEL_NAMES`; ``extrapolate`` lets sizes outside the benchmarked
+    range extend the two nearest sizes linearly instead of raising
+    :class:`~pevpm.errors.ProfileError`; ``bound`` makes every ``full`` time
+    its minimum or its maximum (see :meth:`bounded`).
+    """
+
+    transfer: SeriesIndex
+    local: SeriesIndex | None
+    model: str = "full"
+    extrapolate: bool = False
+    bound: Bound | None = None
+    available_tests: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.model not in MODEL_NAMES:
+            raise ProfileError(
+                f"unknown communication model {self.model!r}; choose from {', '.join(MODEL_NAMES)}"
+            )
+
+    @classmethod
+    def from_profile(
+        cls,
+        profile: Profile | str | Path,
+        model: str = "full",
+        *,
+        source: str = "empirical",
+        extrapolate: bool = False,
+    ) -> ProfileCommModel:
+        """Load the ``isend`` and (if present) ``isendlocal`` blocks of a profile."""
+        opened = profile if isinstance(profile, Profile) else Profile.open(profile)
+        try:
+            tests = tuple(sorted({key.test for key in opened.blocks()}))
+            transfer = SeriesIndex(TRANSFER_TEST, tuple(load_series(opened, TRANSFER_TEST, source)))
+            local = None
+            if LOCAL_TEST in tests:
+                local = SeriesIndex(LOCAL_TEST, tuple(load_series(opened, LOCAL_TEST, source)))
+        finally:
+            if opened is not profile:
+                opened.close()
+        return cls(transfer, local, model, extrapolate, None, tests)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Fallbacks this profile forces (e.g. no inter-node measurements)."""
+        indexes = [self.transfer] + ([self.local] if self.local else [])
+        return tuple(note for index in indexes for note in index.notes())
+
+    def _time(self, index: SeriesIndex, transfer: Transfer, rng: np.random.Generator) -> float:
+        if transfer.size < 0:
+            raise ProfileError(f"negative message size {transfer.size} for {transfer.op}")
+        baseline = self.model.endswith("2x1")
+        series = index.choose(transfer.intra_node, transfer.contention, baseline)
+        if self.model == "full":
+            if self.bound is not None:
+                return series.bound(transfer.size, self.bound, self.extrapolate)
+            return series.sample(transfer.size, rng, self.extrapolate)
+        statistic = "min" if self.model.startswith("min") else "mean"
+        return series.statistic(transfer.size, statistic, self.extrapolate)
+
+    def transfer_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
+        """End-to-end time of one message (seconds), from the ``isend`` blocks."""
+        return self._time(self.transfer, transfer, rng)
+
+    def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
+        """Time until a non-blocking send returns (seconds), from ``isendlocal``."""
+        if self.local is None:
+            raise ProfileError(
+                f"profile has no {LOCAL_TEST} blocks (needed for when a non-blocking send "
+                f"returns); it has: {', '.join(self.available_tests)}"
+            )
+        return self._time(self.local, transfer, rng)
+
+    def with_model(self, model: str) -> ProfileCommModel:
+        """The same data under another named model."""
+        return replace(self, model=model)
+
+    def bounded(self, which: Bound) -> ProfileCommModel:
+        """Deterministic copy: ``full`` times at their minimum or maximum (the
+        baselines are deterministic already)."""
+        if which not in ("min", "max"):
+            raise ProfileError(f"bound must be 'min' or 'max', got {which!r}")
+        return replace(self, bound=which)
+
+
+def compare_models(
+    profile: Profile | str | Path, names: Sequence[str] = MODEL_NAMES, **options
+) -> dict[str, ProfileCommModel]:
+    """One model per name, loaded once from the same profile, for side-by-side runs.
+
+    >>> models = compare_models("machine.db")                 # doctest: +SKIP
+    >>> sorted(models)                                         # doctest: +SKIP
+    ['full', 'mean-nxp', 'mean2x1', 'min-nxp', 'min2x1']
+    """
+    base = ProfileCommModel.from_profile(profile, "full", **options)
+    return {name: base.with_model(name) for name in names}
