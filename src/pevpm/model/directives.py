@@ -69,7 +69,8 @@ _RANK_LITERAL = re.compile(r"\s*\d+\s*\Z")
 @dataclass(frozen=True)
 class DirectiveLine:
     """One ``PEVPM`` comment line: its kind (``head``, ``cont``, ``open``,
-    ``close``), the text after the tag (or after ``&``) and where it starts."""
+    ``close``), the text after the tag (for ``cont``, everything after the
+    ``&``) and the column where that text starts."""
 
     kind: str
     text: str
@@ -81,7 +82,7 @@ def scan(text: str, language: str) -> list[DirectiveLine]:
     """The ``PEVPM`` lines of ``text``, classified; other lines are ignored.
 
     >>> [(d.kind, d.text) for d in scan("x = 1  # not one\\n# PEVPM {\\n#PEVPM & a = 1", "python")]
-    [('open', '{'), ('cont', 'a = 1')]
+    [('open', '{'), ('cont', ' a = 1')]
     """
     marker = re.escape(COMMENT_MARKERS[language])
     pattern = re.compile(rf"\s*{marker}\s*PEVPM\b")
@@ -99,9 +100,7 @@ def scan(text: str, language: str) -> list[DirectiveLine]:
             kind = "open" if stripped[0] == "{" else "close"
             found.append(DirectiveLine(kind, stripped, number, col))
         elif stripped[0] == "&":
-            rest = stripped[1:]
-            found.append(DirectiveLine("cont", rest.lstrip(), number,
-                                       col + 1 + len(rest) - len(rest.lstrip())))
+            found.append(DirectiveLine("cont", stripped[1:], number, col + 1))
         else:
             found.append(DirectiveLine("head", stripped, number, col))
     return found
@@ -550,7 +549,7 @@ class _Parser:
 
     def rank_predicate(self, attr: Attribute, what: str) -> Expr:
         """A Runon value: a rank list (``1,2,3,8..10``, a lone rank) or a predicate."""
-        if not _is_rank_list(attr.value):
+        if not _is_rank_list(attr.value, lone_rank=True):
             return self.expr(attr, what)
         tree = None
         start = 0
@@ -605,9 +604,11 @@ class _Parser:
                 raise self.error_at("Condition weights are all zero; no arm can be taken", d)
 
 
-def _is_rank_list(value: str) -> bool:
-    return ".." in value or len(_split_top_level(value)) > 1 or bool(
-        _RANK_LITERAL.match(value))
+def _is_rank_list(value: str, lone_rank: bool = False) -> bool:
+    """Whether ``value`` lists ranks (``1,2,8..10``); with ``lone_rank`` a bare
+    number (``0``) counts as a list of one rank, as in a Runon arm."""
+    return ".." in value or len(_split_top_level(value)) > 1 or (
+        lone_rank and bool(_RANK_LITERAL.match(value)))
 
 
 def _split_top_level(text: str) -> list[str]:
