@@ -26,6 +26,6 @@ def test_example_compiles_and_runs_on_two_processes(tmp_path, name, args, expect
     subprocess.run([MPICC, "-O2", str(EXAMPLES / name / f"{name}.c"), "-o", str(exe), "-lm"],
                    check=True, capture_output=True, timeout=120)
     result = subprocess.run([MPIEXEC, "-n", "2", str(exe), *args], capture_output=True,
-                            text=True, timeout=120)
+                            text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(expected)

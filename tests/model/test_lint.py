@@ -92,5 +92,5 @@ def test_serial_segments_cover_declared_processors():
 """
     assert messages(src) == [
         "p.c:9:10: Serial segment has no time for processor 'orion'",
-        "p.c:10:10: Serial on 'orin': no Processor directive declares it "
-        "(did you mean 'orion'?)"]
+        ("p.c:10:10: Serial on 'orin': no Processor directive declares it "
+         "(did you mean 'orion'?)")]

@@ -28,13 +28,28 @@ language is described in ``docs/directives.md``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from pevpm.errors import DirectiveError, ModelError, PevpmError
 from pevpm.model.ast import (
-    ALL_OPERATIONS, COLLECTIVES, ROOTED_COLLECTIVES, Branch, Call, Condition, Defaults,
-    Link, Location, Loop, Message, Model, Network, Processor, Runon, Serial, Statement,
+    ALL_OPERATIONS,
+    COLLECTIVES,
+    ROOTED_COLLECTIVES,
+    Branch,
+    Call,
+    Condition,
+    Defaults,
+    Link,
+    Location,
+    Loop,
+    Message,
+    Model,
+    Network,
+    Processor,
+    Runon,
+    Serial,
+    Statement,
 )
 from pevpm.model.constants import find_constants
 from pevpm.model.expr import Binary, Expr, Name, Num, Number, _suggest
@@ -660,4 +675,4 @@ def parse_directives(text: str, path: str = "<string>", language: str = "c",
     return _Parser(text, path, language, constants).parse()
 
 
-__all__ = ["parse_directives", "scan", "KEYWORDS", "TIME_UNITS", "RANK_NAMES"]
+__all__ = ["KEYWORDS", "RANK_NAMES", "TIME_UNITS", "parse_directives", "scan"]

@@ -249,9 +249,7 @@ def _fortran_chain(code: list[str], start: int) -> int:
             if depth == 0:
                 break
             depth -= 1
-        elif depth == 0 and re.match(r"else\s*if\b", low):
-            branches += 1
-        elif depth == 0 and re.match(r"else\b", low):
+        elif depth == 0 and re.match(r"else\s*if\b", low) or depth == 0 and re.match(r"else\b", low):
             branches += 1
     return branches
 

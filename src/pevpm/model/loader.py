@@ -27,13 +27,21 @@ from __future__ import annotations
 
 import ast as pyast
 import runpy
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Mapping
 
 from pevpm.errors import ModelError, PevpmError
 from pevpm.model.ast import (
-    Call, Condition, Loop, Message, Model, Runon, Serial, Statement, walk,
+    Call,
+    Condition,
+    Loop,
+    Message,
+    Model,
+    Runon,
+    Serial,
+    Statement,
+    walk,
 )
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.directives import RANK_NAMES, parse_directives, scan
@@ -79,7 +87,7 @@ def _run_model_file(path: str, text: str) -> Model:
             else namespace["MODEL"]
     except PevpmError:
         raise
-    except (Exception, SystemExit) as err:
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - any failure of user code
         raise ModelError(f"building the model failed: {type(err).__name__}: {err}",
                          where=path) from None
     if isinstance(built, ModelBuilder):
@@ -136,7 +144,7 @@ def check_names(model: Model) -> None:
     for expr, what, stmt, indices in expressions(model):
         unknown = expr.names() - known - indices
         if unknown:
-            name = sorted(unknown)[0]
+            name = min(unknown)
             raise ModelError(f"{what} uses unknown name {name!r}"
                              + _suggest(name, known | indices), where=_where(stmt))
     for body in [model.body, *model.subroutines.values()]:

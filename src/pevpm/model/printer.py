@@ -29,11 +29,20 @@ True
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from pevpm.errors import ModelError
 from pevpm.model.ast import (
-    COLLECTIVES, Branch, Call, Condition, Defaults, Loop, Message, Model, Runon, Serial,
+    COLLECTIVES,
+    Branch,
+    Call,
+    Condition,
+    Defaults,
+    Loop,
+    Message,
+    Model,
+    Runon,
+    Serial,
     Statement,
 )
 from pevpm.model.expr import Expr, Number
