@@ -27,6 +27,7 @@ language is described in ``docs/directives.md``.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -70,6 +71,7 @@ _ROOT_FROM_SOURCE = frozenset({"MPI_Bcast", "MPI_Scatter", "MPI_Scatterv"})
 _REQUEST_ATTRS = ("req/stat", "req", "stat", "request")
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+_MACHINE_ID = re.compile(r"[A-Za-z_][\w.\-]*\Z")  # processor and network ids: p3-gcc.O2
 _C_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)")
 _HEAD = re.compile(r"(?P<kw>[A-Za-z_]\w*)")
 _ATTR = re.compile(r"\s*(?P<name>[A-Za-z_][\w/]*(?:[ \t]+[A-Za-z_][\w/]*)*)\s*=(?!=)\s*")
@@ -272,16 +274,22 @@ class _Parser:
             raise self.error_at(f"cannot evaluate {attr.value!r}: {err}", attr,
                                 value=True) from None
 
-    def number(self, attr: Attribute, what: str, positive: bool = True) -> float:
+    def number(self, attr: Attribute, what: str) -> float:
+        """A positive, finite constant number."""
         value = self.constant(self.expr(attr, what), attr)
         if value is None:
             raise self.error_at(f"{what} must be a constant number", attr, value=True)
-        if positive and not value > 0:
-            raise self.error_at(f"{what} must be positive, got {value}", attr, value=True)
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:
+            finite = False
+        if not finite or not value > 0:
+            raise self.error_at(f"{what} must be a positive finite number, got {value}",
+                                attr, value=True)
         return value
 
-    def identifier(self, attr: Attribute, what: str) -> str:
-        if not _IDENT.match(attr.value):
+    def identifier(self, attr: Attribute, what: str, pattern: re.Pattern = _IDENT) -> str:
+        if not pattern.match(attr.value):
             raise self.error_at(f"{what} must be a name, got {attr.value!r}", attr, value=True)
         return attr.value
 
@@ -354,7 +362,7 @@ class _Parser:
     def on_processor(self, d: Directive) -> None:
         attrs = self.attributes(d, ("description", "timing basis"),
                                 ("description", "timing basis"))
-        name = self.identifier(attrs["description"], "processor description")
+        name = self.identifier(attrs["description"], "processor description", _MACHINE_ID)
         basis = self.number(attrs["timing basis"], "timing basis (MHz)")
         self.processors[name] = Processor(name, float(basis), self.where(d))
 
@@ -368,7 +376,7 @@ class _Parser:
                     raise self.error_at("a link is '<from> <to> <performance profile>'",
                                         attr, value=True)
                 links.append(Link(key[5:], *ends))
-        name = self.identifier(attrs["description"], "network description")
+        name = self.identifier(attrs["description"], "network description", _MACHINE_ID)
         self.networks[name] = Network(name, tuple(links), self.where(d))
 
     def on_default(self, d: Directive) -> None:
@@ -376,7 +384,8 @@ class _Parser:
                                 pattern=r"speed_\d+")
         fields: dict = {}
         if "processor" in attrs:
-            fields["processor"] = self.identifier(attrs["processor"], "default processor")
+            fields["processor"] = self.identifier(attrs["processor"], "default processor",
+                                                 _MACHINE_ID)
         if "numprocs" in attrs:
             n = self.number(attrs["numprocs"], "numprocs")
             if n != int(n):
@@ -401,7 +410,7 @@ class _Parser:
                 raise self.error_at("the time unit must be set before the first Serial "
                                     "directive", attr)
             self.time_scale = TIME_UNITS[attr.value]
-        if self.default_seen and set(fields) - {"speeds"}:
+        if self.default_seen:
             raise self.error_at("a second Default directive; put every default in one", d)
         self.default_seen = True
         self.defaults = Defaults(**fields, loc=self.where(d))
@@ -507,7 +516,6 @@ class _Parser:
         name = self.identifier(attrs["name"], "subroutine name")
         if name in self.subroutines:
             raise self.error_at(f"subroutine {name!r} defined twice", attrs["name"], value=True)
-        self.subroutines[name] = ()  # reserve the name so a body calling itself is caught
         self.subroutines[name] = self.body(d)
 
     def on_call(self, d: Directive) -> Call:
