@@ -1,4 +1,5 @@
-"""The annotated Jacobi example on a constant-latency machine gives the
+"""The annotated examples on the virtual machine.  The Jacobi model on a
+constant-latency machine gives the
 makespan a hand calculation gives.
 
 Every message takes L seconds, blocking sends are rendezvous (they finish
@@ -38,3 +39,21 @@ def test_processor_choice_selects_its_serial_times():
     model = load_model(JACOBI, params={"iterations": ITERATIONS}, processor="orion")
     run = simulate(model, 2, Machine(Constant(0.0)))
     assert run.makespan == pytest.approx(ITERATIONS * 5.70e-3 / 2, rel=1e-12)
+
+
+EXAMPLES = JACOBI.parents[1]
+
+
+def test_bag_of_tasks_model_runs_its_jobs_in_parallel():
+    """With free communication each of the numprocs-1 workers computes
+    njobs / (numprocs-1) jobs of t_job = 25 ms, side by side."""
+    model = load_model(EXAMPLES / "bag_of_tasks" / "bag_of_tasks.c", params={"njobs": 20})
+    run = simulate(model, 3, Machine(Constant(0.0)))
+    assert run.makespan == pytest.approx(10 * 25e-3, rel=1e-12)
+
+
+def test_fft_model_splits_its_serial_time_around_the_alltoall():
+    model = load_model(EXAMPLES / "fft2d" / "fft2d.c", params={"iterations": 2},
+                       processor="sc")
+    run = simulate(model, 4, Machine(Constant(0.0)))
+    assert run.makespan == pytest.approx(2 * 13.3e-3 / 4, rel=1e-12)
