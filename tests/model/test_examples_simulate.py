@@ -1,6 +1,5 @@
 """The annotated examples on the virtual machine.  The Jacobi model on a
-constant-latency machine gives the
-makespan a hand calculation gives.
+constant-latency machine gives the makespan a hand calculation gives.
 
 Every message takes L seconds, blocking sends are rendezvous (they finish
 with their receive), and each iteration computes T = t_perseus / numprocs.
