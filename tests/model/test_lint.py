@@ -94,3 +94,17 @@ def test_serial_segments_cover_declared_processors():
         "p.c:9:10: Serial segment has no time for processor 'orion'",
         ("p.c:10:10: Serial on 'orin': no Processor directive declares it "
          "(did you mean 'orion'?)")]
+
+
+def test_python_model_file_is_checked_as_a_model_not_as_code(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text("from pevpm.model.builder import ModelBuilder\n"
+                    "def model():\n"
+                    "    b = ModelBuilder()\n"
+                    "    b.processor('perseus', 500)\n"
+                    "    b.processor('orion', 450)\n"
+                    "    b.serial(1.0, on='perseus')\n"
+                    "    b.send(8, dest=1)\n"
+                    "    return b\n")
+    assert [str(f) for f in lint_file(path)] == [
+        f"{path}: Serial segment has no time for processor 'orion'"]

@@ -28,15 +28,18 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pevpm.errors import ModelError
 from pevpm.model.ast import ALL_OPERATIONS, Condition, Loop, Message, Model, Runon, Serial, walk
 from pevpm.model.directives import parse_directives, scan
 from pevpm.model.expr import _suggest
+from pevpm.model.loader import is_model_file, load_model
 from pevpm.model.source import language_of
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One lint result, printed as ``file:line:col: message``."""
+    """One lint result, printed as ``file:line:col: message`` (``file: message``
+    when the model has no source positions, line 0)."""
 
     path: str
     line: int
@@ -44,14 +47,25 @@ class Finding:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.message}"
+        where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
+        return f"{where}: {self.message}"
 
 
 def lint_file(path: str | Path) -> list[Finding]:
-    """Parse ``path`` (raising on errors) and return what the checks find."""
+    """Parse ``path`` (raising on errors) and return what the checks find.
+
+    A Python model file (``model()`` built with the builder, no directives)
+    has no program text to compare with; only its Serial segments are checked.
+    """
     path = str(path)
-    text = Path(path).read_bytes().decode("utf-8", errors="replace")
-    return lint_source(text, path, language_of(path))
+    language = language_of(path)
+    try:
+        text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    except OSError as err:
+        raise ModelError(f"cannot read: {err.strerror}", where=path) from None
+    if language == "python" and is_model_file(text):
+        return _serial_segments(load_model(path), path)
+    return lint_source(text, path, language)
 
 
 def lint_source(text: str, path: str, language: str) -> list[Finding]:

@@ -70,15 +70,27 @@ def load_model(path: str | Path, params: Mapping[str, Number | str] | None = Non
     return model
 
 
-def _run_model_file(path: str, text: str) -> Model:
+def is_model_file(text: str) -> bool:
+    """Whether Python ``text`` has no ``# PEVPM`` directives and defines
+    ``model`` or ``MODEL`` at module level (checked without running it)."""
+    if scan(text, "python"):
+        return False
     try:
-        module = pyast.parse(text, path)
-    except SyntaxError as err:
-        raise ModelError(f"invalid Python: {err.msg}", where=f"{path}:{err.lineno}") from None
+        module = pyast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
     defined = {n.name for n in module.body if isinstance(n, pyast.FunctionDef)}
     defined |= {t.id for n in module.body if isinstance(n, pyast.Assign)
                 for t in n.targets if isinstance(t, pyast.Name)}
-    if not defined & {"model", "MODEL"}:
+    return bool(defined & {"model", "MODEL"})
+
+
+def _run_model_file(path: str, text: str) -> Model:
+    try:
+        pyast.parse(text, path)
+    except SyntaxError as err:
+        raise ModelError(f"invalid Python: {err.msg}", where=f"{path}:{err.lineno}") from None
+    if not is_model_file(text):
         raise ModelError("has no '# PEVPM' directives and defines neither model() nor MODEL",
                          where=path)
     try:
