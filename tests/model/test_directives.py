@@ -216,3 +216,34 @@ def _messages(body):
     from pevpm.model.ast import walk
 
     return [s for s in walk(body) if isinstance(s, Message)]
+
+
+def test_appendix_a_layout_verbatim():
+    model = parse("""
+// PEVPM Condition c1 = 1
+// PEVPM {
+// PEVPM  /* The model for condition1 must be inserted here */
+// PEVPM }
+// PEVPM & c2 = 3
+// PEVPM {
+// PEVPM  /* The model for condition 2 must be inserted here */
+// PEVPM }
+""")
+    (cond,) = model.body
+    assert [(b.name, str(b.guard), b.body) for b in cond.branches] == [
+        ("c1", "1", ()), ("c2", "3", ())]
+
+
+def test_section_3_4_4_runon_example():
+    model = parse("""
+// PEVPM Runon c1 = procnum < (numprocs / 2)
+// PEVPM &      c2 = procnum > (numprocs / 2)
+// PEVPM {
+// PEVPM }
+// PEVPM {
+// PEVPM }
+""")
+    c1, c2 = (b.guard for b in model.body[0].branches)
+    env = {"numprocs": 5}
+    assert [r for r in range(5) if c1.evaluate({**env, "procnum": r})] == [0, 1]
+    assert [r for r in range(5) if c2.evaluate({**env, "procnum": r})] == [3, 4]
