@@ -66,6 +66,24 @@ if (x) y();
         "p.c:2:10: Runon has 2 arm(s) but the conditional at line 8 has 3 branches"]
 
 
+def test_switch_labels_count_as_branches():
+    src = """
+// PEVPM Condition c1 = 1
+// PEVPM &         c2 = 1
+// PEVPM {
+// PEVPM }
+// PEVPM {
+// PEVPM }
+switch (kind) {
+case 0: a(); break;
+case 1: { switch (x) { case 5: case 6: break; } } break;
+default: b();
+}
+"""
+    assert messages(src) == [
+        "p.c:2:10: Condition has 2 arm(s) but the conditional at line 8 has 3 branches"]
+
+
 def test_python_and_fortran_conditionals():
     py = ("# PEVPM Condition c1 = 1\n# PEVPM {\n# PEVPM }\n"
           "if x:\n    if y:\n        pass\n    else:\n        pass\nelif z:\n    pass\n")

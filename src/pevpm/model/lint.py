@@ -162,15 +162,19 @@ def _first_code_line(code: list[str], after: int) -> int | None:
 
 
 def _chain_length(code: list[str], start: int, language: str) -> int:
-    """Branches of the if/else chain beginning on line index ``start`` (0 if none)."""
+    """Branches of the if/else chain (or C switch) beginning on line index
+    ``start`` (0 if none)."""
     if language == "python":
         return _python_chain(code, start)
     if language == "fortran":
         return _fortran_chain(code, start)
     text = "\n".join(code[start:])
+    first = len(text) - len(text.lstrip())
+    if re.match(r"\s*switch\b", text):
+        return _CChain(text).switch_labels(first)
     if not re.match(r"\s*if\b", text):
         return 0
-    return _CChain(text).chain(len(text) - len(text.lstrip()))
+    return _CChain(text).chain(first)
 
 
 class _CChain:
@@ -213,6 +217,22 @@ class _CChain:
                 return self.statement(self.matching(paren, "(", ")"))
         semicolon = self.text.find(";", pos)
         return len(self.text) if semicolon < 0 else semicolon + 1
+
+    def switch_labels(self, pos: int) -> int:
+        """``case`` and ``default`` labels of the switch at ``pos`` (nested
+        switches excluded)."""
+        body = self.skip_space(self.matching(self.skip_space(pos + 6), "(", ")"))
+        if body >= len(self.text) or self.text[body] != "{":
+            return 0
+        end = self.matching(body, "{", "}")
+        labels, depth = 0, 0
+        for m in re.finditer(r"[{}]|\bcase\b|\bdefault\s*:", self.text[body:end]):
+            token = m.group()
+            if token in "{}":
+                depth += 1 if token == "{" else -1
+            elif depth == 1:
+                labels += 1
+        return labels
 
     def chain(self, pos: int) -> int:
         branches = 0
