@@ -182,6 +182,11 @@ def test_constants_come_from_the_program_and_parameters_anywhere():
         pytest.approx(64 * 256e-9)
 
 
+def test_program_values_of_procnum_and_numprocs_are_not_constants():
+    model = parse("int numprocs = 4, procnum = 0, n = 2;\n// PEVPM Serial time = n / numprocs\n")
+    assert model.constants == {"n": 2}
+
+
 def test_expression_places_point_into_the_source():
     model = parse("\n// PEVPM Serial time = 1 / parameter t\n")
     assert model.body[0].time.where == "t.c:2:24"

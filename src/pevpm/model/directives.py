@@ -679,7 +679,9 @@ def parse_directives(text: str, path: str = "<string>", language: str = "c",
         raise DirectiveError(f"unknown source language {language!r}"
                              + _suggest(language, COMMENT_MARKERS))
     if constants is None:
-        constants = find_constants(text, language)
+        # procnum and numprocs are the machine's, whatever the program initialises them to
+        constants = {name: value for name, value in find_constants(text, language).items()
+                     if name not in RANK_NAMES}
     return _Parser(text, path, language, constants).parse()
 
 
