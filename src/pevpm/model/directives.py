@@ -65,7 +65,6 @@ TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 KEYWORDS = ("Processor", "Network", "Default", "Parameter", "Serial", "Message", "Loop",
             "Condition", "Runon", "Subroutine", "Call")
 _TOP_LEVEL_ONLY = frozenset({"Processor", "Network", "Default", "Parameter", "Subroutine"})
-_BLOCK_KEYWORDS = frozenset({"Loop", "Subroutine", "Condition", "Runon"})
 
 _ROOT_FROM_SOURCE = frozenset({"MPI_Bcast", "MPI_Scatter", "MPI_Scatterv"})
 _REQUEST_ATTRS = ("req/stat", "req", "stat", "request")
@@ -263,8 +262,11 @@ class _Parser:
         return expr
 
     def constant(self, expr: Expr, attr: Attribute) -> Number | None:
-        """The value of ``expr`` when it uses only program constants, else None."""
-        if not expr.names() <= set(self.constants) or expr.parameter_names():
+        """The value of ``expr`` when it uses only program constants (none that a
+        ``Parameter`` directive so far redeclares), else None."""
+        names = expr.names()
+        if not names <= set(self.constants) or names & set(self.parameters) \
+                or expr.parameter_names():
             return None
         try:
             return expr.evaluate(self.constants)
