@@ -15,9 +15,10 @@ import time
 from functools import partial
 from pathlib import Path
 
-from pevpm.model.directives import parse_directives, scan
+from pevpm.model.directives import parse_directives
 from pevpm.model.lint import lint_source
 from pevpm.model.printer import to_directives
+from pevpm.model.source import scan
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*/*.c"))
 

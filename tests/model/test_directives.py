@@ -6,8 +6,9 @@ import pytest
 
 from pevpm.errors import DirectiveError
 from pevpm.model.ast import Call, Condition, Loop, Message, Runon, Serial
-from pevpm.model.directives import parse_directives, scan
+from pevpm.model.directives import parse_directives
 from pevpm.model.expr import Expr
+from pevpm.model.source import scan
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -54,7 +54,7 @@ from pevpm.model.ast import (
 )
 from pevpm.model.constants import find_constants
 from pevpm.model.expr import Binary, Expr, Name, Num, Number, _suggest
-from pevpm.model.source import COMMENT_MARKERS, located_error
+from pevpm.model.source import COMMENT_MARKERS, DirectiveLine, located_error, scan
 
 #: Names every expression may use besides constants, parameters and loop indices.
 RANK_NAMES = ("procnum", "numprocs")
@@ -71,55 +71,11 @@ _REQUEST_ATTRS = ("req/stat", "req", "stat", "request")
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 _MACHINE_ID = re.compile(r"[A-Za-z_][\w.\-]*\Z")  # processor and network ids: p3-gcc.O2
-_C_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)")
 _HEAD = re.compile(r"(?P<kw>[A-Za-z_]\w*)")
 _ATTR = re.compile(r"\s*(?P<name>[A-Za-z_][\w/]*(?:[ \t]+[A-Za-z_][\w/]*)*)\s*=(?!=)\s*")
 _SERIAL_ON = re.compile(r"\s*on\s+(?P<id>[A-Za-z_][\w.\-]*)\s+")
 _UNIT_SUFFIX = re.compile(r"(?P<expr>.*\S)\s+(?P<unit>" + "|".join(TIME_UNITS) + r")\s*\Z")
 _RANK_LITERAL = re.compile(r"\s*\d+\s*\Z")
-
-
-# ----------------------------------------------------------------------- lines
-
-
-@dataclass(frozen=True)
-class DirectiveLine:
-    """One ``PEVPM`` comment line: its kind (``head``, ``cont``, ``open``,
-    ``close``), the text after the tag (for ``cont``, everything after the
-    ``&``) and the column where that text starts."""
-
-    kind: str
-    text: str
-    line: int
-    col: int
-
-
-def scan(text: str, language: str) -> list[DirectiveLine]:
-    """The ``PEVPM`` lines of ``text``, classified; other lines are ignored.
-
-    >>> [(d.kind, d.text) for d in scan("x = 1  # not one\\n# PEVPM {\\n#PEVPM & a = 1", "python")]
-    [('open', '{'), ('cont', ' a = 1')]
-    """
-    marker = re.escape(COMMENT_MARKERS[language])
-    pattern = re.compile(rf"\s*{marker}\s*PEVPM\b")
-    found = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        m = pattern.match(raw)
-        if not m:
-            continue
-        body = _C_COMMENT.sub(lambda c: " " * len(c.group()), raw[m.end():]).rstrip()
-        stripped = body.lstrip()
-        col = m.end() + len(body) - len(stripped) + 1
-        if not stripped:
-            continue
-        if stripped[0] in "{}":
-            kind = "open" if stripped[0] == "{" else "close"
-            found.append(DirectiveLine(kind, stripped, number, col))
-        elif stripped[0] == "&":
-            found.append(DirectiveLine("cont", stripped[1:], number, col + 1))
-        else:
-            found.append(DirectiveLine("head", stripped, number, col))
-    return found
 
 
 # ------------------------------------------------------------------ directives

@@ -30,10 +30,10 @@ from pathlib import Path
 
 from pevpm.errors import ModelError
 from pevpm.model.ast import ALL_OPERATIONS, Condition, Loop, Message, Model, Runon, Serial, walk
-from pevpm.model.directives import parse_directives, scan
+from pevpm.model.directives import parse_directives
 from pevpm.model.expr import _suggest
 from pevpm.model.loader import is_model_file, load_model
-from pevpm.model.source import language_of
+from pevpm.model.source import language_of, scan
 
 
 @dataclass(frozen=True)

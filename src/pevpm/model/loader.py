@@ -44,9 +44,9 @@ from pevpm.model.ast import (
     walk,
 )
 from pevpm.model.builder import ModelBuilder
-from pevpm.model.directives import RANK_NAMES, parse_directives, scan
+from pevpm.model.directives import RANK_NAMES, parse_directives
 from pevpm.model.expr import Expr, Number, _suggest
-from pevpm.model.source import language_of
+from pevpm.model.source import language_of, scan
 
 
 def load_model(path: str | Path, params: Mapping[str, Number | str] | None = None,
