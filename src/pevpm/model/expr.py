@@ -243,7 +243,10 @@ class _Parser:
     def primary(self) -> Node:
         kind, text, offset = self.take()
         if kind == "num":
-            return Num(_parse_number(text))
+            try:
+                return Num(_parse_number(text))
+            except ValueError:  # beyond Python's limit on digits in an int
+                raise self._error(f"number too long ({len(text)} digits)", offset) from None
         if kind == "op" and text == "(":
             node = self.ternary()
             self.expect(")")
@@ -370,6 +373,16 @@ class Expr:
         _collect_names(self.tree, found)
         return frozenset(found)
 
+    def parameter_names(self) -> frozenset[str]:
+        """Names the expression introduces with ``parameter NAME``.
+
+        >>> sorted(Expr.parse("parameter t * n").parameter_names())
+        ['t']
+        """
+        found: set[str] = set()
+        _collect_names(self.tree, found, parameters_only=True)
+        return frozenset(found)
+
     def is_constant(self) -> bool:
         """True when the value depends on nothing: no names, no random draws."""
         return not self.names() and not self.is_random()
@@ -411,21 +424,21 @@ def _is_random(node: Node) -> bool:
     return False
 
 
-def _collect_names(node: Node, found: set[str]) -> None:
+def _collect_names(node: Node, found: set[str], parameters_only: bool = False) -> None:
     if isinstance(node, Name):
-        if node.id not in BUILTIN_CONSTANTS:
+        if node.id not in BUILTIN_CONSTANTS and (node.is_parameter or not parameters_only):
             found.add(node.id)
     elif isinstance(node, Unary):
-        _collect_names(node.operand, found)
+        _collect_names(node.operand, found, parameters_only)
     elif isinstance(node, Binary):
-        _collect_names(node.left, found)
-        _collect_names(node.right, found)
+        _collect_names(node.left, found, parameters_only)
+        _collect_names(node.right, found, parameters_only)
     elif isinstance(node, Ternary):
         for child in (node.cond, node.if_true, node.if_false):
-            _collect_names(child, found)
+            _collect_names(child, found, parameters_only)
     elif isinstance(node, Call):
         for arg in node.args:
-            _collect_names(arg, found)
+            _collect_names(arg, found, parameters_only)
 
 
 def _evaluate(node: Node, env: Mapping[str, Number], expr: Expr) -> Number:
@@ -449,7 +462,10 @@ def _evaluate(node: Node, env: Mapping[str, Number], expr: Expr) -> Number:
         right = _evaluate(node.right, env, expr)
         if node.op in "/%" and right == 0:
             raise ModelError(f"division by zero in '{expr}'", where=expr.where)
-        return _BINARY_FUNCS[node.op](left, right)
+        try:
+            return _BINARY_FUNCS[node.op](left, right)
+        except (ValueError, OverflowError) as exc:
+            raise ModelError(f"'{expr}' is undefined: {exc}", where=expr.where) from None
     if isinstance(node, Unary):
         value = _evaluate(node.operand, env, expr)
         return -value if node.op == "-" else int(not value)
