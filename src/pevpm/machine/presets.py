@@ -93,15 +93,16 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Callable, dict]] = {
 }
 
 
-def parse_machine(spec: str, ppn: int | None = None) -> Machine:
+def parse_machine(spec: str, ppn: int | None = None, processor: str | None = None) -> Machine:
     """The :class:`~pevpm.machine.machine.Machine` a spec names (see module doc).
 
-    ``ppn`` (``--ppn``) overrides the spec's processes per node.
+    ``ppn`` (``--ppn``) and ``processor`` (``--processor``) override the
+    spec's processes per node and processor id.
     """
     spec = spec.strip()
     kind, _, rest = spec.partition(":")
     if kind not in KINDS and os.path.exists(spec):
-        return machine_from_profile(spec, ppn)
+        return machine_from_profile(spec, ppn, processor)
     where = f"--machine {spec}"
     if kind not in KINDS:
         close = difflib.get_close_matches(kind, list(KINDS), n=1)
@@ -114,6 +115,8 @@ def parse_machine(spec: str, ppn: int | None = None) -> Machine:
                       **{k: values.pop(k) for k in MACHINE_KEYS if k in values}}
     if ppn is not None:
         machine_values["ppn"] = ppn
+    if processor is not None:
+        machine_values["processor"] = processor
     missing = [k for k in required if k not in values]
     if missing:
         raise PevpmError(f"{kind} needs {', '.join(missing)} "
@@ -125,11 +128,13 @@ def parse_machine(spec: str, ppn: int | None = None) -> Machine:
         raise PevpmError(str(exc), where) from exc
 
 
-def machine_from_profile(path: str, ppn: int | None = None) -> Machine:
+def machine_from_profile(path: str, ppn: int | None = None,
+                         processor: str | None = None) -> Machine:
     """A machine whose message times come from the profile at ``path``.
 
     The profile-driven communication model lives in
-    ``pevpm.machine.profile_model`` (``machine_from_profile(path, ppn=...)``);
+    ``pevpm.machine.profile_model`` (``machine_from_profile(path, ppn=...,
+    processor=...)``);
     this is the one place the command line reaches it.
     """
     try:
@@ -138,7 +143,7 @@ def machine_from_profile(path: str, ppn: int | None = None) -> Machine:
         raise ProfileError("machine profiles need the profile-driven communication model "
                            "(pevpm.machine.profile_model), which this installation lacks",
                            path) from exc
-    return profile_model.machine_from_profile(path, ppn=ppn)
+    return profile_model.machine_from_profile(path, ppn=ppn, processor=processor)
 
 
 def _assemble(comm, values: dict) -> Machine:

@@ -36,6 +36,8 @@ def register(subparsers) -> None:
                    help="constant:latency=50us | hockney:latency=..,bandwidth=.. | "
                         "loggp:L=..,o=..,g=..,G=.. | perseus | PROFILE.db (default perseus)")
     p.add_argument("--ppn", type=int, metavar="P", help="processes per node (n x p placement)")
+    p.add_argument("--processor", metavar="ID",
+                   help="processor id of every rank (selects 'Serial on ID' lines)")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
                    help="set a model parameter (repeatable)")
     p.add_argument("--workers", type=int, metavar="W", help="parallel workers (CPUs)")
@@ -59,7 +61,7 @@ def run_predict(args) -> int:
     params = parse_defines(args.defines)
     if args.ppn is not None and args.ppn < 1:
         raise PevpmError(f"--ppn must be at least 1, got {args.ppn}")
-    machine = parse_machine(args.machine, ppn=args.ppn)
+    machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
     model = load_model(args.model, params)
     counts = parse_counts(args.procs) if args.procs else _default_counts(model)
 
