@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from pevpm.errors import PevpmError
 from pevpm.vm.executors import EXECUTOR_NAMES
@@ -62,6 +63,8 @@ def run_predict(args) -> int:
     if args.ppn is not None and args.ppn < 1:
         raise PevpmError(f"--ppn must be at least 1, got {args.ppn}")
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
+    if not Path(args.model).is_file():
+        raise PevpmError("no such model file", args.model)
     model = load_model(args.model, params)
     counts = parse_counts(args.procs) if args.procs else _default_counts(model)
 
