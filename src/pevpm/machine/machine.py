@@ -1,0 +1,45 @@
+"""A machine to simulate on: communication model, topology, processors, protocol.
+
+>>> from pevpm.machine.comm_models import Hockney
+>>> m = Machine(Hockney(latency=5e-5, bandwidth=1e8), Topology(procs_per_node=2),
+...             eager_limit=16384)
+>>> m.is_eager(1024), m.is_eager(65536)
+(True, False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pevpm.machine.comm_model import CommModel
+from pevpm.machine.processor import ProcessorModel
+from pevpm.machine.topology import Topology
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Everything about the machine the virtual machine needs.
+
+    ``comm``: message times; ``topology``: nodes, placement, links (default
+    one rank per node); ``processors``: speeds and processor ids (``None``:
+    take them from the model's ``Default`` directive); ``eager_limit``:
+    blocking sends of at most this many bytes return after their local
+    completion time instead of waiting to be matched (0, the default, turns
+    the eager protocol off: the thesis's semantics); ``collectives``:
+    configuration handed to the collective algorithms.
+    """
+
+    comm: CommModel
+    topology: Topology = field(default_factory=Topology)
+    processors: ProcessorModel | None = None
+    eager_limit: int = 0
+    collectives: Any = None
+
+    def __post_init__(self) -> None:
+        if self.eager_limit < 0:
+            raise ValueError(f"eager_limit must be >= 0 bytes, got {self.eager_limit}")
+
+    def is_eager(self, size: int) -> bool:
+        """Whether a blocking send of ``size`` bytes completes locally."""
+        return 0 < self.eager_limit and size <= self.eager_limit

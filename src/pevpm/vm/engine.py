@@ -1,0 +1,603 @@
+"""The PEVPM virtual machine: process sweeps and match sweeps (thesis alg. 1, 2).
+
+Every rank runs its instruction stream until it blocks (a blocking send or
+receive, a Wait on an unfinished request, a Test whose answer is not known
+yet) or ends: the *process sweep*.  Serial segments and the local
+completion time of non-blocking sends advance its clock; sends and receives
+are posted to the matching queues.  When no rank can run, the *match sweep*
+resolves the single earliest (pivotal) receive-side decision:
+
+* a receive (blocking or not) that some posted send matches takes, among the
+  first matching send of each source, the one that arrives first; a
+  message's arrival is its post time plus a transfer time drawn once from
+  the communication model at the contention the scoreboard shows;
+* a Test that reached the head completes with flag false;
+* a Wait never decides: it resumes when its requests complete.
+
+Then the ranks that resumed run again.  A receive completes at
+``max(posted, arrival)``; a send completes with its receive unless it is
+eager (``Machine.eager_limit``), in which case it returns after its local
+completion time.  If nothing is left to decide and some rank has not ended,
+the run deadlocks.
+
+Time accounting: each rank's seconds are compute (Serial), communication
+(local completion times, and the last ``transfer`` seconds of a blocked
+period) or waiting (the rest of a blocked period).  The critical path is
+carried forward: every rank holds the (compute, communication, waiting)
+seconds of the dependency chain that set its clock, a message carries its
+sender's chain, and the run's critical path is the chain of the
+last-finishing rank - the walk back through message dependencies, done
+forwards.
+
+>>> from pevpm.model.builder import ModelBuilder
+>>> from pevpm.machine.comm_models import Constant
+>>> b = ModelBuilder()
+>>> with b.runon() as ranks:
+...     with ranks.case("procnum == 0"):
+...         b.serial(1.0)
+...         b.send(8, dest=1)
+...     with ranks.case("procnum == 1"):
+...         b.recv(8, source=0)
+>>> run = simulate(b.build(), 2, Machine(Constant(0.25)))
+>>> run.makespan, run.ranks[1].waiting, run.ranks[1].communication
+(1.25, 1.0, 0.25)
+"""
+
+from __future__ import annotations
+
+import difflib
+import heapq
+from collections import deque
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from pevpm.errors import DeadlockError, ModelError, SimulationError
+from pevpm.machine.comm_model import Transfer
+from pevpm.machine.machine import Machine
+from pevpm.machine.processor import ProcessorModel
+from pevpm.machine.scoreboard import ContentionScoreboard
+from pevpm.model.ast import Model, ROOTED_COLLECTIVES
+from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL
+from pevpm.vm import program as vm
+from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
+from pevpm.vm.result import (COMMUNICATION, COMPUTE, WAITING, CollectiveRecord, MessageRecord,
+                             RankTimes, RunResult, Slice)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Stop a run after ``max_events`` instructions and decisions, or when a
+    rank's clock passes ``max_time`` virtual seconds."""
+
+    max_events: int | None = None
+    max_time: float | None = None
+
+
+def simulate(model: Model, numprocs: int, machine: Machine, *,
+             params: Mapping[str, float] | None = None, rng: np.random.Generator | None = None,
+             bound: str | None = None, trace: bool = False,
+             limits: Limits | None = None) -> RunResult:
+    """Run ``model`` once on ``numprocs`` ranks of ``machine``.
+
+    ``params``: parameter values (override the model's defaults); ``rng``:
+    source of every random draw (default: seed 0); ``bound``: ``"min"`` or
+    ``"max"`` runs every communication submodel at its bound; ``trace``:
+    record slices and messages; ``limits``: stop runaway models.
+    """
+    if int(numprocs) != numprocs or numprocs < 1:
+        raise ModelError(f"number of processes must be a positive integer, got {numprocs!r}")
+    if bound not in (None, "min", "max"):
+        raise ModelError(f"bound must be 'min' or 'max', got {bound!r}")
+    program = vm.compile_model(model, params)
+    return _Engine(program, model, int(numprocs), machine, params, rng, bound, trace,
+                   limits or Limits()).run()
+
+
+class _Rank:
+    """One virtual processor."""
+
+    __slots__ = ("id", "code", "pc", "loops", "frames", "env", "clock", "path", "spent",
+                 "requests", "outstanding", "blocked", "done", "context", "proc_id", "factor",
+                 "collective_calls")
+
+    def __init__(self, rank: int, code: tuple, env: dict, proc_id: str, factor: float):
+        self.id, self.code, self.env, self.proc_id, self.factor = rank, code, env, proc_id, factor
+        self.pc = 0
+        self.loops: list[list] = []
+        self.frames: list[tuple] = []           # suspended code while inside a collective
+        self.clock = 0.0
+        self.path = (0.0, 0.0, 0.0)             # critical path to the clock, by kind
+        self.spent = [0.0, 0.0, 0.0]            # compute, communication, waiting
+        self.requests: dict[str, object] = {}   # request name -> PostedSend/PostedRecv
+        self.outstanding: dict[int, object] = {}
+        self.blocked = None                     # _Wait or _Test while blocked
+        self.done = False
+        self.context = USER
+        self.collective_calls: dict[str, int] = {}
+
+
+class _Wait:
+    """A rank blocked until ``records`` (sends/receives) are all complete."""
+
+    __slots__ = ("rank", "records", "pending", "label", "where")
+
+    def __init__(self, rank, records, label, where):
+        self.rank, self.records, self.label, self.where = rank, records, label, where
+        self.pending = 0
+
+
+class _Test:
+    """A rank blocked in MPI_Test until the request's outcome is known."""
+
+    __slots__ = ("rank", "record", "posted", "seq", "resolved", "label", "where")
+
+    def __init__(self, rank, record, posted, seq, label, where):
+        self.rank, self.record, self.posted, self.seq = rank, record, posted, seq
+        self.label, self.where = label, where
+        self.resolved = False
+
+
+_KIND_INDEX = {COMPUTE: 0, COMMUNICATION: 1, WAITING: 2}
+
+
+class _Engine:
+    def __init__(self, program, model, numprocs, machine, params, rng, bound, trace, limits):
+        self.numprocs = numprocs
+        self.machine = machine
+        self.comm = machine.comm if bound is None else machine.comm.bounded(bound)
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        self.placement = machine.topology.place(numprocs)
+        self.scoreboard = ContentionScoreboard(self.placement.capacities)
+        procs = machine.processors or ProcessorModel.from_defaults(model.defaults)
+        ids, factors = procs.for_ranks(numprocs, model.processors)
+        env = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs}
+        self.ranks = [_Rank(r, program.code, dict(env, procnum=r), ids[r], factors[r])
+                      for r in range(numprocs)]
+        self.queues = MatchingQueues(numprocs)
+        self.decisions: list = []               # heap of (time, seq, PostedRecv | _Test)
+        self.runnable = deque(self.ranks)
+        self.seq = 0
+        self.events = 0
+        self.limits = limits
+        self.messages = 0
+        self.slices = [] if trace else None
+        self.records = [] if trace else None
+        self.collectives: dict[tuple[str, int], CollectiveRecord] = {}
+        self.expansions: dict[tuple, tuple] = {}
+
+    # ------------------------------------------------------------------ main loop
+    def run(self) -> RunResult:
+        while True:
+            while self.runnable:
+                self.process(self.runnable.popleft())
+            if not self.match_sweep():
+                break
+        if not all(rank.done for rank in self.ranks):
+            raise self.deadlock()
+        return self.result()
+
+    def match_sweep(self) -> bool:
+        """Resolve the pivotal decision; False when there is none left."""
+        heap = self.decisions
+        while heap:
+            _, _, event = heapq.heappop(heap)
+            self.events += 1
+            if self.limits.max_events is not None and self.events > self.limits.max_events:
+                raise self.event_limit()
+            if isinstance(event, _Test):
+                if not event.resolved:
+                    self.resolve_test(event, flag=False)
+                    return True
+                continue
+            event.queued = False
+            if event.done:
+                continue
+            candidates = self.queues.candidates(event)
+            if candidates:
+                self.deliver(min(candidates, key=self.arrival_key), event)
+                return True
+        return False
+
+    def arrival_key(self, send: PostedSend):
+        if send.transfer is None:
+            self.draw_transfer(send)
+        return (send.posted + send.transfer, send.posted, send.seq)
+
+    # -------------------------------------------------------------- process sweep
+    def process(self, rank: _Rank) -> None:
+        """Run ``rank`` until it blocks or ends (alg. 1)."""
+        env, code, pc, loops = rank.env, rank.code, rank.pc, rank.loops
+        limit = self.limits.max_events
+        while True:
+            if pc == len(code):
+                if not rank.frames:
+                    rank.done = True
+                    return
+                self.end_collective(rank)
+                code, pc, loops = rank.code, rank.pc, rank.loops
+                continue
+            ins = code[pc]
+            op = ins[0]
+            self.events += 1
+            if limit is not None and self.events > limit:
+                raise self.event_limit()
+            pc += 1
+            if op == vm.SERIAL:
+                if ins[2] is None or ins[2] == rank.proc_id:
+                    seconds = ins[1](env)
+                    if seconds < 0:
+                        raise ModelError(f"negative serial time {seconds} from '{ins[4].time}'",
+                                         ins[3])
+                    self.spend(rank, COMPUTE, seconds * rank.factor, "Serial", ins[3])
+            elif op == vm.NEXT:
+                top = loops[-1]
+                top[0] += 1
+                if top[0] < top[1]:
+                    if top[2]:
+                        env[top[2]] = top[0]
+                    pc = ins[1]
+                else:
+                    loops.pop()
+            elif op == vm.LOOP:
+                count = ins[1](env)
+                if count != int(count):
+                    raise ModelError(f"loop count {count} from '{ins[5].count}' is not a whole "
+                                     "number", ins[4])
+                if count > 0:
+                    loops.append([0, int(count), ins[2]])
+                    if ins[2]:
+                        env[ins[2]] = 0
+                else:
+                    pc = ins[3]
+            elif op == vm.RUNON:
+                pc = ins[2]
+                for predicate, target in ins[1]:
+                    if predicate(env):
+                        pc = target
+                        break
+            elif op == vm.JUMP:
+                pc = ins[1]
+            elif op == vm.CONDITION:
+                pc = self.choose(ins, env)
+            else:
+                rank.pc = pc
+                if self.communicate(rank, op, ins):
+                    return
+                code, pc, loops = rank.code, rank.pc, rank.loops
+
+    def communicate(self, rank: _Rank, op: int, ins: tuple) -> bool:
+        """Run a message instruction; True when the rank blocked."""
+        if op == vm.SEND:
+            _, name, blocking, size, dst, tag, request, where, stmt = ins
+            nbytes = self.size(size, rank, where, stmt.size)
+            send = self.post_send(rank, name, nbytes,
+                                  self.peer(dst, rank, where, stmt.dst, "destination"),
+                                  self.tag(tag, rank, where, stmt.tag, False), where,
+                                  local=not blocking or self.machine.is_eager(nbytes))
+            if blocking:
+                return self.wait(rank, [send], f"{name} to {send.dst}", where)
+            self.keep_request(rank, request, send)
+        elif op == vm.RECV:
+            _, name, blocking, size, src, tag, request, where, stmt = ins
+            recv = self.post_recv(rank, name, self.size(size, rank, where, stmt.size),
+                                  self.peer(src, rank, where, stmt.src, "source"),
+                                  self.tag(tag, rank, where, stmt.tag, True), where)
+            if blocking:
+                return self.wait(rank, [recv], f"{name} {_from(recv.src)}", where)
+            self.keep_request(rank, request, recv)
+        elif op == vm.SENDRECV:
+            _, size, dst, recv_size, src, send_tag, recv_tag, where, stmt = ins
+            send = self.post_send(rank, "MPI_Sendrecv", self.size(size, rank, where, stmt.size),
+                                  self.peer(dst, rank, where, stmt.dst, "destination"),
+                                  self.tag(send_tag, rank, where, stmt.tag, False), where,
+                                  local=False)
+            recv = self.post_recv(rank, "MPI_Sendrecv",
+                                  self.size(recv_size, rank, where, stmt.recv_size or stmt.size),
+                                  self.peer(src, rank, where, stmt.src, "source"),
+                                  self.tag(recv_tag, rank, where, stmt.tag, True), where)
+            return self.wait(rank, [send, recv], f"MPI_Sendrecv to {send.dst} "
+                             f"{_from(recv.src)}", where)
+        elif op == vm.WAIT:
+            _, name, names, where = ins
+            if names is None:
+                records = list(rank.outstanding.values())
+            else:
+                records = [self.request(rank, n, where) for n in names]
+            for record in records:
+                rank.outstanding.pop(record.seq, None)
+            label = f"{name} on " + (", ".join(repr(n) for n in names) if names else "all")
+            return self.wait(rank, records, label, where)
+        elif op == vm.TEST:
+            _, name, where = ins
+            record = self.request(rank, name, where)
+            if not record.done:
+                self.seq += 1
+                test = _Test(rank, record, rank.clock, self.seq, f"MPI_Test on {name!r}", where)
+                record.waiter = rank.blocked = test
+                heapq.heappush(self.decisions, (rank.clock, self.seq, test))
+                return True
+            if record.completion <= rank.clock:
+                rank.outstanding.pop(record.seq, None)
+        else:
+            self.begin_collective(rank, ins)
+        return False
+
+    def choose(self, ins: tuple, env: dict) -> int:
+        """Pick a Condition arm at random by weight."""
+        _, arms, where = ins
+        weights = [weight(env) for weight, _ in arms]
+        if min(weights) < 0 or sum(weights) <= 0:
+            raise ModelError(f"condition weights must be >= 0 and not all 0, got {weights}",
+                             where)
+        x = self.rng.random() * sum(weights)
+        for w, (_, target) in zip(weights, arms):
+            if x < w:
+                return target
+            x -= w
+        return arms[-1][1]
+
+    # ------------------------------------------------------------- posting messages
+    def post_send(self, rank, op, size, dst, tag, where, local) -> PostedSend:
+        """Post a send; ``local``: charge the local completion time (a non-blocking
+        or eager send returns after it)."""
+        self.seq += 1
+        eager = self.machine.is_eager(size)
+        send = PostedSend(rank.id, dst, tag, rank.context, size, rank.clock, self.seq, op, where,
+                          eager=eager, origin=rank.path)
+        if dst == PROC_NULL:
+            send.complete(rank.clock, rank.path, 0.0)
+            return send
+        if local:
+            transfer = self.transfer(send, self.scoreboard.contention(
+                self.placement.route(rank.id, dst), rank.clock))
+            self.spend(rank, COMMUNICATION, self.comm.local_completion_time(transfer, self.rng),
+                       op, where)
+        if eager:
+            send.complete(rank.clock, rank.path, 0.0)
+        for recv in self.queues.post_send(send):
+            if not recv.queued:
+                self.queue_decision(recv)
+        return send
+
+    def post_recv(self, rank, op, size, src, tag, where) -> PostedRecv:
+        self.seq += 1
+        recv = PostedRecv(rank.id, src, tag, rank.context, size, rank.clock, self.seq, op, where,
+                          origin=rank.path)
+        if src == PROC_NULL:
+            recv.complete(rank.clock, rank.path, 0.0)
+        elif self.queues.post_recv(recv):
+            self.queue_decision(recv)
+        return recv
+
+    def queue_decision(self, recv: PostedRecv) -> None:
+        recv.queued = True
+        heapq.heappush(self.decisions, (recv.posted, recv.seq, recv))
+
+    def keep_request(self, rank: _Rank, name: str, record) -> None:
+        rank.requests[name] = record
+        rank.outstanding[record.seq] = record
+
+    # ------------------------------------------------------------------- matching
+    def transfer(self, send: PostedSend, contention: int) -> Transfer:
+        return Transfer(send.op, send.size, send.src, send.dst,
+                        self.placement.intra_node(send.src, send.dst), contention)
+
+    def draw_transfer(self, send: PostedSend) -> None:
+        """The message's transfer time, drawn once at the contention it meets."""
+        route = self.placement.route(send.src, send.dst)
+        send.contention = self.scoreboard.contention(route, send.posted)
+        seconds = self.comm.transfer_time(self.transfer(send, send.contention), self.rng)
+        if not seconds >= 0:
+            raise SimulationError(f"communication model gave transfer time {seconds!r} for "
+                                  f"{send.size} bytes from rank {send.src} to {send.dst}")
+        send.transfer = seconds
+
+    def deliver(self, send: PostedSend, recv: PostedRecv) -> None:
+        """Pair ``send`` with ``recv`` and complete what the pair completes."""
+        self.queues.match(send, recv)
+        arrival = send.posted + send.transfer
+        self.scoreboard.add(self.placement.route(send.src, send.dst), arrival)
+        self.messages += 1
+        if arrival > recv.posted:
+            o = send.origin
+            recv.complete(arrival, (o[0], o[1] + send.transfer, o[2]), send.transfer)
+        else:
+            recv.complete(recv.posted, recv.origin, 0.0)
+        self.notify(recv)
+        if not send.done:
+            send.complete(recv.completion, recv.path, recv.comm)
+            self.notify(send)
+        if self.records is not None:
+            self.records.append(MessageRecord(send.src, send.dst, send.tag, send.size,
+                                              send.posted, recv.completion))
+
+    def notify(self, record) -> None:
+        """A request completed: move on whoever waits for it."""
+        waiter = record.waiter
+        if waiter is None:
+            return
+        record.waiter = None
+        if isinstance(waiter, _Test):
+            self.resolve_test(waiter, flag=record.completion <= waiter.posted)
+        else:
+            waiter.pending -= 1
+            if waiter.pending == 0:
+                self.finish_wait(waiter)
+
+    # ------------------------------------------------------------------- blocking
+    def wait(self, rank: _Rank, records: list, label: str, where: str) -> bool:
+        """Block ``rank`` until ``records`` complete; False when they already have."""
+        state = _Wait(rank, records, label, where)
+        for record in records:
+            if not record.done:
+                record.waiter = state
+                state.pending += 1
+        if state.pending == 0:
+            self.finish_wait(state, resume=False)
+            return False
+        rank.blocked = state
+        return True
+
+    def finish_wait(self, state: _Wait, resume: bool = True) -> None:
+        rank = state.rank
+        last = max(state.records, key=lambda r: r.completion, default=None)
+        if last is not None and last.completion > rank.clock:
+            blocked_for = last.completion - rank.clock
+            transfer = min(blocked_for, last.comm)
+            self.spend(rank, WAITING, blocked_for - transfer, state.label, state.where)
+            self.spend(rank, COMMUNICATION, transfer, state.label, state.where)
+            rank.path = last.path
+        rank.blocked = None
+        if resume:
+            self.runnable.append(rank)
+
+    def resolve_test(self, test: _Test, flag: bool) -> None:
+        test.resolved = True
+        test.record.waiter = None
+        if flag:
+            test.rank.outstanding.pop(test.record.seq, None)
+        test.rank.blocked = None
+        self.runnable.append(test.rank)
+
+    def spend(self, rank: _Rank, kind: str, seconds: float, label: str, where: str) -> None:
+        """Advance ``rank``'s clock by ``seconds`` of ``kind``."""
+        if seconds <= 0:
+            return
+        start = rank.clock
+        rank.clock = start + seconds
+        i = _KIND_INDEX[kind]
+        rank.spent[i] += seconds
+        path = list(rank.path)
+        path[i] += seconds
+        rank.path = tuple(path)
+        if self.slices is not None:
+            self.slices.append(Slice(rank.id, kind, start, rank.clock, label, where))
+        if self.limits.max_time is not None and rank.clock > self.limits.max_time:
+            raise SimulationError(f"virtual time limit of {self.limits.max_time} s passed by "
+                                  f"rank {rank.id} at {where}; raise Limits.max_time if the "
+                                  "model is meant to run this long")
+
+    def event_limit(self) -> SimulationError:
+        return SimulationError(f"simulation stopped after {self.limits.max_events} events "
+                               "(Limits.max_events): the model may not terminate; raise the "
+                               "limit if it is meant to run this long")
+
+    # ---------------------------------------------------------------- collectives
+    def begin_collective(self, rank: _Rank, ins: tuple) -> None:
+        """Run the collective's point-to-point expansion in the collective context."""
+        _, op, size_fn, root_fn, where, stmt = ins
+        collectives = _collectives_package()
+        if collectives is None:
+            raise ModelError(f"collective {op} is not supported yet", where)
+        size = self.size(size_fn, rank, where, stmt.size)
+        root = (self.peer(root_fn, rank, where, stmt.root or 0, "root")
+                if op in ROOTED_COLLECTIVES else 0)
+        key = (op, size, root, rank.id)
+        code = self.expansions.get(key)
+        if code is None:
+            statements = collectives.expand(op, size, root, rank.id, self.numprocs,
+                                            self.machine.collectives)
+            code = self.expansions[key] = vm.compile_statements(statements, where)
+        occurrence = rank.collective_calls.get(where, 0)
+        rank.collective_calls[where] = occurrence + 1
+        rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence))
+        rank.code, rank.pc, rank.loops, rank.context = code, 0, [], COLLECTIVE
+
+    def end_collective(self, rank: _Rank) -> None:
+        rank.code, rank.pc, rank.loops, op, where, occurrence = rank.frames.pop()
+        rank.context = USER
+        record = self.collectives.get((where, occurrence))
+        if record is None:
+            record = self.collectives[(where, occurrence)] = CollectiveRecord(
+                op, where, occurrence, np.full(self.numprocs, np.nan))
+        record.completion[rank.id] = rank.clock
+
+    # ----------------------------------------------------------- checked values
+    def size(self, fn, rank: _Rank, where, expr) -> int:
+        value = fn(rank.env)
+        if value < 0:
+            raise ModelError(f"negative message size {value} from '{expr}' on rank {rank.id}",
+                             where)
+        if value != int(value):
+            raise ModelError(f"message size {value} from '{expr}' is not a whole number of "
+                             "bytes", where)
+        return int(value)
+
+    def peer(self, fn, rank: _Rank, where, expr, role) -> int:
+        value = fn(rank.env)
+        if value == PROC_NULL or (value == ANY_SOURCE and role == "source"):
+            return value
+        if value != int(value) or not 0 <= value < self.numprocs:
+            shown = {ANY_SOURCE: "MPI_ANY_SOURCE", ANY_TAG: "MPI_ANY_TAG"}.get(value, value)
+            raise ModelError(f"{role} rank {shown} from '{expr}' on rank {rank.id} is outside "
+                             f"0..{self.numprocs - 1}", where)
+        return int(value)
+
+    def tag(self, fn, rank: _Rank, where, expr, receiving: bool) -> int:
+        value = fn(rank.env)
+        if rank.context == USER and not (receiving and value == ANY_TAG) \
+                and (value < 0 or value != int(value)):
+            raise ModelError(f"tag {value} from '{expr}' must be a whole number >= 0"
+                             + (" or MPI_ANY_TAG" if receiving else ""), where)
+        return value
+
+    def request(self, rank: _Rank, name: str, where: str):
+        record = rank.requests.get(name)
+        if record is None:
+            close = difflib.get_close_matches(name, list(rank.requests), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ModelError(f"unknown request id {name!r} on rank {rank.id}{hint}", where)
+        return record
+
+    # ------------------------------------------------------------------ results
+    def result(self) -> RunResult:
+        ranks = [RankTimes(*r.spent, r.clock) for r in self.ranks]
+        last = max(self.ranks, key=lambda r: r.clock)
+        return RunResult(
+            makespan=last.clock, ranks=ranks,
+            critical_path=dict(zip((COMPUTE, COMMUNICATION, WAITING), last.path)),
+            messages_simulated=self.messages,
+            collectives=sorted(self.collectives.values(), key=lambda c: (c.where, c.occurrence)),
+            slices=self.slices, messages=self.records)
+
+    def deadlock(self) -> DeadlockError:
+        """One line naming every blocked rank, what it waits on and where."""
+        groups: dict[str, list[int]] = {}
+        for rank in self.ranks:
+            if rank.done:
+                state = "terminated"
+            else:
+                b = rank.blocked
+                inside = "".join(f" inside {f[3]} at {f[4]}" for f in rank.frames)
+                state = f"blocked in {b.label} at {b.where}{inside}"
+            groups.setdefault(state, []).append(rank.id)
+        parts = [f"{_ranks(ids)} {state}" for state, ids in groups.items()]
+        err = DeadlockError("deadlock: " + "; ".join(parts))
+        err.blocked = {r.id: (r.blocked.label, r.blocked.where) for r in self.ranks if not r.done}
+        return err
+
+
+def _from(src: int) -> str:
+    return {ANY_SOURCE: "from any source", PROC_NULL: "from MPI_PROC_NULL"}.get(src, f"from {src}")
+
+
+def _ranks(ids: list[int]) -> str:
+    """``rank 3`` or ``ranks 0-2,5``."""
+    if len(ids) == 1:
+        return f"rank {ids[0]}"
+    spans, start = [], ids[0]
+    for prev, cur in zip(ids, ids[1:] + [None]):
+        if cur != prev + 1 if cur is not None else True:
+            spans.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = cur
+    return "ranks " + ",".join(spans)
+
+
+def _collectives_package():
+    try:
+        from pevpm.vm import collectives
+    except ImportError:
+        return None
+    return collectives

@@ -1,0 +1,157 @@
+"""MPI point-to-point matching: posted sends and receives, and which may pair.
+
+The rules (MPI 3.1 sec. 3.5) the virtual machine relies on:
+
+* a receive matches a send when the context (user program or collective
+  internals), the source (or ``MPI_ANY_SOURCE``) and the tag (or
+  ``MPI_ANY_TAG``) agree;
+* non-overtaking: of the sends from one source that match a receive, only the
+  first posted may be taken, and a rank's receives are matched in the order
+  they were posted;
+* the choice *between* sources (``MPI_ANY_SOURCE``) is the engine's: the
+  earliest arrival.
+
+Unmatched sends are indexed by destination then source (a queue per pair),
+unmatched receives by rank, so finding a receive's candidates costs the
+number of sources with messages pending for it, not the size of all queues.
+
+A posted send or receive is also the MPI request of a non-blocking call:
+``done``, ``completion`` (virtual time) and ``path`` (the critical-path
+seconds leading to its completion) are filled in when it completes.
+
+>>> q = MatchingQueues(3)
+>>> s = PostedSend(src=1, dst=0, tag=7, context=0, size=8, posted=0.0, seq=1)
+>>> r = PostedRecv(rank=0, src=ANY_SOURCE, tag=ANY_TAG, context=0, size=8, posted=0.0, seq=2)
+>>> q.post_recv(r)
+False
+>>> q.post_send(s) == [r], q.candidates(r) == [s]
+(True, True)
+>>> q.match(s, r); q.candidates(r)
+[]
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from pevpm.model.expr import ANY_SOURCE, ANY_TAG
+
+USER, COLLECTIVE = 0, 1  # matching contexts
+
+
+class _Request:
+    """Completion state shared by sends and receives."""
+
+    __slots__ = ()
+
+    def complete(self, time: float, path: tuple, comm: float) -> None:
+        self.done = True
+        self.completion = time
+        self.path = path
+        self.comm = comm
+
+
+class PostedSend(_Request):
+    """A send as posted by rank ``src``: ``posted`` is its local clock then.
+
+    ``transfer`` is the message's transfer time, drawn once, the first time a
+    receive considers the message; ``blocking`` says the sender waits for it.
+    """
+
+    __slots__ = ("src", "dst", "tag", "context", "size", "posted", "seq", "op", "where",
+                 "blocking", "eager", "transfer", "contention", "origin", "done", "completion",
+                 "path", "comm", "waiter")
+
+    def __init__(self, src, dst, tag, context, size, posted, seq, op="MPI_Send", where=None,
+                 blocking=False, eager=False, origin=(0.0, 0.0, 0.0)):
+        self.src, self.dst, self.tag, self.context, self.size = src, dst, tag, context, size
+        self.posted, self.seq, self.op, self.where = posted, seq, op, where
+        self.blocking, self.eager, self.origin = blocking, eager, origin
+        self.transfer = None
+        self.contention = 0
+        self.done = False
+        self.completion = self.comm = 0.0
+        self.path = origin
+        self.waiter = None
+
+
+class PostedRecv(_Request):
+    """A receive posted by ``rank`` at local clock ``posted``; ``origin`` is the
+    rank's critical path then; ``queued`` says it sits in the decision heap."""
+
+    __slots__ = ("rank", "src", "tag", "context", "size", "posted", "seq", "op", "where",
+                 "blocking", "origin", "queued", "done", "completion", "path", "comm", "waiter")
+
+    def __init__(self, rank, src, tag, context, size, posted, seq, op="MPI_Recv", where=None,
+                 blocking=False, origin=(0.0, 0.0, 0.0)):
+        self.rank, self.src, self.tag, self.context, self.size = rank, src, tag, context, size
+        self.posted, self.seq, self.op, self.where = posted, seq, op, where
+        self.blocking, self.origin = blocking, origin
+        self.queued = False
+        self.done = False
+        self.completion = self.comm = 0.0
+        self.path = origin
+        self.waiter = None
+
+
+def matches(recv: PostedRecv, send: PostedSend) -> bool:
+    """MPI's matching rule (destination aside)."""
+    return (send.context == recv.context
+            and (recv.src == ANY_SOURCE or recv.src == send.src)
+            and (recv.tag == ANY_TAG or recv.tag == send.tag))
+
+
+class MatchingQueues:
+    """Unmatched sends per (destination, source) and receives per rank, in post order."""
+
+    def __init__(self, numprocs: int):
+        self._sends: list[dict[int, deque]] = [{} for _ in range(numprocs)]
+        self._recvs: list[dict[int, PostedRecv]] = [{} for _ in range(numprocs)]
+
+    def post_send(self, send: PostedSend) -> list[PostedRecv]:
+        """Queue ``send``; return the destination's unmatched receives it matches."""
+        queue = self._sends[send.dst].get(send.src)
+        if queue is None:
+            queue = self._sends[send.dst][send.src] = deque()
+        queue.append(send)
+        return [r for r in self._recvs[send.dst].values() if matches(r, send)]
+
+    def post_recv(self, recv: PostedRecv) -> bool:
+        """Queue ``recv``; return whether a posted send matches it already."""
+        self._recvs[recv.rank][recv.seq] = recv
+        return bool(self.candidates(recv))
+
+    def candidates(self, recv: PostedRecv) -> list[PostedSend]:
+        """The sends ``recv`` may take: the first matching one from each source."""
+        by_source = self._sends[recv.rank]
+        if recv.src != ANY_SOURCE:
+            first = _first_match(by_source.get(recv.src), recv)
+            return [first] if first is not None else []
+        found = []
+        for queue in by_source.values():
+            first = _first_match(queue, recv)
+            if first is not None:
+                found.append(first)
+        return found
+
+    def match(self, send: PostedSend, recv: PostedRecv) -> None:
+        """Take the pair out of the queues."""
+        queue = self._sends[send.dst][send.src]
+        if queue[0] is send:
+            queue.popleft()
+        else:
+            queue.remove(send)
+        if not queue:
+            del self._sends[send.dst][send.src]
+        del self._recvs[recv.rank][recv.seq]
+
+    def unmatched_receives(self, rank: int) -> list[PostedRecv]:
+        return list(self._recvs[rank].values())
+
+
+def _first_match(queue, recv: PostedRecv) -> PostedSend | None:
+    if queue:
+        for send in queue:
+            if matches(recv, send):
+                return send
+    return None

@@ -1,0 +1,237 @@
+"""Compile a model into a flat instruction stream for the virtual machine.
+
+Control flow becomes jumps, subroutines are inlined, expressions become
+closures over a rank's environment (a dict of ``procnum``, ``numprocs``,
+constants, parameters and loop indices), and every name an expression uses
+is checked once, here, so a typo is reported before the run starts.
+
+An instruction is a tuple whose first item is its opcode:
+
+=============  ==========================================================
+``SERIAL``     ``(SERIAL, time, on, where, stmt)``
+``SEND``       ``(SEND, op, blocking, size, dst, tag, request, where, stmt)``
+``RECV``       ``(RECV, op, blocking, size, src, tag, request, where, stmt)``
+``SENDRECV``   ``(SENDRECV, size, dst, recv_size, src, send_tag, recv_tag, where, stmt)``
+``WAIT``       ``(WAIT, op, requests, where)``; ``requests`` ``None``: all
+``TEST``       ``(TEST, request, where)``
+``COLLECTIVE`` ``(COLLECTIVE, op, size, root, where, stmt)``
+``LOOP``       ``(LOOP, count, index, exit_pc, where, stmt)``
+``NEXT``       ``(NEXT, body_pc)``: end of a loop body
+``RUNON``      ``(RUNON, ((predicate, pc), ...), exit_pc, where)``
+``CONDITION``  ``(CONDITION, ((weight, pc), ...), where)``
+``JUMP``       ``(JUMP, pc)``
+=============  ==========================================================
+
+Values (``time``, ``size``...) are callables ``f(env) -> number``; ``stmt`` is the
+AST statement (its expressions name the culprit in error messages).
+
+>>> from pevpm.model.builder import ModelBuilder
+>>> b = ModelBuilder()
+>>> with b.loop(3, index="i"):
+...     b.serial("0.5 * i")
+>>> program = compile_model(b.build())
+>>> [OPCODE_NAMES[ins[0]] for ins in program.code]
+['LOOP', 'SERIAL', 'NEXT']
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping
+
+from pevpm.errors import ModelError
+from pevpm.model import ast
+from pevpm.model import expr as ex
+
+(SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
+ JUMP) = range(12)
+OPCODE_NAMES = ("SERIAL", "SEND", "RECV", "SENDRECV", "WAIT", "TEST", "COLLECTIVE", "LOOP",
+                "NEXT", "RUNON", "CONDITION", "JUMP")
+
+#: Names every rank's environment has.
+RANK_NAMES = ("procnum", "numprocs")
+
+Value = Callable[[dict], float]
+
+
+@dataclass(frozen=True)
+class Program:
+    """A compiled model: instructions and the names its environment must bind."""
+
+    code: tuple[tuple, ...]
+    names: frozenset[str]
+
+
+def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -> Program:
+    """Compile ``model``; ``params`` are the parameter values supplied for this run
+    (only their names matter here)."""
+    known = set(RANK_NAMES) | set(model.constants) | set(model.parameters) | set(params or {})
+    compiler = _Compiler(model.subroutines, known, model.source or "model")
+    compiler.block(model.body, ())
+    return Program(tuple(compiler.code), frozenset(known))
+
+
+def compile_statements(statements: Iterable[ast.Statement], where: str) -> tuple[tuple, ...]:
+    """Compile statements that use no names (a collective's expansion)."""
+    compiler = _Compiler({}, set(RANK_NAMES), where)
+    compiler.block(tuple(statements), ())
+    return tuple(compiler.code)
+
+
+class _Compiler:
+    def __init__(self, subroutines: Mapping[str, tuple], known: set[str], source: str):
+        self.subroutines = subroutines
+        self.known = known
+        self.source = source
+        self.code: list[tuple] = []
+        self.calls: list[str] = []
+
+    def where(self, stmt, path: tuple[int, ...]) -> str:
+        """Source location, or the statement's position for models built in Python."""
+        if stmt.loc is not None:
+            return str(stmt.loc)
+        name = type(stmt).__name__ if not isinstance(stmt, ast.Message) else stmt.op
+        inside = "".join(f" in {c}" for c in reversed(self.calls))
+        return f"{self.source}: statement {'.'.join(map(str, path))} ({name}){inside}"
+
+    def value(self, e: ex.Expr | None, where: str, default=None, scope=()) -> Value | None:
+        if e is None:
+            return None if default is None else _constant(default)
+        unknown = sorted(n for n in e.names() if n not in self.known and n not in scope)
+        if unknown:
+            name = unknown[0]
+            close = difflib.get_close_matches(name, sorted(self.known | set(scope)), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ModelError(f"unknown name {name!r} in '{e}'{hint}", where)
+        return _compile(e.tree, e, where)
+
+    def block(self, statements: tuple, path: tuple[int, ...], scope: tuple[str, ...] = ()) -> None:
+        for i, stmt in enumerate(statements, 1):
+            self.statement(stmt, path + (i,), scope)
+
+    def statement(self, stmt, path, scope) -> None:
+        where = self.where(stmt, path)
+        emit = self.code.append
+        if isinstance(stmt, ast.Serial):
+            emit((SERIAL, self.value(stmt.time, where, scope=scope), stmt.on, where, stmt))
+        elif isinstance(stmt, ast.Message):
+            self.message(stmt, where, scope)
+        elif isinstance(stmt, ast.Loop):
+            start = len(self.code)
+            emit(None)
+            inner = scope + ((stmt.index,) if stmt.index else ())
+            self.block(stmt.body, path, inner)
+            emit((NEXT, start + 1))
+            self.code[start] = (LOOP, self.value(stmt.count, where, scope=scope), stmt.index,
+                                len(self.code), where, stmt)
+        elif isinstance(stmt, (ast.Runon, ast.Condition)):
+            self.branches(stmt, path, where, scope)
+        elif isinstance(stmt, ast.Call):
+            if stmt.name not in self.subroutines:
+                close = difflib.get_close_matches(stmt.name, list(self.subroutines), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ModelError(f"unknown subroutine {stmt.name!r}{hint}", where)
+            if stmt.name in self.calls:
+                raise ModelError(f"subroutine {stmt.name!r} calls itself "
+                                 f"({' -> '.join(self.calls + [stmt.name])}); recursion is "
+                                 "not supported", where)
+            self.calls.append(stmt.name)
+            self.block(self.subroutines[stmt.name], (), scope)
+            self.calls.pop()
+        else:
+            raise ModelError(f"not a statement: {stmt!r}", where)
+
+    def branches(self, stmt, path, where, scope) -> None:
+        head = len(self.code)
+        self.code.append(None)
+        arms, exits = [], []
+        for i, branch in enumerate(stmt.branches, 1):
+            arms.append((self.value(branch.guard, where, scope=scope), len(self.code)))
+            self.block(branch.body, path + (i,), scope)
+            exits.append(len(self.code))
+            self.code.append(None)
+        end = len(self.code)
+        for pc in exits:
+            self.code[pc] = (JUMP, end)
+        if isinstance(stmt, ast.Runon):
+            self.code[head] = (RUNON, tuple(arms), end, where)
+        else:
+            self.code[head] = (CONDITION, tuple(arms), where)
+
+    def message(self, m: ast.Message, where: str, scope) -> None:
+        val = lambda e, default=None: self.value(e, where, default, scope)  # noqa: E731
+        op = m.op
+        if op in ast.SENDS:
+            self.code.append((SEND, op, op in ast.BLOCKING_SENDS, val(m.size), val(m.dst),
+                              val(m.tag, 0), m.request, where, m))
+        elif op in ast.RECVS:
+            self.code.append((RECV, op, op in ast.BLOCKING_RECVS, val(m.size), val(m.src),
+                              val(m.tag, ex.ANY_TAG), m.request, where, m))
+        elif op in ast.EXCHANGES:
+            self.code.append((SENDRECV, val(m.size), val(m.dst), val(m.recv_size or m.size),
+                              val(m.src), val(m.tag, 0), val(m.tag, ex.ANY_TAG), where, m))
+        elif op == "MPI_Test":
+            self.code.append((TEST, m.request, where))
+        elif op in ast.COMPLETIONS:
+            requests = (m.request,) if op == "MPI_Wait" else (m.requests or None)
+            self.code.append((WAIT, op, requests, where))
+        else:
+            self.code.append((COLLECTIVE, op, val(m.size), val(m.root, 0), where, m))
+
+
+# ----------------------------------------------------------------- expressions
+
+
+def _constant(value) -> Value:
+    return lambda env: value
+
+
+def _compile(node, e: ex.Expr, where: str) -> Value:
+    """A closure computing ``node`` the way :meth:`Expr.evaluate` does."""
+    if isinstance(node, ex.Num):
+        return _constant(node.value)
+    if isinstance(node, ex.SizeOf):
+        return _constant(ex.C_TYPE_SIZES[node.type_name])
+    if isinstance(node, ex.Name):
+        name = node.id
+        if name in ex.BUILTIN_CONSTANTS:
+            builtin = ex.BUILTIN_CONSTANTS[name]
+            return lambda env: env.get(name, builtin)
+        return lambda env: env[name]
+    if isinstance(node, ex.Unary):
+        operand = _compile(node.operand, e, where)
+        if node.op == "-":
+            return lambda env: -operand(env)
+        return lambda env: int(not operand(env))
+    if isinstance(node, ex.Ternary):
+        cond, a, b = (_compile(n, e, where) for n in (node.cond, node.if_true, node.if_false))
+        return lambda env: a(env) if cond(env) else b(env)
+    if isinstance(node, ex.Call):
+        args = [_compile(a, e, where) for a in node.args]
+        func = ex.FUNCTIONS[node.func][1]
+
+        def call(env):
+            values = [a(env) for a in args]
+            try:
+                return func(*values)
+            except (ValueError, OverflowError) as exc:
+                raise ModelError(f"{node.func}{tuple(values)} is undefined: {exc}", where) from None
+        return call
+    left, right = _compile(node.left, e, where), _compile(node.right, e, where)
+    op = node.op
+    if op == "&&":
+        return lambda env: int(bool(left(env)) and bool(right(env)))
+    if op == "||":
+        return lambda env: int(bool(left(env)) or bool(right(env)))
+    if op in ("/", "%"):
+        divide = ex._c_divide if op == "/" else ex._c_modulo
+
+        def division(env):
+            b = right(env)
+            if b == 0:
+                raise ModelError(f"division by zero in '{e}'", where)
+            return divide(left(env), b)
+        return division
+    func = ex._BINARY_FUNCS[op]
+    return lambda env: func(left(env), right(env))
