@@ -8,15 +8,19 @@ from pevpm.machine.machine import Machine
 from pevpm.model.builder import ModelBuilder
 
 
-def random_model(iterations: int = 5):
-    """Even ranks send to the next odd rank after a random 1 or 2 ms of work."""
+def random_model(iterations: int = 5, branches: bool = True):
+    """Even ranks send to the next odd rank after 1 ms of work, or, with
+    ``branches``, after a random 1 ms (probability 1/4) or 2 ms of work."""
     b = ModelBuilder()
     with b.loop(iterations):
-        with b.condition() as arms:
-            with arms.case(1):
-                b.serial(1e-3)
-            with arms.case(3):
-                b.serial(2e-3)
+        if branches:
+            with b.condition() as arms:
+                with arms.case(1):
+                    b.serial(1e-3)
+                with arms.case(3):
+                    b.serial(2e-3)
+        else:
+            b.serial(1e-3)
         with b.runon() as ranks:
             with ranks.case("procnum % 2 == 0"):
                 b.send(1024, dest="procnum + 1")

@@ -111,7 +111,7 @@ def _dask_executor(workers: int | None, address: str | None) -> Iterator[Executo
         client = Client(address)
     else:
         client = Client(n_workers=workers or default_workers(), threads_per_worker=1,
-                        processes=True, dashboard_address=None)
+                        processes=True, dashboard_address=":0")
     try:
         yield client.get_executor()
     finally:
