@@ -65,7 +65,7 @@ def run_predict(args) -> int:
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
     if not Path(args.model).is_file():
         raise PevpmError("no such model file", args.model)
-    model = load_model(args.model, params)
+    model = load_model(args.model, params, processor=args.processor)
     counts = parse_counts(args.procs) if args.procs else _default_counts(model)
 
     predictions = []
