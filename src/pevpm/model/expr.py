@@ -352,6 +352,16 @@ class Expr:
         _collect_names(self.tree, found)
         return frozenset(found)
 
+    def parameter_names(self) -> frozenset[str]:
+        """Names the expression introduces with ``parameter NAME``.
+
+        >>> sorted(Expr.parse("parameter t * n").parameter_names())
+        ['t']
+        """
+        found: set[str] = set()
+        _collect_names(self.tree, found, parameters_only=True)
+        return frozenset(found)
+
     def is_constant(self) -> bool:
         return not self.names()
 
@@ -376,21 +386,21 @@ class Expr:
         return f"Expr({str(self)!r})"
 
 
-def _collect_names(node: Node, found: set[str]) -> None:
+def _collect_names(node: Node, found: set[str], parameters_only: bool = False) -> None:
     if isinstance(node, Name):
-        if node.id not in BUILTIN_CONSTANTS:
+        if node.id not in BUILTIN_CONSTANTS and (node.is_parameter or not parameters_only):
             found.add(node.id)
     elif isinstance(node, Unary):
-        _collect_names(node.operand, found)
+        _collect_names(node.operand, found, parameters_only)
     elif isinstance(node, Binary):
-        _collect_names(node.left, found)
-        _collect_names(node.right, found)
+        _collect_names(node.left, found, parameters_only)
+        _collect_names(node.right, found, parameters_only)
     elif isinstance(node, Ternary):
         for child in (node.cond, node.if_true, node.if_false):
-            _collect_names(child, found)
+            _collect_names(child, found, parameters_only)
     elif isinstance(node, Call):
         for arg in node.args:
-            _collect_names(arg, found)
+            _collect_names(arg, found, parameters_only)
 
 
 def _evaluate(node: Node, env: Mapping[str, Number], expr: Expr) -> Number:
@@ -414,7 +424,10 @@ def _evaluate(node: Node, env: Mapping[str, Number], expr: Expr) -> Number:
         right = _evaluate(node.right, env, expr)
         if node.op in "/%" and right == 0:
             raise ModelError(f"division by zero in '{expr}'", where=expr.where)
-        return _BINARY_FUNCS[node.op](left, right)
+        try:
+            return _BINARY_FUNCS[node.op](left, right)
+        except (ValueError, OverflowError) as exc:
+            raise ModelError(f"'{expr}' is undefined: {exc}", where=expr.where) from None
     if isinstance(node, Unary):
         value = _evaluate(node.operand, env, expr)
         return -value if node.op == "-" else int(not value)

@@ -1,0 +1,68 @@
+"""``pevpm show`` and ``pevpm check``: read a model, print it, lint it.
+
+>>> parse_defines(["iterations=1000", "t = 2e-3"])
+{'iterations': '1000', 't': '2e-3'}
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from pevpm.errors import ModelError
+from pevpm.model.lint import lint_file
+from pevpm.model.loader import load_model
+from pevpm.model.printer import format_tree, to_directives
+
+
+def parse_defines(defines: list[str] | None) -> dict[str, str]:
+    """``-D NAME=VALUE`` options as a mapping (values still text)."""
+    values = {}
+    for item in defines or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise ModelError(f"-D expects NAME=VALUE, got {item!r}")
+        values[name.strip()] = value.strip()
+    return values
+
+
+def _show(args: argparse.Namespace) -> int:
+    model = load_model(args.file, parse_defines(args.define), args.processor)
+    if args.directives:
+        print(to_directives(model, args.language), end="")
+    else:
+        print(format_tree(model))
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    findings = lint_file(args.file)
+    for finding in findings:
+        print(finding)
+    if not findings:
+        print(f"{args.file}: no problems found")
+    return 1 if findings else 0
+
+
+def register(subparsers) -> None:
+    show = subparsers.add_parser(
+        "show", help="print the PEVPM model of an annotated source or model file",
+        description="Parse FILE and print its model as an indented tree, or as "
+                    "directives (--directives) that parse back to the same model.")
+    show.add_argument("file", help="annotated .c/.cpp/.f90/.py source or Python model file")
+    show.add_argument("-D", "--define", action="append", metavar="NAME=VALUE",
+                      help="give a parameter a value (or override a program constant)")
+    show.add_argument("--processor", help="select the processor model for Serial on ... times")
+    show.add_argument("--directives", action="store_true",
+                      help="print directive text instead of the tree")
+    show.add_argument("--language", choices=("c", "fortran", "python"), default="c",
+                      help="comment style for --directives (default: c)")
+    show.set_defaults(func=_show)
+
+    check = subparsers.add_parser(
+        "check", help="lint an annotated source against its PEVPM directives",
+        description="Parse FILE and report MPI calls without a Message directive, "
+                    "conditionals with more branches than Condition/Runon arms, and "
+                    "Serial segments missing a time for a declared processor.  Exit "
+                    "status 1 when anything is found.")
+    check.add_argument("file", help="annotated .c/.cpp/.f90/.py source")
+    check.set_defaults(func=_check)

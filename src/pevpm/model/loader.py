@@ -1,0 +1,200 @@
+"""Load a model from a file: annotated source, or a Python file that builds one.
+
+* ``.c .cc .cpp .h ...``, ``.f .f90 ...`` and ``.py`` files with ``PEVPM``
+  directives are parsed by :func:`~pevpm.model.directives.parse_directives`;
+* a ``.py`` file without directives is a *model file*: it must define
+  ``model()`` returning a :class:`~pevpm.model.ast.Model` (or a
+  :class:`~pevpm.model.builder.ModelBuilder`), or a module-level ``MODEL``.
+  It is checked first without running it, so an MPI program without
+  directives is reported, never executed.
+
+``params`` (``-D NAME=VALUE`` on the command line) give values to
+parameters, or override program constants; ``processor`` selects the
+processor model whose ``Serial on`` times apply.
+
+>>> import tempfile, os
+>>> with tempfile.TemporaryDirectory() as d:
+...     path = os.path.join(d, "ring.c")
+...     with open(path, "w") as f:
+...         _ = f.write("// PEVPM Loop iterations = parameter n\\n// PEVPM {\\n"
+...                     "// PEVPM Serial time = 1e-3\\n// PEVPM }\\n")
+...     model = load_model(path, params={"n": "2*50"})
+>>> model.parameters
+{'n': 100}
+"""
+
+from __future__ import annotations
+
+import ast as pyast
+import runpy
+from dataclasses import replace
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from pevpm.errors import ModelError, PevpmError
+from pevpm.model.ast import (
+    Call, Condition, Loop, Message, Model, Runon, Serial, Statement, walk,
+)
+from pevpm.model.builder import ModelBuilder
+from pevpm.model.directives import RANK_NAMES, parse_directives, scan
+from pevpm.model.expr import Expr, Number, _suggest
+from pevpm.model.source import language_of
+
+
+def load_model(path: str | Path, params: Mapping[str, Number | str] | None = None,
+               processor: str | None = None) -> Model:
+    """The model in ``path`` with ``params`` applied and ``processor`` selected."""
+    path = str(path)
+    language = language_of(path)
+    try:
+        text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    except OSError as err:
+        raise ModelError(f"cannot read model: {err.strerror}", where=path) from None
+    if language == "python" and not scan(text, "python"):
+        model = _run_model_file(path, text)
+        check_names(model)
+    else:
+        model = parse_directives(text, path, language)
+    if params:
+        model = with_parameters(model, params)
+    if processor is not None:
+        model = with_processor(model, processor)
+    return model
+
+
+def _run_model_file(path: str, text: str) -> Model:
+    try:
+        module = pyast.parse(text, path)
+    except SyntaxError as err:
+        raise ModelError(f"invalid Python: {err.msg}", where=f"{path}:{err.lineno}") from None
+    defined = {n.name for n in module.body if isinstance(n, pyast.FunctionDef)}
+    defined |= {t.id for n in module.body if isinstance(n, pyast.Assign)
+                for t in n.targets if isinstance(t, pyast.Name)}
+    if not defined & {"model", "MODEL"}:
+        raise ModelError("has no '# PEVPM' directives and defines neither model() nor MODEL",
+                         where=path)
+    try:
+        namespace = runpy.run_path(path, run_name="__pevpm_model__")
+        built = namespace["model"]() if callable(namespace.get("model")) \
+            else namespace["MODEL"]
+    except PevpmError:
+        raise
+    except (Exception, SystemExit) as err:
+        raise ModelError(f"building the model failed: {type(err).__name__}: {err}",
+                         where=path) from None
+    if isinstance(built, ModelBuilder):
+        built = built.build()
+    if not isinstance(built, Model):
+        raise ModelError(f"model() or MODEL gave a {type(built).__name__}, not a Model",
+                         where=path)
+    return built if built.source else replace(built, source=path)
+
+
+# ------------------------------------------------------------------ parameters
+
+
+def expressions(model: Model) -> Iterator[tuple[Expr, str, Statement, frozenset[str]]]:
+    """Every expression of ``model``: (expression, what it is, its statement,
+    the loop indices in scope)."""
+    bodies = [model.body, *model.subroutines.values()]
+    for body in bodies:
+        yield from _expressions(body, frozenset())
+
+
+def _expressions(body, indices: frozenset[str]):
+    for stmt in body:
+        if isinstance(stmt, Serial):
+            yield stmt.time, "Serial time", stmt, indices
+        elif isinstance(stmt, Message):
+            for name in ("size", "src", "dst", "tag", "root", "recv_size"):
+                value = getattr(stmt, name)
+                if value is not None:
+                    yield value, f"{stmt.op} {name}", stmt, indices
+        elif isinstance(stmt, Loop):
+            yield stmt.count, "Loop iterations", stmt, indices
+            inner = indices | {stmt.index} if stmt.index else indices
+            yield from _expressions(stmt.body, inner)
+        elif isinstance(stmt, (Condition, Runon)):
+            kind = "weight" if isinstance(stmt, Condition) else "condition"
+            for branch in stmt.branches:
+                yield branch.guard, f"{type(stmt).__name__} {kind} {branch.name}", stmt, indices
+                yield from _expressions(branch.body, indices)
+
+
+def parameter_names(model: Model) -> set[str]:
+    """Parameters the model declares or introduces with ``parameter NAME``."""
+    used = set(model.parameters)
+    for expr, *_ in expressions(model):
+        used |= expr.parameter_names()
+    return used
+
+
+def check_names(model: Model) -> None:
+    """Raise :class:`ModelError` for a name no constant, parameter, rank name or
+    loop index defines, and for calls of undefined subroutines."""
+    known = set(model.constants) | parameter_names(model) | set(RANK_NAMES)
+    for expr, what, stmt, indices in expressions(model):
+        unknown = expr.names() - known - indices
+        if unknown:
+            name = sorted(unknown)[0]
+            raise ModelError(f"{what} uses unknown name {name!r}"
+                             + _suggest(name, known | indices), where=_where(stmt))
+    for body in [model.body, *model.subroutines.values()]:
+        for stmt in walk(body):
+            if isinstance(stmt, Call) and stmt.name not in model.subroutines:
+                raise ModelError(f"call of undefined subroutine {stmt.name!r}"
+                                 + _suggest(stmt.name, model.subroutines), where=_where(stmt))
+
+
+def with_parameters(model: Model, params: Mapping[str, Number | str]) -> Model:
+    """``model`` with parameter values (or constant overrides) from ``params``.
+
+    Values may be numbers or expression text over the model's constants.
+    """
+    declared = parameter_names(model)
+    parameters, constants = dict(model.parameters), dict(model.constants)
+    for name, raw in params.items():
+        if name not in declared and name not in constants:
+            raise ModelError(f"-D {name}: the model has no parameter or constant {name!r}"
+                             + _suggest(name, declared | set(constants)), where=model.source)
+        value = _value(name, raw, constants)
+        if name in declared:
+            parameters[name] = value
+        else:
+            constants[name] = value
+    return replace(model, parameters=parameters, constants=constants)
+
+
+def _value(name: str, raw: Number | str, constants: Mapping[str, Number]) -> Number:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+        raise ModelError(f"-D {name}: {raw!r} is not a number")
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return Expr.parse(raw).evaluate(constants)
+    except PevpmError as err:
+        raise ModelError(f"-D {name}={raw}: {err.message}") from None
+    except (ArithmeticError, ValueError, RecursionError) as err:
+        raise ModelError(f"-D {name}={raw}: {err}") from None
+
+
+def processor_names(model: Model) -> set[str]:
+    """Processor models the model knows: declared ones and ``Serial on`` ids."""
+    names = set(model.processors)
+    for body in [model.body, *model.subroutines.values()]:
+        names |= {s.on for s in walk(body) if isinstance(s, Serial) and s.on}
+    return names
+
+
+def with_processor(model: Model, processor: str) -> Model:
+    """``model`` with ``processor`` as its default processor model."""
+    known = processor_names(model)
+    if known and processor not in known:
+        raise ModelError(f"the model has no processor {processor!r}"
+                         + _suggest(processor, known)
+                         + f"; it knows {', '.join(sorted(known))}", where=model.source)
+    return replace(model, defaults=replace(model.defaults, processor=processor))
+
+
+def _where(stmt) -> str | None:
+    return str(stmt.loc) if getattr(stmt, "loc", None) else None
