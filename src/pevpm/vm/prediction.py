@@ -120,8 +120,10 @@ class Prediction:
 
     @property
     def sd(self) -> float:
-        """Sample standard deviation of the run time (0 for a single run)."""
-        return float(self.makespans.std(ddof=1)) if self.runs > 1 else 0.0
+        """Sample standard deviation of the run time (0 for a single run or equal runs)."""
+        if self.runs == 1 or self.makespans.min() == self.makespans.max():
+            return 0.0
+        return float(self.makespans.std(ddof=1))
 
     @property
     def median(self) -> float:
