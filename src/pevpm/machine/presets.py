@@ -36,8 +36,10 @@ for bandwidths, ``B KB KiB MB MiB`` for sizes.
 from __future__ import annotations
 
 import difflib
+import importlib
 import os
 import re
+from decimal import Decimal
 from typing import Callable
 
 from pevpm.errors import PevpmError, ProfileError
@@ -137,9 +139,12 @@ def machine_from_profile(path: str, ppn: int | None = None,
     processor=...)``);
     this is the one place the command line reaches it.
     """
+    module = "pevpm.machine.profile_model"
     try:
-        from pevpm.machine import profile_model
+        profile_model = importlib.import_module(module)
     except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
         raise ProfileError("machine profiles need the profile-driven communication model "
                            "(pevpm.machine.profile_model), which this installation lacks",
                            path) from exc
@@ -180,7 +185,8 @@ def _parse_number(raw: str, key: str, where: str) -> float:
     if not match or unit not in UNITS and unit != "":
         raise PevpmError(f"{key}={raw!r} is not a number with a known unit "
                          f"({', '.join(sorted(set(UNITS)))})", where)
-    value = float(match.group(1)) * (UNITS[unit] if unit else 1.0)
+    # decimal arithmetic, so 50us is exactly the float 50e-6
+    value = float(Decimal(match.group(1)) * Decimal(str(UNITS[unit] if unit else 1)))
     if value < 0:
         raise PevpmError(f"{key} must not be negative, got {raw}", where)
     return value
