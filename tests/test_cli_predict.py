@@ -134,7 +134,7 @@ def test_bad_models_give_one_line_errors(tmp_path, capsys, case, expected):
             "negative size": lambda: pairs(tmp_path, size="-4"),
             "rank out of range": lambda: pairs(tmp_path, to="procnum+2"),
             "deadlock": lambda: write(tmp_path, DEADLOCK)}[case]()
-    code, out, err = run_cli(capsys, path, "-n", "2", "--runs", "2", "--machine", MACHINE,
+    code, _, err = run_cli(capsys, path, "-n", "2", "--runs", "2", "--machine", MACHINE,
                              "--workers", "1")
     assert code != 0
     line = error_line(err)
@@ -169,7 +169,7 @@ def test_subprocess_error_has_no_traceback(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     out = subprocess.run([sys.executable, "-m", "pevpm", "predict", pairs(tmp_path, to="procnu+1"),
                           "-n", "2", "--runs", "1", "--machine", MACHINE],
-                         capture_output=True, text=True, env=env, timeout=120)
+                         check=False, capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 2
     assert "procnu" in error_line(out.stderr)
 
@@ -178,6 +178,6 @@ def test_subprocess_prediction_runs_on_a_process_pool(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     out = subprocess.run([sys.executable, "-m", "pevpm", "predict", pairs(tmp_path),
                           "-n", "2", "--runs", "4", "--machine", MACHINE, "--workers", "2",
-                          "--json"], capture_output=True, text=True, env=env, timeout=120)
+                          "--json"], check=False, capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["predictions"][0]["mean"] == pytest.approx(0.006)

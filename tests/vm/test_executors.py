@@ -37,9 +37,8 @@ def test_local_pool_runs_calls_in_other_processes():
 
 
 def test_unknown_executor_and_bad_worker_count_are_user_errors():
-    with pytest.raises(PevpmError, match="unknown executor 'threads'"):
-        with open_executor("threads"):
-            pass
-    with pytest.raises(PevpmError, match="at least 1"):
-        with open_executor("local", workers=0):
-            pass
+    with pytest.raises(PevpmError, match="unknown executor 'threads'"), \
+            open_executor("threads"):
+        pass
+    with pytest.raises(PevpmError, match="at least 1"), open_executor("local", workers=0):
+        pass

@@ -39,8 +39,8 @@ import difflib
 import importlib
 import os
 import re
+from collections.abc import Callable
 from decimal import Decimal
-from typing import Callable
 
 from pevpm.errors import PevpmError, ProfileError
 from pevpm.machine.comm_models import Constant, Hockney, LogGP
@@ -198,4 +198,4 @@ def _example(kind: str) -> str:
             "loggp": "loggp:L=5us,o=1us,g=2us,G=1ns"}.get(kind, kind)
 
 
-__all__ = ["parse_machine", "machine_from_profile", "KINDS", "MACHINE_KEYS"]
+__all__ = ["KINDS", "MACHINE_KEYS", "machine_from_profile", "parse_machine"]

@@ -56,8 +56,8 @@ def register(subparsers) -> None:
 def run_predict(args) -> int:
     from pevpm.machine.presets import parse_machine
     from pevpm.model.loader import load_model
-    from pevpm.vm.montecarlo import predict
     from pevpm.vm.executors import open_executor
+    from pevpm.vm.montecarlo import predict
 
     params = parse_defines(args.defines)
     if args.ppn is not None and args.ppn < 1:

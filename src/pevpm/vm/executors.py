@@ -27,9 +27,9 @@ in order, so which worker ran what never changes an answer.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from contextlib import contextmanager
-from typing import Iterator
 
 from pevpm.errors import PevpmError
 
@@ -43,7 +43,7 @@ class InlineExecutor(Executor):
         future: Future = Future()
         try:
             future.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # handed to the caller through the future
+        except Exception as exc:  # noqa: BLE001 - the caller gets it from the future
             future.set_exception(exc)
         return future
 

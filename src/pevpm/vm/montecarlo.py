@@ -18,9 +18,9 @@ of their own.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from contextlib import nullcontext
-from typing import Callable, Mapping
 
 import numpy as np
 

@@ -47,7 +47,7 @@ class RunSummary:
     collectives: dict[tuple[str, str | None, int], np.ndarray]
 
     @classmethod
-    def of(cls, result: RunResult) -> "RunSummary":
+    def of(cls, result: RunResult) -> RunSummary:
         rank_times = np.array([(r.compute, r.communication, r.waiting, r.finish)
                                for r in result.ranks], dtype=float).reshape(-1, 4)
         critical = np.array([result.critical_path.get(k, 0.0) for k in KINDS], dtype=float)
