@@ -49,6 +49,7 @@ def test_slices_are_complete_events_in_microseconds():
     assert send["ts"] == pytest.approx(1000.0) and send["dur"] == pytest.approx(1000.0)
     assert send["args"] == {"kind": "communication", "where": "m.py:3:1"}
     assert {e["cat"] for e in slices} == {"compute", "communication", "waiting"}
+    assert send["cname"] == "thread_state_iowait"
 
 
 def test_message_is_a_flow_bound_to_send_and_receive_slices():

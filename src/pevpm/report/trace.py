@@ -84,9 +84,11 @@ def _slice_event(s: Slice) -> dict:
     args = {"kind": s.kind}
     if s.where:
         args["where"] = s.where
-    return {"name": s.label, "cat": s.kind, "ph": "X", "pid": PID, "tid": s.rank,
-            "ts": _us(s.start), "dur": _us(s.end - s.start), "cname": COLOURS.get(s.kind),
-            "args": args}
+    event = {"name": s.label, "cat": s.kind, "ph": "X", "pid": PID, "tid": s.rank,
+             "ts": _us(s.start), "dur": _us(s.end - s.start), "args": args}
+    if s.kind in COLOURS:
+        event["cname"] = COLOURS[s.kind]
+    return event
 
 
 class _SliceFinder:
