@@ -48,8 +48,8 @@ from __future__ import annotations
 import difflib
 import heapq
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 
@@ -58,12 +58,20 @@ from pevpm.machine.comm_model import Transfer
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.scoreboard import ContentionScoreboard
-from pevpm.model.ast import Model, ROOTED_COLLECTIVES
+from pevpm.model.ast import ROOTED_COLLECTIVES, Model
 from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL
 from pevpm.vm import program as vm
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
-from pevpm.vm.result import (COMMUNICATION, COMPUTE, WAITING, CollectiveRecord, MessageRecord,
-                             RankTimes, RunResult, Slice)
+from pevpm.vm.result import (
+    COMMUNICATION,
+    COMPUTE,
+    WAITING,
+    CollectiveRecord,
+    MessageRecord,
+    RankTimes,
+    RunResult,
+    Slice,
+)
 
 
 @dataclass(frozen=True)
@@ -98,9 +106,26 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
 class _Rank:
     """One virtual processor."""
 
-    __slots__ = ("id", "code", "pc", "loops", "frames", "env", "clock", "path", "spent",
-                 "requests", "outstanding", "blocked", "done", "context", "proc_id", "factor",
-                 "collective_calls")
+    __slots__ = (
+        "blocked",
+        "clock",
+        "code",
+        "collective_calls",
+        "context",
+        "done",
+        "env",
+        "factor",
+        "frames",
+        "id",
+        "loops",
+        "outstanding",
+        "path",
+        "pc",
+        "proc_id",
+        "requests",
+        "spent",
+        "timed_calls",
+    )
 
     def __init__(self, rank: int, code: tuple, env: dict, proc_id: str, factor: float):
         self.id, self.code, self.env, self.proc_id, self.factor = rank, code, env, proc_id, factor
@@ -116,26 +141,36 @@ class _Rank:
         self.done = False
         self.context = USER
         self.collective_calls: dict[str, int] = {}
+        self.timed_calls = 0                    # hardware/measured collectives joined
 
 
 class _Wait:
-    """A rank blocked until ``records`` (sends/receives) are all complete."""
+    """A rank blocked in ``op`` until ``records`` (sends/receives) all complete;
+    ``names``: the request names of a Wait/Waitall."""
 
-    __slots__ = ("rank", "records", "pending", "label", "where")
+    __slots__ = ("names", "op", "pending", "rank", "records", "where")
 
-    def __init__(self, rank, records, label, where):
-        self.rank, self.records, self.label, self.where = rank, records, label, where
+    def __init__(self, rank, records, op, where, names=None):
+        self.rank, self.records, self.op, self.where, self.names = rank, records, op, where, names
         self.pending = 0
+
+    @property
+    def label(self) -> str:
+        """``MPI_Send to 3``, ``MPI_Waitall on 'a', 'b'``: for reports."""
+        if self.op in ("MPI_Wait", "MPI_Waitall"):
+            return f"{self.op} on " + (", ".join(map(repr, self.names)) if self.names else "all")
+        return " ".join([self.op] + [f"to {r.dst}" if isinstance(r, PostedSend) else _from(r.src)
+                                     for r in self.records])
 
 
 class _Test:
     """A rank blocked in MPI_Test until the request's outcome is known."""
 
-    __slots__ = ("rank", "record", "posted", "seq", "resolved", "label", "where")
+    __slots__ = ("label", "posted", "rank", "record", "resolved", "seq", "where")
 
-    def __init__(self, rank, record, posted, seq, label, where):
+    def __init__(self, rank, record, posted, seq, name, where):
         self.rank, self.record, self.posted, self.seq = rank, record, posted, seq
-        self.label, self.where = label, where
+        self.label, self.where = f"MPI_Test on {name!r}", where
         self.resolved = False
 
 
@@ -166,6 +201,8 @@ class _Engine:
         self.records = [] if trace else None
         self.collectives: dict[tuple[str, int], CollectiveRecord] = {}
         self.expansions: dict[tuple, tuple] = {}
+        self.transfers: dict[tuple, Transfer] = {}
+        self.timed_arrivals: dict[int, list[_Rank]] = {}   # k-th timed call -> ranks in it
 
     # ------------------------------------------------------------------ main loop
     def run(self) -> RunResult:
@@ -209,14 +246,16 @@ class _Engine:
     def process(self, rank: _Rank) -> None:
         """Run ``rank`` until it blocks or ends (alg. 1)."""
         env, code, pc, loops = rank.env, rank.code, rank.pc, rank.loops
+        end = len(code)
         limit = self.limits.max_events
         while True:
-            if pc == len(code):
+            if pc == end:
                 if not rank.frames:
                     rank.done = True
                     return
                 self.end_collective(rank)
                 code, pc, loops = rank.code, rank.pc, rank.loops
+                end = len(code)
                 continue
             ins = code[pc]
             op = ins[0]
@@ -266,6 +305,7 @@ class _Engine:
                 if self.communicate(rank, op, ins):
                     return
                 code, pc, loops = rank.code, rank.pc, rank.loops
+                end = len(code)
 
     def communicate(self, rank: _Rank, op: int, ins: tuple) -> bool:
         """Run a message instruction; True when the rank blocked."""
@@ -277,7 +317,7 @@ class _Engine:
                                   self.tag(tag, rank, where, stmt.tag, False), where,
                                   local=not blocking or self.machine.is_eager(nbytes))
             if blocking:
-                return self.wait(rank, [send], f"{name} to {send.dst}", where)
+                return self.wait(rank, [send], name, where)
             self.keep_request(rank, request, send)
         elif op == vm.RECV:
             _, name, blocking, size, src, tag, request, where, stmt = ins
@@ -285,7 +325,7 @@ class _Engine:
                                   self.peer(src, rank, where, stmt.src, "source"),
                                   self.tag(tag, rank, where, stmt.tag, True), where)
             if blocking:
-                return self.wait(rank, [recv], f"{name} {_from(recv.src)}", where)
+                return self.wait(rank, [recv], name, where)
             self.keep_request(rank, request, recv)
         elif op == vm.SENDRECV:
             _, size, dst, recv_size, src, send_tag, recv_tag, where, stmt = ins
@@ -297,8 +337,7 @@ class _Engine:
                                   self.size(recv_size, rank, where, stmt.recv_size or stmt.size),
                                   self.peer(src, rank, where, stmt.src, "source"),
                                   self.tag(recv_tag, rank, where, stmt.tag, True), where)
-            return self.wait(rank, [send, recv], f"MPI_Sendrecv to {send.dst} "
-                             f"{_from(recv.src)}", where)
+            return self.wait(rank, [send, recv], "MPI_Sendrecv", where)
         elif op == vm.WAIT:
             _, name, names, where = ins
             if names is None:
@@ -307,21 +346,20 @@ class _Engine:
                 records = [self.request(rank, n, where) for n in names]
             for record in records:
                 rank.outstanding.pop(record.seq, None)
-            label = f"{name} on " + (", ".join(repr(n) for n in names) if names else "all")
-            return self.wait(rank, records, label, where)
+            return self.wait(rank, records, name, where, names)
         elif op == vm.TEST:
             _, name, where = ins
             record = self.request(rank, name, where)
             if not record.done:
                 self.seq += 1
-                test = _Test(rank, record, rank.clock, self.seq, f"MPI_Test on {name!r}", where)
+                test = _Test(rank, record, rank.clock, self.seq, name, where)
                 record.waiter = rank.blocked = test
                 heapq.heappush(self.decisions, (rank.clock, self.seq, test))
                 return True
             if record.completion <= rank.clock:
                 rank.outstanding.pop(record.seq, None)
         else:
-            self.begin_collective(rank, ins)
+            return self.begin_collective(rank, ins)
         return False
 
     def choose(self, ins: tuple, env: dict) -> int:
@@ -381,8 +419,16 @@ class _Engine:
 
     # ------------------------------------------------------------------- matching
     def transfer(self, send: PostedSend, contention: int) -> Transfer:
-        return Transfer(send.op, send.size, send.src, send.dst,
-                        self.placement.intra_node(send.src, send.dst), contention)
+        """What the communication model is told about ``send`` (shared, immutable)."""
+        key = (send.op, send.size, send.src, send.dst, contention)
+        transfer = self.transfers.get(key)
+        if transfer is None:
+            if len(self.transfers) > 100_000:
+                self.transfers.clear()
+            transfer = self.transfers[key] = Transfer(
+                send.op, send.size, send.src, send.dst,
+                self.placement.intra_node(send.src, send.dst), contention)
+        return transfer
 
     def draw_transfer(self, send: PostedSend) -> None:
         """The message's transfer time, drawn once at the contention it meets."""
@@ -407,7 +453,7 @@ class _Engine:
             recv.complete(recv.posted, recv.origin, 0.0)
         self.notify(recv)
         if not send.done:
-            send.complete(recv.completion, recv.path, recv.comm)
+            send.complete(recv.completion, recv.path, send.transfer)
             self.notify(send)
         if self.records is not None:
             self.records.append(MessageRecord(send.src, send.dst, send.tag, send.size,
@@ -427,9 +473,9 @@ class _Engine:
                 self.finish_wait(waiter)
 
     # ------------------------------------------------------------------- blocking
-    def wait(self, rank: _Rank, records: list, label: str, where: str) -> bool:
-        """Block ``rank`` until ``records`` complete; False when they already have."""
-        state = _Wait(rank, records, label, where)
+    def wait(self, rank: _Rank, records: list, op: str, where: str, names=None) -> bool:
+        """Block ``rank`` in ``op`` until ``records`` complete; False when they already have."""
+        state = _Wait(rank, records, op, where, names)
         for record in records:
             if not record.done:
                 record.waiter = state
@@ -442,12 +488,14 @@ class _Engine:
 
     def finish_wait(self, state: _Wait, resume: bool = True) -> None:
         rank = state.rank
-        last = max(state.records, key=lambda r: r.completion, default=None)
+        records = state.records
+        last = records[0] if len(records) == 1 else max(
+            records, key=_completion_time, default=None)
         if last is not None and last.completion > rank.clock:
             blocked_for = last.completion - rank.clock
             transfer = min(blocked_for, last.comm)
-            self.spend(rank, WAITING, blocked_for - transfer, state.label, state.where)
-            self.spend(rank, COMMUNICATION, transfer, state.label, state.where)
+            self.spend(rank, WAITING, blocked_for - transfer, state.op, state.where)
+            self.spend(rank, COMMUNICATION, transfer, state.op, state.where)
             rank.path = last.path
         rank.blocked = None
         if resume:
@@ -469,9 +517,9 @@ class _Engine:
         rank.clock = start + seconds
         i = _KIND_INDEX[kind]
         rank.spent[i] += seconds
-        path = list(rank.path)
-        path[i] += seconds
-        rank.path = tuple(path)
+        c, m, w = rank.path
+        rank.path = ((c + seconds, m, w) if i == 0 else (c, m + seconds, w) if i == 1
+                     else (c, m, w + seconds))
         if self.slices is not None:
             self.slices.append(Slice(rank.id, kind, start, rank.clock, label, where))
         if self.limits.max_time is not None and rank.clock > self.limits.max_time:
@@ -485,15 +533,18 @@ class _Engine:
                                "limit if it is meant to run this long")
 
     # ---------------------------------------------------------------- collectives
-    def begin_collective(self, rank: _Rank, ins: tuple) -> None:
-        """Run the collective's point-to-point expansion in the collective context."""
+    def begin_collective(self, rank: _Rank, ins: tuple) -> bool:
+        """Run the collective's point-to-point expansion in the collective context
+        (or join a timed collective); True when the rank blocked."""
         _, op, size_fn, root_fn, where, stmt = ins
-        collectives = _collectives_package()
-        if collectives is None:
-            raise ModelError(f"collective {op} is not supported yet", where)
         size = self.size(size_fn, rank, where, stmt.size)
         root = (self.peer(root_fn, rank, where, stmt.root or 0, "root")
                 if op in ROOTED_COLLECTIVES else 0)
+        collectives = _collectives_package()
+        if collectives is None:
+            raise ModelError(f"collective {op} is not supported yet", where)
+        if collectives.is_timed(op, size, self.numprocs, self.machine.collectives):
+            return self.join_timed_collective(rank, op, size, root, where)
         key = (op, size, root, rank.id)
         code = self.expansions.get(key)
         if code is None:
@@ -504,6 +555,35 @@ class _Engine:
         rank.collective_calls[where] = occurrence + 1
         rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence))
         rank.code, rank.pc, rank.loops, rank.context = code, 0, [], COLLECTIVE
+        return False
+
+    def join_timed_collective(self, rank: _Rank, op: str, size: int, root: int,
+                              where: str) -> bool:
+        """A hardware or measured collective: block until every rank has made
+        its k-th such call, then finish each at the time the collectives
+        package gives for those entry times; True when ``rank`` blocked."""
+        occurrence = rank.collective_calls.get(where, 0)
+        rank.collective_calls[where] = occurrence + 1
+        rank.timed_calls += 1
+        arrived = self.timed_arrivals.setdefault(rank.timed_calls, [])
+        arrived.append(rank)
+        if len(arrived) < self.numprocs:
+            rank.blocked = _Wait(rank, [], f"{op} (until every rank joins)", where)
+            return True
+        del self.timed_arrivals[rank.timed_calls]
+        entries = np.empty(self.numprocs)
+        for r in arrived:
+            entries[r.id] = r.clock
+        done = _collectives_package().timed_completion(
+            op, size, root, entries, self.machine.collectives, self.rng, comm_model=self.comm,
+            node_of=self.placement.node_of.__getitem__)
+        self.collectives[(where, occurrence)] = CollectiveRecord(op, where, occurrence, done)
+        for r in arrived:
+            self.spend(r, COMMUNICATION, done[r.id] - r.clock, op, where)
+            if r is not rank:
+                r.blocked = None
+                self.runnable.append(r)
+        return False
 
     def end_collective(self, rank: _Rank) -> None:
         rank.code, rank.pc, rank.loops, op, where, occurrence = rank.frames.pop()
@@ -564,19 +644,29 @@ class _Engine:
 
     def deadlock(self) -> DeadlockError:
         """One line naming every blocked rank, what it waits on and where."""
-        groups: dict[str, list[int]] = {}
-        for rank in self.ranks:
-            if rank.done:
-                state = "terminated"
-            else:
-                b = rank.blocked
-                inside = "".join(f" inside {f[3]} at {f[4]}" for f in rank.frames)
-                state = f"blocked in {b.label} at {b.where}{inside}"
-            groups.setdefault(state, []).append(rank.id)
+        def group(detailed: bool) -> dict[str, list[int]]:
+            groups: dict[str, list[int]] = {}
+            for rank in self.ranks:
+                if rank.done:
+                    state = "terminated"
+                else:
+                    b = rank.blocked
+                    label = b.label if detailed else b.label.split()[0]
+                    inside = "".join(f" inside {f[3]} at {f[4]}" for f in rank.frames)
+                    state = f"blocked in {label} at {b.where}{inside}"
+                groups.setdefault(state, []).append(rank.id)
+            return groups
+        groups = group(detailed=True)
+        if len(groups) > 8:         # many peers: name operations and places only
+            groups = group(detailed=False)
         parts = [f"{_ranks(ids)} {state}" for state, ids in groups.items()]
         err = DeadlockError("deadlock: " + "; ".join(parts))
         err.blocked = {r.id: (r.blocked.label, r.blocked.where) for r in self.ranks if not r.done}
         return err
+
+
+def _completion_time(record) -> float:
+    return record.completion
 
 
 def _from(src: int) -> str:

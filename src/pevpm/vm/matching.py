@@ -58,9 +58,27 @@ class PostedSend(_Request):
     receive considers the message; ``blocking`` says the sender waits for it.
     """
 
-    __slots__ = ("src", "dst", "tag", "context", "size", "posted", "seq", "op", "where",
-                 "blocking", "eager", "transfer", "contention", "origin", "done", "completion",
-                 "path", "comm", "waiter")
+    __slots__ = (
+        "blocking",
+        "comm",
+        "completion",
+        "contention",
+        "context",
+        "done",
+        "dst",
+        "eager",
+        "op",
+        "origin",
+        "path",
+        "posted",
+        "seq",
+        "size",
+        "src",
+        "tag",
+        "transfer",
+        "waiter",
+        "where",
+    )
 
     def __init__(self, src, dst, tag, context, size, posted, seq, op="MPI_Send", where=None,
                  blocking=False, eager=False, origin=(0.0, 0.0, 0.0)):
@@ -79,8 +97,25 @@ class PostedRecv(_Request):
     """A receive posted by ``rank`` at local clock ``posted``; ``origin`` is the
     rank's critical path then; ``queued`` says it sits in the decision heap."""
 
-    __slots__ = ("rank", "src", "tag", "context", "size", "posted", "seq", "op", "where",
-                 "blocking", "origin", "queued", "done", "completion", "path", "comm", "waiter")
+    __slots__ = (
+        "blocking",
+        "comm",
+        "completion",
+        "context",
+        "done",
+        "op",
+        "origin",
+        "path",
+        "posted",
+        "queued",
+        "rank",
+        "seq",
+        "size",
+        "src",
+        "tag",
+        "waiter",
+        "where",
+    )
 
     def __init__(self, rank, src, tag, context, size, posted, seq, op="MPI_Recv", where=None,
                  blocking=False, origin=(0.0, 0.0, 0.0)):

@@ -37,8 +37,8 @@ AST statement (its expressions name the culprit in error messages).
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
 
 from pevpm.errors import ModelError
 from pevpm.model import ast
@@ -160,7 +160,7 @@ class _Compiler:
             self.code[head] = (CONDITION, tuple(arms), where)
 
     def message(self, m: ast.Message, where: str, scope) -> None:
-        val = lambda e, default=None: self.value(e, where, default, scope)  # noqa: E731
+        val = lambda e, default=None: self.value(e, where, default, scope)
         op = m.op
         if op in ast.SENDS:
             self.code.append((SEND, op, op in ast.BLOCKING_SENDS, val(m.size), val(m.dst),
@@ -188,9 +188,15 @@ def _constant(value) -> Value:
 
 
 def _compile(node, e: ex.Expr, where: str) -> Value:
-    """A closure computing ``node`` the way :meth:`Expr.evaluate` does."""
+    """A closure computing ``node`` the way :meth:`Expr.evaluate` does
+    (constant parts folded, ``name op number`` in one step)."""
     if isinstance(node, ex.Num):
         return _constant(node.value)
+    if not ex.Expr(node).names():
+        try:
+            return _constant(ex.Expr(node).evaluate({}))
+        except ModelError:
+            pass                    # e.g. 1/0: reported if and when it runs
     if isinstance(node, ex.SizeOf):
         return _constant(ex.C_TYPE_SIZES[node.type_name])
     if isinstance(node, ex.Name):
@@ -234,4 +240,8 @@ def _compile(node, e: ex.Expr, where: str) -> Value:
             return divide(left(env), b)
         return division
     func = ex._BINARY_FUNCS[op]
+    if isinstance(node.left, ex.Name) and isinstance(node.right, ex.Num) \
+            and node.left.id not in ex.BUILTIN_CONSTANTS:
+        name, number = node.left.id, node.right.value
+        return lambda env: func(env[name], number)
     return lambda env: func(left(env), right(env))

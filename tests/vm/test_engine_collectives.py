@@ -1,0 +1,37 @@
+"""The engine runs collective expansions in their own matching context."""
+
+import numpy as np
+import pytest
+
+from pevpm.machine.comm_models import Constant
+from pevpm.machine.machine import Machine
+from pevpm.model.builder import ModelBuilder
+from pevpm.vm.engine import simulate
+
+pytest.importorskip("pevpm.vm.collectives")
+
+
+def test_barrier_releases_nobody_before_the_last_arrival_and_is_recorded():
+    b = ModelBuilder()
+    with b.loop(2):
+        b.serial("procnum + 1.0")
+        b.collective("MPI_Barrier")
+    run = simulate(b.build(), 4, Machine(Constant(0.125)))
+    assert [c.occurrence for c in run.collectives] == [0, 1]
+    first = run.collectives[0].completion
+    assert first.shape == (4,) and np.all(first >= 4.0)
+    assert np.all(run.collectives[1].completion >= first.min() + 4.0)
+
+
+def test_user_any_source_receive_ignores_collective_traffic():
+    b = ModelBuilder()
+    with b.on_ranks("procnum == 0"):
+        b.irecv(8, source="MPI_ANY_SOURCE", tag="MPI_ANY_TAG", request="user")
+    b.collective("MPI_Bcast", 64, root=1)
+    with b.on_ranks("procnum == 2"):
+        b.send(8, dest=0, tag=5)
+    with b.on_ranks("procnum == 0"):
+        b.wait("user")
+    run = simulate(b.build(), 4, Machine(Constant(0.25)), trace=True)
+    user = [m for m in run.messages if m.tag >= 0]
+    assert [(m.src, m.dst, m.tag) for m in user] == [(2, 0, 5)]
