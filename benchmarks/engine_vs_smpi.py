@@ -9,7 +9,8 @@ Hockney links), and prints simulated messages per second of wall time and
 peak memory.  Then it compiles benchmarks/smpi/jacobi.c, the same program in
 C, with ``smpicc`` and runs it under ``smpirun`` on the equivalent SimGrid
 cluster (benchmarks/smpi/cluster.xml, correction factors off), and prints
-the wall-time ratio pevpm/SMPI.
+the wall-time ratio pevpm/SMPI (and the CPU-time ratio, steadier on a busy
+machine).
 
     PYTHONPATH=src python benchmarks/engine_vs_smpi.py              # 64 and 1024 ranks
     PYTHONPATH=src python benchmarks/engine_vs_smpi.py --ranks 64 --repeats 5
@@ -82,18 +83,19 @@ def jacobi_model(iterations: int):
 
 def time_pevpm(model, numprocs: int, repeats: int) -> dict:
     machine = parse_machine(MACHINE)
-    walls, result = [], None
+    walls, cpus, result = [], [], None
     for i in range(repeats):
         rng = np.random.default_rng(i)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         result = simulate(model, numprocs, machine, rng=rng)
         walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
     tracemalloc.start()
     simulate(model, numprocs, machine, rng=np.random.default_rng(0))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     wall = statistics.median(walls)
-    return {"wall": wall, "walls": walls, "makespan": result.makespan,
+    return {"wall": wall, "cpu": statistics.median(cpus), "makespan": result.makespan,
             "messages": result.messages_simulated,
             "rate": result.messages_simulated / wall, "peak_mb": peak / 2**20}
 
@@ -118,7 +120,7 @@ def run_smpi(workdir: Path, numprocs: int, iterations: int, repeats: int) -> dic
     cmd = ["smpirun", "-np", str(numprocs), "-platform", str(SMPI_DIR / "cluster.xml"),
            "-hostfile", str(hosts), *SMPI_CONFIG,
            str(workdir / "jacobi"), str(iterations), str(XSIZE), str(SERIAL)]
-    walls, rss, out = [], [], ""
+    walls, cpus, rss, out = [], [], [], ""
     for _ in range(repeats):
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -126,6 +128,7 @@ def run_smpi(workdir: Path, numprocs: int, iterations: int, repeats: int) -> dic
         out = proc.stdout.read()
         _, status, usage = os.wait4(proc.pid, 0)
         walls.append(time.perf_counter() - start)
+        cpus.append(usage.ru_utime + usage.ru_stime)
         rss.append(usage.ru_maxrss / 1024)
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
@@ -135,7 +138,7 @@ def run_smpi(workdir: Path, numprocs: int, iterations: int, repeats: int) -> dic
         raise RuntimeError(f"no result line in SMPI output:\n{out[-2000:]}")
     wall = statistics.median(walls)
     messages = int(match.group(2))
-    return {"wall": wall, "walls": walls, "makespan": float(match.group(1)),
+    return {"wall": wall, "cpu": statistics.median(cpus), "makespan": float(match.group(1)),
             "messages": messages, "rate": messages / wall, "peak_mb": max(rss)}
 
 
@@ -159,24 +162,27 @@ def main(argv=None) -> int:
 
     print(f"Jacobi, {args.iterations} iterations, xsize {XSIZE}, machine {MACHINE}; "
           f"pevpm median of {args.repeats}, SMPI median of {args.smpi_repeats}")
-    header = (f"{'ranks':>6} {'messages':>9} {'pevpm s':>9} {'msg/s':>10} {'peak MB':>8} "
-              f"{'predicted':>10} | {'SMPI s':>8} {'msg/s':>9} {'RSS MB':>7} "
-              f"{'simulated':>10} | {'pevpm/SMPI':>10}")
+    header = (f"{'ranks':>6} {'messages':>9} {'pevpm s':>8} {'cpu s':>7} {'msg/s':>8} "
+              f"{'peak MB':>7} {'predicted':>9} | {'SMPI s':>7} {'cpu s':>7} {'msg/s':>7} "
+              f"{'RSS MB':>6} {'simulated':>9} | {'wall ratio':>10} {'cpu ratio':>9}")
     print(header)
     print("-" * len(header))
     for n in counts:
         ours = time_pevpm(model, n, args.repeats)
-        line = (f"{n:>6} {ours['messages']:>9} {ours['wall']:>9.3f} {ours['rate']:>10.0f} "
-                f"{ours['peak_mb']:>8.1f} {ours['makespan']:>10.4f}")
+        line = (f"{n:>6} {ours['messages']:>9} {ours['wall']:>8.3f} {ours['cpu']:>7.3f} "
+                f"{ours['rate']:>8.0f} {ours['peak_mb']:>7.1f} {ours['makespan']:>9.4f}")
         if smpi:
             theirs = run_smpi(workdir, n, args.iterations, args.smpi_repeats)
-            line += (f" | {theirs['wall']:>8.2f} {theirs['rate']:>9.0f} "
-                     f"{theirs['peak_mb']:>7.1f} {theirs['makespan']:>10.4f} | "
-                     f"{ours['wall'] / theirs['wall']:>10.3f}")
+            line += (f" | {theirs['wall']:>7.2f} {theirs['cpu']:>7.2f} {theirs['rate']:>7.0f} "
+                     f"{theirs['peak_mb']:>6.1f} {theirs['makespan']:>9.4f} | "
+                     f"{ours['wall'] / theirs['wall']:>10.3f} "
+                     f"{ours['cpu'] / theirs['cpu']:>9.3f}")
         print(line, flush=True)
-    print("messages: matched point-to-point messages; peak MB: Python heap peak of one "
-          "pevpm run (tracemalloc); RSS MB: smpirun's maximum resident set; predicted / "
-          "simulated: virtual run time (s) from each simulator")
+    print("messages: matched point-to-point messages; msg/s: per wall second; cpu s: CPU "
+          "seconds (steadier on a shared machine); peak MB: Python heap peak of one pevpm "
+          "run (tracemalloc); RSS MB: maximum resident set of the SMPI simulation process; "
+          "predicted / simulated: virtual run time (s) from each simulator; ratios: "
+          "pevpm / SMPI (below 1: pevpm is faster)")
     print(f"process max RSS (pevpm side): "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} MB")
     shutil.rmtree(workdir, ignore_errors=True)
