@@ -77,7 +77,7 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
     time ``k`` more runs have finished.
     """
     if runs < 1:
-        raise PevpmError(f"--runs must be at least 1, got {runs}")
+        raise PevpmError(f"the number of runs must be at least 1, got {runs}")
     if numprocs < 1:
         raise PevpmError(f"process count must be at least 1, got {numprocs}")
     if seed is None:
