@@ -36,3 +36,11 @@ def test_bounds_bracket_random_runs():
 def test_unknown_bound_is_an_error():
     with pytest.raises(ModelError, match="bound must be 'min' or 'max'"):
         simulate(jacobi_model(1), 2, MACHINE, bound="mean")
+
+
+def test_random_runs_account_for_every_second():
+    run = simulate(jacobi_model(10, t=0.01), 8, MACHINE, rng=np.random.default_rng(5))
+    for rank in run.ranks:
+        assert rank.total == pytest.approx(rank.finish, rel=1e-12)
+    assert sum(run.critical_path.values()) == pytest.approx(run.makespan, rel=1e-12)
+    assert run.critical_path["compute"] == pytest.approx(10 * 0.01 / 8, rel=1e-12)

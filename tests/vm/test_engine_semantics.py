@@ -309,3 +309,20 @@ def test_deadlock_report_of_many_distinct_peers_stays_short():
         simulate(b.build(), 100, MACHINE)
     assert str(err.value) == ("deadlock: ranks 0-99 blocked in MPI_Send at model: statement 1 "
                               "(MPI_Send)")
+
+
+def test_any_source_does_not_draw_times_for_sends_posted_after_the_best_arrival():
+    b = ModelBuilder()
+    with b.on_ranks("procnum != 0"):
+        b.serial("procnum == 3 ? 5.0 : procnum == 4 ? 0.25 : 0.0")
+        b.send(8, dest=0)
+    with b.on_ranks("procnum == 0"):
+        b.serial(6.0)
+        for _ in range(4):
+            b.recv(8, source="MPI_ANY_SOURCE")
+    model = BySource({1: 4.0, 2: 1.0, 3: 0.5, 4: 3.0})
+    run = simulate(b.build(), 5, Machine(model), trace=True)
+    # sends are scanned in send-time order: rank 3's (posted at 5) is drawn only
+    # once no earlier send is left to beat it
+    assert [t.src for t in model.seen] == [1, 2, 4, 3]
+    assert [m.src for m in run.messages] == [2, 4, 1, 3]

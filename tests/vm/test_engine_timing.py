@@ -150,6 +150,17 @@ def test_eager_send_returns_after_local_completion():
     assert over_limit.ranks[0].finish == 6.0
 
 
+def test_synchronous_send_is_never_eager():
+    b = ModelBuilder()
+    with b.on_ranks("procnum == 0"):
+        b.message("MPI_Ssend", 100, dest=1)
+    with b.on_ranks("procnum == 1"):
+        b.serial(5.0)
+        b.recv(100, source=0)
+    run = simulate(b.build(), 2, Machine(Constant(0.5), eager_limit=1000))
+    assert run.ranks[0].finish == 5.0
+
+
 def test_sendrecv_shift_around_a_ring():
     b = ModelBuilder()
     b.sendrecv(64, dest="(procnum + 1) % numprocs", source="(procnum + numprocs - 1) % numprocs")
