@@ -19,19 +19,19 @@ CASES = [
      "bad.c:2:10: continuation line '&' with no directive to continue"),
     ("int xsize = 256;\n// PEVPM Runon c1 = procnum < xsiz\n// PEVPM {\n// PEVPM }\n",
      "bad.c:2:31: Runon condition c1 uses unknown name 'xsiz' (did you mean 'xsize'?)"),
-    ("// PEVPM Condition c1 = 2\n// PEVPM &         c2 = -1\n"
-     "// PEVPM {\n// PEVPM }\n// PEVPM {\n// PEVPM }\n",
+    (("// PEVPM Condition c1 = 2\n// PEVPM &         c2 = -1\n"
+      "// PEVPM {\n// PEVPM }\n// PEVPM {\n// PEVPM }\n"),
      "bad.c:2:25: negative Condition weight -1"),
-    ("#define W 0\n// PEVPM Condition c1 = 0\n// PEVPM &         c2 = W\n"
-     "// PEVPM {\n// PEVPM }\n// PEVPM {\n// PEVPM }\n",
+    (("#define W 0\n// PEVPM Condition c1 = 0\n// PEVPM &         c2 = W\n"
+      "// PEVPM {\n// PEVPM }\n// PEVPM {\n// PEVPM }\n"),
      "bad.c:2:10: Condition weights are all zero; no arm can be taken"),
     ("// PEVPM Message type = MPI_Sned\n// PEVPM &       to = 1\n",
      "bad.c:1:25: unknown MPI operation 'MPI_Sned' (did you mean 'MPI_Send'?)"),
     ("// PEVPM Serial time = 3.24 / (numprocs\n",
      "bad.c:1:40: expected ')', found end of expression"),
     ("// PEVPM Runon c1 = 0\n// PEVPM &      c2 = 1\n// PEVPM {\n// PEVPM }\n",
-     "bad.c:2:17: Runon arm 'c2' has no block; give each arm a '// PEVPM {' ... "
-     "'// PEVPM }' block, empty if need be"),
+     ("bad.c:2:17: Runon arm 'c2' has no block; give each arm a '// PEVPM {' ... "
+      "'// PEVPM }' block, empty if need be")),
     ("// PEVPM Subroutine name = halo\n// PEVPM {\n// PEVPM }\n// PEVPM Call name = hallo\n",
      "bad.c:4:10: call of undefined subroutine 'hallo' (did you mean 'halo'?)"),
 ]

@@ -6,8 +6,9 @@ import pytest
 
 from pevpm.errors import DirectiveError
 from pevpm.model.ast import Call, Condition, Loop, Message, Runon, Serial
-from pevpm.model.directives import parse_directives, scan
+from pevpm.model.directives import parse_directives
 from pevpm.model.expr import Expr
+from pevpm.model.source import scan
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -182,6 +183,11 @@ def test_constants_come_from_the_program_and_parameters_anywhere():
         pytest.approx(64 * 256e-9)
 
 
+def test_program_values_of_procnum_and_numprocs_are_not_constants():
+    model = parse("int numprocs = 4, procnum = 0, n = 2;\n// PEVPM Serial time = n / numprocs\n")
+    assert model.constants == {"n": 2}
+
+
 def test_expression_places_point_into_the_source():
     model = parse("\n// PEVPM Serial time = 1 / parameter t\n")
     assert model.body[0].time.where == "t.c:2:24"
@@ -216,3 +222,34 @@ def _messages(body):
     from pevpm.model.ast import walk
 
     return [s for s in walk(body) if isinstance(s, Message)]
+
+
+def test_appendix_a_layout_verbatim():
+    model = parse("""
+// PEVPM Condition c1 = 1
+// PEVPM {
+// PEVPM  /* The model for condition1 must be inserted here */
+// PEVPM }
+// PEVPM & c2 = 3
+// PEVPM {
+// PEVPM  /* The model for condition 2 must be inserted here */
+// PEVPM }
+""")
+    (cond,) = model.body
+    assert [(b.name, str(b.guard), b.body) for b in cond.branches] == [
+        ("c1", "1", ()), ("c2", "3", ())]
+
+
+def test_section_3_4_4_runon_example():
+    model = parse("""
+// PEVPM Runon c1 = procnum < (numprocs / 2)
+// PEVPM &      c2 = procnum > (numprocs / 2)
+// PEVPM {
+// PEVPM }
+// PEVPM {
+// PEVPM }
+""")
+    c1, c2 = (b.guard for b in model.body[0].branches)
+    env = {"numprocs": 5}
+    assert [r for r in range(5) if c1.evaluate({**env, "procnum": r})] == [0, 1]
+    assert [r for r in range(5) if c2.evaluate({**env, "procnum": r})] == [3, 4]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from pevpm.errors import PevpmError
 from pevpm.model.expr import Expr, Number
@@ -33,8 +33,8 @@ from pevpm.model.expr import Expr, Number
 _C_TYPE_WORDS = ("const", "constexpr", "static", "volatile", "register", "unsigned", "signed",
                  "long", "short", "int", "float", "double", "char", "bool", "size_t",
                  "int32_t", "int64_t", "uint32_t", "uint64_t")
-_C_DECLARATION = re.compile(r"\s*(?:(?:%s)\s+)+(?P<declarators>.*)\Z" % "|".join(_C_TYPE_WORDS),
-                            re.DOTALL)
+_C_DECLARATION = re.compile(r"\s*(?:(?:" + "|".join(_C_TYPE_WORDS)
+                            + r")\s+)+(?P<declarators>.*)\Z", re.DOTALL)
 _C_DEFINE = re.compile(r"^\s*#\s*define\s+(?P<name>[A-Za-z_]\w*)(?P<rest>[^\n]*)", re.MULTILINE)
 _C_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _C_NUMBER_SUFFIX = re.compile(r"\b((?:0[xX][0-9a-fA-F]+|\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+"

@@ -27,18 +27,34 @@ language is described in ``docs/directives.md``.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from pevpm.errors import DirectiveError, ModelError, PevpmError
 from pevpm.model.ast import (
-    ALL_OPERATIONS, COLLECTIVES, ROOTED_COLLECTIVES, Branch, Call, Condition, Defaults,
-    Link, Location, Loop, Message, Model, Network, Processor, Runon, Serial, Statement,
+    ALL_OPERATIONS,
+    COLLECTIVES,
+    ROOTED_COLLECTIVES,
+    Branch,
+    Call,
+    Condition,
+    Defaults,
+    Link,
+    Location,
+    Loop,
+    Message,
+    Model,
+    Network,
+    Processor,
+    Runon,
+    Serial,
+    Statement,
 )
 from pevpm.model.constants import find_constants
 from pevpm.model.expr import Binary, Expr, Name, Num, Number, _suggest
-from pevpm.model.source import COMMENT_MARKERS, located_error
+from pevpm.model.source import COMMENT_MARKERS, DirectiveLine, located_error, scan
 
 #: Names every expression may use besides constants, parameters and loop indices.
 RANK_NAMES = ("procnum", "numprocs")
@@ -49,61 +65,17 @@ TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 KEYWORDS = ("Processor", "Network", "Default", "Parameter", "Serial", "Message", "Loop",
             "Condition", "Runon", "Subroutine", "Call")
 _TOP_LEVEL_ONLY = frozenset({"Processor", "Network", "Default", "Parameter", "Subroutine"})
-_BLOCK_KEYWORDS = frozenset({"Loop", "Subroutine", "Condition", "Runon"})
 
 _ROOT_FROM_SOURCE = frozenset({"MPI_Bcast", "MPI_Scatter", "MPI_Scatterv"})
 _REQUEST_ATTRS = ("req/stat", "req", "stat", "request")
 
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
-_C_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)")
+_MACHINE_ID = re.compile(r"[A-Za-z_][\w.\-]*\Z")  # processor and network ids: p3-gcc.O2
 _HEAD = re.compile(r"(?P<kw>[A-Za-z_]\w*)")
 _ATTR = re.compile(r"\s*(?P<name>[A-Za-z_][\w/]*(?:[ \t]+[A-Za-z_][\w/]*)*)\s*=(?!=)\s*")
 _SERIAL_ON = re.compile(r"\s*on\s+(?P<id>[A-Za-z_][\w.\-]*)\s+")
 _UNIT_SUFFIX = re.compile(r"(?P<expr>.*\S)\s+(?P<unit>" + "|".join(TIME_UNITS) + r")\s*\Z")
 _RANK_LITERAL = re.compile(r"\s*\d+\s*\Z")
-
-
-# ----------------------------------------------------------------------- lines
-
-
-@dataclass(frozen=True)
-class DirectiveLine:
-    """One ``PEVPM`` comment line: its kind (``head``, ``cont``, ``open``,
-    ``close``), the text after the tag (for ``cont``, everything after the
-    ``&``) and the column where that text starts."""
-
-    kind: str
-    text: str
-    line: int
-    col: int
-
-
-def scan(text: str, language: str) -> list[DirectiveLine]:
-    """The ``PEVPM`` lines of ``text``, classified; other lines are ignored.
-
-    >>> [(d.kind, d.text) for d in scan("x = 1  # not one\\n# PEVPM {\\n#PEVPM & a = 1", "python")]
-    [('open', '{'), ('cont', ' a = 1')]
-    """
-    marker = re.escape(COMMENT_MARKERS[language])
-    pattern = re.compile(rf"\s*{marker}\s*PEVPM\b")
-    found = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        m = pattern.match(raw)
-        if not m:
-            continue
-        body = _C_COMMENT.sub(lambda c: " " * len(c.group()), raw[m.end():]).rstrip()
-        stripped = body.lstrip()
-        col = m.end() + len(body) - len(stripped) + 1
-        if not stripped:
-            continue
-        if stripped[0] in "{}":
-            kind = "open" if stripped[0] == "{" else "close"
-            found.append(DirectiveLine(kind, stripped, number, col))
-        elif stripped[0] == "&":
-            found.append(DirectiveLine("cont", stripped[1:], number, col + 1))
-        else:
-            found.append(DirectiveLine("head", stripped, number, col))
-    return found
 
 
 # ------------------------------------------------------------------ directives
@@ -246,8 +218,11 @@ class _Parser:
         return expr
 
     def constant(self, expr: Expr, attr: Attribute) -> Number | None:
-        """The value of ``expr`` when it uses only program constants, else None."""
-        if not expr.names() <= set(self.constants) or expr.parameter_names():
+        """The value of ``expr`` when it uses only program constants (none that a
+        ``Parameter`` directive so far redeclares), else None."""
+        names = expr.names()
+        if not names <= set(self.constants) or names & set(self.parameters) \
+                or expr.parameter_names():
             return None
         try:
             return expr.evaluate(self.constants)
@@ -257,16 +232,22 @@ class _Parser:
             raise self.error_at(f"cannot evaluate {attr.value!r}: {err}", attr,
                                 value=True) from None
 
-    def number(self, attr: Attribute, what: str, positive: bool = True) -> float:
+    def number(self, attr: Attribute, what: str) -> float:
+        """A positive, finite constant number."""
         value = self.constant(self.expr(attr, what), attr)
         if value is None:
             raise self.error_at(f"{what} must be a constant number", attr, value=True)
-        if positive and not value > 0:
-            raise self.error_at(f"{what} must be positive, got {value}", attr, value=True)
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:
+            finite = False
+        if not finite or not value > 0:
+            raise self.error_at(f"{what} must be a positive finite number, got {value}",
+                                attr, value=True)
         return value
 
-    def identifier(self, attr: Attribute, what: str) -> str:
-        if not _IDENT.match(attr.value):
+    def identifier(self, attr: Attribute, what: str, pattern: re.Pattern = _IDENT) -> str:
+        if not pattern.match(attr.value):
             raise self.error_at(f"{what} must be a name, got {attr.value!r}", attr, value=True)
         return attr.value
 
@@ -339,7 +320,7 @@ class _Parser:
     def on_processor(self, d: Directive) -> None:
         attrs = self.attributes(d, ("description", "timing basis"),
                                 ("description", "timing basis"))
-        name = self.identifier(attrs["description"], "processor description")
+        name = self.identifier(attrs["description"], "processor description", _MACHINE_ID)
         basis = self.number(attrs["timing basis"], "timing basis (MHz)")
         self.processors[name] = Processor(name, float(basis), self.where(d))
 
@@ -353,7 +334,7 @@ class _Parser:
                     raise self.error_at("a link is '<from> <to> <performance profile>'",
                                         attr, value=True)
                 links.append(Link(key[5:], *ends))
-        name = self.identifier(attrs["description"], "network description")
+        name = self.identifier(attrs["description"], "network description", _MACHINE_ID)
         self.networks[name] = Network(name, tuple(links), self.where(d))
 
     def on_default(self, d: Directive) -> None:
@@ -361,7 +342,8 @@ class _Parser:
                                 pattern=r"speed_\d+")
         fields: dict = {}
         if "processor" in attrs:
-            fields["processor"] = self.identifier(attrs["processor"], "default processor")
+            fields["processor"] = self.identifier(attrs["processor"], "default processor",
+                                                 _MACHINE_ID)
         if "numprocs" in attrs:
             n = self.number(attrs["numprocs"], "numprocs")
             if n != int(n):
@@ -386,7 +368,7 @@ class _Parser:
                 raise self.error_at("the time unit must be set before the first Serial "
                                     "directive", attr)
             self.time_scale = TIME_UNITS[attr.value]
-        if self.default_seen and set(fields) - {"speeds"}:
+        if self.default_seen:
             raise self.error_at("a second Default directive; put every default in one", d)
         self.default_seen = True
         self.defaults = Defaults(**fields, loc=self.where(d))
@@ -492,7 +474,6 @@ class _Parser:
         name = self.identifier(attrs["name"], "subroutine name")
         if name in self.subroutines:
             raise self.error_at(f"subroutine {name!r} defined twice", attrs["name"], value=True)
-        self.subroutines[name] = ()  # reserve the name so a body calling itself is caught
         self.subroutines[name] = self.body(d)
 
     def on_call(self, d: Directive) -> Call:
@@ -656,8 +637,10 @@ def parse_directives(text: str, path: str = "<string>", language: str = "c",
         raise DirectiveError(f"unknown source language {language!r}"
                              + _suggest(language, COMMENT_MARKERS))
     if constants is None:
-        constants = find_constants(text, language)
+        # procnum and numprocs are the machine's, whatever the program initialises them to
+        constants = {name: value for name, value in find_constants(text, language).items()
+                     if name not in RANK_NAMES}
     return _Parser(text, path, language, constants).parse()
 
 
-__all__ = ["parse_directives", "scan", "KEYWORDS", "TIME_UNITS", "RANK_NAMES"]
+__all__ = ["KEYWORDS", "RANK_NAMES", "TIME_UNITS", "parse_directives", "scan"]

@@ -225,7 +225,10 @@ class _Parser:
     def primary(self) -> Node:
         kind, text, offset = self.take()
         if kind == "num":
-            return Num(_parse_number(text))
+            try:
+                return Num(_parse_number(text))
+            except ValueError:  # beyond Python's limit on digits in an int
+                raise self._error(f"number too long ({len(text)} digits)", offset) from None
         if kind == "op" and text == "(":
             node = self.ternary()
             self.expect(")")

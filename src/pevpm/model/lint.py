@@ -28,15 +28,18 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pevpm.errors import ModelError
 from pevpm.model.ast import ALL_OPERATIONS, Condition, Loop, Message, Model, Runon, Serial, walk
-from pevpm.model.directives import parse_directives, scan
+from pevpm.model.directives import parse_directives
 from pevpm.model.expr import _suggest
-from pevpm.model.source import language_of
+from pevpm.model.loader import is_model_file, load_model
+from pevpm.model.source import language_of, scan
 
 
 @dataclass(frozen=True)
 class Finding:
-    """One lint result, printed as ``file:line:col: message``."""
+    """One lint result, printed as ``file:line:col: message`` (``file: message``
+    when the model has no source positions, line 0)."""
 
     path: str
     line: int
@@ -44,14 +47,25 @@ class Finding:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.message}"
+        where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
+        return f"{where}: {self.message}"
 
 
 def lint_file(path: str | Path) -> list[Finding]:
-    """Parse ``path`` (raising on errors) and return what the checks find."""
+    """Parse ``path`` (raising on errors) and return what the checks find.
+
+    A Python model file (``model()`` built with the builder, no directives)
+    has no program text to compare with; only its Serial segments are checked.
+    """
     path = str(path)
-    text = Path(path).read_bytes().decode("utf-8", errors="replace")
-    return lint_source(text, path, language_of(path))
+    language = language_of(path)
+    try:
+        text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    except OSError as err:
+        raise ModelError(f"cannot read: {err.strerror}", where=path) from None
+    if language == "python" and is_model_file(text):
+        return _serial_segments(load_model(path), path)
+    return lint_source(text, path, language)
 
 
 def lint_source(text: str, path: str, language: str) -> list[Finding]:
@@ -148,15 +162,19 @@ def _first_code_line(code: list[str], after: int) -> int | None:
 
 
 def _chain_length(code: list[str], start: int, language: str) -> int:
-    """Branches of the if/else chain beginning on line index ``start`` (0 if none)."""
+    """Branches of the if/else chain (or C switch) beginning on line index
+    ``start`` (0 if none)."""
     if language == "python":
         return _python_chain(code, start)
     if language == "fortran":
         return _fortran_chain(code, start)
     text = "\n".join(code[start:])
+    first = len(text) - len(text.lstrip())
+    if re.match(r"\s*switch\b", text):
+        return _CChain(text).switch_labels(first)
     if not re.match(r"\s*if\b", text):
         return 0
-    return _CChain(text).chain(len(text) - len(text.lstrip()))
+    return _CChain(text).chain(first)
 
 
 class _CChain:
@@ -199,6 +217,22 @@ class _CChain:
                 return self.statement(self.matching(paren, "(", ")"))
         semicolon = self.text.find(";", pos)
         return len(self.text) if semicolon < 0 else semicolon + 1
+
+    def switch_labels(self, pos: int) -> int:
+        """``case`` and ``default`` labels of the switch at ``pos`` (nested
+        switches excluded)."""
+        body = self.skip_space(self.matching(self.skip_space(pos + 6), "(", ")"))
+        if body >= len(self.text) or self.text[body] != "{":
+            return 0
+        end = self.matching(body, "{", "}")
+        labels, depth = 0, 0
+        for m in re.finditer(r"[{}]|\bcase\b|\bdefault\s*:", self.text[body:end]):
+            token = m.group()
+            if token in "{}":
+                depth += 1 if token == "{" else -1
+            elif depth == 1:
+                labels += 1
+        return labels
 
     def chain(self, pos: int) -> int:
         branches = 0
@@ -249,9 +283,7 @@ def _fortran_chain(code: list[str], start: int) -> int:
             if depth == 0:
                 break
             depth -= 1
-        elif depth == 0 and re.match(r"else\s*if\b", low):
-            branches += 1
-        elif depth == 0 and re.match(r"else\b", low):
+        elif depth == 0 and re.match(r"else\s*if\b", low) or depth == 0 and re.match(r"else\b", low):
             branches += 1
     return branches
 

@@ -27,18 +27,26 @@ from __future__ import annotations
 
 import ast as pyast
 import runpy
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Mapping
 
 from pevpm.errors import ModelError, PevpmError
 from pevpm.model.ast import (
-    Call, Condition, Loop, Message, Model, Runon, Serial, Statement, walk,
+    Call,
+    Condition,
+    Loop,
+    Message,
+    Model,
+    Runon,
+    Serial,
+    Statement,
+    walk,
 )
 from pevpm.model.builder import ModelBuilder
-from pevpm.model.directives import RANK_NAMES, parse_directives, scan
+from pevpm.model.directives import RANK_NAMES, parse_directives
 from pevpm.model.expr import Expr, Number, _suggest
-from pevpm.model.source import language_of
+from pevpm.model.source import language_of, scan
 
 
 def load_model(path: str | Path, params: Mapping[str, Number | str] | None = None,
@@ -62,15 +70,27 @@ def load_model(path: str | Path, params: Mapping[str, Number | str] | None = Non
     return model
 
 
-def _run_model_file(path: str, text: str) -> Model:
+def is_model_file(text: str) -> bool:
+    """Whether Python ``text`` has no ``# PEVPM`` directives and defines
+    ``model`` or ``MODEL`` at module level (checked without running it)."""
+    if scan(text, "python"):
+        return False
     try:
-        module = pyast.parse(text, path)
-    except SyntaxError as err:
-        raise ModelError(f"invalid Python: {err.msg}", where=f"{path}:{err.lineno}") from None
+        module = pyast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
     defined = {n.name for n in module.body if isinstance(n, pyast.FunctionDef)}
     defined |= {t.id for n in module.body if isinstance(n, pyast.Assign)
                 for t in n.targets if isinstance(t, pyast.Name)}
-    if not defined & {"model", "MODEL"}:
+    return bool(defined & {"model", "MODEL"})
+
+
+def _run_model_file(path: str, text: str) -> Model:
+    try:
+        pyast.parse(text, path)
+    except SyntaxError as err:
+        raise ModelError(f"invalid Python: {err.msg}", where=f"{path}:{err.lineno}") from None
+    if not is_model_file(text):
         raise ModelError("has no '# PEVPM' directives and defines neither model() nor MODEL",
                          where=path)
     try:
@@ -79,7 +99,7 @@ def _run_model_file(path: str, text: str) -> Model:
             else namespace["MODEL"]
     except PevpmError:
         raise
-    except (Exception, SystemExit) as err:
+    except (Exception, SystemExit) as err:  # noqa: BLE001 - any failure of user code
         raise ModelError(f"building the model failed: {type(err).__name__}: {err}",
                          where=path) from None
     if isinstance(built, ModelBuilder):
@@ -136,7 +156,7 @@ def check_names(model: Model) -> None:
     for expr, what, stmt, indices in expressions(model):
         unknown = expr.names() - known - indices
         if unknown:
-            name = sorted(unknown)[0]
+            name = min(unknown)
             raise ModelError(f"{what} uses unknown name {name!r}"
                              + _suggest(name, known | indices), where=_where(stmt))
     for body in [model.body, *model.subroutines.values()]:

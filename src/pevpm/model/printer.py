@@ -29,11 +29,20 @@ True
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
-from pevpm.errors import ModelError
+from pevpm.errors import ModelError, PevpmError
 from pevpm.model.ast import (
-    COLLECTIVES, Branch, Call, Condition, Defaults, Loop, Message, Model, Runon, Serial,
+    COLLECTIVES,
+    Branch,
+    Call,
+    Condition,
+    Defaults,
+    Loop,
+    Message,
+    Model,
+    Runon,
+    Serial,
     Statement,
 )
 from pevpm.model.expr import Expr, Number
@@ -177,7 +186,12 @@ def _message_attributes(m: Message) -> list[tuple[str, str]]:
 
 
 def format_tree(model: Model) -> str:
-    """An indented, human-readable outline of ``model`` (``pevpm show``)."""
+    """An indented, human-readable outline of ``model`` (``pevpm show``).
+
+    Values that the constants and parameter values determine are shown
+    evaluated too (``size xsize * sizeof(float) = 1024``), Condition arms
+    with their probabilities when all weights are known.
+    """
     out = [f"model {model.source or '<built in Python>'}"]
     if model.constants:
         out.append("constants: " + ", ".join(f"{k} = {v!r}" for k, v in model.constants.items()))
@@ -193,41 +207,72 @@ def format_tree(model: Model) -> str:
     defaults = _default_attributes(model.defaults)
     if defaults:
         out.append("defaults: " + ", ".join(f"{k} = {v}" for k, v in defaults))
+    tree = _Tree({**model.constants, **model.parameters})
     for name, body in model.subroutines.items():
         out.append(f"subroutine {name}:")
-        out += _tree(body, 1)
+        out += tree.lines(body, 1)
     out.append("main:")
-    out += _tree(model.body, 1)
+    out += tree.lines(model.body, 1)
     return "\n".join(out)
 
 
-def _tree(body: tuple[Statement, ...], depth: int) -> list[str]:
-    out = []
-    for stmt in body:
-        pad = "  " * depth
-        where = f"  [line {stmt.loc.line}]" if stmt.loc else ""
-        if isinstance(stmt, Serial):
-            on = f" on {stmt.on}" if stmt.on else ""
-            out.append(f"{pad}Serial{on}: {_seconds(stmt.time)}{where}")
-        elif isinstance(stmt, Message):
-            details = ", ".join(f"{k} {v}" for k, v in _message_attributes(stmt)[1:])
-            out.append(f"{pad}{stmt.op}: {details}{where}")
-        elif isinstance(stmt, Loop):
-            index = f" (index {stmt.index})" if stmt.index else ""
-            out.append(f"{pad}Loop {stmt.count} times{index}{where}")
-            out += _tree(stmt.body, depth + 1)
-        elif isinstance(stmt, (Condition, Runon)):
-            kind = "weight" if isinstance(stmt, Condition) else "when"
-            out.append(f"{pad}{type(stmt).__name__}{where}")
-            for branch in stmt.branches:
-                out.append(f"{pad}  {branch.name} {kind} {branch.guard}")
-                out += _tree(branch.body, depth + 2)
-        else:
-            out.append(f"{pad}Call {stmt.name}{where}")
-    return out
+class _Tree:
+    def __init__(self, known: dict[str, Number]):
+        self.known = known
 
+    def value(self, expr: Expr) -> Number | None:
+        if not expr.names() <= set(self.known):
+            return None
+        try:
+            return expr.evaluate(self.known)
+        except (PevpmError, ArithmeticError, ValueError):
+            return None
 
-def _seconds(time: Expr) -> str:
-    if time.is_constant():
-        return f"{time.evaluate({}):g} s"
-    return f"{time} s"
+    def show(self, expr: Expr, unit: str = "") -> str:
+        value = self.value(expr)
+        if value is None:
+            return f"{expr}{unit}"
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        return f"{text}{unit}" if text == str(expr) else f"{expr} = {text}{unit}"
+
+    def lines(self, body: tuple[Statement, ...], depth: int) -> list[str]:
+        out = []
+        for stmt in body:
+            pad = "  " * depth
+            where = f"  [line {stmt.loc.line}]" if stmt.loc else ""
+            if isinstance(stmt, Serial):
+                on = f" on {stmt.on}" if stmt.on else ""
+                out.append(f"{pad}Serial{on}: {self.show(stmt.time, ' s')}{where}")
+            elif isinstance(stmt, Message):
+                out.append(f"{pad}{stmt.op}: {self.message(stmt)}{where}")
+            elif isinstance(stmt, Loop):
+                index = f" (index {stmt.index})" if stmt.index else ""
+                out.append(f"{pad}Loop {self.show(stmt.count)} times{index}{where}")
+                out += self.lines(stmt.body, depth + 1)
+            elif isinstance(stmt, Condition):
+                out.append(f"{pad}Condition{where}")
+                weights = [self.value(b.guard) for b in stmt.branches]
+                total = sum(w for w in weights if w is not None)
+                for branch, weight in zip(stmt.branches, weights):
+                    p = (f" (p = {weight / total:.3g})"
+                         if None not in weights and total > 0 else "")
+                    out.append(f"{pad}  {branch.name} weight {branch.guard}{p}")
+                    out += self.lines(branch.body, depth + 2)
+            elif isinstance(stmt, Runon):
+                out.append(f"{pad}Runon{where}")
+                for branch in stmt.branches:
+                    out.append(f"{pad}  {branch.name} when {branch.guard}")
+                    out += self.lines(branch.body, depth + 2)
+            else:
+                out.append(f"{pad}Call {stmt.name}{where}")
+        return out
+
+    def message(self, m: Message) -> str:
+        parts = [f"size {self.show(m.size)}"]
+        parts += [f"{name} {self.show(v)}" for name, v in
+                  (("from", m.src), ("to", m.dst), ("tag", m.tag), ("root", m.root),
+                   ("recv_size", m.recv_size)) if v is not None]
+        requests = m.requests if m.op == "MPI_Waitall" else (m.request,) if m.request else ()
+        if requests:
+            parts.append("req " + ", ".join(requests))
+        return ", ".join(parts)

@@ -1,5 +1,5 @@
-"""Annotated source files: which language, which comment marks a directive,
-and error messages that show the offending line with a caret.
+"""Annotated source files: which language, which lines are ``PEVPM``
+directives, and error messages that show the offending line with a caret.
 
 >>> language_of("jacobi.c"), language_of("solver.f90"), language_of("fft.py")
 ('c', 'fortran', 'python')
@@ -12,6 +12,8 @@ x.c:3:10: unknown directive 'Serail'
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from pevpm.errors import DirectiveError
@@ -35,6 +37,49 @@ def language_of(path: str | Path) -> str:
         raise DirectiveError(f"cannot tell the language of {str(path)!r}: "
                              f"expected one of the suffixes {known}")
     return _SUFFIXES[suffix]
+
+
+@dataclass(frozen=True)
+class DirectiveLine:
+    """One ``PEVPM`` comment line: its kind (``head``, ``cont``, ``open``,
+    ``close``), the text after the tag (for ``cont``, everything after the
+    ``&``) and the column where that text starts."""
+
+    kind: str
+    text: str
+    line: int
+    col: int
+
+
+def scan(text: str, language: str) -> list[DirectiveLine]:
+    """The ``PEVPM`` lines of ``text``, classified; other lines are ignored.
+
+    >>> [(d.kind, d.text) for d in scan("x = 1  # not one\\n# PEVPM {\\n#PEVPM & a = 1", "python")]
+    [('open', '{'), ('cont', ' a = 1')]
+    """
+    marker = re.escape(COMMENT_MARKERS[language])
+    pattern = re.compile(rf"\s*{marker}\s*PEVPM\b")
+    found = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        m = pattern.match(raw)
+        if not m:
+            continue
+        body = _C_COMMENT.sub(lambda c: " " * len(c.group()), raw[m.end():]).rstrip()
+        stripped = body.lstrip()
+        col = m.end() + len(body) - len(stripped) + 1
+        if not stripped:
+            continue
+        if stripped[0] in "{}":
+            kind = "open" if stripped[0] == "{" else "close"
+            found.append(DirectiveLine(kind, stripped, number, col))
+        elif stripped[0] == "&":
+            found.append(DirectiveLine("cont", stripped[1:], number, col + 1))
+        else:
+            found.append(DirectiveLine("head", stripped, number, col))
+    return found
+
+
+_C_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)")
 
 
 def caret_line(line: str, col: int) -> str:
