@@ -87,28 +87,27 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
     else:
         context = open_executor(executor or "local", workers)
     chunks = chunk_ranges(runs, (workers or default_workers()) * CHUNKS_PER_WORKER)
+    accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
     with context as pool:
         run_futures = [pool.submit(simulate_runs, model, numprocs, machine, params, seed,
                                    start, stop, limits) for start, stop in chunks]
         bound_futures = ([pool.submit(simulate_bound, model, numprocs, machine, params,
                                       seed, which, limits) for which in ("min", "max")]
                          if bounds else [])
-        _wait_all(run_futures + bound_futures, progress,
-                  {id(f): stop - start for f, (start, stop) in zip(run_futures, chunks)})
-    accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
-    for future in run_futures:
-        for summary in future.result():
-            accumulator.add(summary)
+        _collect(run_futures, bound_futures, accumulator, progress)
     if bounds:
         accumulator.min_bound, accumulator.max_bound = (f.result() for f in bound_futures)
     return accumulator.build()
 
 
-def _wait_all(futures: list[Future], progress: Callable[[int], None] | None,
-              sizes: dict[int, int]) -> None:
-    """Wait for every future, reporting finished runs; on the first failure,
-    cancel what has not started and raise that failure."""
-    pending = set(futures)
+def _collect(run_futures: list[Future], bound_futures: list[Future],
+             accumulator: PredictionAccumulator,
+             progress: Callable[[int], None] | None) -> None:
+    """Fold chunks into ``accumulator`` in run order as soon as every earlier
+    chunk is in, so finished runs do not pile up in memory; report finished
+    runs; on the first failure cancel what has not started and raise it."""
+    pending = set(run_futures) | set(bound_futures)
+    folded = 0
     while pending:
         done, pending = wait(pending, return_when=FIRST_COMPLETED)
         for future in done:
@@ -116,5 +115,11 @@ def _wait_all(futures: list[Future], progress: Callable[[int], None] | None,
                 for other in pending:
                     other.cancel()
                 raise future.exception()
-            if progress and id(future) in sizes:
-                progress(sizes[id(future)])
+        while folded < len(run_futures) and run_futures[folded].done():
+            summaries = run_futures[folded].result()
+            for summary in summaries:
+                accumulator.add(summary)
+            run_futures[folded] = None  # let the chunk's results go
+            folded += 1
+            if progress:
+                progress(len(summaries))
