@@ -143,6 +143,19 @@ def test_bad_models_give_one_line_errors(tmp_path, capsys, case, expected):
         assert re.search(r"model\.c:\d+:\d+: ", line)  # names the place in the model
 
 
+def test_event_limit_stops_a_model_that_runs_too_long(tmp_path, capsys):
+    code, _, err = run_cli(capsys, pairs(tmp_path), "-n", "2", "--runs", "1", "--machine",
+                           MACHINE, "--workers", "1", "-D", "iterations=1000000000",
+                           "--max-events", "1000")
+    assert code == 2 and "1000 events" in error_line(err)
+
+
+def test_virtual_time_limit(tmp_path, capsys):
+    code, _, err = run_cli(capsys, pairs(tmp_path), "-n", "2", "--runs", "1", "--machine",
+                           MACHINE, "--workers", "1", "--max-time", "0.003")
+    assert code == 2 and "time limit" in error_line(err)
+
+
 @pytest.mark.parametrize("argv, expected", [
     (["-n", "4..2"], "-n"),
     (["-n", "x"], "-n"),

@@ -20,6 +20,7 @@ from pevpm.errors import PevpmError
 from pevpm.vm.executors import EXECUTOR_NAMES
 
 DEFAULT_MACHINE = "perseus"
+DEFAULT_MAX_EVENTS = 10**8
 
 
 def register(subparsers) -> None:
@@ -45,6 +46,11 @@ def register(subparsers) -> None:
     p.add_argument("--executor", default="local", metavar="KIND",
                    help=f"where runs execute: {' | '.join(EXECUTOR_NAMES)} | dask:ADDRESS "
                         "(local)")
+    p.add_argument("--max-events", type=int, default=DEFAULT_MAX_EVENTS, metavar="N",
+                   help="stop a run after N instructions and matches: a model that never "
+                        f"ends (default {DEFAULT_MAX_EVENTS:.0e}; 0 = no limit)")
+    p.add_argument("--max-time", type=float, metavar="SECONDS",
+                   help="stop a run whose virtual time passes SECONDS")
     p.add_argument("--no-bounds", dest="bounds", action="store_false",
                    help="skip the min/max-bound runs")
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
@@ -56,6 +62,7 @@ def register(subparsers) -> None:
 def run_predict(args) -> int:
     from pevpm.machine.presets import parse_machine
     from pevpm.model.loader import load_model
+    from pevpm.vm.engine import Limits
     from pevpm.vm.executors import open_executor
     from pevpm.vm.montecarlo import predict
 
@@ -67,6 +74,7 @@ def run_predict(args) -> int:
         raise PevpmError("no such model file", args.model)
     model = load_model(args.model, params, processor=args.processor)
     counts = parse_counts(args.procs) if args.procs else _default_counts(model)
+    limits = Limits(max_events=args.max_events or None, max_time=args.max_time)
 
     predictions = []
     with _progress(len(counts) * args.runs) as bar, \
@@ -76,9 +84,9 @@ def run_predict(args) -> int:
             predictions.append(predict(model, n, machine, runs=args.runs, seed=args.seed,
                                        params=params, executor=executor,
                                        workers=args.workers, bounds=args.bounds,
-                                       progress=bar.update))
+                                       progress=bar.update, limits=limits))
     if args.trace:
-        _write_trace(model, max(counts), machine, params, args.seed, args.trace)
+        _write_trace(model, max(counts), machine, params, args.seed, limits, args.trace)
     if args.json:
         print(json.dumps({"model": args.model, "machine": args.machine, "seed": args.seed,
                           "runs": args.runs,
@@ -162,13 +170,13 @@ def _default_counts(model) -> list[int]:
     raise PevpmError("give process counts with -n (the model has no Default numprocs)")
 
 
-def _write_trace(model, numprocs, machine, params, seed, path) -> None:
+def _write_trace(model, numprocs, machine, params, seed, limits, path) -> None:
     from pevpm.report.trace import write_trace
     from pevpm.vm.engine import simulate
     from pevpm.vm.montecarlo import run_generator
 
     result = simulate(model, numprocs, machine, params=params, rng=run_generator(seed, 0),
-                      trace=True)
+                      trace=True, limits=limits)
     write_trace(result, path, title=f"pevpm: {model.source or 'model'} on {numprocs} ranks")
     print(f"trace of run 0 on {numprocs} ranks written to {path}", file=sys.stderr)
 
