@@ -4,6 +4,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +79,28 @@ def test_same_numbers_on_mpi4py_futures(tmp_path):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == \
         json.loads(json.dumps(reference().to_dict()))
+
+
+class LastFirstExecutor(ThreadPoolExecutor):
+    """Finishes later submissions first, to show results are folded in run order."""
+
+    def __init__(self):
+        super().__init__(max_workers=16)
+        self.submitted = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        delay = max(0.0, 0.2 - 0.02 * self.submitted)
+        self.submitted += 1
+        return super().submit(lambda: (time.sleep(delay), fn(*args, **kwargs))[1])
+
+
+def test_chunks_finishing_out_of_order_change_nothing():
+    seen = []
+    with LastFirstExecutor() as executor:
+        p = predict(random_model(), NUMPROCS, noisy_machine(), runs=RUNS, seed=SEED,
+                    workers=3, executor=executor, progress=seen.append)
+    same(reference(), p)
+    assert sum(seen) == RUNS
 
 
 def test_different_seeds_give_different_runs():
