@@ -22,7 +22,8 @@ Every kind also takes machine keys: ``ppn`` (processes per node, the thesis's
 n x p), ``placement`` (``block``/``cyclic``), ``nodes``, ``backplane``
 (messages the switch carries at full speed), ``eager`` (largest blocking send,
 in bytes, that returns without waiting for its receive), ``processor`` (the
-processor id ``Serial on`` selects) and ``speed`` (MHz).  Numbers take units:
+processor id ``Serial on`` selects) and ``speed`` (MHz); the last two replace
+the processor settings of the model's ``Default`` directive.  Numbers take units:
 ``s ms us ns`` for times, ``B/s KB/s MB/s GB/s bit/s Kbit/s Mbit/s Gbit/s``
 for bandwidths, ``B KB KiB MB MiB`` for sizes.
 
