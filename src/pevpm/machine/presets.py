@@ -1,0 +1,202 @@
+"""Machines named on the command line: ``--machine SPEC``.
+
+A spec is ``KIND[:key=value,...]``:
+
+``constant:latency=50us``
+    every message takes ``latency`` (``local``: Isend return time);
+``hockney:latency=160us,bandwidth=91Mbit/s``
+    ``T = latency + size / bandwidth`` (``intra_latency``, ``intra_bandwidth``
+    inside a node, ``share=1`` to split bandwidth among contending messages,
+    ``local``);
+``loggp:L=5us,o=1us,g=2us,G=1ns``
+    the LogGP model;
+``perseus``
+    the thesis's Perseus cluster: switched Fast Ethernet, 160 us latency,
+    91 Mbit/s, processor id ``perseus`` (so ``Serial on perseus`` applies);
+    any Hockney key overrides a number;
+``PATH``
+    a machine profile measured by ``pevpm bench`` (an existing file), through
+    the profile-driven communication model.
+
+Every kind also takes machine keys: ``ppn`` (processes per node, the thesis's
+n x p), ``placement`` (``block``/``cyclic``), ``nodes``, ``backplane``
+(messages the switch carries at full speed), ``eager`` (largest blocking send,
+in bytes, that returns without waiting for its receive), ``processor`` (the
+processor id ``Serial on`` selects) and ``speed`` (MHz); the last two replace
+the processor settings of the model's ``Default`` directive.  Numbers take units:
+``s ms us ns`` for times, ``B/s KB/s MB/s GB/s bit/s Kbit/s Mbit/s Gbit/s``
+for bandwidths, ``B KB KiB MB MiB`` for sizes.
+
+>>> m = parse_machine("hockney:latency=50us,bandwidth=100MB/s,ppn=2")
+>>> m.comm.latency, m.comm.bandwidth, m.topology.procs_per_node
+(5e-05, 100000000.0, 2)
+>>> parse_machine("perseus", ppn=2).topology.procs_per_node
+2
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import os
+import re
+from collections.abc import Callable
+from decimal import Decimal
+
+from pevpm.errors import PevpmError, ProfileError
+from pevpm.machine.comm_models import Constant, Hockney, LogGP
+from pevpm.machine.machine import Machine
+from pevpm.machine.processor import ProcessorModel
+from pevpm.machine.topology import Topology
+
+#: Perseus (thesis ch. 4): Fast Ethernet through Intel 510T switches.
+PERSEUS_LATENCY = 160e-6
+PERSEUS_BANDWIDTH = 91e6 / 8  # bytes/s
+PERSEUS_BACKPLANE = 23  # 2.1 Gbit/s backplane / 91 Mbit/s per message
+
+UNITS = {
+    "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9,
+    "b/s": 1.0, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9,
+    "bit/s": 1 / 8, "kbit/s": 1e3 / 8, "mbit/s": 1e6 / 8, "gbit/s": 1e9 / 8,
+    "b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024**2,
+}
+
+MACHINE_KEYS = ("ppn", "placement", "nodes", "backplane", "eager", "processor", "speed")
+
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
+
+
+def _comm_constant(values: dict) -> Constant:
+    return Constant(**values)
+
+
+def _comm_hockney(values: dict) -> Hockney:
+    if "share" in values:
+        values["share_bandwidth"] = bool(values.pop("share"))
+    return Hockney(**values)
+
+
+def _comm_loggp(values: dict) -> LogGP:
+    return LogGP(**values)
+
+
+def _comm_perseus(values: dict) -> Hockney:
+    return _comm_hockney({"latency": PERSEUS_LATENCY, "bandwidth": PERSEUS_BANDWIDTH,
+                          **values})
+
+
+#: kind -> (comm keys, required comm keys, builder, machine-key defaults)
+KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Callable, dict]] = {
+    "constant": (("latency", "local"), ("latency",), _comm_constant, {}),
+    "hockney": (("latency", "bandwidth", "intra_latency", "intra_bandwidth", "share", "local"),
+                ("latency", "bandwidth"), _comm_hockney, {}),
+    "loggp": (("L", "o", "g", "G"), ("L", "o", "g", "G"), _comm_loggp, {}),
+    "perseus": (("latency", "bandwidth", "intra_latency", "intra_bandwidth", "share", "local"),
+                (), _comm_perseus, {"processor": "perseus", "backplane": PERSEUS_BACKPLANE}),
+}
+
+
+def parse_machine(spec: str, ppn: int | None = None, processor: str | None = None) -> Machine:
+    """The :class:`~pevpm.machine.machine.Machine` a spec names (see module doc).
+
+    ``ppn`` (``--ppn``) and ``processor`` (``--processor``) override the
+    spec's processes per node and processor id.
+    """
+    spec = spec.strip()
+    kind, _, rest = spec.partition(":")
+    if kind not in KINDS and os.path.exists(spec):
+        return machine_from_profile(spec, ppn, processor)
+    where = f"--machine {spec}"
+    if kind not in KINDS:
+        close = difflib.get_close_matches(kind, list(KINDS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise PevpmError(f"unknown machine {kind!r}{hint}; use one of "
+                         f"{', '.join(KINDS)} or the path of a machine profile", where)
+    comm_keys, required, build, machine_defaults = KINDS[kind]
+    values = _parse_pairs(rest, comm_keys + MACHINE_KEYS, where)
+    machine_values = {**machine_defaults,
+                      **{k: values.pop(k) for k in MACHINE_KEYS if k in values}}
+    if ppn is not None:
+        machine_values["ppn"] = ppn
+    if processor is not None:
+        machine_values["processor"] = processor
+    missing = [k for k in required if k not in values]
+    if missing:
+        raise PevpmError(f"{kind} needs {', '.join(missing)} "
+                         f"(e.g. {_example(kind)})", where)
+    try:
+        comm = build(values)
+        return _assemble(comm, machine_values)
+    except (TypeError, ValueError) as exc:
+        raise PevpmError(str(exc), where) from exc
+
+
+def machine_from_profile(path: str, ppn: int | None = None,
+                         processor: str | None = None) -> Machine:
+    """A machine whose message times come from the profile at ``path``.
+
+    The profile-driven communication model lives in
+    ``pevpm.machine.profile_model`` (``machine_from_profile(path, ppn=...,
+    processor=...)``);
+    this is the one place the command line reaches it.
+    """
+    module = "pevpm.machine.profile_model"
+    try:
+        profile_model = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        raise ProfileError("machine profiles need the profile-driven communication model "
+                           "(pevpm.machine.profile_model), which this installation lacks",
+                           path) from exc
+    return profile_model.machine_from_profile(path, ppn=ppn, processor=processor)
+
+
+def _assemble(comm, values: dict) -> Machine:
+    topology = Topology(procs_per_node=int(values.get("ppn", 1)),
+                        placement=str(values.get("placement", "block")),
+                        nodes=int(values["nodes"]) if "nodes" in values else None,
+                        backplane_capacity=int(values.get("backplane", 1)))
+    processors = None
+    if "processor" in values or "speed" in values:
+        processors = ProcessorModel(name=str(values.get("processor", "default")),
+                                    speed=values.get("speed"))
+    return Machine(comm, topology, processors, eager_limit=int(values.get("eager", 0)))
+
+
+def _parse_pairs(text: str, allowed: tuple[str, ...], where: str) -> dict:
+    values: dict = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, raw = item.partition("=")
+        key = key.strip()
+        if not eq:
+            raise PevpmError(f"expected key=value, got {item!r}", where)
+        if key not in allowed:
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise PevpmError(f"unknown key {key!r}{hint}; known: {', '.join(allowed)}", where)
+        values[key] = raw.strip() if key in ("placement", "processor") else \
+            _parse_number(raw, key, where)
+    return values
+
+
+def _parse_number(raw: str, key: str, where: str) -> float:
+    match = _NUMBER.match(raw)
+    unit = match.group(2).lower() if match else ""
+    if not match or unit not in UNITS and unit != "":
+        raise PevpmError(f"{key}={raw!r} is not a number with a known unit "
+                         f"({', '.join(sorted(set(UNITS)))})", where)
+    # decimal arithmetic, so 50us is exactly the float 50e-6
+    value = float(Decimal(match.group(1)) * Decimal(str(UNITS[unit] if unit else 1)))
+    if value < 0:
+        raise PevpmError(f"{key} must not be negative, got {raw}", where)
+    return value
+
+
+def _example(kind: str) -> str:
+    return {"constant": "constant:latency=50us",
+            "hockney": "hockney:latency=50us,bandwidth=100MB/s",
+            "loggp": "loggp:L=5us,o=1us,g=2us,G=1ns"}.get(kind, kind)
+
+
+__all__ = ["KINDS", "MACHINE_KEYS", "machine_from_profile", "parse_machine"]

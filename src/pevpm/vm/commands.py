@@ -1,0 +1,187 @@
+"""``pevpm predict``: Monte Carlo prediction of a model over process counts.
+
+    pevpm predict jacobi.c -n 2..64 --runs 200 --seed 1 --machine perseus
+    pevpm predict model.py -n 1,2,4 -D iterations=10 --json
+    pevpm predict model.py -n 16 --trace jacobi16.json     # open in ui.perfetto.dev
+
+``-n`` takes counts (``1,2,4``), doubling ranges (``2..64`` = 2, 4, ..., 64)
+or both (``2,3,8..64``).  The table shows the predicted mean run time, its
+standard deviation, the min/max-bound runs and the speedup over the
+smallest count.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pevpm.errors import PevpmError
+from pevpm.vm.executors import EXECUTOR_NAMES
+
+DEFAULT_MACHINE = "perseus"
+DEFAULT_MAX_EVENTS = 10**8
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "predict", help="predict a model's run time over process counts (Monte Carlo)",
+        description="Simulate a PEVPM model (annotated C/Python source or a Python model "
+                    "file) many times per process count and report the predicted run time.")
+    p.add_argument("model", help="annotated source (.c, .py) or Python model file")
+    p.add_argument("-n", "--procs", dest="procs", metavar="COUNTS",
+                   help="process counts: 4 | 1,2,4 | 2..64 (doubling) | 2,8..64 "
+                        "(default: the model's Default numprocs)")
+    p.add_argument("--runs", type=int, default=100, help="Monte Carlo runs per count (100)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    p.add_argument("--machine", default=DEFAULT_MACHINE, metavar="SPEC",
+                   help="constant:latency=50us | hockney:latency=..,bandwidth=.. | "
+                        "loggp:L=..,o=..,g=..,G=.. | perseus | PROFILE.db (default perseus)")
+    p.add_argument("--ppn", type=int, metavar="P", help="processes per node (n x p placement)")
+    p.add_argument("--processor", metavar="ID",
+                   help="processor id of every rank (selects 'Serial on ID' lines)")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a model parameter (repeatable)")
+    p.add_argument("--workers", type=int, metavar="W", help="parallel workers (CPUs)")
+    p.add_argument("--executor", default="local", metavar="KIND",
+                   help=f"where runs execute: {' | '.join(EXECUTOR_NAMES)} | dask:ADDRESS "
+                        "(local)")
+    p.add_argument("--max-events", type=int, default=DEFAULT_MAX_EVENTS, metavar="N",
+                   help="stop a run after N instructions and matches: a model that never "
+                        f"ends (default {DEFAULT_MAX_EVENTS:.0e}; 0 = no limit)")
+    p.add_argument("--max-time", type=float, metavar="SECONDS",
+                   help="stop a run whose virtual time passes SECONDS")
+    p.add_argument("--no-bounds", dest="bounds", action="store_false",
+                   help="skip the min/max-bound runs")
+    p.add_argument("--json", action="store_true", help="print the predictions as JSON")
+    p.add_argument("--trace", metavar="FILE",
+                   help="write a Chrome/Perfetto trace of one run at the largest count")
+    p.set_defaults(func=run_predict)
+
+
+def run_predict(args) -> int:
+    from pevpm.machine.presets import parse_machine
+    from pevpm.model.loader import load_model
+    from pevpm.vm.engine import Limits
+    from pevpm.vm.executors import open_executor
+    from pevpm.vm.montecarlo import predict
+
+    params = parse_defines(args.defines)
+    if args.ppn is not None and args.ppn < 1:
+        raise PevpmError(f"--ppn must be at least 1, got {args.ppn}")
+    machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
+    if not Path(args.model).is_file():
+        raise PevpmError("no such model file", args.model)
+    model = load_model(args.model, params, processor=args.processor)
+    counts = parse_counts(args.procs) if args.procs else _default_counts(model)
+    limits = Limits(max_events=args.max_events or None, max_time=args.max_time)
+
+    predictions = []
+    with _progress(len(counts) * args.runs) as bar, \
+            open_executor(args.executor, args.workers) as executor:
+        for n in counts:
+            bar.set_description(f"{n} ranks")
+            predictions.append(predict(model, n, machine, runs=args.runs, seed=args.seed,
+                                       params=params, executor=executor,
+                                       workers=args.workers, bounds=args.bounds,
+                                       progress=bar.update, limits=limits))
+    if args.trace:
+        _write_trace(model, max(counts), machine, params, args.seed, limits, args.trace)
+    if args.json:
+        print(json.dumps({"model": args.model, "machine": args.machine, "seed": args.seed,
+                          "runs": args.runs,
+                          "predictions": [p.to_dict() for p in predictions]}))
+    else:
+        print(format_table(predictions))
+    return 0
+
+
+def parse_counts(text: str) -> list[int]:
+    """Process counts from ``-n``: ``"2,8..32"`` -> ``[2, 8, 16, 32]``.
+
+    >>> parse_counts("1,2,4"), parse_counts("2..64"), parse_counts("3..24")
+    ([1, 2, 4], [2, 4, 8, 16, 32, 64], [3, 6, 12, 24])
+    """
+    counts: list[int] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        lo, dots, hi = part.partition("..")
+        try:
+            first = int(lo)
+            last = int(hi) if dots else first
+        except ValueError:
+            raise PevpmError(f"process count {part!r} is not a number or a range a..b",
+                             "-n") from None
+        if first < 1 or last < first:
+            raise PevpmError(f"process counts must be >= 1 and ranges a..b need a <= b, "
+                             f"got {part!r}", "-n")
+        n = first
+        while n <= last:
+            counts.append(n)
+            n *= 2
+    if not counts:
+        raise PevpmError("no process counts given", "-n")
+    return sorted(set(counts))
+
+
+def parse_defines(defines: list[str]) -> dict:
+    """``-D NAME=VALUE`` pairs as a parameter dict (ints stay ints).
+
+    >>> parse_defines(["iterations=100", "t=1.5e-3"])
+    {'iterations': 100, 't': 0.0015}
+    """
+    params = {}
+    for item in defines:
+        name, eq, raw = item.partition("=")
+        name = name.strip()
+        if not eq or not name.isidentifier():
+            raise PevpmError(f"expected NAME=VALUE, got {item!r}", "-D")
+        try:
+            params[name] = int(raw)
+        except ValueError:
+            try:
+                params[name] = float(raw)
+            except ValueError:
+                raise PevpmError(f"value of {name} must be a number, got {raw!r}",
+                                 "-D") from None
+    return params
+
+
+def format_table(predictions) -> str:
+    """The text table of predictions (one row per process count)."""
+    base = predictions[0]
+    header = (f"{'procs':>6} {'mean (s)':>12} {'sd (s)':>11} {'min bound':>12} "
+              f"{'max bound':>12} {'speedup':>8}")
+    rows = [header, "-" * len(header)]
+    for p in predictions:
+        rows.append(f"{p.numprocs:>6} {p.mean:>12.6g} {p.sd:>11.3g} {_num(p.min_bound):>12} "
+                    f"{_num(p.max_bound):>12} {base.mean / p.mean if p.mean else 0:>8.2f}")
+    rows.append(f"speedup relative to {base.numprocs} rank{'s' if base.numprocs > 1 else ''}; "
+                f"{base.runs} runs per count, seed {base.seed}")
+    return "\n".join(rows)
+
+
+def _num(value) -> str:
+    return "-" if value is None else f"{value:.6g}"
+
+
+def _default_counts(model) -> list[int]:
+    if model.defaults.numprocs:
+        return [int(model.defaults.numprocs)]
+    raise PevpmError("give process counts with -n (the model has no Default numprocs)")
+
+
+def _write_trace(model, numprocs, machine, params, seed, limits, path) -> None:
+    from pevpm.report.trace import write_trace
+    from pevpm.vm.engine import simulate
+    from pevpm.vm.montecarlo import run_generator
+
+    result = simulate(model, numprocs, machine, params=params, rng=run_generator(seed, 0),
+                      trace=True, limits=limits)
+    write_trace(result, path, title=f"pevpm: {model.source or 'model'} on {numprocs} ranks")
+    print(f"trace of run 0 on {numprocs} ranks written to {path}", file=sys.stderr)
+
+
+def _progress(total: int):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="run", file=sys.stderr, disable=None, leave=False)

@@ -1,0 +1,233 @@
+"""A Monte Carlo prediction: what many simulated runs of one model say together.
+
+The engine returns one :class:`~pevpm.vm.result.RunResult` per run.  A
+worker shrinks each to a :class:`RunSummary` (a few numpy arrays, cheap to
+send between processes); :class:`PredictionAccumulator` folds summaries in
+run order into a :class:`Prediction`, so the numbers depend only on the runs,
+never on which worker produced them or when.
+
+>>> from pevpm.vm.result import RankTimes, RunResult
+>>> def run(t):
+...     return RunResult(t, [RankTimes(t - 1, 0.5, 0.5, t)],
+...                      {"compute": t - 1, "communication": 1.0, "waiting": 0.0})
+>>> acc = PredictionAccumulator(numprocs=1)
+>>> for t in (2.0, 4.0):
+...     acc.add(RunSummary.of(run(t)))
+>>> p = acc.build()
+>>> p.mean, p.runs, p.critical_path_shares["communication"]
+(3.0, 2, 0.3333333333333333)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pevpm.vm.result import KINDS, RunResult
+
+#: Quantiles reported by :meth:`Prediction.to_dict`.
+REPORTED_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """The parts of one run a prediction keeps.
+
+    ``rank_times`` has one row per rank: compute, communication, waiting
+    seconds and finish time.  ``collectives`` maps (op, where, occurrence)
+    to per-rank completion times.
+    """
+
+    makespan: float
+    rank_times: np.ndarray
+    critical_path: np.ndarray
+    messages_simulated: int
+    collectives: dict[tuple[str, str | None, int], np.ndarray]
+
+    @classmethod
+    def of(cls, result: RunResult) -> RunSummary:
+        rank_times = np.array([(r.compute, r.communication, r.waiting, r.finish)
+                               for r in result.ranks], dtype=float).reshape(-1, 4)
+        critical = np.array([result.critical_path.get(k, 0.0) for k in KINDS], dtype=float)
+        collectives = {(c.op, c.where, c.occurrence): np.asarray(c.completion, dtype=float)
+                       for c in result.collectives}
+        return cls(float(result.makespan), rank_times, critical,
+                   int(result.messages_simulated), collectives)
+
+
+@dataclass(frozen=True)
+class CollectiveSummary:
+    """Mean per-rank completion time of one collective call over the runs it occurred in.
+
+    ``occurrence`` counts calls of the same collective at the same place (the
+    k-th iteration of a loop).  ``spread`` is the mean, over runs, of the gap
+    between the first and the last rank to complete: the synchronisation the
+    collective imposes.
+    """
+
+    op: str
+    where: str | None
+    occurrence: int
+    runs: int
+    mean_completion: np.ndarray
+    sd_completion: np.ndarray
+    spread: float
+
+    def to_dict(self, per_rank: bool = True) -> dict:
+        out = {"op": self.op, "where": self.where, "occurrence": self.occurrence,
+               "runs": self.runs, "first": float(self.mean_completion.min()),
+               "last": float(self.mean_completion.max()), "spread": self.spread}
+        if per_rank:
+            out["mean_completion"] = self.mean_completion.tolist()
+            out["sd_completion"] = self.sd_completion.tolist()
+        return out
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Predicted run time of a model on ``numprocs`` ranks.
+
+    ``makespans`` holds one run time per Monte Carlo run, in run order.
+    ``min_bound``/``max_bound`` are the run times with every submodel at its
+    minimum/maximum (``None`` when not computed).  ``breakdown_mean`` and
+    ``breakdown_sd`` have one row per rank and one column per kind of time
+    (:data:`pevpm.vm.result.KINDS`: compute, communication, waiting);
+    ``finish_mean`` is each rank's mean finish time.
+    """
+
+    numprocs: int
+    seed: int | None
+    makespans: np.ndarray
+    breakdown_mean: np.ndarray
+    breakdown_sd: np.ndarray
+    finish_mean: np.ndarray
+    critical_path_seconds: dict[str, float]
+    messages_simulated: int
+    collectives: tuple[CollectiveSummary, ...] = ()
+    min_bound: float | None = None
+    max_bound: float | None = None
+    params: dict = field(default_factory=dict)
+
+    @property
+    def runs(self) -> int:
+        return int(self.makespans.size)
+
+    @property
+    def mean(self) -> float:
+        return float(self.makespans.mean())
+
+    @property
+    def sd(self) -> float:
+        """Sample standard deviation of the run time (0 for a single run or equal runs)."""
+        if self.runs == 1 or self.makespans.min() == self.makespans.max():
+            return 0.0
+        return float(self.makespans.std(ddof=1))
+
+    @property
+    def median(self) -> float:
+        return self.quantile(0.5)
+
+    def quantile(self, q):
+        """Run-time quantile(s) ``q`` in [0, 1] (numpy's linear interpolation)."""
+        out = np.quantile(self.makespans, q)
+        return float(out) if np.ndim(out) == 0 else out
+
+    @property
+    def critical_path_shares(self) -> dict[str, float]:
+        """Fraction of the critical path spent in each kind of time (sums to 1)."""
+        total = sum(self.critical_path_seconds.values())
+        return {k: (v / total if total > 0 else 0.0)
+                for k, v in self.critical_path_seconds.items()}
+
+    def breakdown(self) -> dict[str, np.ndarray]:
+        """Mean seconds per rank for each kind of time."""
+        return {kind: self.breakdown_mean[:, i] for i, kind in enumerate(KINDS)}
+
+    def to_dict(self, per_rank: bool = True) -> dict:
+        """Plain data for JSON; ``per_rank=False`` drops the per-rank arrays."""
+        out = {
+            "numprocs": self.numprocs,
+            "runs": self.runs,
+            "seed": self.seed,
+            "params": dict(self.params),
+            "mean": self.mean,
+            "sd": self.sd,
+            "min": float(self.makespans.min()),
+            "max": float(self.makespans.max()),
+            "quantiles": {str(q): self.quantile(q) for q in REPORTED_QUANTILES},
+            "min_bound": self.min_bound,
+            "max_bound": self.max_bound,
+            "messages_simulated": self.messages_simulated,
+            "critical_path": {"seconds": dict(self.critical_path_seconds),
+                              "shares": self.critical_path_shares},
+            "breakdown_totals": {kind: float(self.breakdown_mean[:, i].sum())
+                                 for i, kind in enumerate(KINDS)},
+            "collectives": [c.to_dict(per_rank) for c in self.collectives],
+        }
+        if per_rank:
+            out["makespans"] = self.makespans.tolist()
+            out["per_rank"] = {
+                **{kind: self.breakdown_mean[:, i].tolist() for i, kind in enumerate(KINDS)},
+                **{f"{kind}_sd": self.breakdown_sd[:, i].tolist()
+                   for i, kind in enumerate(KINDS)},
+                "finish": self.finish_mean.tolist(),
+            }
+        return out
+
+    def to_json(self, per_rank: bool = True, **dumps_kwargs) -> str:
+        return json.dumps(self.to_dict(per_rank), **dumps_kwargs)
+
+
+class PredictionAccumulator:
+    """Folds run summaries, strictly in run order, into a :class:`Prediction`.
+
+    Memory stays proportional to ranks x collective calls, not to runs, apart
+    from one float per run for the makespan.
+    """
+
+    def __init__(self, numprocs: int, seed: int | None = None, params: dict | None = None):
+        self.numprocs = numprocs
+        self.seed = seed
+        self.params = dict(params or {})
+        self._makespans: list[float] = []
+        self._sum = np.zeros((numprocs, 4))
+        self._sumsq = np.zeros((numprocs, 3))
+        self._critical = np.zeros(len(KINDS))
+        self._messages = 0
+        self._collectives: dict[tuple, list] = {}
+        self.min_bound: float | None = None
+        self.max_bound: float | None = None
+
+    def add(self, run: RunSummary) -> None:
+        self._makespans.append(run.makespan)
+        self._sum += run.rank_times
+        self._sumsq += run.rank_times[:, :3] ** 2
+        self._critical += run.critical_path
+        self._messages += run.messages_simulated
+        for key, completion in run.collectives.items():
+            entry = self._collectives.setdefault(key, [0, 0.0, 0.0, 0.0])
+            entry[0] += 1
+            entry[1] = entry[1] + completion
+            entry[2] = entry[2] + completion ** 2
+            entry[3] += float(completion.max() - completion.min()) if completion.size else 0.0
+
+    def build(self) -> Prediction:
+        n = len(self._makespans)
+        if n == 0:
+            raise ValueError("a prediction needs at least one run")
+        mean = self._sum / n
+        var = np.maximum(self._sumsq / n - mean[:, :3] ** 2, 0.0) * (n / (n - 1) if n > 1 else 0)
+        collectives = tuple(
+            CollectiveSummary(op, where, occurrence, count, total / count,
+                              np.sqrt(np.maximum(sq / count - (total / count) ** 2, 0.0)),
+                              spread / count)
+            for (op, where, occurrence), (count, total, sq, spread)
+            in self._collectives.items())
+        return Prediction(
+            numprocs=self.numprocs, seed=self.seed, makespans=np.array(self._makespans),
+            breakdown_mean=mean[:, :3], breakdown_sd=np.sqrt(var), finish_mean=mean[:, 3],
+            critical_path_seconds={k: float(v / n) for k, v in zip(KINDS, self._critical)},
+            messages_simulated=self._messages, collectives=collectives,
+            min_bound=self.min_bound, max_bound=self.max_bound, params=self.params)
