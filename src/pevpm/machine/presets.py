@@ -14,9 +14,11 @@ A spec is ``KIND[:key=value,...]``:
     the thesis's Perseus cluster: switched Fast Ethernet, 160 us latency,
     91 Mbit/s, processor id ``perseus`` (so ``Serial on perseus`` applies);
     any Hockney key overrides a number;
-``PATH``
+``PATH[:model=NAME,source=fitted,eager=BYTES]``
     a machine profile measured by ``pevpm bench`` (an existing file), through
-    the profile-driven communication model.
+    the profile-driven communication model: ``model`` is ``full`` (default),
+    ``min2x1``, ``mean2x1``, ``min-nxp`` or ``mean-nxp``; ``default`` is the
+    profile shipped with pevpm.
 
 Every kind also takes machine keys: ``ppn`` (processes per node, the thesis's
 n x p), ``placement`` (``block``/``cyclic``), ``nodes``, ``backplane``
@@ -37,16 +39,16 @@ for bandwidths, ``B KB KiB MB MiB`` for sizes.
 from __future__ import annotations
 
 import difflib
-import importlib
 import os
 import re
 from collections.abc import Callable
 from decimal import Decimal
 
-from pevpm.errors import PevpmError, ProfileError
+from pevpm.errors import PevpmError
 from pevpm.machine.comm_models import Constant, Hockney, LogGP
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
+from pevpm.machine.profile import default_profile_path
 from pevpm.machine.topology import Topology
 
 #: Perseus (thesis ch. 4): Fast Ethernet through Intel 510T switches.
@@ -104,8 +106,10 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
     """
     spec = spec.strip()
     kind, _, rest = spec.partition(":")
-    if kind not in KINDS and os.path.exists(spec):
-        return machine_from_profile(spec, ppn, processor)
+    if kind == "default":
+        kind = str(default_profile_path())
+    if kind not in KINDS and os.path.exists(kind):
+        return _profile_machine(kind, rest, ppn, processor)
     where = f"--machine {spec}"
     if kind not in KINDS:
         close = difflib.get_close_matches(kind, list(KINDS), n=1)
@@ -131,25 +135,18 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
         raise PevpmError(str(exc), where) from exc
 
 
-def machine_from_profile(path: str, ppn: int | None = None,
-                         processor: str | None = None) -> Machine:
-    """A machine whose message times come from the profile at ``path``.
+PROFILE_KEYS = ("model", "source", "eager", "ppn")
 
-    The profile-driven communication model lives in
-    ``pevpm.machine.profile_model`` (``machine_from_profile(path, ppn=...,
-    processor=...)``);
-    this is the one place the command line reaches it.
-    """
-    module = "pevpm.machine.profile_model"
-    try:
-        profile_model = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        raise ProfileError("machine profiles need the profile-driven communication model "
-                           "(pevpm.machine.profile_model), which this installation lacks",
-                           path) from exc
-    return profile_model.machine_from_profile(path, ppn=ppn, processor=processor)
+
+def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | None) -> Machine:
+    """``PATH[:model=mean2x1,source=fitted,eager=0,ppn=2]``: a measured machine."""
+    from pevpm.machine.profile_model import MPICH_EAGER_LIMIT, machine_from_profile
+
+    values = _parse_pairs(rest, PROFILE_KEYS, f"--machine {path}") if rest else {}
+    return machine_from_profile(path, ppn=ppn or (int(values["ppn"]) if "ppn" in values else None),
+                                processor=processor, model=str(values.get("model", "full")),
+                                source=str(values.get("source", "empirical")),
+                                eager_limit=int(values.get("eager", MPICH_EAGER_LIMIT)))
 
 
 def _assemble(comm, values: dict) -> Machine:
@@ -164,6 +161,10 @@ def _assemble(comm, values: dict) -> Machine:
     return Machine(comm, topology, processors, eager_limit=int(values.get("eager", 0)))
 
 
+#: Keys whose values are words, not numbers.
+TEXT_KEYS = ("placement", "processor", "model", "source")
+
+
 def _parse_pairs(text: str, allowed: tuple[str, ...], where: str) -> dict:
     values: dict = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
@@ -175,7 +176,7 @@ def _parse_pairs(text: str, allowed: tuple[str, ...], where: str) -> dict:
             close = difflib.get_close_matches(key, allowed, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise PevpmError(f"unknown key {key!r}{hint}; known: {', '.join(allowed)}", where)
-        values[key] = raw.strip() if key in ("placement", "processor") else \
+        values[key] = raw.strip() if key in TEXT_KEYS else \
             _parse_number(raw, key, where)
     return values
 

@@ -51,6 +51,7 @@ from pevpm.model.ast import (
     Runon,
     Serial,
     Statement,
+    status_names,
 )
 from pevpm.model.constants import find_constants
 from pevpm.model.expr import Binary, Expr, Name, Num, Number, _suggest
@@ -258,10 +259,11 @@ class _Parser:
         except RecursionError:
             raise DirectiveError("blocks nested too deeply", where=self.path) from None
         self.check_calls()
-        self.check_names()
+        model = Model(body, self.subroutines, self.processors, self.networks, self.defaults,
+                      self.constants, self.parameters, self.path)
+        self.check_names(status_names(model))
         self.check_weights()
-        return Model(body, self.subroutines, self.processors, self.networks, self.defaults,
-                     self.constants, self.parameters, self.path)
+        return model
 
     def block(self, opener: DirectiveLine | None,
               top: bool = True) -> tuple[Statement, ...]:
@@ -563,9 +565,12 @@ class _Parser:
                 raise self.error_at(f"subroutine {call.name!r} calls itself; recursion "
                                     "cannot be inlined", d)
 
-    def check_names(self) -> None:
+    def check_names(self, statuses: set[str]) -> None:
+        """Every name used is a constant, parameter, rank name, loop index or a
+        receive's status field (``s.MPI_SOURCE``)."""
         parameter_uses = set().union(*(u.expr.parameter_names() for u in self.uses))
-        known = set(self.constants) | set(self.parameters) | parameter_uses | set(RANK_NAMES)
+        known = (set(self.constants) | set(self.parameters) | parameter_uses | set(RANK_NAMES)
+                 | statuses)
         for use in self.uses:
             for name in sorted(use.expr.names() - known - use.indices):
                 m = re.search(rf"\b{re.escape(name)}\b", use.attr.value)

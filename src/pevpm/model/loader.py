@@ -41,6 +41,7 @@ from pevpm.model.ast import (
     Runon,
     Serial,
     Statement,
+    status_names,
     walk,
 )
 from pevpm.model.builder import ModelBuilder
@@ -152,7 +153,7 @@ def parameter_names(model: Model) -> set[str]:
 def check_names(model: Model) -> None:
     """Raise :class:`ModelError` for a name no constant, parameter, rank name or
     loop index defines, and for calls of undefined subroutines."""
-    known = set(model.constants) | parameter_names(model) | set(RANK_NAMES)
+    known = set(model.constants) | parameter_names(model) | set(RANK_NAMES) | status_names(model)
     for expr, what, stmt, indices in expressions(model):
         unknown = expr.names() - known - indices
         if unknown:
