@@ -80,13 +80,14 @@ def lint_source(text: str, path: str, language: str) -> list[Finding]:
 
 _MPI_C = re.compile(r"\b(MPI_[A-Za-z_]+)\s*\(", re.IGNORECASE)
 _MPI_PY = re.compile(r"\.\s*([A-Za-z_]+)\s*\(")
+_NOT_LINE_BREAK = re.compile("[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")  # str.splitlines breaks
 
 
 def _code_lines(text: str, language: str) -> list[str]:
     """Lines of ``text`` with comments blanked out (columns kept)."""
     if language == "c":
         blanked = re.sub(r"//[^\n]*|/\*.*?(?:\*/|\Z)",
-                         lambda m: re.sub(r"[^\n]", " ", m.group()), text, flags=re.DOTALL)
+                         lambda m: _NOT_LINE_BREAK.sub(" ", m.group()), text, flags=re.DOTALL)
         return blanked.splitlines()
     marker = "#" if language == "python" else "!"
     return [line.split(marker, 1)[0].ljust(len(line)) for line in text.splitlines()]
