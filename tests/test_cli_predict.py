@@ -113,8 +113,10 @@ def test_python_model_file_scales_by_count(tmp_path, capsys):
     code, out, err = run_cli(capsys, path, "-n", "1..4", "--runs", "2", "--json",
                              "--machine", MACHINE, "--workers", "1")
     assert code == 0, err
-    means = [p["mean"] for p in json.loads(out)["predictions"]]
-    assert means == pytest.approx([0.004, 0.002, 0.001])
+    doc = json.loads(out)
+    assert [p["mean"] for p in doc["predictions"]] == pytest.approx([0.004, 0.002, 0.001])
+    assert [p["speedup"] for p in doc["predictions"]] == pytest.approx([1.0, 2.0, 4.0])
+    assert doc["speedup_base"] == 1
 
 
 def test_json_output_and_parameters(tmp_path, capsys):
