@@ -97,6 +97,28 @@ def test_table_with_speedup(tmp_path, capsys):
     assert "relative to 2 ranks" in lines[5]
 
 
+PYTHON_MODEL = """\
+from pevpm.model.builder import ModelBuilder
+
+
+def model():
+    b = ModelBuilder(parameters={"work": 0.004})
+    b.serial("parameter work / numprocs")
+    return b
+"""
+
+
+def test_python_model_file_scales_by_count(tmp_path, capsys):
+    path = write(tmp_path, PYTHON_MODEL, name="model.py")
+    code, out, err = run_cli(capsys, path, "-n", "1..4", "--runs", "2", "--json",
+                             "--machine", MACHINE, "--workers", "1")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [p["mean"] for p in doc["predictions"]] == pytest.approx([0.004, 0.002, 0.001])
+    assert [p["speedup"] for p in doc["predictions"]] == pytest.approx([1.0, 2.0, 4.0])
+    assert doc["speedup_base"] == 1
+
+
 def test_json_output_and_parameters(tmp_path, capsys):
     code, out, _ = run_cli(capsys, pairs(tmp_path), "-n", "2,4", "--runs", "2", "--json",
                            "--machine", MACHINE, "-D", "iterations=5", "--workers", "1")

@@ -1,12 +1,16 @@
 """``pevpm fit``: table, stored fits, plots, trends and errors (on synthetic profiles)."""
 
 import re
+import shutil
 
 import numpy as np
 import pytest
 
 from pevpm.cli import main
-from pevpm.machine.profile import BlockKey, Profile, ProfileWriter
+from pevpm.errors import ProfileError
+from pevpm.machine.comm_model import Transfer
+from pevpm.machine.profile import BlockKey, Profile, ProfileWriter, default_profile_path
+from pevpm.machine.profile_comm import ProfileCommModel
 from pevpm.machine.profile_fits import fit_profile, pearson_trends
 from pevpm.machine.synthetic import HypotheticalMachine, write_profile
 
@@ -114,3 +118,35 @@ def test_fit_errors_are_one_line(hypothetical, tmp_path, capsys):
     assert "no blocks for bcast; the profile has: isend, isendlocal" in capsys.readouterr().err
     assert main(["fit", str(hypothetical), "--families", "normal", "--no-plots"]) == 2
     assert "unknown family 'normal'" in capsys.readouterr().err
+
+
+def test_fit_and_fitted_model_on_the_real_default_profile(tmp_path, capsys):
+    # The profile shipped with pevpm was measured on this development machine
+    # (mpiexec -n 2 and -n 4): real, noisy data.
+    path = tmp_path / "real.db"
+    shutil.copy(default_profile_path(), path)
+    args = ["fit", str(path), "--tests", "isend", "--nxp", "1x4", "--no-plots", "--no-progress"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    with Profile.open(path) as profile:
+        sizes = [key.size for key in profile.blocks(test="isend", nxp="1x4")]
+        rows = {tuple(line.split()[:3]) for line in out.splitlines()}
+        assert all(("isend", str(size), "1x4") in rows for size in sizes)
+        for size in sizes:
+            best = [
+                r
+                for r in profile.fits("isend", size, nxp="1x4").values()
+                if r.goodness["rank"] == 1
+            ]
+            assert (
+                len(best) == 1
+                and best[0].params["loc"] < profile.summary("isend", size, nxp="1x4").min
+            )
+    with pytest.raises(ProfileError, match="no stored fits for isend 0 B 1x2; run `pevpm fit"):
+        ProfileCommModel.from_profile(path, "full", source="fitted")
+    assert (
+        main(["fit", str(path), "--tests", "isend,isendlocal", "--no-plots", "--no-progress"]) == 0
+    )
+    fitted = ProfileCommModel.from_profile(path, "full", source="fitted")
+    message = Transfer("MPI_Send", sizes[1], 0, 1, intra_node=True, contention=2)
+    assert fitted.transfer_time(message, np.random.default_rng(0)) > 0

@@ -146,3 +146,18 @@ def test_model_errors_come_back_from_workers_with_their_place():
 def test_bad_run_count_is_refused():
     with pytest.raises(Exception, match="at least 1"):
         predict(random_model(), 2, noisy_machine(), runs=0)
+
+
+def test_collective_completions_are_summarised_per_call():
+    b = ModelBuilder()
+    with b.loop(2):
+        b.serial("0.001 * (procnum + 1)")
+        b.collective("MPI_Barrier")
+    p = predict(b.build(), 4, Machine(Constant(1e-4)), runs=3, seed=0, workers=1)
+    first, second = p.collectives
+    assert (first.op, first.occurrence, first.runs) == ("MPI_Barrier", 0, 3)
+    assert (second.op, second.occurrence, second.runs) == ("MPI_Barrier", 1, 3)
+    # nobody leaves a barrier before the slowest rank (4 ms per iteration) arrives
+    assert first.mean_completion.min() >= 0.004
+    assert second.mean_completion.min() >= first.mean_completion.max() + 0.004
+    assert p.mean == pytest.approx(second.mean_completion.max())

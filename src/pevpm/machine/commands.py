@@ -147,12 +147,15 @@ def trend_lines(groups: list[TrendGroup]) -> list[str]:
     lines = []
     for group in groups:
         trend = group.trend
-        bandwidth = "inf" if math.isinf(trend.bandwidth) else f"{trend.bandwidth / 1e9:.3g} GB/s"
         a0, a_c, a_s = trend.shape_coefficients
+        if math.isinf(trend.bandwidth):  # location does not grow with size
+            location, size_term = format_time(trend.latency), ""
+        else:
+            location = f"{format_time(trend.latency)} + size / {trend.bandwidth / 1e9:.3g} GB/s"
+            size_term = f" * (1+size/{trend.half_length:.3g})^{a_s:+.3f}"
         lines.append(
-            f"{group.label}: location = {format_time(trend.latency)} + size / {bandwidth}; "
-            f"shape = {math.exp(a0):.3g} * c^{a_c:+.3f} * (1+size/{trend.half_length:.3g})^{a_s:+.3f} "
-            f"(sizes {trend.size_range[0]}..{trend.size_range[1]} B, "
+            f"{group.label}: location = {location}; shape = {math.exp(a0):.3g} * c^{a_c:+.3f}"
+            f"{size_term} (sizes {trend.size_range[0]}..{trend.size_range[1]} B, "
             f"contention {trend.contention_range[0]}..{trend.contention_range[1]})"
         )
     return lines

@@ -88,9 +88,11 @@ def run_predict(args) -> int:
     if args.trace:
         _write_trace(model, max(counts), machine, params, args.seed, limits, args.trace)
     if args.json:
+        base = predictions[0].mean
         print(json.dumps({"model": args.model, "machine": args.machine, "seed": args.seed,
-                          "runs": args.runs,
-                          "predictions": [p.to_dict() for p in predictions]}))
+                          "runs": args.runs, "speedup_base": predictions[0].numprocs,
+                          "predictions": [{**p.to_dict(), "speedup": base / p.mean if p.mean
+                                           else None} for p in predictions]}))
     else:
         print(format_table(predictions))
     return 0
