@@ -59,7 +59,7 @@ def linear_cost_machine(profile_path: str, ppn: int) -> Machine:
             raise PevpmError("profile has no two-process isend blocks to fit a "
                              "latency/bandwidth model to", where=profile_path)
         sizes = np.array([k.size for k in keys], float)
-        means = np.array([profile.summary(k)["mean"] for k in keys])
+        means = np.array([profile.summary(k).mean for k in keys])
     cost = fit_linear_cost(sizes, means)
     latency = max(cost.latency, 0.0)
     bandwidth = 1.0 / cost.per_element if cost.per_element > 0 else float("inf")
