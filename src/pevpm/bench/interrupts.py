@@ -8,7 +8,7 @@ the signal lands on) wakes a watcher thread.  The watcher waits for any
 profile commit in progress (:meth:`InterruptWatch.critical`), runs the
 report callback and ends the process with exit code 130.
 
->>> watch = InterruptWatch.install()                  # doctest: +SKIP  (main thread)
+>>> watch = InterruptWatch.install()   # main thread only  # doctest: +SKIP
 >>> watch.start(lambda: print("interrupted"))        # doctest: +SKIP
 >>> with watch.critical():                           # doctest: +SKIP
 ...     writer.write_block(...)

@@ -6,7 +6,7 @@ to global time, collate on rank 0 and commit the block in one transaction.
 The synchronisation after a block is the one before the next, so each block
 is bracketed by two sync points and its offsets are interpolated for drift.
 
->>> run_benchmark(BenchOptions(output="m.db"))   # doctest: +SKIP  (under mpiexec)
+>>> run_benchmark(BenchOptions(output="m.db"))   # under mpiexec  # doctest: +SKIP
 """
 
 from __future__ import annotations

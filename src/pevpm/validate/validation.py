@@ -12,8 +12,8 @@ fitted to the ping-pong means and evaluated on the same program structure.
 ...        "predictions": {"full": 1.04, "mean2x1": 0.8}}
 >>> print(format_rows("jacobi", [row]))
 jacobi
-    n   measured mean ± sd           full   err %        mean2x1   err %
-    2    1.0000 s ± 0.0200       1.0400 s    +4.0       0.8000 s   -20.0
+    n      measured mean ± sd              full   err %           mean2x1   err %
+    2       1.0000 s ± 0.0200          1.0400 s    +4.0          0.8000 s   -20.0
 """
 
 from __future__ import annotations
@@ -131,17 +131,17 @@ def validate_case(case: Case, counts: list[int], profile_path: str, calibration:
 def format_rows(example: str, rows: list[dict]) -> str:
     """The validation table: measured mean ± sd, each prediction and its error %."""
     models = list(dict.fromkeys(m for r in rows for m in r["predictions"]))
-    head = "    n   measured mean ± sd  " + "".join(f"{m:>15}   err %" for m in models)
-    lines = [example, head]
+    lines = [example, f"{'n':>5}  {'measured mean ± sd':>22}"
+             + "".join(f"{m:>18}{'err %':>8}" for m in models)]
     for r in rows:
         cells = ""
         for m in models:
             p = r["predictions"].get(m)
             if p is None:
-                cells += f"{'-':>15}{'-':>8}"
+                cells += f"{'-':>18}{'-':>8}"
                 continue
             err = (p - r["measured_mean"]) / r["measured_mean"] * 100
-            cells += f"{p:13.4f} s{err:+8.1f}"
-        lines.append(f"{r['n']:5d}  {r['measured_mean']:8.4f} s ± {r['measured_sd']:.4f}  "
-                     f"{cells}")
+            cells += f"{p:16.4f} s{err:+8.1f}"
+        measured = f"{r['measured_mean']:.4f} s ± {r['measured_sd']:.4f}"
+        lines.append(f"{r['n']:5d}  {measured:>22}{cells}")
     return "\n".join(lines)
