@@ -24,9 +24,8 @@ def model():
     job_time = "parameter overhead + parameter slope * uniform(0, parameter max_compute)"
     primed = "min(numprocs - 1, parameter jobs)"
     with b.runon() as role:
-        with role.case("numprocs == 1"):
-            with b.loop("parameter jobs"):
-                b.serial(job_time)
+        with role.case("numprocs == 1"), b.loop("parameter jobs"):
+            b.serial(job_time)
         with role.case("procnum == 0"):
             with b.loop(primed, index="k"):
                 b.send("JOBDEF", dest="k + 1", tag="DEFN")

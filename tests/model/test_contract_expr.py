@@ -3,7 +3,8 @@
 import re
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pevpm.errors import DirectiveError, ModelError
 from pevpm.model.expr import ANY_SOURCE, Expr

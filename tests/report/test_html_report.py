@@ -9,7 +9,6 @@ from pevpm.errors import PevpmError
 from pevpm.report.html import error_percent, rebuild_report, write_report
 
 
-
 def test_report_has_every_section_and_marks_large_errors(tmp_path, sample_results):
     path = write_report(sample_results, str(tmp_path))
     page = open(path, encoding="utf-8").read()

@@ -15,16 +15,14 @@ def _farm(jobs_per_worker: int):
     """Rank 0 answers whichever worker reports, through the receive's status name."""
     b = ModelBuilder()
     with b.runon() as role:
-        with role.case("procnum == 0"):
-            with b.loop(f"{jobs_per_worker} * (numprocs - 1)"):
-                b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", dest="procnum",
-                          request="worker")
-                b.send(8, dest="worker.MPI_SOURCE", tag="worker.MPI_TAG + 1")
-        with role.case("procnum > 0"):
-            with b.loop(jobs_per_worker):
-                b.serial("0.001 * procnum")
-                b.send(8, dest=0, tag="procnum")
-                b.recv(8, source=0, tag="procnum + 1")
+        with role.case("procnum == 0"), b.loop(f"{jobs_per_worker} * (numprocs - 1)"):
+            b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", dest="procnum",
+                      request="worker")
+            b.send(8, dest="worker.MPI_SOURCE", tag="worker.MPI_TAG + 1")
+        with role.case("procnum > 0"), b.loop(jobs_per_worker):
+            b.serial("0.001 * procnum")
+            b.send(8, dest=0, tag="procnum")
+            b.recv(8, source=0, tag="procnum + 1")
     return b.build()
 
 

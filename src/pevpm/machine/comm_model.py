@@ -46,5 +46,5 @@ class CommModel(Protocol):
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
         """Time until a non-blocking send returns control (MPIBench's ``isendlocal``)."""
 
-    def bounded(self, which: Bound) -> "CommModel":
+    def bounded(self, which: Bound) -> CommModel:
         """A deterministic copy in which every time is at its minimum or maximum."""

@@ -200,4 +200,4 @@ def _example(kind: str) -> str:
             "loggp": "loggp:L=5us,o=1us,g=2us,G=1ns"}.get(kind, kind)
 
 
-__all__ = ["KINDS", "MACHINE_KEYS", "machine_from_profile", "parse_machine"]
+__all__ = ["KINDS", "MACHINE_KEYS", "parse_machine"]

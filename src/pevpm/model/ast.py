@@ -20,8 +20,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, Union
+from typing import Union
 
 from pevpm.errors import ModelError
 from pevpm.model.expr import Expr, Number
@@ -124,7 +125,7 @@ class Loop:
     """Repeat ``body`` ``count`` times; ``index`` (optional) names the counter 0..count-1."""
 
     count: Expr
-    body: tuple["Statement", ...]
+    body: tuple[Statement, ...]
     index: str | None = None
     loc: Location | None = field(default=None, compare=False)
 
@@ -135,7 +136,7 @@ class Branch:
 
     name: str
     guard: Expr
-    body: tuple["Statement", ...]
+    body: tuple[Statement, ...]
     loc: Location | None = field(default=None, compare=False)
 
 

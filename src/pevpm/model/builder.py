@@ -21,13 +21,24 @@ Blocks are ``with`` statements, so the model's shape is the code's shape.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Iterator, Mapping, Sequence
 
 from pevpm.errors import ModelError
 from pevpm.model.ast import (
-    Branch, Call, Condition, Defaults, Location, Loop, Message, Model, Network, Processor,
-    Runon, Serial, Statement,
+    Branch,
+    Call,
+    Condition,
+    Defaults,
+    Location,
+    Loop,
+    Message,
+    Model,
+    Network,
+    Processor,
+    Runon,
+    Serial,
+    Statement,
 )
 from pevpm.model.expr import Expr, Number
 
@@ -37,7 +48,7 @@ Value = "Expr | Number | str"
 class _Arms:
     """Collects the arms of a Condition or Runon opened with ``with``."""
 
-    def __init__(self, builder: "ModelBuilder", prefix: str):
+    def __init__(self, builder: ModelBuilder, prefix: str):
         self._builder = builder
         self._prefix = prefix
         self.branches: list[Branch] = []
@@ -183,4 +194,4 @@ class ModelBuilder:
                      dict(self._parameters), self._source)
 
 
-__all__ = ["ModelBuilder", "Location"]
+__all__ = ["Location", "ModelBuilder"]

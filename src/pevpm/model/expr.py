@@ -30,8 +30,9 @@ from __future__ import annotations
 import difflib
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping, Union
+from typing import Union
 
 from pevpm.errors import DirectiveError, ModelError
 
@@ -103,27 +104,27 @@ class Name:
 @dataclass(frozen=True)
 class Unary:
     op: str
-    operand: "Node"
+    operand: Node
 
 
 @dataclass(frozen=True)
 class Binary:
     op: str
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
 
 
 @dataclass(frozen=True)
 class Ternary:
-    cond: "Node"
-    if_true: "Node"
-    if_false: "Node"
+    cond: Node
+    if_true: Node
+    if_false: Node
 
 
 @dataclass(frozen=True)
 class Call:
     func: str
-    args: tuple["Node", ...]
+    args: tuple[Node, ...]
 
 
 @dataclass(frozen=True)
@@ -350,12 +351,12 @@ class Expr:
         self.where = where
 
     @classmethod
-    def parse(cls, text: str, where: str | None = None) -> "Expr":
+    def parse(cls, text: str, where: str | None = None) -> Expr:
         """Parse C-like expression text; errors are DirectiveError with ``offset``."""
         return cls(_Parser(text, where).parse(), where)
 
     @classmethod
-    def of(cls, value: "Expr | Number | str") -> "Expr":
+    def of(cls, value: Expr | Number | str) -> Expr:
         """Coerce a number, expression text or Expr into an Expr."""
         if isinstance(value, Expr):
             return value

@@ -18,8 +18,8 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
 KIND_COLOURS = {"compute": "#4C72B0", "communication": "#DD8452", "waiting": "#C44E52"}
 

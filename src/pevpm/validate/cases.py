@@ -36,7 +36,7 @@ class ProblemSize:
     grid: int = 256
 
     @classmethod
-    def quick(cls) -> "ProblemSize":
+    def quick(cls) -> ProblemSize:
         """Half-size runs for the smoke test and ``pevpm demo --quick``."""
         return cls(jacobi_iterations=5000, fft_iterations=100, bag_jobs=200)
 

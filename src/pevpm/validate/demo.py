@@ -60,7 +60,7 @@ class DemoPlan:
     bench_procs: list[int] = field(default_factory=lambda: [2, 4])
 
     @classmethod
-    def for_mode(cls, quick: bool) -> "DemoPlan":
+    def for_mode(cls, quick: bool) -> DemoPlan:
         """The full demo (under 5 minutes here) or the CI smoke test (``--quick``)."""
         if quick:
             return cls(ProblemSize.quick(), {"jacobi": [1, 2], "fft2d": [1, 2],
@@ -214,4 +214,4 @@ def default_progress(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-__all__ = ["DemoPlan", "run_demo", "default_progress"]
+__all__ = ["DemoPlan", "default_progress", "run_demo"]

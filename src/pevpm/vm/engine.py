@@ -60,7 +60,7 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.scoreboard import ContentionScoreboard
 from pevpm.model.ast import ROOTED_COLLECTIVES, Model, status_fields, status_names
-from pevpm.model.expr import RNG_NAME, ANY_SOURCE, ANY_TAG, PROC_NULL
+from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME
 from pevpm.vm import program as vm
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
 from pevpm.vm.result import (
