@@ -110,12 +110,19 @@ def calibrate_examples(profile: Path, plan: DemoPlan, progress: Progress) -> dic
     return data
 
 
+#: Point-to-point messages one iteration of a stationary case sends on n ranks.
+MESSAGES_PER_ITERATION = {"jacobi": lambda n: 2 * n, "fft2d": lambda n: n * n}
+#: Messages simulated per run at most when extrapolating a stationary case.
+MESSAGE_BUDGET = 20000
+
+
 def scaling_predictions(profile: Path, calibration: dict, plan: DemoPlan,
                         progress: Progress) -> dict[str, list[dict]]:
     """Full-model predictions beyond this machine, 2 ranks per node (one per core here).
 
     Jacobi and the FFT are stationary from one iteration to the next, so at
-    large counts a few simulated iterations are scaled to the full count.
+    large counts only as many iterations as :data:`MESSAGE_BUDGET` allows are
+    simulated and the time is scaled to the full count.
     """
     out: dict[str, list[dict]] = {}
     for name, case in CASES.items():
@@ -126,10 +133,10 @@ def scaling_predictions(profile: Path, calibration: dict, plan: DemoPlan,
                 continue
             params = case.model_params(calibration, n, plan.size)
             scale = 1.0
-            key = {"jacobi": "iterations", "fft2d": "iterations"}.get(name)
-            if key and n >= 64:
-                simulated = max(1, min(params[key], 20 if n < 1024 else 2))
-                scale, params = params[key] / simulated, {**params, key: simulated}
+            if name in MESSAGES_PER_ITERATION:
+                full = params["iterations"]
+                simulated = max(1, min(full, MESSAGE_BUDGET // MESSAGES_PER_ITERATION[name](n)))
+                scale, params = full / simulated, {**params, "iterations": simulated}
             progress(f"{name}: predicting {n} processes")
             machine = machine_from_profile(str(profile), ppn=2, collectives=case.collectives)
             pred = predict(model, n, machine, runs=max(2, plan.runs // 4), seed=1,
