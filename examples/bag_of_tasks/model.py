@@ -6,20 +6,25 @@ answers whichever worker reports back (``MPI_ANY_SOURCE``; the receive's
 status ``done.MPI_SOURCE`` names it), drains the last results and sends every
 worker a DIE message.  A worker loops until it receives DIE.  Job sizes and
 compute times are uniform draws like the program's job stream; a job costs
-``overhead + slope * compute`` seconds (from calibration).  On one rank the
-master does every job itself.
+``overhead + slope * compute`` seconds (from calibration).  In ``--compute
+sleep`` mode a rank waiting for a message polls with sleeps of ``poll``
+seconds, so a receive that had to wait ends up to one poll late (``poll = 0``
+models ``--compute spin``).  On one rank the master does every job itself.
 
     pevpm predict examples/bag_of_tasks/model.py -n 1,2,4,8 -D jobs=400
 """
 
 from pevpm.model.builder import ModelBuilder
 
+#: How late a polled receive that had to wait completes after its message arrived.
+POLL_DELAY = "uniform(0, parameter poll)"
+
 
 def model():
     b = ModelBuilder(
         constants={"DEFN": 3001, "WORK": 3002, "DIE": 3003, "JOBDEF": 24},
         parameters={"jobs": 400, "max_size": 65536, "max_compute": 0.01,
-                    "overhead": 0.0, "slope": 1.0})
+                    "overhead": 0.0, "slope": 1.0, "poll": 0.0})
     job_size = "floor(uniform(0, parameter max_size))"
     job_time = "parameter overhead + parameter slope * uniform(0, parameter max_compute)"
     primed = "min(numprocs - 1, parameter jobs)"
@@ -42,6 +47,7 @@ def model():
             with b.loop("parameter jobs + 1"), b.on_ranks("order.MPI_TAG != DIE"):
                 b.message("MPI_Recv", "JOBDEF", source=0, dest="procnum", tag="MPI_ANY_TAG",
                           request="order")
+                b.serial(POLL_DELAY)
                 with b.on_ranks("order.MPI_TAG == DEFN"):
                     b.recv("parameter max_size", source=0, tag="WORK")
                     b.serial(job_time)
@@ -54,4 +60,5 @@ def _collect_result(b: ModelBuilder) -> None:
     """The master takes the next finished job from whichever worker has one."""
     b.message("MPI_Recv", "JOBDEF", source="MPI_ANY_SOURCE", dest="procnum", tag="DEFN",
               request="done")
+    b.serial(POLL_DELAY)
     b.recv("parameter max_size", source="done.MPI_SOURCE", tag="WORK")
