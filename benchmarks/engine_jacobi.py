@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "vm"))
 
-from engine_models import jacobi_model  # noqa: E402
+from engine_models import jacobi_model
 
-from pevpm.machine.comm_models import Hockney  # noqa: E402
-from pevpm.machine.machine import Machine  # noqa: E402
-from pevpm.machine.topology import Topology  # noqa: E402
-from pevpm.vm.engine import simulate  # noqa: E402
+from pevpm.machine.comm_models import Hockney
+from pevpm.machine.machine import Machine
+from pevpm.machine.topology import Topology
+from pevpm.vm.engine import simulate
 
 
 def main() -> None:

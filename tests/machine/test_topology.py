@@ -13,7 +13,7 @@ def test_block_and_cyclic_placement():
 
 def test_routes_cross_node_links_and_backplane():
     placed = Topology(procs_per_node=2).place(6)
-    names = lambda s, d: [placed.link_names[i] for i in placed.route(s, d)]  # noqa: E731
+    names = lambda s, d: [placed.link_names[i] for i in placed.route(s, d)]
     assert names(0, 5) == ["up 0", "backplane", "down 2"]
     assert names(5, 0) == ["up 2", "backplane", "down 0"]
     assert names(2, 3) == ["mem 1"]

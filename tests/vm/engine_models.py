@@ -35,16 +35,15 @@ def ring_model(rounds: int, serial: float):
     """A token passed around the ring ``rounds`` times; each hop computes ``serial``."""
     b = ModelBuilder()
     right, left = "(procnum + 1) % numprocs", "(procnum + numprocs - 1) % numprocs"
-    with b.loop(rounds):
-        with b.runon() as ranks:
-            with ranks.case("procnum == 0"):
-                b.serial(serial)
-                b.send(8, dest=right)
-                b.recv(8, source=left)
-            with ranks.case("procnum != 0"):
-                b.recv(8, source=left)
-                b.serial(serial)
-                b.send(8, dest=right)
+    with b.loop(rounds), b.runon() as ranks:
+        with ranks.case("procnum == 0"):
+            b.serial(serial)
+            b.send(8, dest=right)
+            b.recv(8, source=left)
+        with ranks.case("procnum != 0"):
+            b.recv(8, source=left)
+            b.serial(serial)
+            b.send(8, dest=right)
     return b.build()
 
 

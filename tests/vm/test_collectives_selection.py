@@ -10,6 +10,7 @@ from pevpm.vm.collectives import (
     CollectiveConfig,
     DistributionTimes,
     HardwareTimes,
+    ProfileTimes,
     algorithm_for,
     expand,
     is_timed,
@@ -160,3 +161,76 @@ def test_hardware_collective_through_timed_completion():
     done = timed_completion("MPI_Barrier", 0, None, [0.0, 5e-6, 2e-6, 0.0], cfg,
                             np.random.default_rng(0), comm_model=_Fixed())
     assert done == pytest.approx([15e-6] * 4)
+
+
+class _FakeProfile:
+    """Two bcast blocks on 4 ranks: rank r always took (r + 1) ms at 0 B and
+    (r + 1) * 3 ms at 1000 B; one on 8 ranks that must be ignored."""
+
+    class Key:
+        def __init__(self, size, n, variant=""):
+            self.test, self.variant, self.size, self.n, self.p = "bcast", variant, size, n, 1
+
+    def __init__(self):
+        self.keys = [self.Key(1000, 4), self.Key(0, 4), self.Key(0, 8)]
+
+    def blocks(self, test=None):
+        return [k for k in self.keys if test in (None, k.test)]
+
+    def samples(self, key, by_rank=False):
+        scale = 1 if key.size == 0 else 3
+        return np.tile((np.arange(key.n)[:, None] + 1.0) * scale * 1e-3, (1, 5))
+
+
+def test_profile_times_resample_per_rank_and_interpolate_sizes():
+    times = ProfileTimes(_FakeProfile())
+    rng = np.random.default_rng(0)
+    assert times.sample("MPI_Bcast", 0, root=0, numprocs=4, rng=rng) == \
+        pytest.approx([1e-3, 2e-3, 3e-3, 4e-3])
+    assert times.sample("MPI_Bcast", 500, root=0, numprocs=4, rng=rng) == \
+        pytest.approx([2e-3, 4e-3, 6e-3, 8e-3])
+    assert times.sample("MPI_Bcast", 5000, root=0, numprocs=4, rng=rng) == \
+        pytest.approx([3e-3, 6e-3, 9e-3, 12e-3])
+    assert times.sample("MPI_Bcast", 0, root=2, numprocs=4, rng=rng) == \
+        pytest.approx([3e-3, 4e-3, 1e-3, 2e-3])          # the root takes rank 0's times
+    with pytest.raises(ModelError, match="no bcast block on 3 ranks"):
+        times.sample("MPI_Bcast", 0, root=0, numprocs=3, rng=rng)
+    with pytest.raises(ModelError, match="does not measure MPI_Scan"):
+        times.sample("MPI_Scan", 0, root=0, numprocs=4, rng=rng)
+
+
+def test_coll_command_line_option():
+    import argparse
+
+    from pevpm.vm.collectives.arguments import add_collective_arguments, collective_config
+
+    parser = argparse.ArgumentParser()
+    add_collective_arguments(parser)
+    cfg = collective_config(parser.parse_args(["--coll", "library=qsnet",
+                                               "--coll", "alltoall=pairwise, reduce-cost=1e-9"]))
+    assert cfg.library == "qsnet" and cfg.overrides == {"alltoall": "pairwise"}
+    assert cfg.options.reduce_cost_per_byte == 1e-9
+    assert collective_config(parser.parse_args([])) == CollectiveConfig()
+
+
+@pytest.mark.parametrize("library,expected", [
+    ("MPICH Version:      5.0.2", "mpich"), ("MPICH Version: 1.2.0", "mpich-1.2"),
+    ("MVAPICH2 Version      :\t2.3.7", "mpich"), ("Intel(R) MPI Library 2021.6", "mpich"),
+    ("Quadrics MPI (elan)", "qsnet"), ("Open MPI v4.1.5", "measured")])
+def test_algorithm_set_chosen_from_the_profiles_mpi_library(library, expected):
+    from pevpm.vm.collectives.selection import library_for
+
+    assert library_for(library) == expected
+
+
+def test_configuration_for_a_profile_samples_it_where_the_algorithm_is_unknown():
+    profile = _FakeProfile()
+    profile.machine = type("Info", (), {"mpi_library": "Open MPI v4.1.5"})()
+    cfg = CollectiveConfig.for_profile(profile, "bcast=binomial")
+    assert cfg.algorithm("MPI_Bcast", 8, 4) == "binomial"
+    assert cfg.algorithm("MPI_Allgather", 8, 4) == "measured"
+    measured = CollectiveConfig.for_profile(profile, "bcast=measured")
+    done = timed_completion("MPI_Bcast", 0, 0, np.zeros(4), measured, np.random.default_rng(0))
+    assert done == pytest.approx([1e-3, 2e-3, 3e-3, 4e-3])
+    with pytest.raises(ModelError, match="no allgather block on 4 ranks"):
+        timed_completion("MPI_Allgather", 8, 0, np.zeros(4), cfg, np.random.default_rng(0))

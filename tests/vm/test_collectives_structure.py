@@ -131,7 +131,7 @@ CASES = [(family, algorithm) for family, algos in ALGORITHMS.items() for algorit
 
 
 @pytest.mark.parametrize("family,algorithm", CASES)
-@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 12, 16])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 12, 16])
 def test_every_algorithm_matches_and_completes(family, algorithm, n):
     if (family, algorithm) in POW2_ONLY and n & (n - 1):
         with pytest.raises(ModelError, match="power-of-two"):

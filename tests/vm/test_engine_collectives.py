@@ -35,3 +35,15 @@ def test_user_any_source_receive_ignores_collective_traffic():
     run = simulate(b.build(), 4, Machine(Constant(0.25)), trace=True)
     user = [m for m in run.messages if m.tag >= 0]
     assert [(m.src, m.dst, m.tag) for m in user] == [(2, 0, 5)]
+
+
+def test_user_requests_survive_a_collective_in_between():
+    b = ModelBuilder()
+    peer = "(procnum + 2) % 4"
+    b.isend(8, dest=peer, request="r0")
+    b.irecv(8, source=peer, request="r1")
+    b.collective("MPI_Allreduce", 1024)
+    b.collective("MPI_Alltoall", 64)
+    b.waitall(["r0", "r1"])
+    run = simulate(b.build(), 4, Machine(Constant(0.25)), trace=True)
+    assert sum(1 for m in run.messages if m.tag == 0) == 4

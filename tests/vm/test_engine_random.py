@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from engine_models import jacobi_model
 from scipy import stats
 
 from pevpm.errors import ModelError
@@ -9,7 +10,6 @@ from pevpm.machine.comm_models import PerSizeDistribution
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.vm.engine import simulate
-from engine_models import jacobi_model
 
 MACHINE = Machine(PerSizeDistribution({1024: stats.uniform(1e-4, 2e-4)}, local=1e-6),
                   Topology(procs_per_node=2))
@@ -36,3 +36,11 @@ def test_bounds_bracket_random_runs():
 def test_unknown_bound_is_an_error():
     with pytest.raises(ModelError, match="bound must be 'min' or 'max'"):
         simulate(jacobi_model(1), 2, MACHINE, bound="mean")
+
+
+def test_random_runs_account_for_every_second():
+    run = simulate(jacobi_model(10, t=0.01), 8, MACHINE, rng=np.random.default_rng(5))
+    for rank in run.ranks:
+        assert rank.total == pytest.approx(rank.finish, rel=1e-12)
+    assert sum(run.critical_path.values()) == pytest.approx(run.makespan, rel=1e-12)
+    assert run.critical_path["compute"] == pytest.approx(10 * 0.01 / 8, rel=1e-12)

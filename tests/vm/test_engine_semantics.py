@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from engine_models import figure5_model
 
 from pevpm.errors import DeadlockError, ModelError, SimulationError
 from pevpm.machine.comm_model import Transfer
@@ -12,7 +13,6 @@ from pevpm.model.ast import Location, Message
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.expr import Expr
 from pevpm.vm.engine import Limits, simulate
-from engine_models import figure5_model
 
 MACHINE = Machine(Constant(1.0))
 
@@ -125,8 +125,8 @@ def test_any_source_takes_the_earliest_arrival():
 
 
 def test_user_wildcards_never_match_collective_context():
-    from pevpm.vm.matching import COLLECTIVE, MatchingQueues, PostedRecv, PostedSend
     from pevpm.model.expr import ANY_SOURCE, ANY_TAG
+    from pevpm.vm.matching import COLLECTIVE, MatchingQueues, PostedRecv, PostedSend
     queues = MatchingQueues(2)
     internal = PostedSend(src=1, dst=0, tag=-2_000_016, context=COLLECTIVE, size=8, posted=0.0,
                           seq=1)
@@ -178,12 +178,11 @@ def test_waitall_on_nothing_is_fine_and_waitall_without_names_waits_for_all():
 
 def test_condition_draws_branches_by_weight_from_the_rng():
     b = ModelBuilder()
-    with b.loop(2000):
-        with b.condition() as arms:
-            with arms.case(3):
-                b.serial(1.0)
-            with arms.case(1):
-                b.serial(0.0)
+    with b.loop(2000), b.condition() as arms:
+        with arms.case(3):
+            b.serial(1.0)
+        with arms.case(1):
+            b.serial(0.0)
     runs = [simulate(b.build(), 1, MACHINE, rng=np.random.default_rng(seed)).makespan
             for seed in (1, 2)]
     for taken in runs:   # binomial(2000, 0.75): sd 19.4, tolerance 5 sd
@@ -216,11 +215,11 @@ def one_statement(add):
     (lambda b: b.send("xsize - 300", dest=1),
      "model: statement 1 (MPI_Send): negative message size -44 from 'xsize - 300' on rank 0"),
     (lambda b: b.send(8, dest="procnum + 1"),
-     "model: statement 1 (MPI_Send): destination rank 2 from 'procnum + 1' on rank 1 is "
-     "outside 0..1"),
+     ("model: statement 1 (MPI_Send): destination rank 2 from 'procnum + 1' on rank 1 is "
+      "outside 0..1")),
     (lambda b: b.recv(8, source="procnum - 1"),
-     "model: statement 1 (MPI_Recv): source rank -1 from 'procnum - 1' on rank 0 is outside "
-     "0..1"),
+     ("model: statement 1 (MPI_Recv): source rank -1 from 'procnum - 1' on rank 0 is outside "
+      "0..1")),
     (lambda b: b.call("halo"), "model: statement 1 (Call): unknown subroutine 'halo'"),
     (lambda b: b.wait("rq"), "model: statement 1 (MPI_Wait): unknown request id 'rq' on rank 0"),
     (lambda b: b.send(8, dest=1, tag=-3),
@@ -289,7 +288,7 @@ def test_runon_selecting_nobody_for_a_receive_is_a_deadlock_naming_it():
 
 
 def test_collective_without_the_collectives_package_is_a_clear_error(monkeypatch):
-    import pevpm.vm.engine as engine
+    from pevpm.vm import engine
     monkeypatch.setattr(engine, "_collectives_package", lambda: None)
     b = ModelBuilder()
     b.collective("MPI_Barrier")
@@ -310,3 +309,20 @@ def test_deadlock_report_of_many_distinct_peers_stays_short():
         simulate(b.build(), 100, MACHINE)
     assert str(err.value) == ("deadlock: ranks 0-99 blocked in MPI_Send at model: statement 1 "
                               "(MPI_Send)")
+
+
+def test_any_source_does_not_draw_times_for_sends_posted_after_the_best_arrival():
+    b = ModelBuilder()
+    with b.on_ranks("procnum != 0"):
+        b.serial("procnum == 3 ? 5.0 : procnum == 4 ? 0.25 : 0.0")
+        b.send(8, dest=0)
+    with b.on_ranks("procnum == 0"):
+        b.serial(6.0)
+        for _ in range(4):
+            b.recv(8, source="MPI_ANY_SOURCE")
+    model = BySource({1: 4.0, 2: 1.0, 3: 0.5, 4: 3.0})
+    run = simulate(b.build(), 5, Machine(model), trace=True)
+    # sends are scanned in send-time order: rank 3's (posted at 5) is drawn only
+    # once no earlier send is left to beat it
+    assert [t.src for t in model.seen] == [1, 2, 4, 3]
+    assert [m.src for m in run.messages] == [2, 4, 1, 3]

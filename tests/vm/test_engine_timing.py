@@ -1,15 +1,16 @@
 """Exact makespans of deterministic models, derived by hand."""
 
+import itertools
 import math
 
 import pytest
+from engine_models import figure5_model, jacobi_model, ring_model
 
 from pevpm.machine.comm_models import Constant, Hockney, LogGP
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm.engine import simulate
-from engine_models import figure5_model, jacobi_model, ring_model
 
 
 def exchange_model(size: int):
@@ -149,6 +150,17 @@ def test_eager_send_returns_after_local_completion():
     assert over_limit.ranks[0].finish == 6.0
 
 
+def test_synchronous_send_is_never_eager():
+    b = ModelBuilder()
+    with b.on_ranks("procnum == 0"):
+        b.message("MPI_Ssend", 100, dest=1)
+    with b.on_ranks("procnum == 1"):
+        b.serial(5.0)
+        b.recv(100, source=0)
+    run = simulate(b.build(), 2, Machine(Constant(0.5), eager_limit=1000))
+    assert run.ranks[0].finish == 5.0
+
+
 def test_sendrecv_shift_around_a_ring():
     b = ModelBuilder()
     b.sendrecv(64, dest="(procnum + 1) % numprocs", source="(procnum + numprocs - 1) % numprocs")
@@ -187,5 +199,5 @@ def test_trace_records_slices_and_messages():
     for rank in (0, 1):
         mine = [s for s in run.slices if s.rank == rank]
         assert math.fsum(s.end - s.start for s in mine) == run.ranks[rank].finish
-        assert all(a.end <= b.start for a, b in zip(mine, mine[1:]))
+        assert all(a.end <= b.start for a, b in itertools.pairwise(mine))
     assert simulate(eager_model(), 2, Machine(Constant(0.5))).slices is None

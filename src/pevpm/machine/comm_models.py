@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ class Constant:
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
         return self.local
 
-    def bounded(self, which: Bound) -> "Constant":
+    def bounded(self, which: Bound) -> Constant:
         return self
 
 
@@ -80,7 +81,7 @@ class Hockney:
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
         return self.local
 
-    def bounded(self, which: Bound) -> "Hockney":
+    def bounded(self, which: Bound) -> Hockney:
         return self
 
 
@@ -102,7 +103,7 @@ class LogGP:
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
         return max(self.o, self.g)
 
-    def bounded(self, which: Bound) -> "LogGP":
+    def bounded(self, which: Bound) -> LogGP:
         return self
 
 
@@ -169,7 +170,7 @@ class PerSizeDistribution:
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
         return _draw(self.local, rng) if hasattr(self.local, "rvs") else float(self.local)
 
-    def bounded(self, which: Bound) -> "PerSizeDistribution":
+    def bounded(self, which: Bound) -> PerSizeDistribution:
         q = 0.0 if which == "min" else 1.0
         def bound(dist):
             if not hasattr(dist, "ppf"):

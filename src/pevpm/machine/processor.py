@@ -12,8 +12,8 @@ id, which selects the ``Serial on <id>`` statements that apply to it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from pevpm.errors import ModelError
 from pevpm.model.ast import Defaults, Processor
@@ -39,7 +39,7 @@ class ProcessorModel:
     timing_basis: float | None = None
 
     @classmethod
-    def from_defaults(cls, defaults: Defaults) -> "ProcessorModel":
+    def from_defaults(cls, defaults: Defaults) -> ProcessorModel:
         """The processors a model's ``Default`` directive declares."""
         return cls(name=defaults.processor or DEFAULT_PROCESSOR, speed=defaults.speed,
                    speeds=dict(defaults.speeds))

@@ -20,7 +20,7 @@ message is put on its links until its arrival time.
 from __future__ import annotations
 
 import heapq
-from typing import Sequence
+from collections.abc import Sequence
 
 
 class ContentionScoreboard:

@@ -50,7 +50,7 @@ class Topology:
         if self.backplane_capacity < 1:
             raise ValueError(f"backplane_capacity must be >= 1, got {self.backplane_capacity}")
 
-    def place(self, numprocs: int) -> "Placement":
+    def place(self, numprocs: int) -> Placement:
         """Put ``numprocs`` ranks on the nodes."""
         ppn = self.procs_per_node
         nodes = self.nodes if self.nodes is not None else -(-numprocs // ppn)

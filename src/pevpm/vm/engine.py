@@ -8,9 +8,10 @@ are posted to the matching queues.  When no rank can run, the *match sweep*
 resolves the single earliest (pivotal) receive-side decision:
 
 * a receive (blocking or not) that some posted send matches takes, among the
-  first matching send of each source, the one that arrives first; a
-  message's arrival is its post time plus a transfer time drawn once from
-  the communication model at the contention the scoreboard shows;
+  first matching send of each source (scanned in send-time order), the one
+  that arrives first; a message's arrival is its post time plus a transfer
+  time drawn once from the communication model at the contention the
+  scoreboard shows;
 * a Test that reached the head completes with flag false;
 * a Wait never decides: it resumes when its requests complete.
 
@@ -48,8 +49,8 @@ from __future__ import annotations
 import difflib
 import heapq
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 
@@ -58,12 +59,20 @@ from pevpm.machine.comm_model import Transfer
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.scoreboard import ContentionScoreboard
-from pevpm.model.ast import Model, ROOTED_COLLECTIVES
+from pevpm.model.ast import ROOTED_COLLECTIVES, Model
 from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL
 from pevpm.vm import program as vm
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
-from pevpm.vm.result import (COMMUNICATION, COMPUTE, WAITING, CollectiveRecord, MessageRecord,
-                             RankTimes, RunResult, Slice)
+from pevpm.vm.result import (
+    COMMUNICATION,
+    COMPUTE,
+    WAITING,
+    CollectiveRecord,
+    MessageRecord,
+    RankTimes,
+    RunResult,
+    Slice,
+)
 
 
 @dataclass(frozen=True)
@@ -98,9 +107,26 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
 class _Rank:
     """One virtual processor."""
 
-    __slots__ = ("id", "code", "pc", "loops", "frames", "env", "clock", "path", "spent",
-                 "requests", "outstanding", "blocked", "done", "context", "proc_id", "factor",
-                 "collective_calls", "timed_calls")
+    __slots__ = (
+        "blocked",
+        "clock",
+        "code",
+        "collective_calls",
+        "context",
+        "done",
+        "env",
+        "factor",
+        "frames",
+        "id",
+        "loops",
+        "outstanding",
+        "path",
+        "pc",
+        "proc_id",
+        "requests",
+        "spent",
+        "timed_calls",
+    )
 
     def __init__(self, rank: int, code: tuple, env: dict, proc_id: str, factor: float):
         self.id, self.code, self.env, self.proc_id, self.factor = rank, code, env, proc_id, factor
@@ -123,7 +149,7 @@ class _Wait:
     """A rank blocked in ``op`` until ``records`` (sends/receives) all complete;
     ``names``: the request names of a Wait/Waitall."""
 
-    __slots__ = ("rank", "records", "pending", "op", "where", "names")
+    __slots__ = ("names", "op", "pending", "rank", "records", "where")
 
     def __init__(self, rank, records, op, where, names=None):
         self.rank, self.records, self.op, self.where, self.names = rank, records, op, where, names
@@ -141,7 +167,7 @@ class _Wait:
 class _Test:
     """A rank blocked in MPI_Test until the request's outcome is known."""
 
-    __slots__ = ("rank", "record", "posted", "seq", "resolved", "label", "where")
+    __slots__ = ("label", "posted", "rank", "record", "resolved", "seq", "where")
 
     def __init__(self, rank, record, posted, seq, name, where):
         self.rank, self.record, self.posted, self.seq = rank, record, posted, seq
@@ -149,6 +175,7 @@ class _Test:
         self.resolved = False
 
 
+_SYNCHRONOUS = frozenset({"MPI_Ssend", "MPI_Issend"})
 _KIND_INDEX = {COMPUTE: 0, COMMUNICATION: 1, WAITING: 2}
 
 
@@ -198,7 +225,7 @@ class _Engine:
             self.events += 1
             if self.limits.max_events is not None and self.events > self.limits.max_events:
                 raise self.event_limit()
-            if isinstance(event, _Test):
+            if event.__class__ is _Test:
                 if not event.resolved:
                     self.resolve_test(event, flag=False)
                     return True
@@ -208,14 +235,24 @@ class _Engine:
                 continue
             candidates = self.queues.candidates(event)
             if candidates:
-                self.deliver(min(candidates, key=self.arrival_key), event)
+                self.deliver(self.earliest_arrival(candidates), event)
                 return True
         return False
 
-    def arrival_key(self, send: PostedSend):
-        if send.transfer is None:
-            self.draw_transfer(send)
-        return (send.posted + send.transfer, send.posted, send.seq)
+    def earliest_arrival(self, candidates: list[PostedSend]) -> PostedSend:
+        """Scan the candidates in send-time order, drawing transfer times, until
+        no later send can arrive before the best so far (alg. 2)."""
+        candidates.sort(key=_post_order)
+        best, best_arrival = None, 0.0
+        for send in candidates:
+            if best is not None and send.posted >= best_arrival:
+                break
+            if send.transfer is None:
+                self.draw_transfer(send)
+            arrival = send.posted + send.transfer
+            if best is None or arrival < best_arrival:
+                best, best_arrival = send, arrival
+        return best
 
     # -------------------------------------------------------------- process sweep
     def process(self, rank: _Rank) -> None:
@@ -290,7 +327,7 @@ class _Engine:
             send = self.post_send(rank, name, nbytes,
                                   self.peer(dst, rank, where, stmt.dst, "destination"),
                                   self.tag(tag, rank, where, stmt.tag, False), where,
-                                  local=not blocking or self.machine.is_eager(nbytes))
+                                  local=not blocking or self.eager(name, nbytes))
             if blocking:
                 return self.wait(rank, [send], name, where)
             self.keep_request(rank, request, send)
@@ -298,7 +335,7 @@ class _Engine:
             _, name, blocking, size, src, tag, request, where, stmt = ins
             recv = self.post_recv(rank, name, self.size(size, rank, where, stmt.size),
                                   self.peer(src, rank, where, stmt.src, "source"),
-                                  self.tag(tag, rank, where, stmt.tag, True), where)
+                                  self.tag(tag, rank, where, stmt.tag, True))
             if blocking:
                 return self.wait(rank, [recv], name, where)
             self.keep_request(rank, request, recv)
@@ -311,7 +348,7 @@ class _Engine:
             recv = self.post_recv(rank, "MPI_Sendrecv",
                                   self.size(recv_size, rank, where, stmt.recv_size or stmt.size),
                                   self.peer(src, rank, where, stmt.src, "source"),
-                                  self.tag(recv_tag, rank, where, stmt.tag, True), where)
+                                  self.tag(recv_tag, rank, where, stmt.tag, True))
             return self.wait(rank, [send, recv], "MPI_Sendrecv", where)
         elif op == vm.WAIT:
             _, name, names, where = ins
@@ -356,9 +393,9 @@ class _Engine:
         """Post a send; ``local``: charge the local completion time (a non-blocking
         or eager send returns after it)."""
         self.seq += 1
-        eager = self.machine.is_eager(size)
-        send = PostedSend(rank.id, dst, tag, rank.context, size, rank.clock, self.seq, op, where,
-                          eager=eager, origin=rank.path)
+        eager = self.eager(op, size)
+        send = PostedSend(rank.id, dst, tag, rank.context, size, rank.clock, self.seq, op,
+                          rank.path)
         if dst == PROC_NULL:
             send.complete(rank.clock, rank.path, 0.0)
             return send
@@ -374,10 +411,14 @@ class _Engine:
                 self.queue_decision(recv)
         return send
 
-    def post_recv(self, rank, op, size, src, tag, where) -> PostedRecv:
+    def eager(self, op: str, size: int) -> bool:
+        """Whether a send completes locally (synchronous sends never do)."""
+        return op not in _SYNCHRONOUS and self.machine.is_eager(size)
+
+    def post_recv(self, rank, op, size, src, tag) -> PostedRecv:
         self.seq += 1
-        recv = PostedRecv(rank.id, src, tag, rank.context, size, rank.clock, self.seq, op, where,
-                          origin=rank.path)
+        recv = PostedRecv(rank.id, src, tag, rank.context, size, rank.clock, self.seq, op,
+                          rank.path)
         if src == PROC_NULL:
             recv.complete(rank.clock, rank.path, 0.0)
         elif self.queues.post_recv(recv):
@@ -398,7 +439,7 @@ class _Engine:
         key = (send.op, send.size, send.src, send.dst, contention)
         transfer = self.transfers.get(key)
         if transfer is None:
-            if len(self.transfers) > 100_000:
+            if len(self.transfers) > 4096:
                 self.transfers.clear()
             transfer = self.transfers[key] = Transfer(
                 send.op, send.size, send.src, send.dst,
@@ -408,8 +449,8 @@ class _Engine:
     def draw_transfer(self, send: PostedSend) -> None:
         """The message's transfer time, drawn once at the contention it meets."""
         route = self.placement.route(send.src, send.dst)
-        send.contention = self.scoreboard.contention(route, send.posted)
-        seconds = self.comm.transfer_time(self.transfer(send, send.contention), self.rng)
+        contention = self.scoreboard.contention(route, send.posted)
+        seconds = self.comm.transfer_time(self.transfer(send, contention), self.rng)
         if not seconds >= 0:
             raise SimulationError(f"communication model gave transfer time {seconds!r} for "
                                   f"{send.size} bytes from rank {send.src} to {send.dst}")
@@ -528,8 +569,10 @@ class _Engine:
             code = self.expansions[key] = vm.compile_statements(statements, where)
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
-        rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence))
+        rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence,
+                            rank.requests, rank.outstanding))
         rank.code, rank.pc, rank.loops, rank.context = code, 0, [], COLLECTIVE
+        rank.requests, rank.outstanding = {}, {}     # the collective's requests are its own
         return False
 
     def join_timed_collective(self, rank: _Rank, op: str, size: int, root: int,
@@ -549,11 +592,14 @@ class _Engine:
         entries = np.empty(self.numprocs)
         for r in arrived:
             entries[r.id] = r.clock
-        done = _collectives_package().timed_completion(
+        collectives = _collectives_package()
+        done = collectives.timed_completion(
             op, size, root, entries, self.machine.collectives, self.rng, comm_model=self.comm,
             node_of=self.placement.node_of.__getitem__)
+        start = collectives.synchronised_start(op, root, entries)
         self.collectives[(where, occurrence)] = CollectiveRecord(op, where, occurrence, done)
         for r in arrived:
+            self.spend(r, WAITING, start[r.id] - r.clock, op, where)
             self.spend(r, COMMUNICATION, done[r.id] - r.clock, op, where)
             if r is not rank:
                 r.blocked = None
@@ -561,7 +607,8 @@ class _Engine:
         return False
 
     def end_collective(self, rank: _Rank) -> None:
-        rank.code, rank.pc, rank.loops, op, where, occurrence = rank.frames.pop()
+        (rank.code, rank.pc, rank.loops, op, where, occurrence, rank.requests,
+         rank.outstanding) = rank.frames.pop()
         rank.context = USER
         record = self.collectives.get((where, occurrence))
         if record is None:
@@ -572,6 +619,8 @@ class _Engine:
     # ----------------------------------------------------------- checked values
     def size(self, fn, rank: _Rank, where, expr) -> int:
         value = fn(rank.env)
+        if value.__class__ is int and value >= 0:
+            return value
         if value < 0:
             raise ModelError(f"negative message size {value} from '{expr}' on rank {rank.id}",
                              where)
@@ -582,6 +631,8 @@ class _Engine:
 
     def peer(self, fn, rank: _Rank, where, expr, role) -> int:
         value = fn(rank.env)
+        if value.__class__ is int and 0 <= value < self.numprocs:
+            return value
         if value == PROC_NULL or (value == ANY_SOURCE and role == "source"):
             return value
         if value != int(value) or not 0 <= value < self.numprocs:
@@ -592,6 +643,8 @@ class _Engine:
 
     def tag(self, fn, rank: _Rank, where, expr, receiving: bool) -> int:
         value = fn(rank.env)
+        if value.__class__ is int and value >= 0:
+            return value
         if rank.context == USER and not (receiving and value == ANY_TAG) \
                 and (value < 0 or value != int(value)):
             raise ModelError(f"tag {value} from '{expr}' must be a whole number >= 0"
@@ -638,6 +691,10 @@ class _Engine:
         err = DeadlockError("deadlock: " + "; ".join(parts))
         err.blocked = {r.id: (r.blocked.label, r.blocked.where) for r in self.ranks if not r.done}
         return err
+
+
+def _post_order(send: PostedSend) -> tuple:
+    return (send.posted, send.seq)
 
 
 def _completion_time(record) -> float:

@@ -55,20 +55,32 @@ class PostedSend(_Request):
     """A send as posted by rank ``src``: ``posted`` is its local clock then.
 
     ``transfer`` is the message's transfer time, drawn once, the first time a
-    receive considers the message; ``blocking`` says the sender waits for it.
+    receive considers the message.
     """
 
-    __slots__ = ("src", "dst", "tag", "context", "size", "posted", "seq", "op", "where",
-                 "blocking", "eager", "transfer", "contention", "origin", "done", "completion",
-                 "path", "comm", "waiter")
+    __slots__ = (
+        "comm",
+        "completion",
+        "context",
+        "done",
+        "dst",
+        "op",
+        "origin",
+        "path",
+        "posted",
+        "seq",
+        "size",
+        "src",
+        "tag",
+        "transfer",
+        "waiter",
+    )
 
-    def __init__(self, src, dst, tag, context, size, posted, seq, op="MPI_Send", where=None,
-                 blocking=False, eager=False, origin=(0.0, 0.0, 0.0)):
+    def __init__(self, src, dst, tag, context, size, posted, seq, op="MPI_Send",
+                 origin=(0.0, 0.0, 0.0)):
         self.src, self.dst, self.tag, self.context, self.size = src, dst, tag, context, size
-        self.posted, self.seq, self.op, self.where = posted, seq, op, where
-        self.blocking, self.eager, self.origin = blocking, eager, origin
+        self.posted, self.seq, self.op, self.origin = posted, seq, op, origin
         self.transfer = None
-        self.contention = 0
         self.done = False
         self.completion = self.comm = 0.0
         self.path = origin
@@ -79,14 +91,28 @@ class PostedRecv(_Request):
     """A receive posted by ``rank`` at local clock ``posted``; ``origin`` is the
     rank's critical path then; ``queued`` says it sits in the decision heap."""
 
-    __slots__ = ("rank", "src", "tag", "context", "size", "posted", "seq", "op", "where",
-                 "blocking", "origin", "queued", "done", "completion", "path", "comm", "waiter")
+    __slots__ = (
+        "comm",
+        "completion",
+        "context",
+        "done",
+        "op",
+        "origin",
+        "path",
+        "posted",
+        "queued",
+        "rank",
+        "seq",
+        "size",
+        "src",
+        "tag",
+        "waiter",
+    )
 
-    def __init__(self, rank, src, tag, context, size, posted, seq, op="MPI_Recv", where=None,
-                 blocking=False, origin=(0.0, 0.0, 0.0)):
+    def __init__(self, rank, src, tag, context, size, posted, seq, op="MPI_Recv",
+                 origin=(0.0, 0.0, 0.0)):
         self.rank, self.src, self.tag, self.context, self.size = rank, src, tag, context, size
-        self.posted, self.seq, self.op, self.where = posted, seq, op, where
-        self.blocking, self.origin = blocking, origin
+        self.posted, self.seq, self.op, self.origin = posted, seq, op, origin
         self.queued = False
         self.done = False
         self.completion = self.comm = 0.0

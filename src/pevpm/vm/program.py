@@ -37,8 +37,8 @@ AST statement (its expressions name the culprit in error messages).
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
 
 from pevpm.errors import ModelError
 from pevpm.model import ast
@@ -160,7 +160,7 @@ class _Compiler:
             self.code[head] = (CONDITION, tuple(arms), where)
 
     def message(self, m: ast.Message, where: str, scope) -> None:
-        val = lambda e, default=None: self.value(e, where, default, scope)  # noqa: E731
+        val = lambda e, default=None: self.value(e, where, default, scope)
         op = m.op
         if op in ast.SENDS:
             self.code.append((SEND, op, op in ast.BLOCKING_SENDS, val(m.size), val(m.dst),

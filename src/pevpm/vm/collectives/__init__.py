@@ -12,7 +12,8 @@ matched by a user's ``MPI_ANY_TAG``) and request ids starting ``__coll``.
 When :func:`is_timed` says the chosen algorithm is ``hardware`` or
 ``measured``, there are no statements: the engine waits until every rank
 has entered the call and asks :func:`timed_completion` for each rank's
-completion time.
+completion time (:func:`synchronised_start` says how much of the wait was
+waiting for other ranks).
 
 >>> cfg = CollectiveConfig.parse("library=mpich-1.2")
 >>> [m.op for m in expand("MPI_Bcast", 1024, 0, 1, 4, cfg)]
@@ -48,7 +49,9 @@ from pevpm.vm.collectives.timed import (
     CollectiveTimes,
     DistributionTimes,
     HardwareTimes,
+    ProfileTimes,
     synchronised_completion,
+    synchronised_start,
 )
 
 DEFAULT_CONFIG = CollectiveConfig()
@@ -70,6 +73,12 @@ def algorithm_for(op: str, size, numprocs: int,
 def is_timed(op: str, size, numprocs: int,
              config: CollectiveConfig | None = DEFAULT_CONFIG) -> bool:
     """True when the call is timed whole (hardware or measured), not expanded."""
+    return _is_timed(op, tuple(size) if isinstance(size, list) else size, numprocs,
+                     config or DEFAULT_CONFIG)
+
+
+@lru_cache(maxsize=4096)
+def _is_timed(op, size, numprocs, config) -> bool:
     return algorithm_for(op, size, numprocs, config) in TIMED_ALGORITHMS
 
 
@@ -137,11 +146,13 @@ __all__ = [
     "CollectiveTimes",
     "DistributionTimes",
     "HardwareTimes",
+    "ProfileTimes",
     "algorithm_for",
     "collective_tag",
     "expand",
     "is_collective_tag",
     "is_timed",
     "synchronised_completion",
+    "synchronised_start",
     "timed_completion",
 ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pevpm.errors import ModelError
-from pevpm.model.ast import COLLECTIVES, ROOTED_COLLECTIVES
+from pevpm.model.ast import COLLECTIVES
 from pevpm.vm.collectives.trees import absolute, relative
 
 #: MPI operation -> the family whose algorithms run it.
@@ -76,10 +76,6 @@ class CollectiveCall:
         return FAMILY_OF[self.op]
 
     @property
-    def rooted(self) -> bool:
-        return self.op in ROOTED_COLLECTIVES
-
-    @property
     def rel(self) -> int:
         """This rank relative to the root."""
         return relative(self.rank, self.root, self.numprocs)
@@ -102,6 +98,3 @@ class CollectiveCall:
     def blocks_from_rel(self, first_rel: int, count: int) -> int:
         """Bytes of the blocks of relative ranks ``first_rel .. first_rel+count-1``."""
         return sum(self.block(self.absolute(r)) for r in range(first_rel, first_rel + count))
-
-    def total_blocks(self) -> int:
-        return self.blocks_from_rel(0, self.numprocs)

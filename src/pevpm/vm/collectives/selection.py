@@ -33,6 +33,7 @@ Two algorithm names are not point-to-point programs: ``hardware``
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -41,6 +42,7 @@ from pevpm.vm.collectives import allgather, alltoall, barrier, bcast, reduce, sc
 from pevpm.vm.collectives.call import FAMILY_OF
 from pevpm.vm.collectives.options import AlgorithmOptions
 from pevpm.vm.collectives.tags import FAMILIES
+from pevpm.vm.collectives.timed import ProfileTimes
 from pevpm.vm.collectives.trees import is_pow2
 
 #: Algorithms that are not point-to-point programs (the engine times them whole).
@@ -208,8 +210,14 @@ class CollectiveConfig:
         return replace(cfg, overrides=overrides, thresholds=thresholds, options=options,
                        **fields)
 
-    def threshold(self, name: str) -> int:
-        return self.thresholds.get(name, DEFAULT_THRESHOLDS[name])
+    @classmethod
+    def for_profile(cls, profile, spec: str | Sequence[str] = ()) -> CollectiveConfig:
+        """The configuration for the machine a profile measured: the algorithm
+        set of its MPI library, measured collectives sampled from its blocks,
+        then ``spec`` items (as :meth:`parse`) on top."""
+        base = cls(library=library_for(profile.machine.mpi_library),
+                   measured=ProfileTimes(profile))
+        return cls.parse(spec, base)
 
     def algorithm(self, op: str, size: int, numprocs: int) -> str:
         """The algorithm that runs ``op`` on ``size`` bytes over ``numprocs`` ranks."""
@@ -223,6 +231,26 @@ class CollectiveConfig:
             return MEASURED
         thresholds = {**DEFAULT_THRESHOLDS, **self.thresholds}
         return rule(size, numprocs, thresholds)
+
+
+def library_for(mpi_library: str) -> str:
+    """The algorithm set for an MPI library named as ``MPI_Get_library_version``
+    (first line) names it: MPICH 1.x -> ``mpich-1.2``; later MPICH and its
+    derivatives (MVAPICH, Intel MPI) -> ``mpich``; Quadrics/Elan -> ``qsnet``;
+    anything else -> ``measured``.
+
+    >>> library_for("MPICH Version:      5.0.2"), library_for("MPICH Version: 1.2.0")
+    ('mpich', 'mpich-1.2')
+    >>> library_for("Open MPI v4.1.5, package: Debian")
+    'measured'
+    """
+    text = mpi_library.lower()
+    if any(name in text for name in ("quadrics", "elan", "qsnet")):
+        return "qsnet"
+    if any(name in text for name in ("mpich", "mvapich", "intel(r) mpi")):
+        version = re.search(r"mpich\D*(\d+)\.", text)
+        return "mpich-1.2" if version and version.group(1) == "1" else "mpich"
+    return MEASURED
 
 
 class _Frozen(dict):

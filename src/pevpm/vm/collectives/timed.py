@@ -8,8 +8,10 @@ per-rank completion times measured from a synchronised start, which
 :func:`synchronised_completion` turns into completion times on the ranks'
 clocks given when each rank entered the call.
 
-The profile-driven model implements :class:`CollectiveTimes` from MPIBench
-blocks; :class:`DistributionTimes` does it with any scipy-like distribution.
+:class:`ProfileTimes` implements :class:`CollectiveTimes` from the MPIBench
+blocks of a machine profile (per-rank resampling, so a root that finishes
+first stays first); :class:`DistributionTimes` does it with any scipy-like
+distribution.
 
 >>> import numpy as np, scipy.stats as st
 >>> times = DistributionTimes({"MPI_Alltoall": st.uniform(1e-3, 1e-3)})
@@ -48,26 +50,30 @@ class CollectiveTimes(Protocol):
         one call of ``op`` on ``size`` bytes; shape ``(numprocs,)``."""
 
 
-def synchronised_completion(op: str, root: int, entries: np.ndarray,
-                            offsets: np.ndarray) -> np.ndarray:
-    """Completion time of each rank given its entry time and its offset from
-    a synchronised start.
+def synchronised_start(op: str, root: int, entries: np.ndarray) -> np.ndarray:
+    """When each rank's part of a timed collective starts: the moment the ranks
+    it depends on have all entered - the root and itself for a broadcast /
+    scatter, itself for a non-root rank of a gather / reduce (the root waits
+    for everyone), everyone for the rest.  Before that the rank is waiting.
 
-    The start is the moment the ranks the rank depends on have all arrived:
-    the root and itself for a broadcast / scatter, itself for a non-root
-    rank of a gather / reduce (the root waits for everyone), everyone for
-    the rest.
+    >>> synchronised_start("MPI_Gather", 0, np.array([1.0, 0.0, 3.0])).tolist()
+    [3.0, 0.0, 3.0]
     """
     entries = np.asarray(entries, dtype=float)
-    offsets = np.asarray(offsets, dtype=float)
     if op in _FROM_ROOT:
-        start = np.maximum(entries, entries[root])
-    elif op in _TO_ROOT:
+        return np.maximum(entries, entries[root])
+    if op in _TO_ROOT:
         start = entries.copy()
         start[root] = entries.max()
-    else:
-        start = np.full_like(entries, entries.max())
-    return start + offsets
+        return start
+    return np.full_like(entries, entries.max())
+
+
+def synchronised_completion(op: str, root: int, entries: np.ndarray,
+                            offsets: np.ndarray) -> np.ndarray:
+    """Completion time of each rank: its :func:`synchronised_start` plus its
+    offset (a :class:`CollectiveTimes` sample)."""
+    return synchronised_start(op, root, entries) + np.asarray(offsets, dtype=float)
 
 
 class DistributionTimes:
@@ -131,3 +137,55 @@ class HardwareTimes:
                 Transfer(op, nbytes, root, far if far is not None else root,
                          intra_node=far is None, contention=1), rng)
         return offsets
+
+
+#: MPI operation -> MPIBench test and variant measuring it.
+MPIBENCH_TESTS = {
+    "MPI_Barrier": ("barrier", ""), "MPI_Bcast": ("bcast", ""),
+    "MPI_Scatter": ("scatter", "each"), "MPI_Scatterv": ("scatter", "each"),
+    "MPI_Gather": ("gather", "each"), "MPI_Gatherv": ("gather", "each"),
+    "MPI_Allgather": ("allgather", "each"), "MPI_Alltoall": ("alltoall", "each"),
+    "MPI_Reduce": ("reduce", ""), "MPI_Allreduce": ("allreduce", ""),
+}
+
+
+class ProfileTimes:
+    """Per-rank completion times resampled from a machine profile's MPIBench blocks.
+
+    ``profile`` is a :class:`pevpm.machine.profile.Profile` (anything with its
+    ``blocks(test=...)`` and ``samples(key, by_rank=True)``).  Rank ``r``
+    draws one of the times measured at rank ``r`` (relative to the root:
+    MPIBench roots its collectives at rank 0); between two measured sizes the
+    draws at both are interpolated linearly, beyond them the nearest is used.
+    Only blocks measured on ``numprocs`` ranks qualify.
+    """
+
+    def __init__(self, profile):
+        self.profile = profile
+
+    def sample(self, op: str, size: int, *, root: int, numprocs: int,
+               rng: np.random.Generator) -> np.ndarray:
+        if op not in MPIBENCH_TESTS:
+            raise ModelError(f"MPIBench does not measure {op}")
+        test, variant = MPIBENCH_TESTS[op]
+        keys = sorted((k for k in self.profile.blocks(test=test)
+                       if k.variant == variant and k.n * k.p == numprocs),
+                      key=lambda k: k.size)
+        if not keys:
+            raise ModelError(f"the profile has no {test} block on {numprocs} ranks to sample "
+                             f"{op} from")
+        sizes = [k.size for k in keys]
+        upper = min(int(np.searchsorted(sizes, size)), len(keys) - 1)
+        lower = upper - 1 if sizes[upper] > size and upper > 0 else upper
+        low = self._draw(keys[lower], rng)
+        if lower == upper:
+            relative = low
+        else:
+            weight = (size - sizes[lower]) / (sizes[upper] - sizes[lower])
+            relative = (1 - weight) * low + weight * self._draw(keys[upper], rng)
+        return np.roll(relative, root)
+
+    def _draw(self, key, rng: np.random.Generator) -> np.ndarray:
+        per_rank = self.profile.samples(key, by_rank=True)
+        picks = rng.integers(0, per_rank.shape[1], size=per_rank.shape[0])
+        return per_rank[np.arange(per_rank.shape[0]), picks]

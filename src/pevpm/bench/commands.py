@@ -1,0 +1,169 @@
+"""``pevpm bench`` (run MPIBench under mpiexec) and ``pevpm profile`` (inspect a profile).
+
+Only the ``bench`` handler imports mpi4py, and only after every option has
+been checked, so ``pevpm profile ...`` and bad ``bench`` options never start MPI.
+
+    mpiexec -n 4 python -m pevpm bench --quick -o machine.db
+    pevpm profile show machine.db
+    pevpm profile export-csv machine.db -o machine.csv
+    pevpm profile plot machine.db -o plots/
+"""
+
+from __future__ import annotations
+
+import sys
+
+from pevpm.bench.catalog import CATALOG, DEFAULT_TESTS, resolve_test
+from pevpm.bench.options import (
+    BenchOptions,
+    available_memory_bytes,
+    launcher_rank_and_size,
+    parse_duration,
+    parse_sizes,
+)
+from pevpm.errors import BenchmarkError, PevpmError
+
+QUICK_PRESET = {"reps": 100, "sizes": "0,256,1K,4K,16K,64K", "resend_limit": 200, "budget": "4s"}
+FULL_PRESET = {"reps": 1000, "sizes": "0-8-128,256,512,1K,2K,4K,8K,16K,32K,64K",
+               "resend_limit": 1000, "budget": "60s"}
+
+
+def register(subparsers) -> None:
+    bench = subparsers.add_parser(
+        "bench", help="measure the machine's MPI performance (run under mpiexec)",
+        description="MPIBench: time every operation at every process on a global clock. "
+                    "Run as: mpiexec -n N python -m pevpm bench -o machine.db",
+    )
+    bench.add_argument("-o", "--output", required=True, help="profile file (SQLite) to write")
+    bench.add_argument("--tests", help="comma-separated tests (default: %s; known: %s)"
+                       % (",".join(DEFAULT_TESTS), ",".join(sorted(CATALOG))))
+    bench.add_argument("--sizes", help="message sizes: START-STEP-STOP, START-*FACTOR-STOP, "
+                       "lists, K/M suffixes (default %s)" % FULL_PRESET["sizes"])
+    bench.add_argument("--reps", type=int, help="repetitions per size (default 1000)")
+    bench.add_argument("--warmup", type=int, default=10, help="warm-up repetitions (10)")
+    bench.add_argument("--ppn", type=int, help="processes per node for placement "
+                       "(default: from the real host names)")
+    bench.add_argument("--quick", action="store_true",
+                       help="small plan finishing in under a minute on a few ranks: "
+                            + ", ".join(f"{k}={v}" for k, v in QUICK_PRESET.items()))
+    bench.add_argument("--resume", action="store_true",
+                       help="continue the interrupted run stored in the output file")
+    bench.add_argument("--sync", choices=("pairwise", "hierarchical"), default="pairwise",
+                       help="clock sync: pairwise against rank 0 (thesis) or hierarchical "
+                            "tree (log2 p rounds)")
+    bench.add_argument("--resend-limit", type=int,
+                       help="stop syncing after this many exchanges without a new minimum "
+                            "round trip (thesis default 1000)")
+    bench.add_argument("--start", choices=("barrier", "time"), default="barrier",
+                       help="start each repetition after a barrier or at an agreed global time")
+    bench.add_argument("--spacing", help="interval between timed starts (e.g. 100us; "
+                       "default twice the slowest warm-up repetition)")
+    bench.add_argument("--budget", help="time budget per test, e.g. 30s (default 60s)")
+    bench.add_argument("--outlier-percentile", type=float, default=99.0,
+                       help="percentile (in percent) of the outlier rule (99)")
+    bench.add_argument("--outlier-multiplier", type=float, default=10.0,
+                       help="times above this multiple of the percentile are outliers "
+                            "(10 as in the thesis text; its appendix B uses 5)")
+    bench.add_argument("--bin-width", help="histogram bin width, e.g. 0.05ms "
+                       "(default automatic from the spread)")
+    bench.add_argument("--max-raw", type=int, default=1_000_000,
+                       help="keep at most this many raw times per block (random subsample)")
+    bench.add_argument("--seed", type=int, default=0, help="seed of the raw-time subsampling")
+    bench.add_argument("--machine", default="", help="machine name (default: first host)")
+    bench.add_argument("--no-bind", dest="bind", action="store_false",
+                       help="do not pin ranks to cores")
+    bench.add_argument("--no-progress", dest="progress", action="store_false",
+                       help="no progress bar")
+    bench.set_defaults(func=_run_bench)
+
+    profile = subparsers.add_parser("profile", help="inspect a machine profile")
+    actions = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
+    show = actions.add_parser("show", help="list what the profile holds")
+    show.add_argument("profile")
+    show.set_defaults(func=_show)
+    export = actions.add_parser("export-csv", help="summaries as CSV (size, min, avg, max, "
+                                "percentiles in microseconds)")
+    export.add_argument("profile")
+    export.add_argument("-o", "--output", help="CSV file (default: standard output)")
+    export.add_argument("--test", help="only this test")
+    export.add_argument("--nxp", help="only this placement, e.g. 1x4")
+    export.set_defaults(func=_export_csv)
+    plot = actions.add_parser("plot", help="one PNG page per test and placement")
+    plot.add_argument("profile")
+    plot.add_argument("-o", "--output", default="bench-plots", help="directory for the PNGs")
+    plot.add_argument("--test", help="only this test")
+    plot.set_defaults(func=_plot)
+
+
+def options_from_args(args) -> BenchOptions:
+    """Turn parsed arguments into checked-later :class:`BenchOptions` (no MPI)."""
+    preset = QUICK_PRESET if args.quick else FULL_PRESET
+
+    def pick(name):
+        value = getattr(args, name)
+        return preset[name] if value is None else value
+
+    tests = ([resolve_test(word) for word in args.tests.split(",") if word.strip()]
+             if args.tests else [resolve_test(word) for word in DEFAULT_TESTS])
+    if not tests:
+        raise BenchmarkError("--tests: no tests given")
+    return BenchOptions(
+        output=args.output, tests=list(dict.fromkeys(tests)), sizes=parse_sizes(pick("sizes")),
+        reps=pick("reps"), warmup=args.warmup, ppn=args.ppn, resume=args.resume,
+        sync=args.sync, resend_limit=pick("resend_limit"), start=args.start,
+        spacing=parse_duration(args.spacing) if args.spacing else None,
+        budget=parse_duration(pick("budget")), outlier_percentile=args.outlier_percentile,
+        outlier_multiplier=args.outlier_multiplier,
+        bin_width=parse_duration(args.bin_width) if args.bin_width else None,
+        max_raw=args.max_raw, seed=args.seed, machine=args.machine, bind=args.bind,
+        progress=args.progress,
+    )
+
+
+def _run_bench(args) -> int:
+    launch = launcher_rank_and_size()
+    rank, nprocs = launch if launch else (0, None)
+    try:
+        options = options_from_args(args)
+        options.validate(nprocs, available_memory_bytes())
+    except PevpmError:
+        if rank == 0:
+            raise
+        return 2
+    from pevpm.bench.runner import run_benchmark
+
+    return run_benchmark(options)
+
+
+def _show(args) -> int:
+    from pevpm.bench.results import describe
+    from pevpm.machine.profile import Profile
+
+    with Profile.open(args.profile) as prof:
+        print(describe(prof))
+    return 0
+
+
+def _export_csv(args) -> int:
+    from pevpm.bench.results import write_csv
+    from pevpm.machine.profile import Profile
+
+    with Profile.open(args.profile) as prof:
+        if args.output:
+            with open(args.output, "w", newline="") as stream:
+                count = write_csv(prof, stream, test=args.test, nxp=args.nxp)
+            print(f"wrote {count} rows to {args.output}", file=sys.stderr)
+        else:
+            write_csv(prof, sys.stdout, test=args.test, nxp=args.nxp)
+    return 0
+
+
+def _plot(args) -> int:
+    from pevpm.machine.profile import Profile
+    from pevpm.report.bench_plots import plot_profile
+
+    with Profile.open(args.profile) as prof:
+        paths = plot_profile(prof, args.output, test=args.test)
+    for path in paths:
+        print(path)
+    return 0

@@ -1,0 +1,198 @@
+"""The timed MPI operations: tight loops writing into preallocated timestamp arrays.
+
+Each loop does, per repetition, only: wait for the synchronised start, read
+the clock, make the MPI call(s), read the clock.  Timestamps are local
+nanoseconds; :func:`derive_times` turns the collated global stamps of all
+ranks into one time per rank per repetition afterwards.
+
+>>> op = build_operation(comm, "bcast", "", 1024, partner=None)   # doctest: +SKIP
+>>> stamps = op.run(reps=100, start=BarrierStart(comm), now=clock.now)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from mpi4py import MPI
+
+from pevpm.bench.catalog import CATALOG
+
+_TAG = 7302
+
+
+class BarrierStart:
+    """Start each repetition when a barrier releases (cheap; leaves the barrier's skew)."""
+
+    mode = "barrier"
+
+    def __init__(self, comm):
+        self._barrier = comm.Barrier
+
+    def wait(self, rep: int) -> None:
+        self._barrier()
+
+
+class TimedStart:
+    """Start repetition ``rep`` at local time ``first_ns + rep * spacing_ns``, agreed on
+    the global clock beforehand; every rank spins until then (accurate start)."""
+
+    mode = "time"
+
+    def __init__(self, first_local_ns: int, spacing_ns: int, now: Callable[[], int]):
+        self.first = first_local_ns
+        self.spacing = spacing_ns
+        self._now = now
+
+    def wait(self, rep: int) -> None:
+        target = self.first + rep * self.spacing
+        now = self._now
+        while now() < target:
+            pass
+
+
+@dataclass
+class TimedOperation:
+    """One test at one size, buffers allocated, ready to run repetitions."""
+
+    name: str
+    derivation: str
+    loop: Callable
+    stamp_names: tuple[str, ...]
+
+    def run(self, reps: int, start, now: Callable[[], int]) -> dict[str, np.ndarray]:
+        stamps = {name: np.zeros(reps, dtype=np.int64) for name in self.stamp_names}
+        self.loop(reps, start, now, stamps)
+        return stamps
+
+
+def build_operation(comm, name: str, variant: str, size: int,
+                    partner: tuple[int, bool] | None) -> TimedOperation:
+    """Allocate buffers and pick the loop for test ``name`` at ``size`` bytes."""
+    nprocs = comm.Get_size()
+    if CATALOG[name].paired:
+        peer, pings_first = partner
+        send, recv = np.ones(size, dtype=np.uint8), np.zeros(size, dtype=np.uint8)
+        if name in ("isend", "isendlocal"):
+            loop = _ping_pong_loop(comm, send, recv, peer, pings_first)
+            derivation = "end_to_end" if name == "isend" else "local_send"
+            return TimedOperation(name, derivation, loop,
+                                  ("send_start", "send_return", "recv_done"))
+        if name == "isendduplex":
+            return TimedOperation(name, "end_to_end", _duplex_loop(comm, send, recv, peer),
+                                  ("send_start", "send_return", "recv_done"))
+        call = _bind(comm.Sendrecv, send, peer, _TAG, recv, peer, _TAG)
+        return TimedOperation(name, "from_start", _call_loop(call), ("start", "end"))
+    call = _collective_call(comm, name, variant, size, nprocs)
+    return TimedOperation(name, "from_start", _call_loop(call), ("start", "end"))
+
+
+def _bind(function, *args):
+    def call():
+        function(*args)
+    return call
+
+
+def _collective_call(comm, name: str, variant: str, size: int, nprocs: int) -> Callable:
+    root = comm.Get_rank() == 0
+    per_proc = size if variant != "total" else size // nprocs
+    if name == "barrier":
+        return comm.Barrier
+    if name == "bcast":
+        return _bind(comm.Bcast, np.zeros(size, dtype=np.uint8), 0)
+    if name in ("reduce", "allreduce"):
+        count = size // 8
+        send, recv = np.ones(count), np.zeros(count)
+        if name == "reduce":
+            return _bind(comm.Reduce, send, recv, MPI.SUM, 0)
+        return _bind(comm.Allreduce, send, recv, MPI.SUM)
+    whole = np.zeros(per_proc * nprocs, dtype=np.uint8)
+    part = np.zeros(per_proc, dtype=np.uint8)
+    if name == "scatter":
+        return _bind(comm.Scatter, whole if root else None, part, 0)
+    if name == "gather":
+        return _bind(comm.Gather, part, whole if root else None, 0)
+    if name == "allgather":
+        return _bind(comm.Allgather, part, whole)
+    return _bind(comm.Alltoall, np.ones(per_proc * nprocs, dtype=np.uint8), whole)
+
+
+def _call_loop(call: Callable) -> Callable:
+    def loop(reps, start, now, stamps):
+        begin, end = stamps["start"], stamps["end"]
+        wait = start.wait
+        for rep in range(reps):
+            wait(rep)
+            begin[rep] = now()
+            call()
+            end[rep] = now()
+    return loop
+
+
+def _ping_pong_loop(comm, send, recv, peer: int, pings_first: bool) -> Callable:
+    isend, irecv = comm.Isend, comm.Irecv
+
+    def loop(reps, start, now, stamps):
+        send_start, send_return, recv_done = (stamps["send_start"], stamps["send_return"],
+                                              stamps["recv_done"])
+        wait = start.wait
+        for rep in range(reps):
+            incoming = irecv(recv, peer, _TAG)
+            wait(rep)
+            if pings_first:
+                send_start[rep] = now()
+                outgoing = isend(send, peer, _TAG)
+                send_return[rep] = now()
+                outgoing.Wait()
+                incoming.Wait()
+                recv_done[rep] = now()
+            else:
+                incoming.Wait()
+                recv_done[rep] = now()
+                send_start[rep] = now()
+                outgoing = isend(send, peer, _TAG)
+                send_return[rep] = now()
+                outgoing.Wait()
+    return loop
+
+
+def _duplex_loop(comm, send, recv, peer: int) -> Callable:
+    isend, irecv = comm.Isend, comm.Irecv
+
+    def loop(reps, start, now, stamps):
+        send_start, send_return, recv_done = (stamps["send_start"], stamps["send_return"],
+                                              stamps["recv_done"])
+        wait = start.wait
+        for rep in range(reps):
+            incoming = irecv(recv, peer, _TAG)
+            wait(rep)
+            send_start[rep] = now()
+            outgoing = isend(send, peer, _TAG)
+            send_return[rep] = now()
+            incoming.Wait()
+            recv_done[rep] = now()
+            outgoing.Wait()
+    return loop
+
+
+def derive_times(derivation: str, stamps: dict[str, np.ndarray],
+                 partners: list[int] | None) -> np.ndarray:
+    """Global stamps of all ranks (each (ranks, reps) int64 ns) -> (ranks, reps) seconds.
+
+    ``end_to_end``: receive completion here minus the partner's send start;
+    ``local_send``: time until Isend returned; ``from_start``: completion minus
+    the earliest start of that repetition over all ranks (the synchronised start).
+
+    >>> s = {"start": np.array([[0, 100], [10, 100]]), "end": np.array([[50, 160], [40, 130]])}
+    >>> derive_times("from_start", s, None).tolist()
+    [[5e-08, 6e-08], [4e-08, 3e-08]]
+    """
+    if derivation == "end_to_end":
+        sent = stamps["send_start"][np.asarray(partners)]
+        return (stamps["recv_done"] - sent) * 1e-9
+    if derivation == "local_send":
+        return (stamps["send_return"] - stamps["send_start"]) * 1e-9
+    if derivation == "from_start":
+        return (stamps["end"] - stamps["start"].min(axis=0)) * 1e-9
+    raise ValueError(f"unknown derivation {derivation!r}")

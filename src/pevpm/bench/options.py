@@ -1,0 +1,214 @@
+"""MPIBench options: parsing and every check that can be made before MPI starts.
+
+Everything here runs on each rank before ``mpi4py`` is imported, so bad input
+is refused without any MPI work (only rank 0 reports it, see
+:func:`launcher_rank_and_size`).
+
+>>> parse_sizes("0-1024-4096,64K")
+[0, 1024, 2048, 3072, 4096, 65536]
+>>> parse_sizes("1-*4-64")
+[1, 4, 16, 64]
+>>> parse_duration("50us"), parse_duration("2")
+(5e-05, 2.0)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import asdict, dataclass, field
+
+from pevpm.bench.catalog import CATALOG, DEFAULT_TESTS, resolve_test
+from pevpm.bench.clock import SYNC_METHODS, THESIS_RESEND_LIMIT
+from pevpm.errors import BenchmarkError
+
+START_MODES = ("barrier", "time")
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+_NUMBER = r"(\d+)([kKmMgG]?)"
+_RANGE = re.compile(rf"^{_NUMBER}-(\*?){_NUMBER}-{_NUMBER}$")
+_SINGLE = re.compile(rf"^{_NUMBER}$")
+_DURATION = re.compile(r"^([0-9]*\.?[0-9]+(?:e-?[0-9]+)?)\s*(ns|us|ms|s|min)?$")
+_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, None: 1.0}
+MAX_SIZES = 10_000
+
+
+def _bytes(digits: str, unit: str) -> int:
+    return int(digits) * _UNITS[unit.lower()]
+
+
+def parse_sizes(text: str) -> list[int]:
+    """Message sizes from ``start-step-stop`` ranges (``start-*factor-stop`` for geometric
+    steps), single sizes, K/M/G suffixes (powers of 1024), comma separated; sorted, unique."""
+    sizes: set[int] = set()
+    for token in (t.strip() for t in str(text).split(",")):
+        if not token:
+            continue
+        if token.startswith("-"):
+            raise BenchmarkError(f"--sizes: negative message size {token!r}")
+        single, ranged = _SINGLE.match(token), _RANGE.match(token)
+        if single:
+            sizes.add(_bytes(*single.groups()))
+        elif ranged:
+            start = _bytes(ranged.group(1), ranged.group(2))
+            geometric = ranged.group(3) == "*"
+            step = _bytes(ranged.group(4), ranged.group(5))
+            stop = _bytes(ranged.group(6), ranged.group(7))
+            sizes.update(_expand(token, start, step, stop, geometric))
+        else:
+            raise BenchmarkError(
+                f"--sizes: cannot read {token!r}; use START-STEP-STOP, START-*FACTOR-STOP "
+                "or single sizes such as 0,1024,64K"
+            )
+        if len(sizes) > MAX_SIZES:
+            raise BenchmarkError(f"--sizes: more than {MAX_SIZES} sizes")
+    if not sizes:
+        raise BenchmarkError("--sizes: no sizes given")
+    return sorted(sizes)
+
+
+def _expand(token: str, start: int, step: int, stop: int, geometric: bool) -> list[int]:
+    if stop < start:
+        raise BenchmarkError(f"--sizes: range {token!r} ends before it starts")
+    if geometric:
+        if step < 2 or start < 1:
+            raise BenchmarkError(f"--sizes: geometric range {token!r} needs start >= 1 and "
+                                 "factor >= 2")
+        out, size = [], start
+        while size <= stop:
+            out.append(size)
+            size *= step
+        return out
+    if step < 1:
+        raise BenchmarkError(f"--sizes: range {token!r} needs a positive step")
+    if (stop - start) // step + 1 > MAX_SIZES:
+        raise BenchmarkError(f"--sizes: range {token!r} has more than {MAX_SIZES} sizes")
+    return list(range(start, stop + 1, step))
+
+
+def parse_duration(text) -> float:
+    """``'50us'``, ``'1.5ms'``, ``'30s'``, ``'2min'`` or a plain number of seconds."""
+    match = _DURATION.match(str(text).strip())
+    if not match:
+        raise BenchmarkError(f"cannot read duration {text!r}; e.g. 50us, 2ms, 30s, 5min")
+    return float(match.group(1)) * _SECONDS[match.group(2)]
+
+
+def launcher_rank_and_size() -> tuple[int, int] | None:
+    """Rank and size announced by the MPI launcher's environment, if any (no MPI calls)."""
+    for rank_var, size_var in (("PMI_RANK", "PMI_SIZE"),
+                               ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+                               ("PMIX_RANK", "PMIX_SIZE")):
+        if rank_var in os.environ and size_var in os.environ:
+            return int(os.environ[rank_var]), int(os.environ[size_var])
+    return None
+
+
+def available_memory_bytes() -> int | None:
+    """MemAvailable from /proc/meminfo (Linux), or None where unknown."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+@dataclass
+class BenchOptions:
+    """A benchmark plan and how to run it; :meth:`validate` refuses impossible ones."""
+
+    output: str
+    tests: list[tuple[str, str]] = field(
+        default_factory=lambda: [resolve_test(t) for t in DEFAULT_TESTS])
+    sizes: list[int] = field(default_factory=lambda: parse_sizes("0,1K,4K,16K,64K"))
+    reps: int = 1000
+    warmup: int = 10
+    ppn: int | None = None
+    resume: bool = False
+    sync: str = "pairwise"
+    resend_limit: int = THESIS_RESEND_LIMIT
+    start: str = "barrier"
+    spacing: float | None = None
+    budget: float = 60.0
+    outlier_percentile: float = 99.0
+    outlier_multiplier: float = 10.0
+    bin_width: float | None = None
+    max_raw: int = 1_000_000
+    seed: int = 0
+    machine: str = ""
+    bind: bool = True
+    progress: bool = True
+
+    def blocks(self) -> list[tuple[str, str, int]]:
+        """(test, variant, size) in run order; size-less tests run once at size 0."""
+        plan = []
+        for name, variant in self.tests:
+            sizes = self.sizes if CATALOG[name].sized else [0]
+            plan.extend((name, variant, size) for size in sizes)
+        return plan
+
+    def plan(self) -> dict:
+        """JSON-ready description stored with the run (``--resume`` replays it)."""
+        data = asdict(self)
+        data.pop("resume")
+        data.pop("progress")
+        data["tests"] = [list(t) for t in self.tests]
+        return data
+
+    @classmethod
+    def from_plan(cls, plan: dict, **overrides) -> "BenchOptions":
+        data = dict(plan, **overrides)
+        data["tests"] = [tuple(t) for t in data["tests"]]
+        return cls(**data)
+
+    def validate(self, nprocs: int | None, memory: int | None) -> None:
+        """Refuse options that cannot work; ``nprocs``/``memory`` may be unknown (None)."""
+        if self.reps < 1:
+            raise BenchmarkError(f"--reps must be at least 1 (got {self.reps})")
+        if self.warmup < 0:
+            raise BenchmarkError(f"--warmup must not be negative (got {self.warmup})")
+        if self.resend_limit < 1:
+            raise BenchmarkError(f"--resend-limit must be at least 1 (got {self.resend_limit})")
+        if self.ppn is not None and self.ppn < 1:
+            raise BenchmarkError(f"--ppn must be at least 1 (got {self.ppn})")
+        if self.sync not in SYNC_METHODS:
+            raise BenchmarkError(f"--sync must be one of {', '.join(SYNC_METHODS)}")
+        if self.start not in START_MODES:
+            raise BenchmarkError(f"--start must be one of {', '.join(START_MODES)}")
+        if self.budget <= 0:
+            raise BenchmarkError("--budget must be positive")
+        if self.spacing is not None and self.spacing <= 0:
+            raise BenchmarkError("--spacing must be positive")
+        if self.bin_width is not None and self.bin_width <= 0:
+            raise BenchmarkError("--bin-width must be positive")
+        if not 0 < self.outlier_percentile <= 100:
+            raise BenchmarkError("--outlier-percentile is in percent, in (0, 100] (99 = thesis)")
+        if self.outlier_multiplier < 1:
+            raise BenchmarkError("--outlier-multiplier must be at least 1")
+        if any(size < 0 for size in self.sizes):
+            raise BenchmarkError("--sizes: negative message size")
+        if nprocs is None:
+            return
+        if nprocs < 2:
+            raise BenchmarkError("MPIBench needs at least 2 processes (run under mpiexec -n N)")
+        paired = sorted({name for name, _ in self.tests if CATALOG[name].paired})
+        if paired and nprocs % 2:
+            raise BenchmarkError(f"{', '.join(paired)} pair processes: the process count must "
+                                 f"be even (got {nprocs})")
+        if self.ppn is not None and nprocs % self.ppn:
+            raise BenchmarkError(f"--ppn {self.ppn} does not divide the process count {nprocs}")
+        if memory is not None:
+            self._check_memory(nprocs, memory)
+
+    def _check_memory(self, nprocs: int, memory: int) -> None:
+        local = min(self.ppn or nprocs, nprocs)
+        for name, variant, size in self.blocks():
+            need = CATALOG[name].buffer_bytes(variant, size, nprocs) * local
+            if need > memory // 2:
+                raise BenchmarkError(
+                    f"{name}{variant} at {size} bytes needs about {need / 2**20:.0f} MiB of "
+                    f"buffers per node but only {memory / 2**20:.0f} MiB are available; "
+                    "lower the largest --sizes"
+                )
