@@ -35,10 +35,13 @@ def test_table_shows_each_model_and_a_dash_where_missing():
 
 
 def test_fft_parameters_come_from_the_matching_calibration():
-    calibration = {"fft2d": {"row_ffts": {"2": {"median": 1e-3}},
-                             "transpose": {"2": {"median": 4e-4}}}}
+    calibration = {"fft2d": {"row_ffts": {"1": {"median": 2e-3}, "2": {"median": 1.2e-3}},
+                             "transpose": {"1": {"median": 1e-3}, "2": {"median": 6e-4}},
+                             "program_iteration": {"median": 6e-3}}}
     params = CASES["fft2d"].model_params(calibration, 2, ProblemSize())
-    assert params["t_serial"] == pytest.approx(2 * 1e-3 + 4e-4)
+    # the one-rank program time, halved, times the kernels' slowdown at 2 ranks:
+    # (2 * 1.2 + 0.6) * 2 / (2 * 2 + 1) = 1.2
+    assert params["t_serial"] == pytest.approx(6e-3 / 2 * 1.2)
     with pytest.raises(PevpmError, match="no serial times for 4 processes"):
         CASES["fft2d"].model_params(calibration, 4, ProblemSize())
 

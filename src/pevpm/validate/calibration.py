@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from pevpm.errors import PevpmError
-from pevpm.validate.runner import find_example
+from pevpm.validate.runner import find_example, run_example
 
 FORMAT = "pevpm-calibration/1"
 EXAMPLES = ("jacobi", "bag_of_tasks", "fft2d")
@@ -113,6 +113,21 @@ def neighbours_running(fn, nprocs: int):
                 worker.terminate()
 
 
+def program_iteration_time(name: str, args: list[str], iterations: int,
+                           repeats: int = 3) -> dict:
+    """Seconds per iteration of the real program on one rank (the thesis's
+    serial time: everything an iteration does, Python's own overheads
+    included), from ``repeats`` short runs after a warm-up.
+
+    >>> program_iteration_time("jacobi", ["--size", "64"], 100)["median"] < 0.01  # doctest: +SKIP
+    True
+    """
+    runs = run_example(name, 1, [*args, "--iterations", str(iterations)], repeats=repeats)
+    per_iteration = [t / iterations for t in runs.times]
+    return {"median": statistics.median(per_iteration), "min": min(per_iteration),
+            "max": max(per_iteration), "iterations": iterations, "repeats": repeats}
+
+
 def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
                      min_batch: float = 0.02) -> dict:
     """Stencil sweep time of the whole ``size`` x ``size`` grid, and of one strip per count.
@@ -132,6 +147,7 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
         with neighbours_running(sweep, p):
             result["strip"][str(p)] = time_call(sweep, repeats, min_batch)
     result["iteration"] = result["strip"]["1"]
+    result["program_iteration"] = program_iteration_time("jacobi", ["--size", str(size)], 5000)
     return result
 
 
@@ -188,6 +204,7 @@ def calibrate_fft2d(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
             result["row_ffts"][str(p)] = time_call(ffts, repeats, min_batch)
             result["transpose"][str(p)] = time_call(transpose, repeats, min_batch)
     result["per_row"] = result["row_ffts"]["1"]["median"] / size
+    result["program_iteration"] = program_iteration_time("fft2d", ["--size", str(size)], 200)
     return result
 
 

@@ -9,7 +9,7 @@ the one the model uses, and the model parameters derived from calibration
 >>> case = CASES["jacobi"]
 >>> case.program_args(ProblemSize.quick())[:2]
 ['--size', '256']
->>> params = case.model_params({"jacobi": {"iteration": {"median": 1e-4}}}, 2,
+>>> params = case.model_params({"jacobi": {"program_iteration": {"median": 1e-4}}}, 2,
 ...                            ProblemSize.quick())
 >>> params["t_iter"], params["iterations"]
 (0.0001, 5000)
@@ -78,13 +78,23 @@ def _calibrated(calibration: dict, case: str) -> dict:
                          f"{', '.join(sorted(calibration)) or 'nothing'}") from None
 
 
+def _co_scheduling(kernel: Callable[[str], float], numprocs: int) -> float:
+    """How much slower a rank's 1/numprocs share runs than 1/numprocs of the
+    one-rank time when its neighbours compute too (1 when not calibrated)."""
+    try:
+        return kernel(str(numprocs)) * numprocs / kernel("1")
+    except KeyError:
+        return 1.0
+
+
 def _jacobi_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
+    # The thesis's serial time: the program's one-rank time per iteration,
+    # shared evenly (t_iter / numprocs in the model), times the slowdown the
+    # stencil kernel showed with its neighbours busy.
     data = _calibrated(calibration, "jacobi")
-    strip = data.get("strip", {}).get(str(numprocs))
-    # The model's serial time is t_iter / numprocs: the measured strip when
-    # calibration timed this count (with its neighbours busy), else the
-    # thesis's one-processor sweep divided evenly.
-    t_iter = strip["median"] * numprocs if strip else data["iteration"]["median"]
+    strip = data.get("strip", {})
+    factor = _co_scheduling(lambda p: strip[p]["median"], numprocs)
+    t_iter = data["program_iteration"]["median"] * factor
     return {"N": size.grid, "iterations": size.jacobi_iterations, "t_iter": t_iter}
 
 
@@ -94,7 +104,9 @@ def _fft_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
     if key not in data["row_ffts"]:
         raise PevpmError(f"fft2d calibration has no serial times for {numprocs} processes "
                          f"(it has {', '.join(sorted(data['row_ffts'], key=int))})")
-    serial = 2 * data["row_ffts"][key]["median"] + data["transpose"][key]["median"]
+    factor = _co_scheduling(lambda p: 2 * data["row_ffts"][p]["median"]
+                            + data["transpose"][p]["median"], numprocs)
+    serial = data["program_iteration"]["median"] / numprocs * factor
     return {"N": size.grid, "iterations": size.fft_iterations, "t_serial": serial}
 
 
