@@ -74,7 +74,7 @@ def _c_constants(text: str) -> dict[str, Number]:
             continue
         decl = _C_DECLARATION.match(item)
         if decl:
-            for declarator in _split_commas(decl.group("declarators")):
+            for declarator in split_top_level(decl.group("declarators")):
                 d = _DECLARATOR.match(declarator)
                 if d:
                     _add(found, d.group("name"), _c_literals(d.group("value")))
@@ -93,7 +93,7 @@ def _fortran_constants(text: str) -> dict[str, Number]:
     matches = sorted(list(_FORTRAN_TYPED.finditer(text)) + list(_FORTRAN_STATEMENT.finditer(text)),
                      key=lambda m: m.start())
     for m in matches:
-        for declarator in _split_commas(m.group("declarators")):
+        for declarator in split_top_level(m.group("declarators")):
             d = _DECLARATOR.match(declarator)
             if d:
                 value = _FORTRAN_NUMBER.sub(r"\1e\2", d.group("value"))
@@ -162,7 +162,12 @@ def _add(found: dict[str, Number], name: str, text: str) -> None:
         pass
 
 
-def _split_commas(text: str) -> list[str]:
+def split_top_level(text: str) -> list[str]:
+    """``text`` split at commas outside brackets.
+
+    >>> split_top_level("a = f(1, 2), b[3, 4], c")
+    ['a = f(1, 2)', ' b[3, 4]', ' c']
+    """
     pieces, depth, start = [], 0, 0
     for i, ch in enumerate(text):
         if ch in "([{":

@@ -53,7 +53,7 @@ from pevpm.model.ast import (
     Statement,
     status_names,
 )
-from pevpm.model.constants import find_constants
+from pevpm.model.constants import find_constants, split_top_level
 from pevpm.model.expr import Binary, Expr, Name, Num, Number, _suggest
 from pevpm.model.source import COMMENT_MARKERS, DirectiveLine, located_error, scan
 
@@ -537,7 +537,7 @@ class _Parser:
         tree = None
         start = 0
         procnum = Name("procnum")
-        for piece in _split_top_level(attr.value):
+        for piece in split_top_level(attr.value):
             at, start = start, start + len(piece) + 1
             if not piece.strip():
                 raise self.error("empty entry in a rank list", attr.line, attr.value_col + at)
@@ -593,23 +593,8 @@ class _Parser:
 def _is_rank_list(value: str, lone_rank: bool = False) -> bool:
     """Whether ``value`` lists ranks (``1,2,8..10``); with ``lone_rank`` a bare
     number (``0``) counts as a list of one rank, as in a Runon arm."""
-    return ".." in value or len(_split_top_level(value)) > 1 or (
+    return ".." in value or len(split_top_level(value)) > 1 or (
         lone_rank and bool(_RANK_LITERAL.match(value)))
-
-
-def _split_top_level(text: str) -> list[str]:
-    """``text`` split at commas outside parentheses."""
-    pieces, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            pieces.append(text[start:i])
-            start = i + 1
-    pieces.append(text[start:])
-    return pieces
 
 
 def _calls_in(body: tuple[Statement, ...]):
