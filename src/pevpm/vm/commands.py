@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from pevpm.errors import PevpmError
+from pevpm.vm.collectives.arguments import add_collective_arguments, collective_config
 from pevpm.vm.executors import EXECUTOR_NAMES
 
 DEFAULT_MACHINE = "perseus"
@@ -36,7 +38,8 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (0)")
     p.add_argument("--machine", default=DEFAULT_MACHINE, metavar="SPEC",
                    help="constant:latency=50us | hockney:latency=..,bandwidth=.. | "
-                        "loggp:L=..,o=..,g=..,G=.. | perseus | PROFILE.db (default perseus)")
+                        "loggp:L=..,o=..,g=..,G=.. | perseus | PROFILE.db[:model=mean2x1] | "
+                        "default (the profile shipped with pevpm) (default perseus)")
     p.add_argument("--ppn", type=int, metavar="P", help="processes per node (n x p placement)")
     p.add_argument("--processor", metavar="ID",
                    help="processor id of every rank (selects 'Serial on ID' lines)")
@@ -53,6 +56,7 @@ def register(subparsers) -> None:
                    help="stop a run whose virtual time passes SECONDS")
     p.add_argument("--no-bounds", dest="bounds", action="store_false",
                    help="skip the min/max-bound runs")
+    add_collective_arguments(p)
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
     p.add_argument("--trace", metavar="FILE",
                    help="write a Chrome/Perfetto trace of one run at the largest count")
@@ -70,6 +74,8 @@ def run_predict(args) -> int:
     if args.ppn is not None and args.ppn < 1:
         raise PevpmError(f"--ppn must be at least 1, got {args.ppn}")
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
+    if args.coll:
+        machine = replace(machine, collectives=collective_config(args, machine.collectives))
     if not Path(args.model).is_file():
         raise PevpmError("no such model file", args.model)
     model = load_model(args.model, params, processor=args.processor)
