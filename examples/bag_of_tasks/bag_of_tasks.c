@@ -9,12 +9,11 @@
  *     clock, Perseus's, so the serial times below need no conversion);
  *   - needs at least 2 processes and njobs >= numprocs - 1.
  *
- * The PEVPM model cannot name "the rank the last receive came from", so the
- * master serves workers in turn (Loop index w) and every job has the mean
- * sizes and compute time.  With equal jobs the two orders coincide; with
- * random jobs the model loses the first-come-first-served load balancing.
- * It serves (numprocs-1) * (njobs / (numprocs-1)) jobs, up to numprocs-2
- * fewer than njobs.
+ * The model follows the program: the master answers whichever worker reported
+ * (the receive's status id s gives s.MPI_SOURCE), and a worker loops until it
+ * receives DIE (its loop runs njobs + 1 times at most; once DIE has arrived the
+ * remaining iterations do nothing).  Every job has the mean sizes and compute
+ * time (parameters job_bytes and t_job).
  *
  * Build and run:  mpicc bag_of_tasks.c -o bag && mpiexec -n 4 ./bag [njobs]
  */
@@ -127,21 +126,19 @@ int main(int argc, char **argv)
         }
 // PEVPM }
         out = getwork();
-// PEVPM Loop iterations = parameter njobs / (numprocs - 1) - 1
-// PEVPM {
-// PEVPM Loop iterations = numprocs - 1
-// PEVPM &    index = w
+// PEVPM Loop iterations = parameter njobs - (numprocs - 1)
 // PEVPM {
         while (out.sendsize != -1) {
 // PEVPM Message type = MPI_Recv
 // PEVPM &       size = 3*sizeof(long)
-// PEVPM &       from = w + 1
+// PEVPM &       from = MPI_ANY_SOURCE
 // PEVPM &       to = procnum
 // PEVPM &       tag = DEFN
+// PEVPM &       req/stat = s
             MPI_Recv(&in, 3, MPI_LONG, MPI_ANY_SOURCE, DEFN, MPI_COMM_WORLD, &s);
 // PEVPM Message type = MPI_Recv
 // PEVPM &       size = parameter job_bytes
-// PEVPM &       from = w + 1
+// PEVPM &       from = s.MPI_SOURCE
 // PEVPM &       to = procnum
 // PEVPM &       tag = WORK
             MPI_Recv(rbuf, (int)in.recvsize, MPI_BYTE, s.MPI_SOURCE, WORK, MPI_COMM_WORLD, &s);
@@ -149,32 +146,31 @@ int main(int argc, char **argv)
 // PEVPM Message type = MPI_Send
 // PEVPM &       size = 3*sizeof(long)
 // PEVPM &       from = procnum
-// PEVPM &       to = w + 1
+// PEVPM &       to = s.MPI_SOURCE
 // PEVPM &       tag = DEFN
             MPI_Send(&out, 3, MPI_LONG, s.MPI_SOURCE, DEFN, MPI_COMM_WORLD);
 // PEVPM Message type = MPI_Send
 // PEVPM &       size = parameter job_bytes
 // PEVPM &       from = procnum
-// PEVPM &       to = w + 1
+// PEVPM &       to = s.MPI_SOURCE
 // PEVPM &       tag = WORK
             MPI_Send(sbuf, (int)out.sendsize, MPI_BYTE, s.MPI_SOURCE, WORK, MPI_COMM_WORLD);
             out = getwork();
         }
 // PEVPM }
-// PEVPM }
 // PEVPM Loop iterations = numprocs - 1
-// PEVPM &    index = w
 // PEVPM {
         for (rank = 1; rank < numprocs; rank++) {
 // PEVPM Message type = MPI_Recv
 // PEVPM &       size = 3*sizeof(long)
-// PEVPM &       from = w + 1
+// PEVPM &       from = MPI_ANY_SOURCE
 // PEVPM &       to = procnum
 // PEVPM &       tag = DEFN
+// PEVPM &       req/stat = s
             MPI_Recv(&in, 3, MPI_LONG, MPI_ANY_SOURCE, DEFN, MPI_COMM_WORLD, &s);
 // PEVPM Message type = MPI_Recv
 // PEVPM &       size = parameter job_bytes
-// PEVPM &       from = w + 1
+// PEVPM &       from = s.MPI_SOURCE
 // PEVPM &       to = procnum
 // PEVPM &       tag = WORK
             MPI_Recv(rbuf, (int)in.recvsize, MPI_BYTE, s.MPI_SOURCE, WORK, MPI_COMM_WORLD, &s);
@@ -199,7 +195,9 @@ int main(int argc, char **argv)
 // PEVPM }
 // PEVPM {
     else {                      /* the workers */
-// PEVPM Loop iterations = parameter njobs / (numprocs - 1)
+// PEVPM Loop iterations = parameter njobs + 1
+// PEVPM {
+// PEVPM Runon c1 = order.MPI_TAG != DIE
 // PEVPM {
         for (;;) {
 // PEVPM Message type = MPI_Recv
@@ -207,7 +205,10 @@ int main(int argc, char **argv)
 // PEVPM &       from = 0
 // PEVPM &       to = procnum
 // PEVPM &       tag = MPI_ANY_TAG
+// PEVPM &       req/stat = order
             MPI_Recv(&in, 3, MPI_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &s);
+// PEVPM Runon c1 = order.MPI_TAG == DEFN
+// PEVPM {
             if (s.MPI_TAG == DIE)
                 break;
 // PEVPM Message type = MPI_Recv
@@ -230,13 +231,10 @@ int main(int argc, char **argv)
 // PEVPM &       to = 0
 // PEVPM &       tag = WORK
             MPI_Send(sbuf, (int)in.recvsize, MPI_BYTE, 0, WORK, MPI_COMM_WORLD);
+// PEVPM }
         }
 // PEVPM }
-// PEVPM Message type = MPI_Recv
-// PEVPM &       size = 3*sizeof(long)
-// PEVPM &       from = 0
-// PEVPM &       to = procnum
-// PEVPM &       tag = DIE
+// PEVPM }
     }
 // PEVPM }
     free(sbuf);
