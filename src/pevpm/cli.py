@@ -18,31 +18,42 @@ import sys
 from pevpm import __version__
 from pevpm.errors import PevpmError
 
-COMMAND_MODULES = (
-    "pevpm.vm.commands",
-    "pevpm.model.commands",
-    "pevpm.bench.commands",
-    "pevpm.machine.commands",
-    "pevpm.analytic.commands",
-    "pevpm.validate.commands",
-    "pevpm.report.commands",
-)
+#: Which module registers each subcommand.  Only the module of the command
+#: being run is imported (a rank of ``mpiexec -n 64 pevpm bench`` need not
+#: load scipy and matplotlib); ``pevpm --help`` imports them all.
+COMMANDS = {
+    "predict": "pevpm.vm.commands",
+    "show": "pevpm.model.commands",
+    "check": "pevpm.model.commands",
+    "bench": "pevpm.bench.commands",
+    "profile": "pevpm.bench.commands",
+    "fit": "pevpm.machine.commands",
+    "machine": "pevpm.machine.commands",
+    "analytic": "pevpm.analytic.commands",
+    "lab": "pevpm.validate.commands",
+    "validate": "pevpm.validate.commands",
+    "demo": "pevpm.report.commands",
+    "report": "pevpm.report.commands",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``command``, only that command's module is loaded."""
     parser = argparse.ArgumentParser(
         prog="pevpm",
         description="Predict and explain the performance of MPI programs.",
     )
     parser.add_argument("--version", action="version", version=f"pevpm {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    modules = [COMMANDS[command]] if command in COMMANDS else dict.fromkeys(COMMANDS.values())
+    for name in modules:
         importlib.import_module(name).register(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
