@@ -11,14 +11,18 @@ from pevpm.machine.profile import BlockKey, ProfileWriter
 from pevpm.machine.profile_comm import LOCAL_TEST, TRANSFER_TEST, block_contention
 from pevpm.validate.cases import ProblemSize
 from pevpm.validate.lab_validation import (
+    LAB_EAGER_LIMIT,
     LAB_SWITCH_CAPACITY,
+    lab_args,
+    predict_in_lab,
+    saved_measurements,
     format_lab_report,
     lab_machine,
     saturation,
     speedups,
     validate_in_lab,
 )
-from pevpm.validate.runner import Measurement
+from pevpm.validate.runner import EXAMPLES_DIR, Measurement
 
 LINK = 10e6          # bytes/s: an 80 Mbit/s link
 LATENCY = 100e-6
@@ -69,6 +73,8 @@ def test_lab_machine_has_one_rank_per_node_and_a_switch_that_never_limits(tmp_pa
     assert full.topology.procs_per_node == restricted.topology.procs_per_node == 1
     assert full.topology.backplane_capacity == LAB_SWITCH_CAPACITY
     assert (full.node_contention, restricted.node_contention) == (True, False)
+    assert full.eager_limit == LAB_EAGER_LIMIT
+    assert full.is_eager(24) and not full.is_eager(1024)
 
 
 class FakeLab:
@@ -151,3 +157,29 @@ def test_model_draws_are_matched_to_the_real_job_stream():
     assert params["max_compute"] / 2 == pytest.approx(jobs[:, 1].mean())
     assert params["max_size"] == round(jobs[:, 0].mean() + jobs[:, 2].mean())
     assert params["jobs"] == 200 and params["overhead"] == 1e-4
+
+
+def test_saved_measurements_replay_an_earlier_run(tmp_path):
+    size = ProblemSize(bag_jobs=200, bag_max_compute=0.04)
+    saved = tmp_path / "lab.json"
+    saved.write_text(json.dumps({"args": lab_args(size), "rows": [
+        {"n": 1, "measured_times": [3.8, 3.9]}, {"n": 2, "measured_times": [5.3]}]}))
+    measure = saved_measurements(str(saved))
+    got = measure("bag_of_tasks", [1, 2], lab_args(size), rate="80mbit")
+    assert got[1].times == [3.8, 3.9] and got[2].mean == 5.3
+    with pytest.raises(PevpmError, match="holds counts"):
+        measure("bag_of_tasks", [1, 4], lab_args(size))
+    with pytest.raises(PevpmError, match="holds counts"):
+        measure("bag_of_tasks", [1], lab_args(ProblemSize(bag_jobs=20)))
+    (tmp_path / "other.json").write_text("{}")
+    with pytest.raises(PevpmError, match="not a 'pevpm lab validate --json' file"):
+        saved_measurements(str(tmp_path / "other.json"))
+
+
+def test_measured_lab_profile_makes_the_full_model_slower_where_workers_contend():
+    """The profile MPIBench measured in the lab (80 Mbit/s, 2x1 .. 2x8, 4x1, 8x1)."""
+    profile = str(EXAMPLES_DIR / "bag_of_tasks" / "lab-80mbit.db")
+    size = ProblemSize(bag_jobs=100, bag_max_compute=0.04)
+    rows = predict_in_lab([1, 8], profile, CALIBRATION, size, runs=2, seed=1)
+    assert rows[1]["predictions"]["full"] == rows[1]["predictions"]["restricted"]
+    assert rows[8]["predictions"]["full"] > 1.15 * rows[8]["predictions"]["restricted"]

@@ -120,7 +120,13 @@ def cmd_lab_validate(args) -> int:
     from pevpm.machine.profile import Profile
     from pevpm.validate.cases import ProblemSize
     from pevpm.validate.demo import default_progress
-    from pevpm.validate.lab_validation import format_lab_report, validate_in_lab
+    from pevpm.validate.lab import measure_in_lab
+    from pevpm.validate.lab_validation import (
+        format_lab_report,
+        lab_args,
+        saved_measurements,
+        validate_in_lab,
+    )
 
     if args.repeats < 1 or args.runs < 1:
         raise PevpmError("--repeats and --runs must be at least 1")
@@ -130,15 +136,16 @@ def cmd_lab_validate(args) -> int:
     size = ProblemSize(bag_jobs=args.jobs, bag_max_compute=args.max_compute)
     default_progress("bag_of_tasks: calibrating job times on one rank")
     calibration = calibrate(["bag_of_tasks"], nprocs=args.n, repeats=5)
+    measure = saved_measurements(args.measured) if args.measured else measure_in_lab
     rows = validate_in_lab(args.n, args.profile, calibration, size, args.rate, args.burst,
                            args.repeats, args.runs, args.seed, args.timeout,
-                           progress=default_progress)
+                           progress=default_progress, measure=measure)
     print(format_lab_report(rows, args.rate))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"example": "bag_of_tasks", "rate": args.rate, "burst": args.burst,
-                       "profile": args.profile, "jobs": args.jobs,
-                       "max_compute": args.max_compute, "rows": rows}, fh, indent=1)
+                       "profile": args.profile, "args": lab_args(size),
+                       "rows": rows}, fh, indent=1)
     return 0
 
 
@@ -198,6 +205,9 @@ def register(subparsers) -> None:
     lab_validate.add_argument("--max-compute", type=float, default=LAB_MAX_COMPUTE,
                               help=f"longest job, seconds ({LAB_MAX_COMPUTE})")
     lab_validate.add_argument("--json", metavar="FILE", help="also write the rows to this file")
+    lab_validate.add_argument("--measured", metavar="FILE",
+                              help="take the real runs from an earlier --json file instead of "
+                                   "running the lab (predict again, no root needed)")
     lab_validate.set_defaults(func=cmd_lab_validate)
 
     register_validate(subparsers)
