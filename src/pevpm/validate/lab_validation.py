@@ -78,7 +78,7 @@ def stream_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
     The program runs one seeded stream; the model draws job times and sizes
     uniformly. Its ranges are set to twice the stream's mean compute time and
     mean message size, so the model's jobs have the stream's means (200 jobs
-    of up to 40 ms average 19.3 ms, not 20).
+    of up to 40 ms average 19.0 ms, not 20).
     """
     args = CASE.program_args(size)
     seed = int(args[args.index("--seed") + 1])
