@@ -13,12 +13,12 @@ from pevpm.validate.cases import ProblemSize
 from pevpm.validate.lab_validation import (
     LAB_EAGER_LIMIT,
     LAB_SWITCH_CAPACITY,
-    lab_args,
-    predict_in_lab,
-    saved_measurements,
     format_lab_report,
+    lab_args,
     lab_machine,
+    predict_in_lab,
     saturation,
+    saved_measurements,
     speedups,
     validate_in_lab,
 )
