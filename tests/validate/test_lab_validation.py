@@ -18,6 +18,7 @@ from pevpm.validate.lab_validation import (
     lab_machine,
     predict_in_lab,
     saturation,
+    saved_calibration,
     saved_measurements,
     speedups,
     validate_in_lab,
@@ -164,6 +165,10 @@ def test_saved_measurements_replay_an_earlier_run(tmp_path):
     saved = tmp_path / "lab.json"
     saved.write_text(json.dumps({"args": lab_args(size), "rows": [
         {"n": 1, "measured_times": [3.8, 3.9]}, {"n": 2, "measured_times": [5.3]}]}))
+    assert saved_calibration(str(saved)) is None
+    saved.write_text(json.dumps({"args": lab_args(size), "calibration": CALIBRATION, "rows": [
+        {"n": 1, "measured_times": [3.8, 3.9]}, {"n": 2, "measured_times": [5.3]}]}))
+    assert saved_calibration(str(saved)) == CALIBRATION
     measure = saved_measurements(str(saved))
     got = measure("bag_of_tasks", [1, 2], lab_args(size), rate="80mbit")
     assert got[1].times == [3.8, 3.9] and got[2].mean == 5.3

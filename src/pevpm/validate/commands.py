@@ -124,6 +124,7 @@ def cmd_lab_validate(args) -> int:
     from pevpm.validate.lab_validation import (
         format_lab_report,
         lab_args,
+        saved_calibration,
         saved_measurements,
         validate_in_lab,
     )
@@ -134,8 +135,10 @@ def cmd_lab_validate(args) -> int:
     if args.jobs < 1 or args.max_compute <= 0:
         raise PevpmError("--jobs must be at least 1 and --max-compute positive")
     size = ProblemSize(bag_jobs=args.jobs, bag_max_compute=args.max_compute)
-    default_progress("bag_of_tasks: calibrating job times on one rank")
-    calibration = calibrate(["bag_of_tasks"], nprocs=args.n, repeats=5)
+    calibration = saved_calibration(args.measured) if args.measured else None
+    if calibration is None:
+        default_progress("bag_of_tasks: calibrating job times on one rank")
+        calibration = calibrate(["bag_of_tasks"], nprocs=args.n, repeats=5)
     measure = saved_measurements(args.measured) if args.measured else measure_in_lab
     rows = validate_in_lab(args.n, args.profile, calibration, size, args.rate, args.burst,
                            args.repeats, args.runs, args.seed, args.timeout,
@@ -145,7 +148,7 @@ def cmd_lab_validate(args) -> int:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"example": "bag_of_tasks", "rate": args.rate, "burst": args.burst,
                        "profile": args.profile, "args": lab_args(size),
-                       "rows": rows}, fh, indent=1)
+                       "calibration": calibration, "rows": rows}, fh, indent=1)
     return 0
 
 
@@ -206,8 +209,9 @@ def register(subparsers) -> None:
                               help=f"longest job, seconds ({LAB_MAX_COMPUTE})")
     lab_validate.add_argument("--json", metavar="FILE", help="also write the rows to this file")
     lab_validate.add_argument("--measured", metavar="FILE",
-                              help="take the real runs from an earlier --json file instead of "
-                                   "running the lab (predict again, no root needed)")
+                              help="take the real runs (and the calibration, if saved) from an "
+                                   "earlier --json file instead of running the lab (predict "
+                                   "again, no root needed)")
     lab_validate.set_defaults(func=cmd_lab_validate)
 
     register_validate(subparsers)

@@ -131,7 +131,7 @@ def validate_in_lab(counts: list[int], profile_path: str, calibration: dict,
         progress(f"bag_of_tasks in the lab: -n {n} median {m.median:.4f} s "
                  f"over {len(m.times)} runs")
 
-    progress(f"bag_of_tasks: running in the lab at {rate or 'unshaped'} links, "
+    progress(f"bag_of_tasks: real runs in the lab, {rate or 'unshaped'} links, "
              f"-n {','.join(map(str, counts))}, {repeats} repeats each")
     measured = measure("bag_of_tasks", counts, lab_args(size), rate=rate,
                        burst=burst, ranks_per_node=1, repeats=repeats, warmup=1,
@@ -146,17 +146,28 @@ def lab_args(size: ProblemSize) -> list[str]:
     return CASE.program_args(size)
 
 
+def _saved(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            saved = json.load(fh)
+        saved["rows"] = {r["n"]: r for r in saved["rows"]}
+        saved["args"] = list(saved["args"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise PevpmError(f"not a 'pevpm lab validate --json' file: {exc}", where=path) from None
+    return saved
+
+
+def saved_calibration(path: str) -> dict | None:
+    """The calibration an earlier ``--json`` file was predicted with (None if it has none)."""
+    return _saved(path).get("calibration")
+
+
 def saved_measurements(path: str) -> Callable[..., dict]:
     """A stand-in for :func:`~pevpm.validate.lab.measure_in_lab` that returns the
     measurements of an earlier ``pevpm lab validate --json`` file (to predict
     again without root); it refuses counts or arguments the file does not hold."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            saved = json.load(fh)
-        rows = {r["n"]: r for r in saved["rows"]}
-        args = saved["args"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise PevpmError(f"not a 'pevpm lab validate --json' file: {exc}", where=path) from None
+    saved = _saved(path)
+    rows, args = saved["rows"], saved["args"]
 
     def measure(program, counts, program_args, **_options) -> dict:
         missing = [n for n in counts if n not in rows]
