@@ -64,3 +64,11 @@ def test_an_existing_file_goes_to_the_profile_model(tmp_path):
     else:
         with pytest.raises(ProfileError):
             parse_machine(str(profile))  # an empty file is no profile
+
+
+def test_contention_switch_gives_the_restricted_machine():
+    assert parse_machine("hockney:latency=1us,bandwidth=1MB/s").node_contention is True
+    assert parse_machine("hockney:latency=1us,bandwidth=1MB/s,contention=off").node_contention \
+        is False
+    with pytest.raises(PevpmError, match="contention='maybe' must be on or off"):
+        parse_machine("constant:latency=1us,contention=maybe")

@@ -41,3 +41,8 @@ def test_unknown_model_and_foreign_file_are_clear_errors(tmp_path):
 def test_collective_overrides_reach_the_machine():
     machine = machine_from_profile(str(default_profile_path()), collectives="alltoall=pairwise")
     assert machine.collectives.algorithm("MPI_Alltoall", 65536, 8) == "pairwise"
+
+
+def test_profile_machine_contention_switch():
+    assert machine_from_profile(default_profile_path(), ppn=1).node_contention is True
+    assert parse_machine("default:contention=off", ppn=1).node_contention is False

@@ -91,3 +91,12 @@ def test_intra_node_messages_use_the_node_memory_not_the_network():
     comm = Recording()
     simulate(gather_model(), 4, Machine(comm, Topology(procs_per_node=4)))
     assert [c for *_, c in comm.levels] == [1, 2, 3]   # all on node 0's memory link
+
+
+def test_restricted_machine_costs_every_message_at_contention_one():
+    full, restricted = Recording(), Recording()
+    simulate(gather_model(), 4, Machine(full, Topology(backplane_capacity=4)))
+    simulate(gather_model(), 4, Machine(restricted, Topology(backplane_capacity=4),
+                                        node_contention=False))
+    assert [c for *_, c in full.levels] == [1, 2, 3]
+    assert [c for *_, c in restricted.levels] == [1, 1, 1]

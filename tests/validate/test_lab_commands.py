@@ -52,3 +52,11 @@ def test_lab_clean_removes_a_lab_that_was_never_torn_down(capsys):
         assert name in out
     assert main(["lab", "clean"]) == 0
     assert capsys.readouterr().out.startswith("removed 0 lab namespace(s)")
+
+
+@pytest.mark.skipif(not AVAILABLE, reason=f"contention lab unavailable: {WHY_NOT}")
+@pytest.mark.mpi
+def test_lab_exec_kills_a_job_that_outlives_its_timeout(capsys):
+    assert main(["lab", "exec", "-n", "1", "--rate", "none", "--timeout", "1",
+                 "--", "sleep", "30"]) == 2
+    assert "did not finish within 1 s; killed" in capsys.readouterr().err

@@ -27,7 +27,9 @@ class Machine:
     blocking sends of at most this many bytes return after their local
     completion time instead of waiting to be matched (0, the default, turns
     the eager protocol off: the thesis's semantics); ``collectives``:
-    configuration handed to the collective algorithms.
+    configuration handed to the collective algorithms; ``node_contention``:
+    ``False`` costs every message at contention 1 whatever the scoreboard
+    counts on its links (the thesis's restricted PEVPM, for comparison).
     """
 
     comm: CommModel
@@ -35,6 +37,7 @@ class Machine:
     processors: ProcessorModel | None = None
     eager_limit: int = 0
     collectives: Any = None
+    node_contention: bool = True
 
     def __post_init__(self) -> None:
         if self.eager_limit < 0:

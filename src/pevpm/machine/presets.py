@@ -14,7 +14,7 @@ A spec is ``KIND[:key=value,...]``:
     the thesis's Perseus cluster: switched Fast Ethernet, 160 us latency,
     91 Mbit/s, processor id ``perseus`` (so ``Serial on perseus`` applies);
     any Hockney key overrides a number;
-``PATH[:model=NAME,source=fitted,eager=BYTES]``
+``PATH[:model=NAME,source=fitted,eager=BYTES,contention=off]``
     a machine profile measured by ``pevpm bench`` (an existing file), through
     the profile-driven communication model: ``model`` is ``full`` (default),
     ``min2x1``, ``mean2x1``, ``min-nxp`` or ``mean-nxp``; ``default`` is the
@@ -23,9 +23,11 @@ A spec is ``KIND[:key=value,...]``:
 Every kind also takes machine keys: ``ppn`` (processes per node, the thesis's
 n x p), ``placement`` (``block``/``cyclic``), ``nodes``, ``backplane``
 (messages the switch carries at full speed), ``eager`` (largest blocking send,
-in bytes, that returns without waiting for its receive), ``processor`` (the
-processor id ``Serial on`` selects) and ``speed`` (MHz); the last two replace
-the processor settings of the model's ``Default`` directive.  Numbers take units:
+in bytes, that returns without waiting for its receive), ``contention``
+(``on``, or ``off`` for the restricted PEVPM that costs every message at
+contention 1), ``processor`` (the processor id ``Serial on`` selects) and
+``speed`` (MHz); the last two replace the processor settings of the model's
+``Default`` directive.  Numbers take units:
 ``s ms us ns`` for times, ``B/s KB/s MB/s GB/s bit/s Kbit/s Mbit/s Gbit/s``
 for bandwidths, ``B KB KiB MB MiB`` for sizes.
 
@@ -34,6 +36,8 @@ for bandwidths, ``B KB KiB MB MiB`` for sizes.
 (5e-05, 100000000.0, 2)
 >>> parse_machine("perseus", ppn=2).topology.procs_per_node
 2
+>>> parse_machine("perseus:contention=off").node_contention
+False
 """
 
 from __future__ import annotations
@@ -63,7 +67,8 @@ UNITS = {
     "b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024**2,
 }
 
-MACHINE_KEYS = ("ppn", "placement", "nodes", "backplane", "eager", "processor", "speed")
+MACHINE_KEYS = ("ppn", "placement", "nodes", "backplane", "eager", "contention", "processor",
+                "speed")
 
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
 
@@ -135,18 +140,20 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
         raise PevpmError(str(exc), where) from exc
 
 
-PROFILE_KEYS = ("model", "source", "eager", "ppn")
+PROFILE_KEYS = ("model", "source", "eager", "ppn", "contention")
 
 
 def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | None) -> Machine:
-    """``PATH[:model=mean2x1,source=fitted,eager=0,ppn=2]``: a measured machine."""
+    """``PATH[:model=mean2x1,source=fitted,eager=0,ppn=2,contention=off]``: a measured
+    machine."""
     from pevpm.machine.profile_model import MPICH_EAGER_LIMIT, machine_from_profile
 
     values = _parse_pairs(rest, PROFILE_KEYS, f"--machine {path}") if rest else {}
     return machine_from_profile(path, ppn=ppn or (int(values["ppn"]) if "ppn" in values else None),
                                 processor=processor, model=str(values.get("model", "full")),
                                 source=str(values.get("source", "empirical")),
-                                eager_limit=int(values.get("eager", MPICH_EAGER_LIMIT)))
+                                eager_limit=int(values.get("eager", MPICH_EAGER_LIMIT)),
+                                node_contention=values.get("contention", True))
 
 
 def _assemble(comm, values: dict) -> Machine:
@@ -158,9 +165,13 @@ def _assemble(comm, values: dict) -> Machine:
     if "processor" in values or "speed" in values:
         processors = ProcessorModel(name=str(values.get("processor", "default")),
                                     speed=values.get("speed"))
-    return Machine(comm, topology, processors, eager_limit=int(values.get("eager", 0)))
+    return Machine(comm, topology, processors, eager_limit=int(values.get("eager", 0)),
+                   node_contention=values.get("contention", True))
 
 
+#: Keys whose values are on/off, and those words.
+SWITCH_KEYS = ("contention",)
+SWITCHES = {"on": True, "off": False}
 #: Keys whose values are words, not numbers.
 TEXT_KEYS = ("placement", "processor", "model", "source")
 
@@ -176,9 +187,18 @@ def _parse_pairs(text: str, allowed: tuple[str, ...], where: str) -> dict:
             close = difflib.get_close_matches(key, allowed, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise PevpmError(f"unknown key {key!r}{hint}; known: {', '.join(allowed)}", where)
-        values[key] = raw.strip() if key in TEXT_KEYS else \
-            _parse_number(raw, key, where)
+        if key in SWITCH_KEYS:
+            values[key] = _parse_switch(raw, key, where)
+        else:
+            values[key] = raw.strip() if key in TEXT_KEYS else _parse_number(raw, key, where)
     return values
+
+
+def _parse_switch(raw: str, key: str, where: str) -> bool:
+    word = raw.strip().lower()
+    if word not in SWITCHES:
+        raise PevpmError(f"{key}={raw!r} must be on or off", where)
+    return SWITCHES[word]
 
 
 def _parse_number(raw: str, key: str, where: str) -> float:

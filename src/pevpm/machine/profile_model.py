@@ -30,7 +30,8 @@ MPICH_EAGER_LIMIT = 65536
 def machine_from_profile(path: str, ppn: int | None = None, processor: str | None = None,
                          model: str = "full", collectives: str | None = None,
                          source: str = "empirical", extrapolate: bool = True,
-                         eager_limit: int = MPICH_EAGER_LIMIT) -> Machine:
+                         eager_limit: int = MPICH_EAGER_LIMIT,
+                         node_contention: bool = True) -> Machine:
     """The machine of the profile at ``path``.
 
     ``ppn``: processes per node (default: the profile's own n x p when it has
@@ -38,7 +39,8 @@ def machine_from_profile(path: str, ppn: int | None = None, processor: str | Non
     ``mean2x1``, ``min-nxp`` or ``mean-nxp``; ``collectives``: overrides
     such as ``"alltoall=pairwise"``; ``source``: ``empirical`` histograms or
     ``fitted`` distributions; ``extrapolate``: let sizes beyond the
-    benchmarked range extend the nearest two linearly.
+    benchmarked range extend the nearest two linearly; ``node_contention=False``:
+    the restricted PEVPM, every message costed at the lowest contention.
     """
     with Profile.open(path) as profile:
         comm = ProfileCommModel.from_profile(profile, model, source=source,
@@ -48,4 +50,5 @@ def machine_from_profile(path: str, ppn: int | None = None, processor: str | Non
             placements = {(k.n, k.p) for k in profile.blocks()}
             ppn = next(iter(placements))[1] if len(placements) == 1 else 1
     processors = ProcessorModel(name=processor) if processor else None
-    return Machine(comm, Topology(procs_per_node=ppn), processors, eager_limit, config)
+    return Machine(comm, Topology(procs_per_node=ppn), processors, eager_limit, config,
+                   node_contention)

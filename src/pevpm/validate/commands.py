@@ -4,18 +4,23 @@
     pevpm lab clean
     pevpm lab run bag_of_tasks -n 1,2,4,8 --rate 80mbit --repeats 3 -a '--compute sleep' 
     pevpm lab exec -n 4 --rate 80mbit -- python my_benchmark.py
+    pevpm lab validate --profile lab.db -n 1..8 --rate 80mbit --repeats 3 --jobs 200
 
 ``run`` prints a table of the example's real times and speedups; ``--rate
 none`` gives the same namespaces and TCP transport without shaping (the
 control). ``exec`` runs any command as every rank of an MPI job in the lab
-(e.g. MPIBench, to measure the lab's "network").
+(e.g. MPIBench, to measure the lab's "network"). ``validate`` runs the bag
+of tasks in the lab and compares it with the full and the restricted PEVPM
+on the lab's profile (:mod:`pevpm.validate.lab_validation`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
+import signal
 import subprocess
 import sys
 
@@ -97,7 +102,54 @@ def cmd_exec(args) -> int:
         launcher = lab.launcher(args.ranks_per_node)
         command = launcher.command(find_mpiexec(), args.n, args.command)
         env = program_environment(launcher.env)
-        return subprocess.run(command, env=env, check=False).returncode
+        job = subprocess.Popen(command, env=env, start_new_session=True)
+        try:
+            return job.wait(timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(job.pid, signal.SIGKILL)
+            job.wait()
+            raise PevpmError(f"'{' '.join(args.command)}' did not finish within "
+                             f"{args.timeout:g} s; killed", where="pevpm lab exec") from None
+
+
+#: The lab's bag of tasks: 200 jobs of up to 40 ms (mean 19 ms), mean 32 KiB each way.
+LAB_JOBS, LAB_MAX_COMPUTE = 200, 0.04
+
+
+def cmd_lab_validate(args) -> int:
+    from pevpm.machine.profile import Profile
+    from pevpm.validate.cases import ProblemSize
+    from pevpm.validate.demo import default_progress
+    from pevpm.validate.lab import measure_in_lab
+    from pevpm.validate.lab_validation import (
+        format_lab_report,
+        lab_args,
+        saved_calibration,
+        saved_measurements,
+        validate_in_lab,
+    )
+
+    if args.repeats < 1 or args.runs < 1:
+        raise PevpmError("--repeats and --runs must be at least 1")
+    Profile.open(args.profile).close()         # a clear error before the lab is built
+    if args.jobs < 1 or args.max_compute <= 0:
+        raise PevpmError("--jobs must be at least 1 and --max-compute positive")
+    size = ProblemSize(bag_jobs=args.jobs, bag_max_compute=args.max_compute)
+    calibration = saved_calibration(args.measured) if args.measured else None
+    if calibration is None:
+        default_progress("bag_of_tasks: calibrating job times on one rank")
+        calibration = calibrate(["bag_of_tasks"], nprocs=args.n, repeats=5)
+    measure = saved_measurements(args.measured) if args.measured else measure_in_lab
+    rows = validate_in_lab(args.n, args.profile, calibration, size, args.rate, args.burst,
+                           args.repeats, args.runs, args.seed, args.timeout,
+                           progress=default_progress, measure=measure)
+    print(format_lab_report(rows, args.rate))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"example": "bag_of_tasks", "rate": args.rate, "burst": args.burst,
+                       "profile": args.profile, "args": lab_args(size),
+                       "calibration": calibration, "rows": rows}, fh, indent=1)
+    return 0
 
 
 def register(subparsers) -> None:
@@ -127,8 +179,40 @@ def register(subparsers) -> None:
     exec_ = sub.add_parser("exec", help="run a command as every rank of an MPI job in the lab")
     exec_.add_argument("-n", type=int, required=True, help="number of ranks")
     _add_link_options(exec_)
+    exec_.add_argument("--timeout", type=float, default=1800.0,
+                       help="seconds before the job is killed (1800)")
     exec_.add_argument("command", nargs="*", help="after '--': the command")
     exec_.set_defaults(func=cmd_exec)
+
+    lab_validate = sub.add_parser(
+        "validate", help="the bag of tasks in the lab against the full and restricted PEVPM",
+        description="Runs the bag of tasks in the lab (one rank per node) and predicts it on "
+                    "the lab's machine profile with the full PEVPM (contention counted on "
+                    "node links) and the restricted one (every message at contention 1); "
+                    "prints measured mean ± sd, predictions, errors, speedups and where "
+                    "each speedup curve saturates.")
+    lab_validate.add_argument("--profile", required=True,
+                              help="the lab's profile (pevpm bench run inside the lab)")
+    lab_validate.add_argument("-n", type=process_counts, default=list(range(1, 9)),
+                              help="process counts including 1 (default 1..8)")
+    lab_validate.add_argument("--rate", type=rate_value, default="80mbit",
+                              help="each node's link rate (default 80mbit), or 'none'")
+    lab_validate.add_argument("--burst", default="4kb", help="token bucket size (default 4kb)")
+    lab_validate.add_argument("--repeats", type=int, default=3, help="real runs per count (3)")
+    lab_validate.add_argument("--runs", type=int, default=12, help="Monte Carlo runs (12)")
+    lab_validate.add_argument("--seed", type=int, default=1, help="seed of every draw (1)")
+    lab_validate.add_argument("--timeout", type=float, default=300.0,
+                              help="seconds per real run (300)")
+    lab_validate.add_argument("--jobs", type=int, default=LAB_JOBS,
+                              help=f"jobs in the bag ({LAB_JOBS})")
+    lab_validate.add_argument("--max-compute", type=float, default=LAB_MAX_COMPUTE,
+                              help=f"longest job, seconds ({LAB_MAX_COMPUTE})")
+    lab_validate.add_argument("--json", metavar="FILE", help="also write the rows to this file")
+    lab_validate.add_argument("--measured", metavar="FILE",
+                              help="take the real runs (and the calibration, if saved) from an "
+                                   "earlier --json file instead of running the lab (predict "
+                                   "again, no root needed)")
+    lab_validate.set_defaults(func=cmd_lab_validate)
 
     register_validate(subparsers)
 

@@ -403,7 +403,7 @@ class _Engine:
             send.complete(rank.clock, rank.path, 0.0)
             return send
         if local:
-            transfer = self.transfer(send, self.scoreboard.contention(
+            transfer = self.transfer(send, self.contention(
                 self.placement.route(rank.id, dst), rank.clock))
             self.spend(rank, COMMUNICATION, self.comm.local_completion_time(transfer, self.rng),
                        op, where)
@@ -439,6 +439,13 @@ class _Engine:
         rank.outstanding[record.seq] = record
 
     # ------------------------------------------------------------------- matching
+    def contention(self, route, at: float) -> int:
+        """The contention a message on ``route`` starting at ``at`` meets: the
+        scoreboard's count, or 1 on a machine without node-link contention."""
+        if not self.machine.node_contention:
+            return 1
+        return self.scoreboard.contention(route, at)
+
     def transfer(self, send: PostedSend, contention: int) -> Transfer:
         """What the communication model is told about ``send`` (shared, immutable)."""
         key = (send.op, send.size, send.src, send.dst, contention)
@@ -454,7 +461,7 @@ class _Engine:
     def draw_transfer(self, send: PostedSend) -> None:
         """The message's transfer time, drawn once at the contention it meets."""
         route = self.placement.route(send.src, send.dst)
-        contention = self.scoreboard.contention(route, send.posted)
+        contention = self.contention(route, send.posted)
         seconds = self.comm.transfer_time(self.transfer(send, contention), self.rng)
         if not seconds >= 0:
             raise SimulationError(f"communication model gave transfer time {seconds!r} for "
