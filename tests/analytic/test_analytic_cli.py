@@ -8,9 +8,7 @@ from pevpm.analytic import QCRD_TABLE4, speedup
 
 
 @pytest.fixture
-def run(monkeypatch, capsys):
-    monkeypatch.setattr(cli, "COMMAND_MODULES", ("pevpm.analytic.commands",))
-
+def run(capsys):
     def invoke(*argv):
         code = cli.main(["analytic", *map(str, argv)])
         out, err = capsys.readouterr()
