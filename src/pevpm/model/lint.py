@@ -28,12 +28,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pevpm.errors import ModelError
 from pevpm.model.ast import ALL_OPERATIONS, Condition, Loop, Message, Model, Runon, Serial, walk
 from pevpm.model.directives import parse_directives
 from pevpm.model.expr import _suggest
 from pevpm.model.loader import is_model_file, load_model
-from pevpm.model.source import language_of, scan
+from pevpm.model.source import language_of, read_source, scan
 
 
 @dataclass(frozen=True)
@@ -59,10 +58,7 @@ def lint_file(path: str | Path) -> list[Finding]:
     """
     path = str(path)
     language = language_of(path)
-    try:
-        text = Path(path).read_bytes().decode("utf-8", errors="replace")
-    except OSError as err:
-        raise ModelError(f"cannot read: {err.strerror}", where=path) from None
+    text = read_source(path)
     if language == "python" and is_model_file(text):
         return _serial_segments(load_model(path), path)
     return lint_source(text, path, language)

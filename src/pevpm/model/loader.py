@@ -47,7 +47,7 @@ from pevpm.model.ast import (
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.directives import RANK_NAMES, parse_directives
 from pevpm.model.expr import Expr, Number, _suggest
-from pevpm.model.source import language_of, scan
+from pevpm.model.source import language_of, read_source, scan
 
 
 def load_model(path: str | Path, params: Mapping[str, Number | str] | None = None,
@@ -55,10 +55,7 @@ def load_model(path: str | Path, params: Mapping[str, Number | str] | None = Non
     """The model in ``path`` with ``params`` applied and ``processor`` selected."""
     path = str(path)
     language = language_of(path)
-    try:
-        text = Path(path).read_bytes().decode("utf-8", errors="replace")
-    except OSError as err:
-        raise ModelError(f"cannot read model: {err.strerror}", where=path) from None
+    text = read_source(path)
     if language == "python" and not scan(text, "python"):
         model = _run_model_file(path, text)
         check_names(model)

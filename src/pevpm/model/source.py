@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pevpm.errors import DirectiveError
+from pevpm.errors import DirectiveError, ModelError
 
 #: Comment leader that introduces a ``PEVPM`` directive, per language.
 COMMENT_MARKERS = {"c": "//", "fortran": "!", "python": "#"}
@@ -49,6 +49,20 @@ class DirectiveLine:
     text: str
     line: int
     col: int
+
+
+def read_source(path: str) -> str:
+    """The text of a model file (undecodable bytes replaced); ModelError if unreadable.
+
+    >>> read_source("/nonexistent/model.c")
+    Traceback (most recent call last):
+    ...
+    pevpm.errors.ModelError: /nonexistent/model.c: cannot read model: No such file or directory
+    """
+    try:
+        return Path(path).read_bytes().decode("utf-8", errors="replace")
+    except OSError as err:
+        raise ModelError(f"cannot read model: {err.strerror}", where=path) from None
 
 
 def scan(text: str, language: str) -> list[DirectiveLine]:
