@@ -2,6 +2,7 @@
 
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -145,3 +146,41 @@ def test_timed_starts_and_tree_sync(tmp_path):
         assert prof.block_info(key)["start_mode"] == "time"
         assert prof.runs()[0].sync_method == "hierarchical"
         assert prof.samples(key).shape == (60,)
+
+
+def test_placements_inside_one_launch_and_resume_across_them(tmp_path):
+    path = tmp_path / "p.db"
+    args = ["--tests", "send,isend", "--sizes", "0,1K", "--reps", "20", "--resend-limit", "50",
+            "--placements", "1x2,1x4", "--no-progress", "-o", str(path)]
+    result = run_mpi(4, "-m", "pevpm", "bench", *args)
+    assert result.returncode == 0, result.stderr
+    assert "4 blocks for 1x2" in result.stdout and "4 blocks for 1x4" in result.stdout
+    with Profile.open(path) as prof:
+        assert [(r.n, r.p, len(r.hosts)) for r in prof.runs()] == [(1, 2, 2), (1, 4, 4)]
+        assert prof.samples("send", 1024, nxp="1x2", by_rank=True).shape == (2, 20)
+        assert prof.samples("send", 1024, nxp="1x4", by_rank=True).shape == (4, 20)
+        assert np.all(prof.samples("send", 0, nxp="1x2") > 0)
+        launches = {run.plan["launch"] for run in prof.runs()}
+    assert len(launches) == 1 and launches != {""}
+    # Lose the last 1x4 block and the run's end, as an interrupt would; resume redoes only it.
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE runs SET finished=NULL WHERE n=1 AND p=4")
+        block = conn.execute("SELECT id FROM blocks WHERE test='isend' AND size=1024 AND p=4"
+                             ).fetchone()[0]
+        for table in ("raw_times", "outliers", "histograms", "summaries"):
+            conn.execute(f"DELETE FROM {table} WHERE block_id=?", (block,))
+        conn.execute("DELETE FROM blocks WHERE id=?", (block,))
+    result = run_mpi(4, "-m", "pevpm", "bench", "--resume", "--no-progress", "-o", str(path))
+    assert result.returncode == 0, result.stderr
+    with Profile.open(path) as prof:
+        assert len(prof.runs()) == 2 and all(run.finished for run in prof.runs())
+        assert len(prof.blocks(nxp="1x4")) == 4 and len(prof.blocks(nxp="1x2")) == 4
+
+
+def test_placement_larger_than_the_launch_is_refused(tmp_path):
+    out = tmp_path / "never.db"
+    result = run_mpi(2, "-m", "pevpm", "bench", "--tests", "isend", "--placements", "1x4",
+                     "--no-progress", "-o", str(out), timeout=60)
+    assert result.returncode != 0
+    assert "placement 1x4 does not fit in this launch's 1x2" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,7 +1,7 @@
 import pytest
 
 from pevpm.bench.catalog import resolve_test
-from pevpm.bench.options import BenchOptions, parse_duration, parse_sizes
+from pevpm.bench.options import BenchOptions, parse_duration, parse_placements, parse_sizes
 from pevpm.errors import BenchmarkError
 
 
@@ -34,11 +34,27 @@ def test_durations():
         parse_duration("soon")
 
 
+def test_placements_are_normalised_and_checked():
+    assert parse_placements("1X2, 2x1,1x2") == ["1x2", "2x1"]
+    assert parse_placements("all") == ["all"]
+    for text in ("1x", "0x2", "two", ","):
+        with pytest.raises(BenchmarkError, match="--placements"):
+            parse_placements(text)
+
+
+def test_placements_lift_the_even_count_rule_and_round_trip():
+    opts = BenchOptions(output="x.db", tests=[("isend", "")], placements=["1x2"], launch="t1")
+    opts.validate(3, None)
+    again = BenchOptions.from_plan(opts.plan(), output="x.db")
+    assert again.placements == ["1x2"] and again.launch == "t1"
+
+
 def test_test_names_and_variants():
     assert resolve_test("scattertotal") == ("scatter", "total")
     assert resolve_test("alltoall:each") == ("alltoall", "each")
     assert resolve_test("gather") == ("gather", "each")
     assert resolve_test("ISEND") == ("isend", "")
+    assert resolve_test("send") == ("send", "")
     with pytest.raises(BenchmarkError, match="unknown test 'pingpong'"):
         resolve_test("pingpong")
     with pytest.raises(BenchmarkError, match="no variant"):

@@ -197,3 +197,24 @@ def test_fitted_source_samples_the_stored_distribution(tmp_path):
     # the stored fit is the generating Pearson V: mean = 1.5 * (2 us + 4.096 us)
     assert draws.mean() == pytest.approx(machine.distribution(4096, 1).mean(), rel=0.03)
     assert model.bounded("min").transfer_time(message(4096), rng) == pytest.approx(6.096e-6)
+
+
+def test_blocking_sends_use_the_send_test_when_measured(tmp_path):
+    blocks = {
+        ("isend", 0, 2, 1): (10, 20),
+        ("send", 0, 2, 1): (6, 8),
+    }
+    both = ProfileCommModel.from_profile(write_blocks(tmp_path / "both.db", blocks), "mean2x1")
+    rng = np.random.default_rng(0)
+    isend = Transfer("MPI_Isend", size=0, src=0, dst=1, intra_node=False, contention=1)
+    for op in ("MPI_Send", "MPI_Ssend"):
+        blocking = Transfer(op, size=0, src=0, dst=1, intra_node=False, contention=1)
+        assert both.transfer_time(blocking, rng) == pytest.approx(7 * US)
+    assert both.transfer_time(isend, rng) == pytest.approx(15 * US)
+    assert not any("send: not measured" in note for note in both.notes)
+    del blocks[("send", 0, 2, 1)]
+    only_isend = ProfileCommModel.from_profile(write_blocks(tmp_path / "isend.db", blocks),
+                                               "mean2x1")
+    assert only_isend.transfer_time(message(0), rng) == pytest.approx(15 * US)
+    assert any(note.startswith("send: not measured; blocking sends use the isend times")
+               for note in only_isend.notes)

@@ -49,6 +49,7 @@ CATALOG: dict[str, OperationSpec] = {
     spec.name: spec
     for spec in (
         OperationSpec("isend", "MPI_Isend end-to-end: send start to receive completion", paired=True),
+        OperationSpec("send", "blocking MPI_Send to a blocking MPI_Recv, end-to-end", paired=True),
         OperationSpec("isendlocal", "MPI_Isend local completion: time until Isend returns",
                  paired=True),
         OperationSpec("isendduplex", "MPI_Isend both ways at once, end-to-end per direction",

@@ -4,6 +4,7 @@ Only the ``bench`` handler imports mpi4py, and only after every option has
 been checked, so ``pevpm profile ...`` and bad ``bench`` options never start MPI.
 
     mpiexec -n 4 python -m pevpm bench --quick -o machine.db
+    mpiexec -n 4 python -m pevpm bench --quick --placements 1x2,1x4 -o machine.db
     pevpm profile show machine.db
     pevpm profile export-csv machine.db -o machine.csv
     pevpm profile plot machine.db -o plots/
@@ -15,10 +16,12 @@ import sys
 
 from pevpm.bench.catalog import CATALOG, DEFAULT_TESTS, resolve_test
 from pevpm.bench.options import (
+    START_MODES,
     BenchOptions,
     available_memory_bytes,
     launcher_rank_and_size,
     parse_duration,
+    parse_placements,
     parse_sizes,
 )
 from pevpm.errors import BenchmarkError, PevpmError
@@ -43,6 +46,9 @@ def register(subparsers) -> None:
     bench.add_argument("--warmup", type=int, default=10, help="warm-up repetitions (10)")
     bench.add_argument("--ppn", type=int, help="processes per node for placement "
                        "(default: from the real host names)")
+    bench.add_argument("--placements", help="benchmark these NxP placements inside this "
+                       "launch, e.g. 1x2,1x4 (the first N nodes, the first P ranks on each; "
+                       "idle ranks sleep), or all (default: the launch's own placement)")
     bench.add_argument("--quick", action="store_true",
                        help="small plan finishing in under a minute on a few ranks: "
                             + ", ".join(f"{k}={v}" for k, v in QUICK_PRESET.items()))
@@ -54,8 +60,9 @@ def register(subparsers) -> None:
     bench.add_argument("--resend-limit", type=int,
                        help="stop syncing after this many exchanges without a new minimum "
                             "round trip (thesis default 1000)")
-    bench.add_argument("--start", choices=("barrier", "time"), default="barrier",
-                       help="start each repetition after a barrier or at an agreed global time")
+    bench.add_argument("--start", choices=START_MODES, default="barrier",
+                       help="start each repetition after a barrier, at an agreed global time, "
+                            "or chain them back to back as a communication loop runs")
     bench.add_argument("--spacing", help="interval between timed starts (e.g. 100us; "
                        "default twice the slowest warm-up repetition)")
     bench.add_argument("--budget", help="time budget per test, e.g. 30s (default 60s)")
@@ -109,7 +116,9 @@ def options_from_args(args) -> BenchOptions:
         raise BenchmarkError("--tests: no tests given")
     return BenchOptions(
         output=args.output, tests=list(dict.fromkeys(tests)), sizes=parse_sizes(pick("sizes")),
-        reps=pick("reps"), warmup=args.warmup, ppn=args.ppn, resume=args.resume,
+        reps=pick("reps"), warmup=args.warmup, ppn=args.ppn,
+        placements=parse_placements(args.placements) if args.placements else [],
+        resume=args.resume,
         sync=args.sync, resend_limit=pick("resend_limit"), start=args.start,
         spacing=parse_duration(args.spacing) if args.spacing else None,
         budget=parse_duration(pick("budget")), outlier_percentile=args.outlier_percentile,

@@ -10,6 +10,8 @@ is refused without any MPI work (only rank 0 reports it, see
 [1, 4, 16, 64]
 >>> parse_duration("50us"), parse_duration("2")
 (5e-05, 2.0)
+>>> parse_placements("1x2, 2X1,all")
+['1x2', '2x1', 'all']
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from pevpm.bench.catalog import CATALOG, DEFAULT_TESTS, resolve_test
 from pevpm.bench.clock import SYNC_METHODS, THESIS_RESEND_LIMIT
 from pevpm.errors import BenchmarkError
 
-START_MODES = ("barrier", "time")
+START_MODES = ("barrier", "time", "chain")
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 _NUMBER = r"(\d+)([kKmMgG]?)"
 _RANGE = re.compile(rf"^{_NUMBER}-(\*?){_NUMBER}-{_NUMBER}$")
 _SINGLE = re.compile(rf"^{_NUMBER}$")
+_PLACEMENT = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)$")
 _DURATION = re.compile(r"^([0-9]*\.?[0-9]+(?:e-?[0-9]+)?)\s*(ns|us|ms|s|min)?$")
 _PER_SECOND = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0, "min": 1 / 60, None: 1.0}
 MAX_SIZES = 10_000
@@ -93,6 +96,21 @@ def parse_duration(text) -> float:
     return float(match.group(1)) / _PER_SECOND[match.group(2)]
 
 
+def parse_placements(text: str) -> list[str]:
+    """``NxP`` placements (or ``all``), comma separated, normalised, duplicates dropped."""
+    placements = []
+    for token in (word.strip().lower() for word in text.split(",")):
+        if not token:
+            continue
+        if token != "all" and not _PLACEMENT.match(token):
+            raise BenchmarkError(f"--placements: cannot read {token!r}; give NxP (nodes x "
+                                 "processes per node, e.g. 1x2,2x1) or all")
+        placements.append(token)
+    if not placements:
+        raise BenchmarkError("--placements: no placements given")
+    return list(dict.fromkeys(placements))
+
+
 def launcher_rank_and_size() -> tuple[int, int] | None:
     """Rank and size announced by the MPI launcher's environment, if any (no MPI calls)."""
     for rank_var, size_var in (("PMI_RANK", "PMI_SIZE"),
@@ -117,7 +135,12 @@ def available_memory_bytes() -> int | None:
 
 @dataclass
 class BenchOptions:
-    """A benchmark plan and how to run it; :meth:`validate` refuses impossible ones."""
+    """A benchmark plan and how to run it; :meth:`validate` refuses impossible ones.
+
+    ``placements`` lists the ``NxP`` placements benchmarked inside one launch
+    (empty: the launch's own); ``launch`` tags the runs of one launch so
+    ``--resume`` finds all of them (set when the benchmark starts).
+    """
 
     output: str
     tests: list[tuple[str, str]] = field(
@@ -126,6 +149,8 @@ class BenchOptions:
     reps: int = 1000
     warmup: int = 10
     ppn: int | None = None
+    placements: list[str] = field(default_factory=list)
+    launch: str = ""
     resume: bool = False
     sync: str = "pairwise"
     resend_limit: int = THESIS_RESEND_LIMIT
@@ -194,7 +219,7 @@ class BenchOptions:
         if nprocs < 2:
             raise BenchmarkError("MPIBench needs at least 2 processes (run under mpiexec -n N)")
         paired = sorted({name for name, _ in self.tests if CATALOG[name].paired})
-        if paired and nprocs % 2:
+        if paired and nprocs % 2 and not self.placements:
             raise BenchmarkError(f"{', '.join(paired)} pair processes: the process count must "
                                  f"be even (got {nprocs})")
         if self.ppn is not None and nprocs % self.ppn:

@@ -11,6 +11,15 @@ first half of the ranks pairs with the second half.
 ('2x2', [(2, True), (3, True), (0, False), (1, False)])
 >>> Placement.from_hosts(["h"] * 4, ppn=2).nodes
 [0, 0, 1, 1]
+
+One launch can also benchmark smaller placements inside itself (``bench
+--placements``): the first ``N`` nodes, the first ``P`` ranks on each.
+
+>>> sub, ranks = place.subset(1, 2)
+>>> sub.nxp, ranks
+('1x2', [0, 1])
+>>> [p.nxp for p, _ in select_placements(place, ["all"], paired=True)]
+['1x2', '2x1', '2x2']
 """
 
 from __future__ import annotations
@@ -57,6 +66,15 @@ class Placement:
     def nxp(self) -> str:
         return f"{self.n}x{self.p}"
 
+    def subset(self, n: int, p: int) -> tuple[Placement, list[int]]:
+        """The ``n x p`` placement made of the first ``n`` nodes' first ``p`` ranks,
+        and those ranks (ascending, as numbered in this placement)."""
+        if not (1 <= n <= self.n and 1 <= p <= self.p):
+            raise BenchmarkError(f"placement {n}x{p} does not fit in this launch's {self.nxp} "
+                                 f"(at most {self.n} nodes x {self.p} processes per node)")
+        ranks = sorted(rank for node in range(n) for rank in self.ranks_on(node)[:p])
+        return Placement([self.nodes[r] for r in ranks], [self.hosts[r] for r in ranks]), ranks
+
     def ranks_on(self, node: int) -> list[int]:
         return [rank for rank, where in enumerate(self.nodes) if where == node]
 
@@ -88,3 +106,33 @@ def complement_partners(placement: Placement) -> list[tuple[int, bool]]:
         partners[pinger] = (ponger, True)
         partners[ponger] = (pinger, False)
     return partners
+
+
+def pairable(n: int, p: int) -> bool:
+    """Whether the complement pattern can pair every process of an ``n x p`` placement."""
+    return p % 2 == 0 if n == 1 else n % 2 == 0
+
+
+def select_placements(whole: Placement, requested: list[str],
+                      paired: bool) -> list[tuple[Placement, list[int]]]:
+    """The placements one launch benchmarks, smallest first, each with its ranks.
+
+    ``requested`` holds ``NxP`` strings or ``"all"`` (every placement that
+    fits, pairable when ``paired``); empty means the launch's own placement.
+    """
+    if not requested:
+        return [(whole, list(range(len(whole.nodes))))]
+    wanted: set[tuple[int, int]] = set()
+    for text in requested:
+        if text == "all":
+            wanted.update((n, p) for n in range(1, whole.n + 1) for p in range(1, whole.p + 1)
+                          if n * p >= 2 and (pairable(n, p) or not paired))
+            continue
+        n, p = (int(part) for part in text.split("x"))
+        if n * p < 2:
+            raise BenchmarkError(f"placement {text}: MPIBench needs at least 2 processes")
+        if paired and not pairable(n, p):
+            raise BenchmarkError(f"placement {text}: point-to-point tests pair processes, which "
+                                 "needs one node with an even count or an even number of nodes")
+        wanted.add((n, p))
+    return [whole.subset(n, p) for n, p in sorted(wanted, key=lambda np_: (np_[0] * np_[1], np_))]

@@ -15,6 +15,7 @@ import os
 import sys
 import time
 import zlib
+from dataclasses import replace
 
 import numpy as np
 from mpi4py import MPI
@@ -22,15 +23,22 @@ from mpi4py import MPI
 from pevpm.bench.catalog import CATALOG
 from pevpm.bench.clock import GlobalClock, pick_clock, synchronise
 from pevpm.bench.interrupts import InterruptWatch
-from pevpm.bench.operations import BarrierStart, TimedStart, build_operation, derive_times
+from pevpm.bench.operations import (
+    BarrierStart,
+    ChainStart,
+    TimedStart,
+    build_operation,
+    derive_times,
+)
 from pevpm.bench.options import BenchOptions
-from pevpm.bench.patterns import Placement, complement_partners
+from pevpm.bench.patterns import Placement, complement_partners, select_placements
 from pevpm.errors import BenchmarkError, PevpmError
-from pevpm.machine.profile import BlockKey, ProfileWriter
+from pevpm.machine.profile import BlockKey, Profile, ProfileWriter
 
 MIN_REPS = 10
 AUTO_SPACING_FLOOR_NS = 20_000
 TIMED_START_LEAD_NS = 2_000_000
+IDLE_POLL_S = 0.05
 
 
 class PeerFailed(Exception):
@@ -65,11 +73,12 @@ def _bind_to_core(placement: Placement, rank: int) -> bool:
 
 
 class _Run:
-    """State of one benchmark run on one rank."""
+    """State of one benchmark run (one placement) on one of its ranks."""
 
-    def __init__(self, comm, options: BenchOptions, watch: InterruptWatch):
+    def __init__(self, comm, options: BenchOptions, watch: InterruptWatch, placement: Placement):
         self.comm = comm
         self.watch = watch
+        self.placement = placement
         self.kept = 0
         self.total = 0
         self.done_before = 0
@@ -84,10 +93,6 @@ class _Run:
 
     def prepare(self) -> list[tuple[str, str, int]]:
         comm, options = self.comm, self.options
-        hosts = comm.allgather(MPI.Get_processor_name())
-        self.placement = _agree(comm, lambda: Placement.from_hosts(hosts, options.ppn))
-        if options.resume:
-            self.options = options = _agree(comm, self._resumed_options)
         _agree(comm, lambda: options.validate(self.size, None))
         paired = any(CATALOG[name].paired for name, _ in options.tests)
         partners = _agree(comm, lambda: complement_partners(self.placement) if paired else None)
@@ -98,30 +103,16 @@ class _Run:
         self.clock.add(synchronise(comm, self.clock.local, options.sync, options.resend_limit))
         return todo
 
-    def _resumed_options(self) -> BenchOptions:
-        if not os.path.exists(self.options.output):
-            raise BenchmarkError("nothing to resume: no such profile", where=self.options.output)
-        writer = ProfileWriter.open(self.options.output)
-        try:
-            runs = [r for r in writer.runs() if (r.n, r.p) == (self.placement.n, self.placement.p)]
-        finally:
-            writer.close()
-        if not runs:
-            raise BenchmarkError(f"nothing to resume: no {self.placement.nxp} run in the profile",
-                                 where=self.options.output)
-        return BenchOptions.from_plan(runs[-1].plan, output=self.options.output, resume=True,
-                                      progress=self.options.progress)
-
     def _open_profile(self) -> list[tuple[str, str, int]]:
         options, place = self.options, self.placement
         self.writer = ProfileWriter.open(options.output, machine=options.machine or place.hosts[0])
         plan = options.blocks()
-        if options.resume:
-            run = [r for r in self.writer.runs() if (r.n, r.p) == (place.n, place.p)][-1]
-            self.run_id = run.id
+        self.total = len(plan)
+        earlier = _launch_run(self.writer, options.launch, place) if options.resume else None
+        if earlier is not None:
+            self.run_id = earlier.id
             done = {(k.test, k.variant, k.size) for k in self.writer.blocks(nxp=(place.n, place.p))}
-            self.total, todo = len(plan), [block for block in plan if block not in done]
-            return todo
+            return [block for block in plan if block not in done]
         library = " ".join(MPI.Get_library_version().strip().splitlines()[0].split())
         major, minor = MPI.Get_version()
         local = self.clock.local
@@ -132,7 +123,6 @@ class _Run:
             clock_resolution=local.resolution_ns * 1e-9, sync_method=options.sync,
             resend_limit=options.resend_limit, plan=options.plan(),
         )
-        self.total = len(plan)
         return plan
 
     def run_block(self, test: str, variant: str, size: int, reps_cap_ns: float) -> None:
@@ -172,10 +162,12 @@ class _Run:
                 self.kept += 1
 
     def _start_rule(self, per_rep_ns: float):
-        """Barrier starts, or timed starts spaced by --spacing (default: twice the slowest
-        warm-up repetition); the first timed start is agreed later."""
+        """Barrier starts, chained repetitions, or timed starts spaced by --spacing
+        (default: twice the slowest warm-up repetition; the first is agreed later)."""
         if self.options.start == "barrier":
             return BarrierStart(self.comm)
+        if self.options.start == "chain":
+            return ChainStart()
         spacing = (int(self.options.spacing * 1e9) if self.options.spacing
                    else int(max(2 * per_rep_ns, AUTO_SPACING_FLOOR_NS)))
         return TimedStart(0, spacing, self.now)
@@ -239,25 +231,108 @@ class _Run:
 def run_benchmark(options: BenchOptions, watch: InterruptWatch) -> int:
     """Run the plan on ``MPI.COMM_WORLD``; returns the exit code for this rank.
 
-    ``watch`` routes Ctrl-C and SIGTERM to a clean exit (see :mod:`pevpm.bench.interrupts`).
+    With ``options.placements`` each placement runs in turn on its ranks while
+    the others sleep (they must not compete for cores).  ``watch`` routes
+    Ctrl-C and SIGTERM to a clean exit (see :mod:`pevpm.bench.interrupts`).
     """
-    comm = MPI.COMM_WORLD
-    run = _Run(comm, options, watch)
-    watch.start(lambda: _report_interrupt(run), linger_s=0.0 if run.rank == 0 else 1.0)
+    world = MPI.COMM_WORLD
+    rank = world.Get_rank()
+    running: list[_Run] = []
+    watch.start(lambda: _report_interrupt(running, rank, options.output),
+                linger_s=0.0 if rank == 0 else 1.0)
+    hosts = world.allgather(MPI.Get_processor_name())
     try:
-        todo = run.prepare()
-        run.execute(todo)
-        run.finish()
+        whole = _agree(world, lambda: Placement.from_hosts(hosts, options.ppn))
+        options = _agree(world, lambda: _launch_options(options, whole))
+        chosen = _agree(world, lambda: select_placements(whole, options.placements,
+                                                         _has_paired_tests(options)))
     except PeerFailed:
         return 2
+    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    for placement, ranks in chosen:
+        failure = _run_placement(world, placement, ranks, options, watch, running)
+        if cores is not None:
+            os.sched_setaffinity(0, cores)
+        _sleep_until_all_arrive(world)
+        if world.allreduce(failure is not None, op=MPI.LOR):
+            if isinstance(failure, PevpmError):
+                raise failure
+            return 2
     return 0
 
 
-def _report_interrupt(run: _Run) -> None:
+def _has_paired_tests(options: BenchOptions) -> bool:
+    return any(CATALOG[name].paired for name, _ in options.tests)
+
+
+def _run_placement(world, placement: Placement, ranks: list[int], options: BenchOptions,
+                   watch: InterruptWatch, running: list[_Run]) -> Exception | None:
+    """Run the whole plan on ``ranks`` (in a communicator of their own); the failure
+    this rank saw, if any.  Ranks outside return at once."""
+    member = world.Get_rank() in ranks
+    comm = world.Split(0 if member else MPI.UNDEFINED, world.Get_rank())
+    if not member:
+        return None
+    run = _Run(comm, options, watch, placement)
+    running.append(run)
+    try:
+        run.execute(run.prepare())
+        run.finish()
+    except (PeerFailed, PevpmError) as failure:
+        return failure
+    finally:
+        running.clear()
+        comm.Free()
+    return None
+
+
+def _sleep_until_all_arrive(world) -> None:
+    """A barrier that sleeps instead of spinning, so idle ranks leave the cores free."""
+    request = world.Ibarrier()
+    while not request.Test():
+        time.sleep(IDLE_POLL_S)
+
+
+def _launch_options(options: BenchOptions, whole: Placement) -> BenchOptions:
+    """A fresh launch gets its tag; ``--resume`` replays the stored plan of the newest
+    launch whose placements fit this one."""
+    if not options.resume:
+        return replace(options, launch=f"{time.time_ns():x}-{os.getpid()}")
+    if not os.path.exists(options.output):
+        raise BenchmarkError("nothing to resume: no such profile", where=options.output)
+    with Profile.open(options.output) as profile:
+        runs = profile.runs()
+    for run in reversed(runs):
+        plan = BenchOptions.from_plan(run.plan, output=options.output, resume=True,
+                                      progress=options.progress)
+        try:
+            fitting = select_placements(whole, plan.placements, _has_paired_tests(plan))
+        except BenchmarkError:
+            continue
+        if any((place.n, place.p) == (run.n, run.p) for place, _ in fitting):
+            return plan
+    stored = ", ".join(sorted({f"{run.n}x{run.p}" for run in runs})) or "none"
+    raise BenchmarkError(f"nothing to resume: no run in the profile fits this {whole.nxp} "
+                         f"launch (stored runs: {stored})", where=options.output)
+
+
+def _launch_run(writer: ProfileWriter, launch: str, place: Placement):
+    """The newest run of ``place`` made by launch ``launch``, or None."""
+    runs = [run for run in writer.runs() if (run.n, run.p) == (place.n, place.p)
+            and run.plan.get("launch", "") == launch]
+    return runs[-1] if runs else None
+
+
+def _report_interrupt(running: list[_Run], rank: int, output: str) -> None:
     """Rank 0 says which block was lost and how many are kept."""
-    if run.rank != 0:
+    if rank != 0:
         return
+    if not running:
+        print(f"pevpm bench: interrupted between placements; every finished block is safely "
+              f"in {output}; rerun with --resume to complete the rest", file=sys.stderr)
+        return
+    run = running[0]
     lost = f"block '{run.current}' was lost" if run.current else "no block was in progress"
     print(f"pevpm bench: interrupted; {lost}; {run.done_before + run.kept} of {run.total} "
-          f"blocks are safely in {run.options.output}; rerun with --resume to complete the rest",
-          file=sys.stderr)
+          f"{run.placement.nxp} blocks are safely in {output}; rerun with --resume to "
+          "complete the rest", file=sys.stderr)

@@ -1,10 +1,15 @@
 """Communication models driven by a measured (or synthetic) machine profile.
 
 :class:`ProfileCommModel` implements :class:`pevpm.machine.comm_model.CommModel`
-from MPIBench blocks: end-to-end times from the ``isend`` test, local
-completion of a non-blocking send from ``isendlocal``.  For each message it
-picks the benchmarked placement by intra/inter node and contention, and
-interpolates between the two benchmarked sizes around the message size.
+from MPIBench blocks: end-to-end times of blocking sends (``MPI_Send``,
+``MPI_Ssend``, ...) from the ``send`` test when the profile has it, of every
+other message from the ``isend`` test; local completion of a non-blocking
+send from ``isendlocal``.  (From Python the two end-to-end tests differ by
+the software cost of the extra calls an Isend/Irecv/Wait exchange makes:
+10-20% of a small intra-node message on the development machine.)  For
+each message it picks the benchmarked placement by intra/inter node and
+contention, and interpolates between the two benchmarked sizes around the
+message size.
 
 Contention of a block (messages in transit on the busiest link, as the VM's
 scoreboard counts them): MPIBench's complement pattern sends ``p`` messages
@@ -48,6 +53,8 @@ from pevpm.machine.distributions import Distribution, Empirical, from_params
 from pevpm.machine.profile import BlockKey, Profile
 
 TRANSFER_TEST = "isend"
+BLOCKING_TEST = "send"
+BLOCKING_SENDS = frozenset({"MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend"})
 LOCAL_TEST = "isendlocal"
 MODEL_NAMES = ("full", "min2x1", "mean2x1", "min-nxp", "mean-nxp")
 SOURCES = ("empirical", "fitted")
@@ -235,6 +242,7 @@ class ProfileCommModel:
     extrapolate: bool = False
     bound: Bound | None = None
     available_tests: tuple[str, ...] = ()
+    blocking: SeriesIndex | None = None
 
     def __post_init__(self) -> None:
         if self.model not in MODEL_NAMES:
@@ -251,24 +259,32 @@ class ProfileCommModel:
         source: str = "empirical",
         extrapolate: bool = False,
     ) -> ProfileCommModel:
-        """Load the ``isend`` and (if present) ``isendlocal`` blocks of a profile."""
+        """Load the ``isend`` and (if present) ``send`` and ``isendlocal`` blocks."""
         opened = profile if isinstance(profile, Profile) else Profile.open(profile)
+
+        def index(test: str) -> SeriesIndex | None:
+            if test not in tests:
+                return None
+            return SeriesIndex(test, tuple(load_series(opened, test, source)))
+
         try:
             tests = tuple(sorted({key.test for key in opened.blocks()}))
             transfer = SeriesIndex(TRANSFER_TEST, tuple(load_series(opened, TRANSFER_TEST, source)))
-            local = None
-            if LOCAL_TEST in tests:
-                local = SeriesIndex(LOCAL_TEST, tuple(load_series(opened, LOCAL_TEST, source)))
+            local, blocking = index(LOCAL_TEST), index(BLOCKING_TEST)
         finally:
             if opened is not profile:
                 opened.close()
-        return cls(transfer, local, model, extrapolate, None, tests)
+        return cls(transfer, local, model, extrapolate, None, tests, blocking)
 
     @property
     def notes(self) -> tuple[str, ...]:
         """Fallbacks this profile forces (e.g. no inter-node measurements)."""
-        indexes = [self.transfer] + ([self.local] if self.local else [])
-        return tuple(note for index in indexes for note in index.notes())
+        indexes = [index for index in (self.transfer, self.blocking, self.local) if index]
+        notes = [note for index in indexes for note in index.notes()]
+        if self.blocking is None:
+            notes.append(f"{BLOCKING_TEST}: not measured; blocking sends use the "
+                         f"{TRANSFER_TEST} times (benchmark --tests {BLOCKING_TEST} for their own)")
+        return tuple(notes)
 
     def _time(self, index: SeriesIndex, transfer: Transfer, rng: np.random.Generator) -> float:
         if transfer.size < 0:
@@ -283,7 +299,10 @@ class ProfileCommModel:
         return series.statistic(transfer.size, statistic, self.extrapolate)
 
     def transfer_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
-        """End-to-end time of one message (seconds), from the ``isend`` blocks."""
+        """End-to-end time of one message (seconds): a blocking send's from the ``send``
+        blocks if measured, any other from the ``isend`` blocks."""
+        if self.blocking is not None and transfer.op in BLOCKING_SENDS:
+            return self._time(self.blocking, transfer, rng)
         return self._time(self.transfer, transfer, rng)
 
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:

@@ -38,7 +38,7 @@ from pevpm.machine.profile_comm import block_contention
 from pevpm.machine.trends import PearsonVTrend, TrendPoint
 
 #: Point-to-point tests, for which contention trends make sense.
-POINT_TO_POINT_TESTS = ("isend", "isendlocal", "isendduplex", "sendrecv")
+POINT_TO_POINT_TESTS = ("isend", "send", "isendlocal", "isendduplex", "sendrecv")
 
 
 @dataclass(frozen=True)

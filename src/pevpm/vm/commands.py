@@ -76,6 +76,8 @@ def run_predict(args) -> int:
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
+    for note in getattr(machine.comm, "notes", ()):
+        print(f"pevpm predict: note: {note}", file=sys.stderr)
     if not Path(args.model).is_file():
         raise PevpmError("no such model file", args.model)
     model = load_model(args.model, params, processor=args.processor)
