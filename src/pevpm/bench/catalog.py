@@ -66,7 +66,7 @@ CATALOG: dict[str, OperationSpec] = {
     )
 }
 
-DEFAULT_TESTS = ("isend", "isendlocal", "sendrecv", "bcast", "barrier", "alltoall", "gather",
+DEFAULT_TESTS = ("isend", "send", "isendlocal", "sendrecv", "bcast", "barrier", "alltoall", "gather",
                  "scatter", "allreduce")
 
 
