@@ -8,7 +8,8 @@ plain blocking Send/Recv ping-pong run back to back:
 
 * ``send/chain``: MPIBench's ``send`` test with chained repetitions;
 * ``send/barrier``: the same after a barrier in every repetition (the default);
-* ``isend/barrier``: the ``isend`` test (Irecv posted first, Isend, Waits);
+* ``isend/chain``, ``isend/barrier``: the ``isend`` test (Irecv posted
+  first, Isend, Waits), chained or after a barrier;
 * ``unaligned``: the target ping-pong between numpy buffers whose addresses
   differ by 16 bytes modulo 4 KiB (MPIBench's buffers are page aligned).
 
@@ -66,6 +67,7 @@ def variants(size: int):
         "target": lambda reps: ping_pong(*aligned, reps),
         "send/chain": lambda reps: harness("send", size, ChainStart(), reps),
         "send/barrier": lambda reps: harness("send", size, BarrierStart(COMM), reps),
+        "isend/chain": lambda reps: harness("isend", size, ChainStart(), reps),
         "isend/barrier": lambda reps: harness("isend", size, BarrierStart(COMM), reps),
         "unaligned": lambda reps: ping_pong(*unaligned, reps),
     }
