@@ -11,6 +11,7 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.model.ast import Location, Message
 from pevpm.model.builder import ModelBuilder
+from pevpm.model.directives import parse_directives
 from pevpm.model.expr import Expr
 from pevpm.vm.engine import Limits, simulate
 
@@ -266,6 +267,54 @@ def test_recursive_subroutine_is_an_error():
     b.call("f")
     with pytest.raises(ModelError, match="subroutine 'f' calls itself"):
         simulate(b.build(), 1, MACHINE)
+
+
+def test_nested_loop_may_not_reuse_an_enclosing_loops_index():
+    b = ModelBuilder()
+    with b.loop(3, index="i"):
+        with b.on_ranks("procnum == 0"), b.loop(2, index="i"):
+            b.serial("i")
+        b.serial("i")
+    with pytest.raises(ModelError) as err:
+        simulate(b.build(), 1, MACHINE)
+    assert str(err.value) == ("model: statement 1.1.1.1 (Loop): loop index 'i' is taken by the "
+                              "enclosing loop at model: statement 1 (Loop); nested loops need "
+                              "distinct indices")
+
+
+SUBROUTINE_LOOP_IN_A_LOOP = """\
+// PEVPM Subroutine name = halo
+// PEVPM {
+// PEVPM Loop iterations = 2
+// PEVPM &    index = i
+// PEVPM {
+// PEVPM }
+// PEVPM }
+// PEVPM Loop iterations = 3
+// PEVPM &    index = i
+// PEVPM {
+// PEVPM Call name = halo
+// PEVPM }
+"""
+
+
+def test_a_subroutines_loop_may_not_reuse_its_callers_index():
+    # each loop is fine where it is written, so the file parses
+    model = parse_directives(SUBROUTINE_LOOP_IN_A_LOOP, "halo.c")
+    with pytest.raises(ModelError, match=r"^halo\.c:3:10: loop index 'i' is taken by the "
+                                         r"enclosing loop at halo\.c:8:10; "):
+        simulate(model, 1, MACHINE)
+
+
+def test_sibling_loops_share_an_index_and_nested_ones_see_their_own():
+    b = ModelBuilder()
+    with b.loop(2, index="i"):
+        b.serial("i")                       # 0 + 1
+    with b.loop(3, index="i"):
+        with b.loop(2, index="j"):
+            b.serial("j")                   # 3 x (0 + 1)
+        b.serial("i")                       # 0 + 1 + 2
+    assert simulate(b.build(), 1, MACHINE).makespan == 7.0
 
 
 def test_source_location_is_used_when_present():
