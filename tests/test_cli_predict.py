@@ -165,6 +165,17 @@ def test_bad_models_give_one_line_errors(tmp_path, capsys, case, expected):
         assert re.search(r"model\.c:\d+:\d+: ", line)  # names the place in the model
 
 
+def test_truncated_message_is_a_one_line_error_naming_both_ends(tmp_path, capsys):
+    path = pairs(tmp_path, size="512")   # odd ranks receive at most 512 of the 1024 bytes
+    code, _, err = run_cli(capsys, path, "-n", "2", "--runs", "2", "--machine", MACHINE,
+                           "--workers", "1")
+    assert code == 2
+    assert error_line(err) == (
+        f"pevpm: error: {path}:14:10: message truncated: rank 1's MPI_Recv takes at most 512 "
+        f"bytes but matched 1024 bytes with tag 0 from rank 0's MPI_Send at {path}:8:10 "
+        "(MPI_ERR_TRUNCATE)")
+
+
 def test_event_limit_stops_a_model_that_runs_too_long(tmp_path, capsys):
     code, _, err = run_cli(capsys, pairs(tmp_path), "-n", "2", "--runs", "1", "--machine",
                            MACHINE, "--workers", "1", "-D", "iterations=1000000000",

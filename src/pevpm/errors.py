@@ -44,6 +44,10 @@ class DeadlockError(SimulationError):
     """No virtual processor can move and not all have terminated."""
 
 
+class TruncationError(SimulationError):
+    """A receive matched a message larger than it takes (MPI_ERR_TRUNCATE)."""
+
+
 class ProfileError(PevpmError):
     """A machine profile is missing, corrupt, foreign or lacks what is asked."""
 

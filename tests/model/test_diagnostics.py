@@ -34,6 +34,12 @@ CASES = [
       "'// PEVPM }' block, empty if need be")),
     ("// PEVPM Subroutine name = halo\n// PEVPM {\n// PEVPM }\n// PEVPM Call name = hallo\n",
      "bad.c:4:10: call of undefined subroutine 'hallo' (did you mean 'halo'?)"),
+    (("// PEVPM Loop iterations = 3\n// PEVPM &    index = i\n// PEVPM {\n"
+      "// PEVPM Runon c1 = 0\n// PEVPM {\n"
+      "// PEVPM Loop iterations = 2\n// PEVPM &    index = i\n// PEVPM {\n// PEVPM }\n"
+      "// PEVPM }\n// PEVPM }\n"),
+     ("bad.c:7:23: loop index 'i' is taken by the enclosing loop at bad.c:1:10; nested loops "
+      "need distinct indices")),
 ]
 
 

@@ -89,6 +89,15 @@ def test_loop_with_index_scopes_the_name():
               "// PEVPM }\n// PEVPM Serial time = w\n")
 
 
+def test_sibling_and_differently_named_nested_loops_keep_their_indices():
+    inner = "// PEVPM Loop iterations = 2\n// PEVPM &    index = {}\n// PEVPM {{\n// PEVPM }}\n"
+    model = parse("// PEVPM Loop iterations = 3\n// PEVPM &    index = i\n// PEVPM {\n"
+                  + inner.format("j") + "// PEVPM Serial time = i\n// PEVPM }\n"
+                  + inner.format("i"))
+    outer, sibling = model.body
+    assert (outer.index, outer.body[0].index, sibling.index) == ("i", "j", "i")
+
+
 ARMS_FIRST = """
 // PEVPM Condition c1 = 3
 // PEVPM &         c2 = 1

@@ -98,7 +98,8 @@ def statements(draw, builder, scope, subroutines, depth):
                                                      "MPI_Alltoall", "MPI_Allreduce"])),
                                value(), root=draw(st.sampled_from([None, rank()])))
     elif kind == "loop":
-        index = draw(st.one_of(st.none(), names))
+        # a fresh name: nested loops may not share an index
+        index = draw(st.one_of(st.none(), names.filter(lambda n: n not in scope)))
         with builder.loop(value(), index=index):
             inner = scope | {index} if index else scope
             for _ in range(draw(st.integers(0, 3))):

@@ -8,7 +8,12 @@ from pevpm.machine.machine import Machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm.engine import simulate
 
-pytest.importorskip("pevpm.vm.collectives")
+collectives = pytest.importorskip("pevpm.vm.collectives")
+
+#: every collective with each point-to-point algorithm of its family, at 5 and 8 ranks
+DECOMPOSED = [(op, algorithm, n) for op, family in collectives.FAMILY_OF.items()
+              for algorithm in collectives.ALGORITHMS[family] for n in (5, 8)
+              if n == 8 or (family, algorithm) != ("allgather", "recursive-doubling")]
 
 
 def test_barrier_releases_nobody_before_the_last_arrival_and_is_recorded():
@@ -47,3 +52,14 @@ def test_user_requests_survive_a_collective_in_between():
     b.waitall(["r0", "r1"])
     run = simulate(b.build(), 4, Machine(Constant(0.25)), trace=True)
     assert sum(1 for m in run.messages if m.tag == 0) == 4
+
+
+@pytest.mark.parametrize("op, algorithm, n", DECOMPOSED)
+def test_every_algorithm_receives_what_it_is_sent(op, algorithm, n):
+    """No expansion truncates its own messages (an odd size splits unevenly)."""
+    b = ModelBuilder()
+    b.collective(op, 1001, root=n - 2)
+    family = collectives.FAMILY_OF[op]
+    config = collectives.CollectiveConfig.parse(f"{family}={algorithm}")
+    run = simulate(b.build(), n, Machine(Constant(0.25), collectives=config))
+    assert run.messages_simulated > 0

@@ -4,13 +4,14 @@ import numpy as np
 import pytest
 from engine_models import figure5_model
 
-from pevpm.errors import DeadlockError, ModelError, SimulationError
+from pevpm.errors import DeadlockError, ModelError, SimulationError, TruncationError
 from pevpm.machine.comm_model import Transfer
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.model.ast import Location, Message
 from pevpm.model.builder import ModelBuilder
+from pevpm.model.directives import parse_directives
 from pevpm.model.expr import Expr
 from pevpm.vm.engine import Limits, simulate
 
@@ -102,8 +103,8 @@ def test_non_overtaking_between_a_pair_even_if_a_later_message_is_faster():
         b.waitall()
 
     def recv(b):
-        b.recv(10, source=0)
-        b.recv(10, source=0)
+        b.recv(1000, source=0)
+        b.recv(1000, source=0)
 
     run = simulate(two_rank(send, recv), 2, Machine(SizeTimed(sizes)), trace=True)
     assert [m.size for m in run.messages] == [1000, 10]
@@ -268,6 +269,54 @@ def test_recursive_subroutine_is_an_error():
         simulate(b.build(), 1, MACHINE)
 
 
+def test_nested_loop_may_not_reuse_an_enclosing_loops_index():
+    b = ModelBuilder()
+    with b.loop(3, index="i"):
+        with b.on_ranks("procnum == 0"), b.loop(2, index="i"):
+            b.serial("i")
+        b.serial("i")
+    with pytest.raises(ModelError) as err:
+        simulate(b.build(), 1, MACHINE)
+    assert str(err.value) == ("model: statement 1.1.1.1 (Loop): loop index 'i' is taken by the "
+                              "enclosing loop at model: statement 1 (Loop); nested loops need "
+                              "distinct indices")
+
+
+SUBROUTINE_LOOP_IN_A_LOOP = """\
+// PEVPM Subroutine name = halo
+// PEVPM {
+// PEVPM Loop iterations = 2
+// PEVPM &    index = i
+// PEVPM {
+// PEVPM }
+// PEVPM }
+// PEVPM Loop iterations = 3
+// PEVPM &    index = i
+// PEVPM {
+// PEVPM Call name = halo
+// PEVPM }
+"""
+
+
+def test_a_subroutines_loop_may_not_reuse_its_callers_index():
+    # each loop is fine where it is written, so the file parses
+    model = parse_directives(SUBROUTINE_LOOP_IN_A_LOOP, "halo.c")
+    with pytest.raises(ModelError, match=r"^halo\.c:3:10: loop index 'i' is taken by the "
+                                         r"enclosing loop at halo\.c:8:10; "):
+        simulate(model, 1, MACHINE)
+
+
+def test_sibling_loops_share_an_index_and_nested_ones_see_their_own():
+    b = ModelBuilder()
+    with b.loop(2, index="i"):
+        b.serial("i")                       # 0 + 1
+    with b.loop(3, index="i"):
+        with b.loop(2, index="j"):
+            b.serial("j")                   # 3 x (0 + 1)
+        b.serial("i")                       # 0 + 1 + 2
+    assert simulate(b.build(), 1, MACHINE).makespan == 7.0
+
+
 def test_source_location_is_used_when_present():
     b = ModelBuilder()
     b.add(Message("MPI_Send", Expr.of(-8), src=Expr.of("procnum"), dst=Expr.of(0),
@@ -326,3 +375,80 @@ def test_any_source_does_not_draw_times_for_sends_posted_after_the_best_arrival(
     # once no earlier send is left to beat it
     assert [t.src for t in model.seen] == [1, 2, 4, 3]
     assert [m.src for m in run.messages] == [2, 4, 1, 3]
+
+
+def test_message_larger_than_its_receive_is_truncation_naming_both_ends():
+    def send(b):
+        b.add(Message("MPI_Send", Expr.of(16), src=Expr.of(0), dst=Expr.of(1), tag=Expr.of(3),
+                      loc=Location("halo.c", 10, 5)))
+
+    def recv(b):
+        b.add(Message("MPI_Recv", Expr.of(8), src=Expr.of(0), dst=Expr.of(1), tag=Expr.of(3),
+                      loc=Location("halo.c", 20, 5)))
+
+    with pytest.raises(TruncationError) as err:
+        simulate(two_rank(send, recv), 2, MACHINE)
+    assert str(err.value) == (
+        "halo.c:20:5: message truncated: rank 1's MPI_Recv takes at most 8 bytes but matched "
+        "16 bytes with tag 3 from rank 0's MPI_Send at halo.c:10:5 (MPI_ERR_TRUNCATE)")
+    assert isinstance(err.value, SimulationError)
+
+
+def test_truncation_names_a_nonblocking_receive_built_in_python():
+    def send(b):
+        b.isend(64, dest=1, request="out")
+        b.wait("out")
+
+    def recv(b):
+        b.irecv(32, source=0, request="in")
+        b.wait("in")
+
+    with pytest.raises(TruncationError, match=(
+            r"^model: statement 2\.1\.1 \(MPI_Irecv\): message truncated: rank 1's MPI_Irecv "
+            r"takes at most 32 bytes but matched 64 bytes with tag 0 from rank 0's MPI_Isend "
+            r"at model: statement 1\.1\.1 \(MPI_Isend\) \(MPI_ERR_TRUNCATE\)$")):
+        simulate(two_rank(send, recv), 2, MACHINE)
+
+
+def test_a_receive_may_be_larger_than_its_message():
+    run = simulate(two_rank(lambda b: b.send(8, dest=1), lambda b: b.recv(64, source=0)), 2,
+                   MACHINE, trace=True)
+    assert [m.size for m in run.messages] == [8]
+    assert run.makespan == 1.0
+
+
+def test_truncation_is_judged_on_the_send_actually_matched():
+    # rank 0's 8-byte receive from any source takes rank 1's early small message,
+    # not rank 2's large one; a receive on another tag never looks at the large one
+    b = ModelBuilder()
+    with b.on_ranks("procnum == 1"):
+        b.send(8, dest=0)
+        b.send(1000, dest=0, tag=1)
+    with b.on_ranks("procnum == 2"):
+        b.send(1000, dest=0)
+    with b.on_ranks("procnum == 0"):
+        b.recv(8, source="MPI_ANY_SOURCE")
+        b.recv(1000, source="MPI_ANY_SOURCE", tag=0)
+        b.recv(8, source="MPI_ANY_SOURCE", tag=1)
+    with pytest.raises(TruncationError, match=r"rank 0's MPI_Recv takes at most 8 bytes but "
+                                              r"matched 1000 bytes with tag 1 from rank 1's"):
+        simulate(b.build(), 3, Machine(BySource({1: 1.0, 2: 2.0})))
+
+
+@pytest.mark.parametrize("recv_size, truncated", [(None, False), (100, False), (99, True)])
+def test_sendrecv_receives_recv_size_which_defaults_to_size(recv_size, truncated):
+    b = ModelBuilder()
+    b.sendrecv(100, dest="1 - procnum", source="1 - procnum", recv_size=recv_size)
+    if truncated:
+        with pytest.raises(TruncationError, match=r"rank \d's MPI_Sendrecv takes at most 99 "
+                                                  r"bytes but matched 100 bytes"):
+            simulate(b.build(), 2, MACHINE)
+    else:
+        assert simulate(b.build(), 2, MACHINE).makespan == 1.0
+
+
+def test_sendrecv_of_unequal_halves_is_not_truncation():
+    b = ModelBuilder()
+    b.sendrecv("procnum == 0 ? 100 : 10", dest="1 - procnum", source="1 - procnum",
+               recv_size="procnum == 0 ? 10 : 100")
+    assert simulate(b.build(), 2, MACHINE).messages_simulated == 2

@@ -130,6 +130,20 @@ class Loop:
     loc: Location | None = field(default=None, compare=False)
 
 
+def reused_index(index: str, outer: str) -> str:
+    """Why a loop may not take ``index`` when a loop it is nested in (at
+    ``outer``) has it already.  A rank has one variable per name, so the inner
+    loop would leave its last value in the outer's index for the rest of the
+    outer body; in C a nested loop sharing its counter changes the outer
+    loop's trip count.
+
+    >>> print(reused_index("i", "a.c:3:1"))
+    loop index 'i' is taken by the enclosing loop at a.c:3:1; nested loops need distinct indices
+    """
+    return (f"loop index {index!r} is taken by the enclosing loop at {outer}; "
+            "nested loops need distinct indices")
+
+
 @dataclass(frozen=True)
 class Branch:
     """One arm of a Condition (``guard`` is a weight) or Runon (``guard`` is a predicate)."""

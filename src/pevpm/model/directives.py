@@ -51,6 +51,7 @@ from pevpm.model.ast import (
     Runon,
     Serial,
     Statement,
+    reused_index,
     status_names,
 )
 from pevpm.model.constants import find_constants, split_top_level
@@ -130,7 +131,7 @@ class _Parser:
         self.calls: list[tuple[Call, Directive]] = []
         self.conditions: list[tuple[Directive, list[tuple[Attribute, Expr]]]] = []
         self.uses: list[_Use] = []
-        self.indices: list[str] = []
+        self.indices: dict[str, Location] = {}    # loop index -> the Loop that has it
         self.time_scale = 1.0
         self.seen_serial = False
         self.default_seen = False
@@ -463,12 +464,15 @@ class _Parser:
             if index in RANK_NAMES:
                 raise self.error_at(f"{index!r} cannot name a loop index", attrs["index"],
                                     value=True)
-            self.indices.append(index)
+            if index in self.indices:
+                raise self.error_at(reused_index(index, str(self.indices[index])),
+                                    attrs["index"], value=True)
+            self.indices[index] = self.where(d)
         try:
             body = self.body(d)
         finally:
             if index is not None:
-                self.indices.pop()
+                del self.indices[index]
         return Loop(count, body, index, self.where(d))
 
     def on_subroutine(self, d: Directive) -> None:

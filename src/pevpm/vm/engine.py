@@ -19,7 +19,8 @@ Then the ranks that resumed run again.  A receive completes at
 ``max(posted, arrival)``; a send completes with its receive unless it is
 eager (``Machine.eager_limit``), in which case it returns after its local
 completion time.  If nothing is left to decide and some rank has not ended,
-the run deadlocks.
+the run deadlocks; a message larger than the receive it matched stops the
+run too (MPI_ERR_TRUNCATE).
 
 Time accounting: each rank's seconds are compute (Serial), communication
 (local completion times, and the last ``transfer`` seconds of a blocked
@@ -54,7 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pevpm.errors import DeadlockError, ModelError, SimulationError
+from pevpm.errors import DeadlockError, ModelError, SimulationError, TruncationError
 from pevpm.machine.comm_model import Transfer
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
@@ -338,7 +339,8 @@ class _Engine:
             _, name, blocking, size, src, tag, request, where, stmt = ins
             recv = self.post_recv(rank, name, self.size(size, rank, where, stmt.size),
                                   self.peer(src, rank, where, stmt.src, "source"),
-                                  self.tag(tag, rank, where, stmt.tag, True), status=request)
+                                  self.tag(tag, rank, where, stmt.tag, True), where,
+                                  status=request)
             if blocking:
                 return self.wait(rank, [recv], name, where)
             self.keep_request(rank, request, recv)
@@ -351,7 +353,7 @@ class _Engine:
             recv = self.post_recv(rank, "MPI_Sendrecv",
                                   self.size(recv_size, rank, where, stmt.recv_size or stmt.size),
                                   self.peer(src, rank, where, stmt.src, "source"),
-                                  self.tag(recv_tag, rank, where, stmt.tag, True))
+                                  self.tag(recv_tag, rank, where, stmt.tag, True), where)
             return self.wait(rank, [send, recv], "MPI_Sendrecv", where)
         elif op == vm.WAIT:
             _, name, names, where = ins
@@ -398,7 +400,7 @@ class _Engine:
         self.seq += 1
         eager = self.eager(op, size)
         send = PostedSend(rank.id, dst, tag, rank.context, size, rank.clock, self.seq, op,
-                          rank.path)
+                          rank.path, where)
         if dst == PROC_NULL:
             send.complete(rank.clock, rank.path, 0.0)
             return send
@@ -418,12 +420,12 @@ class _Engine:
         """Whether a send completes locally (synchronous sends never do)."""
         return op not in _SYNCHRONOUS and self.machine.is_eager(size)
 
-    def post_recv(self, rank, op, size, src, tag, status=None) -> PostedRecv:
+    def post_recv(self, rank, op, size, src, tag, where, status=None) -> PostedRecv:
         """Post a receive; ``status`` (the req/stat name) is bound to the matched
         sender's rank when the receive matches."""
         self.seq += 1
         recv = PostedRecv(rank.id, src, tag, rank.context, size, rank.clock, self.seq, op,
-                          rank.path, status)
+                          rank.path, status, where)
         if src == PROC_NULL:
             recv.complete(rank.clock, rank.path, 0.0)
         elif self.queues.post_recv(recv):
@@ -470,6 +472,8 @@ class _Engine:
 
     def deliver(self, send: PostedSend, recv: PostedRecv) -> None:
         """Pair ``send`` with ``recv`` and complete what the pair completes."""
+        if send.size > recv.size:
+            raise _truncated(send, recv)
         self.queues.match(send, recv)
         if recv.status is not None:
             source, tag = status_fields(recv.status)
@@ -707,6 +711,14 @@ class _Engine:
         err = DeadlockError("deadlock: " + "; ".join(parts))
         err.blocked = {r.id: (r.blocked.label, r.blocked.where) for r in self.ranks if not r.done}
         return err
+
+
+def _truncated(send: PostedSend, recv: PostedRecv) -> TruncationError:
+    """MPI_ERR_TRUNCATE, at the receive, naming both ends."""
+    return TruncationError(
+        f"message truncated: rank {recv.rank}'s {recv.op} takes at most {recv.size} bytes "
+        f"but matched {send.size} bytes with tag {send.tag} from rank {send.src}'s {send.op} "
+        f"at {send.where} (MPI_ERR_TRUNCATE)", recv.where)
 
 
 def _post_order(send: PostedSend) -> tuple:

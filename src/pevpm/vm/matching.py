@@ -17,7 +17,8 @@ number of sources with messages pending for it, not the size of all queues.
 
 A posted send or receive is also the MPI request of a non-blocking call:
 ``done``, ``completion`` (virtual time) and ``path`` (the critical-path
-seconds leading to its completion) are filled in when it completes.
+seconds leading to its completion) are filled in when it completes.  Its
+``where`` is the place of the statement that posted it, for error reports.
 
 >>> q = MatchingQueues(3)
 >>> s = PostedSend(src=1, dst=0, tag=7, context=0, size=8, posted=0.0, seq=1)
@@ -74,12 +75,13 @@ class PostedSend(_Request):
         "tag",
         "transfer",
         "waiter",
+        "where",
     )
 
     def __init__(self, src, dst, tag, context, size, posted, seq, op="MPI_Send",
-                 origin=(0.0, 0.0, 0.0)):
+                 origin=(0.0, 0.0, 0.0), where=None):
         self.src, self.dst, self.tag, self.context, self.size = src, dst, tag, context, size
-        self.posted, self.seq, self.op, self.origin = posted, seq, op, origin
+        self.posted, self.seq, self.op, self.origin, self.where = posted, seq, op, origin, where
         self.transfer = None
         self.done = False
         self.completion = self.comm = 0.0
@@ -108,12 +110,13 @@ class PostedRecv(_Request):
         "status",
         "tag",
         "waiter",
+        "where",
     )
 
     def __init__(self, rank, src, tag, context, size, posted, seq, op="MPI_Recv",
-                 origin=(0.0, 0.0, 0.0), status=None):
+                 origin=(0.0, 0.0, 0.0), status=None, where=None):
         self.rank, self.src, self.tag, self.context, self.size = rank, src, tag, context, size
-        self.posted, self.seq, self.op, self.origin = posted, seq, op, origin
+        self.posted, self.seq, self.op, self.origin, self.where = posted, seq, op, origin, where
         self.status = status
         self.queued = False
         self.done = False

@@ -69,14 +69,14 @@ def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -
     known = (set(RANK_NAMES) | set(model.constants) | set(model.parameters)
              | set(params or {}) | ast.status_names(model))
     compiler = _Compiler(model.subroutines, known, model.source or "model")
-    compiler.block(model.body, ())
+    compiler.block(model.body, (), {})
     return Program(tuple(compiler.code), frozenset(known))
 
 
 def compile_statements(statements: Iterable[ast.Statement], where: str) -> tuple[tuple, ...]:
     """Compile statements that use no names (a collective's expansion)."""
     compiler = _Compiler({}, set(RANK_NAMES), where)
-    compiler.block(tuple(statements), ())
+    compiler.block(tuple(statements), (), {})
     return tuple(compiler.code)
 
 
@@ -107,7 +107,9 @@ class _Compiler:
             raise ModelError(f"unknown name {name!r} in '{e}'{hint}", where)
         return _compile(e.tree, e, where)
 
-    def block(self, statements: tuple, path: tuple[int, ...], scope: tuple[str, ...] = ()) -> None:
+    def block(self, statements: tuple, path: tuple[int, ...], scope: Mapping[str, str]) -> None:
+        """Compile ``statements``; ``scope`` maps the indices of the loops around
+        them (through Calls too) to those loops' places."""
         for i, stmt in enumerate(statements, 1):
             self.statement(stmt, path + (i,), scope)
 
@@ -119,9 +121,11 @@ class _Compiler:
         elif isinstance(stmt, ast.Message):
             self.message(stmt, where, scope)
         elif isinstance(stmt, ast.Loop):
+            if stmt.index in scope:
+                raise ModelError(ast.reused_index(stmt.index, scope[stmt.index]), where)
             start = len(self.code)
             emit(None)
-            inner = scope + ((stmt.index,) if stmt.index else ())
+            inner = {**scope, stmt.index: where} if stmt.index else scope
             self.block(stmt.body, path, inner)
             emit((NEXT, start + 1))
             self.code[start] = (LOOP, self.value(stmt.count, where, scope=scope), stmt.index,
