@@ -145,7 +145,8 @@ def test_fit_and_fitted_model_on_the_real_default_profile(tmp_path, capsys):
     with pytest.raises(ProfileError, match="no stored fits for isend 0 B 1x2; run `pevpm fit"):
         ProfileCommModel.from_profile(path, "full", source="fitted")
     assert (
-        main(["fit", str(path), "--tests", "isend,isendlocal", "--no-plots", "--no-progress"]) == 0
+        main(["fit", str(path), "--tests", "isend,send,isendlocal", "--no-plots",
+              "--no-progress"]) == 0
     )
     fitted = ProfileCommModel.from_profile(path, "full", source="fitted")
     message = Transfer("MPI_Send", sizes[1], 0, 1, intra_node=True, contention=2)
