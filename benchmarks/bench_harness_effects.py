@@ -8,6 +8,7 @@ plain blocking Send/Recv ping-pong run back to back:
 
 * ``send/chain``: MPIBench's ``send`` test with chained repetitions;
 * ``send/barrier``: the same after a barrier in every repetition (the default);
+* ``send/gap``: after 60 us of computation and a barrier (``--gap 60us``);
 * ``isend/chain``, ``isend/barrier``: the ``isend`` test (Irecv posted
   first, Isend, Waits), chained or after a barrier;
 * ``unaligned``: the target ping-pong between numpy buffers whose addresses
@@ -25,7 +26,13 @@ import time
 import numpy as np
 from mpi4py import MPI
 
-from pevpm.bench.operations import BarrierStart, ChainStart, aligned_buffer, build_operation
+from pevpm.bench.operations import (
+    BarrierStart,
+    ChainStart,
+    ComputeGap,
+    aligned_buffer,
+    build_operation,
+)
 
 COMM = MPI.COMM_WORLD
 PEER = 1 - COMM.rank
@@ -67,6 +74,8 @@ def variants(size: int):
         "target": lambda reps: ping_pong(*aligned, reps),
         "send/chain": lambda reps: harness("send", size, ChainStart(), reps),
         "send/barrier": lambda reps: harness("send", size, BarrierStart(COMM), reps),
+        "send/gap": lambda reps: harness("send", size, ComputeGap(BarrierStart(COMM), 60e-6, NOW),
+                                         reps),
         "isend/chain": lambda reps: harness("isend", size, ChainStart(), reps),
         "isend/barrier": lambda reps: harness("isend", size, BarrierStart(COMM), reps),
         "unaligned": lambda reps: ping_pong(*unaligned, reps),

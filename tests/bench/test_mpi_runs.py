@@ -184,3 +184,17 @@ def test_placement_larger_than_the_launch_is_refused(tmp_path):
     assert result.returncode != 0
     assert "placement 1x4 does not fit in this launch's 1x2" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("start", ["chain", "barrier"])
+def test_compute_gap_and_chained_starts_are_recorded(tmp_path, start):
+    path = tmp_path / "g.db"
+    result = run_mpi(2, "-m", "pevpm", "bench", "--tests", "send", "--sizes", "0,1K",
+                     "--reps", "40", "--start", start, "--gap", "20us", "--resend-limit", "50",
+                     "--no-progress", "-o", str(path))
+    assert result.returncode == 0, result.stderr
+    with Profile.open(path) as prof:
+        key = prof.resolve("send", 1024)
+        assert prof.block_info(key)["start_mode"] == f"{start}+gap 20us"
+        times = prof.samples(key)
+        assert times.shape == (80,) and np.all(times > -prof.runs()[0].max_sync_error)

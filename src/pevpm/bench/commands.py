@@ -65,6 +65,9 @@ def register(subparsers) -> None:
                             "or chain them back to back as a communication loop runs")
     bench.add_argument("--spacing", help="interval between timed starts (e.g. 100us; "
                        "default twice the slowest warm-up repetition)")
+    bench.add_argument("--gap", help="compute for this long (e.g. 50us) before every "
+                       "repetition, so messages follow computation as in most programs "
+                       "(default: none)")
     bench.add_argument("--budget", help="time budget per test, e.g. 30s (default 60s)")
     bench.add_argument("--outlier-percentile", type=float, default=99.0,
                        help="percentile (in percent) of the outlier rule (99)")
@@ -121,6 +124,7 @@ def options_from_args(args) -> BenchOptions:
         resume=args.resume,
         sync=args.sync, resend_limit=pick("resend_limit"), start=args.start,
         spacing=parse_duration(args.spacing) if args.spacing else None,
+        gap=parse_duration(args.gap) if args.gap else None,
         budget=parse_duration(pick("budget")), outlier_percentile=args.outlier_percentile,
         outlier_multiplier=args.outlier_multiplier,
         bin_width=parse_duration(args.bin_width) if args.bin_width else None,

@@ -65,6 +65,33 @@ class ChainStart:
         pass
 
 
+class ComputeGap:
+    """Compute for ``seconds`` before each repetition, then start as ``inner`` does.
+
+    The computation streams over 256 KiB of float32 (a stencil's working set),
+    so the messages that follow meet the caches and timers a program's
+    messages meet after its serial segments: on the development machine a
+    1 KiB message took 3.7 us chained, 5.1 us after a barrier and 6.6 us after
+    60 us of this.
+    """
+
+    SCRATCH_FLOATS = 65536
+
+    def __init__(self, inner, seconds: float, now: Callable[[], int]):
+        self.inner = inner
+        self.mode = f"{inner.mode}+gap {seconds * 1e6:g}us"
+        self.gap_ns = int(seconds * 1e9)
+        self._now = now
+        self._scratch = np.ones(self.SCRATCH_FLOATS, dtype=np.float32)
+        self._out = np.empty_like(self._scratch)
+
+    def wait(self, rep: int) -> None:
+        now, until = self._now, self._now() + self.gap_ns
+        while now() < until:
+            np.multiply(self._scratch, np.float32(0.5), out=self._out)
+        self.inner.wait(rep)
+
+
 class TimedStart:
     """Start repetition ``rep`` at local time ``first_ns + rep * spacing_ns``, agreed on
     the global clock beforehand; every rank spins until then (accurate start)."""

@@ -156,6 +156,7 @@ class BenchOptions:
     resend_limit: int = THESIS_RESEND_LIMIT
     start: str = "barrier"
     spacing: float | None = None
+    gap: float | None = None
     budget: float = 60.0
     outlier_percentile: float = 99.0
     outlier_multiplier: float = 10.0
@@ -206,6 +207,8 @@ class BenchOptions:
             raise BenchmarkError("--budget must be positive")
         if self.spacing is not None and self.spacing <= 0:
             raise BenchmarkError("--spacing must be positive")
+        if self.gap is not None and (self.gap <= 0 or self.start == "time"):
+            raise BenchmarkError("--gap must be positive and goes with --start barrier or chain")
         if self.bin_width is not None and self.bin_width <= 0:
             raise BenchmarkError("--bin-width must be positive")
         if not 0 < self.outlier_percentile <= 100:

@@ -26,6 +26,7 @@ from pevpm.bench.interrupts import InterruptWatch
 from pevpm.bench.operations import (
     BarrierStart,
     ChainStart,
+    ComputeGap,
     TimedStart,
     build_operation,
     derive_times,
@@ -138,6 +139,9 @@ class _Run:
         start = self._start_rule(per_rep)
         if start.mode == "time":
             per_rep = max(per_rep, start.spacing)
+        if options.gap:
+            start = ComputeGap(start, options.gap, self.now)
+            per_rep += options.gap * 1e9
         reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap_ns // per_rep)))
         reps = comm.bcast(reps, root=0)
         if start.mode == "time":
