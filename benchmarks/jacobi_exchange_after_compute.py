@@ -20,7 +20,7 @@ import numpy as np
 from mpi4py import MPI
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "jacobi"))
-import jacobi  # noqa: E402  (the example program, imported for its kernels)
+import jacobi  # the example program, imported for its kernels
 
 COMM = MPI.COMM_WORLD
 SIZE = 256
