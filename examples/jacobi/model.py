@@ -4,7 +4,9 @@ Mirrors the program message for message (see README.md, "Communication
 pattern"): one grid row of ``4 * N`` bytes to and from each neighbour with
 blocking Send/Recv, even ranks sending first, then one serial segment, the
 stencil over the rank's strip, taken as the one-rank sweep time divided by
-the process count (the thesis's method; ``t_iter`` comes from calibration).
+the process count (the thesis's method; ``t_iter`` comes from calibration),
+varying from iteration to iteration with the measured spread ``t_sd`` of
+one sweep (a gamma draw; each iteration waits for the slower neighbour).
 
     pevpm predict examples/jacobi/model.py -n 1,2,4 -D iterations=1000 -D t_iter=1e-4
 """
@@ -14,7 +16,7 @@ from pevpm.model.builder import ModelBuilder
 
 def model():
     b = ModelBuilder(constants={"N": 256},
-                     parameters={"iterations": 10000, "t_iter": 1.0e-4})
+                     parameters={"iterations": 10000, "t_iter": 1.0e-4, "t_sd": 0.0})
     row = "4 * N"
     has_up, has_down = "procnum > 0", "procnum < numprocs - 1"
     with b.loop("parameter iterations"):
@@ -35,5 +37,5 @@ def model():
                 b.send(row, dest="procnum - 1")
                 with b.on_ranks(has_down):
                     b.send(row, dest="procnum + 1")
-        b.serial("parameter t_iter / numprocs")
+        b.serial("gamma(parameter t_iter / numprocs, parameter t_sd)")
     return b

@@ -42,8 +42,25 @@ def test_fft_parameters_come_from_the_matching_calibration():
     # the one-rank program time, halved, times the kernels' slowdown at 2 ranks:
     # (2 * 1.2 + 0.6) * 2 / (2 * 2 + 1) = 1.2
     assert params["t_serial"] == pytest.approx(6e-3 / 2 * 1.2)
+    assert params["t_sd"] == 0.0   # a calibration without single-call spreads
+    calibration["fft2d"]["row_ffts"]["2"]["per_call"] = {"mean": 1e-3, "sd": 2.5e-4}
+    params = CASES["fft2d"].model_params(calibration, 2, ProblemSize())
+    # each of the two phases (t_serial / 2) varies by the kernel's 25%
+    assert params["t_sd"] == pytest.approx(6e-3 / 2 * 1.2 / 2 * 0.25)
     with pytest.raises(PevpmError, match="no serial times for 4 processes"):
         CASES["fft2d"].model_params(calibration, 4, ProblemSize())
+
+
+def test_jacobi_sweep_spread_scales_with_the_strip():
+    calibration = {"jacobi": {"program_iteration": {"median": 1e-4},
+                              "strip": {"1": {"median": 1e-4},
+                                        "2": {"median": 6e-5,
+                                              "per_call": {"mean": 6e-5, "sd": 3e-5}}}}}
+    params = CASES["jacobi"].model_params(calibration, 2, ProblemSize())
+    # t_iter = 1e-4 * (2 * 6e-5 / 1e-4) = 1.2e-4; a rank's strip is half, varying by 50%
+    assert params["t_iter"] == pytest.approx(1.2e-4)
+    assert params["t_sd"] == pytest.approx(1.2e-4 / 2 * 0.5)
+    assert CASES["jacobi"].model_params(calibration, 4, ProblemSize())["t_sd"] == 0.0
 
 
 def test_bad_cases_and_counts_are_refused_before_running():

@@ -52,3 +52,30 @@ def test_random_functions_need_the_virtual_machine():
         Expr.parse("uniform(0, 1)").evaluate({})
     assert Expr.parse("uniform(0, 1)").is_random()
     assert not Expr.parse("uniform(0, 1)").is_constant()
+
+
+def test_gamma_serial_jitter_makes_neighbours_wait_for_the_slower_one():
+    # Two ranks compute gamma(1 ms, 0.5 ms) per iteration and then swap a message on a
+    # zero-latency machine: every iteration lasts the longer of the two draws.
+    b = ModelBuilder()
+    with b.loop(4000):
+        b.serial("gamma(0.001, 0.0005)")
+        b.sendrecv(0, dest="(procnum + 1) % numprocs", source="(procnum + 1) % numprocs")
+    model = b.build()
+    makespan = simulate(model, 2, Machine(Constant(0.0)), rng=np.random.default_rng(3)).makespan
+    draws = np.random.default_rng(99).gamma(4.0, 0.00025, size=(2, 400_000))
+    expected = 4000 * draws.max(axis=0).mean()   # about 4000 * 1.27 ms
+    # The sum of 4000 maxima (sd ~0.45 ms each) is within 5 sd (0.14 s) of that.
+    assert makespan == pytest.approx(expected, abs=0.14)
+    assert makespan > 4000 * 0.001 + 0.5
+    one_rank = simulate(model, 1, Machine(Constant(0.0)), rng=np.random.default_rng(3))
+    assert one_rank.makespan == pytest.approx(4.0, abs=0.16)
+
+
+def test_gamma_without_spread_is_its_mean_and_refuses_nonsense():
+    rng = {"__rng__": np.random.default_rng(0)}
+    assert Expr.parse("gamma(0.002, 0)").evaluate(rng) == 0.002
+    with pytest.raises(ModelError, match="undefined"):
+        Expr.parse("gamma(0.002, -1)").evaluate(rng)
+    with pytest.raises(ModelError, match="undefined"):
+        Expr.parse("gamma(0, 0.1)").evaluate(rng)

@@ -78,6 +78,24 @@ def time_call(fn, repeats: int = 7, min_batch: float = 0.02) -> dict:
             "calls_per_batch": calls}
 
 
+def call_spread(fn, calls: int = 2000) -> dict:
+    """Mean and standard deviation (seconds) of ``calls`` individually timed calls.
+
+    :func:`time_call` times batches, which hides how much one call varies; a
+    rank that waits for its neighbour each iteration pays for that variation.
+
+    >>> spread = call_spread(lambda: None, calls=10)
+    >>> sorted(spread), spread["sd"] >= 0
+    (['calls', 'mean', 'sd'], True)
+    """
+    times = np.empty(calls)
+    for index in range(calls):
+        began = time.perf_counter()
+        fn()
+        times[index] = time.perf_counter() - began
+    return {"mean": float(times.mean()), "sd": float(times.std()), "calls": calls}
+
+
 def _spin(fn, stop) -> None:
     while not stop.is_set():
         fn()
@@ -134,7 +152,8 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
 
     ``iteration`` is the thesis's serial time (model: iteration / numprocs);
     ``strip[p]`` is the real time of a 1/p strip, timed while the job's other
-    ranks that have a core of their own compute too (:func:`neighbours_running`).
+    ranks that have a core of their own compute too (:func:`neighbours_running`),
+    with the spread of single sweeps in ``strip[p]["per_call"]``.
     """
     jacobi = load_example("jacobi")
     result = {"kernel": "4-point stencil, float32", "size": size, "strip": {}}
@@ -145,7 +164,9 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
         work = np.empty((rows, size - 2), dtype=np.float32)
         sweep = functools.partial(jacobi.stencil, grid, out, 1, rows + 1, work)
         with neighbours_running(sweep, p):
-            result["strip"][str(p)] = time_call(sweep, repeats, min_batch)
+            timing = time_call(sweep, repeats, min_batch)
+            timing["per_call"] = call_spread(sweep)
+        result["strip"][str(p)] = timing
     result["iteration"] = result["strip"]["1"]
     result["program_iteration"] = program_iteration_time("jacobi", ["--size", str(size)], 5000)
     return result
@@ -187,7 +208,8 @@ def calibrate_fft2d(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
     """Per process count: one phase of row FFTs on size/p rows, and pack + unpack time.
 
     An iteration's serial time on p ranks is 2 * row_ffts[p] + transpose[p]
-    (the Alltoall is the model's message). ``per_row`` is row_ffts[1] / size.
+    (the Alltoall is the model's message), ``row_ffts[p]["per_call"]`` the
+    spread of one phase. ``per_row`` is row_ffts[1] / size.
     """
     fft = load_example("fft2d")
     result = {"kernel": "row FFTs and local transpose, complex128", "size": size,
@@ -202,6 +224,7 @@ def calibrate_fft2d(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
         transpose = functools.partial(_pack_and_unpack, fft, slice_, chunks)
         with neighbours_running(ffts, p):
             result["row_ffts"][str(p)] = time_call(ffts, repeats, min_batch)
+            result["row_ffts"][str(p)]["per_call"] = call_spread(ffts, calls=500)
             result["transpose"][str(p)] = time_call(transpose, repeats, min_batch)
     result["per_row"] = result["row_ffts"]["1"]["median"] / size
     result["program_iteration"] = program_iteration_time("fft2d", ["--size", str(size)], 200)

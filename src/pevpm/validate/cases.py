@@ -87,15 +87,24 @@ def _co_scheduling(kernel: Callable[[str], float], numprocs: int) -> float:
         return 1.0
 
 
+def _variation(timing: dict) -> float:
+    """Coefficient of variation of one kernel call (0 for calibrations made before
+    single calls were timed)."""
+    spread = timing.get("per_call")
+    return spread["sd"] / spread["mean"] if spread else 0.0
+
+
 def _jacobi_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
     # The thesis's serial time: the program's one-rank time per iteration,
     # shared evenly (t_iter / numprocs in the model), times the slowdown the
     # stencil kernel showed with its neighbours busy.
+    # Each sweep varies (t_sd), and every iteration waits for the slower rank.
     data = _calibrated(calibration, "jacobi")
     strip = data.get("strip", {})
     factor = _co_scheduling(lambda p: strip[p]["median"], numprocs)
     t_iter = data["program_iteration"]["median"] * factor
-    return {"N": size.grid, "iterations": size.jacobi_iterations, "t_iter": t_iter}
+    return {"N": size.grid, "iterations": size.jacobi_iterations, "t_iter": t_iter,
+            "t_sd": t_iter / numprocs * _variation(strip.get(str(numprocs), {}))}
 
 
 def _fft_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
@@ -107,7 +116,8 @@ def _fft_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
     factor = _co_scheduling(lambda p: 2 * data["row_ffts"][p]["median"]
                             + data["transpose"][p]["median"], numprocs)
     serial = data["program_iteration"]["median"] / numprocs * factor
-    return {"N": size.grid, "iterations": size.fft_iterations, "t_serial": serial}
+    return {"N": size.grid, "iterations": size.fft_iterations, "t_serial": serial,
+            "t_sd": serial / 2 * _variation(data["row_ffts"][key])}
 
 
 def _bag_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
