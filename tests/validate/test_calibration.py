@@ -28,7 +28,8 @@ def test_calibration_covers_each_example_and_process_count():
     assert data["jacobi"]["iteration"] == data["jacobi"]["strip"]["1"]
     assert set(data["fft2d"]["row_ffts"]) == set(data["fft2d"]["transpose"]) == {"1", "2", "4"}
     assert data["fft2d"]["per_row"] == data["fft2d"]["row_ffts"]["1"]["median"] / 256
-    for spread in (data["jacobi"]["strip"]["2"]["per_call"], data["fft2d"]["row_ffts"]["4"]["per_call"]):
+    spreads = (data["jacobi"]["strip"]["2"]["per_call"], data["fft2d"]["row_ffts"]["4"]["per_call"])
+    for spread in spreads:
         assert spread["mean"] > 0 and spread["sd"] >= 0 and spread["calls"] >= 500
     with pytest.raises(PevpmError, match="no calibration for sorting"):
         calibrate(["sorting"])
