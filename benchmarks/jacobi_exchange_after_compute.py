@@ -3,7 +3,8 @@
 Under ``mpiexec -n 2``: loops of ``--iterations`` iterations of the example's
 own ``exchange_halos`` (1 KiB rows, blocking Send/Recv), alone, each after a
 60 us busy wait, and each after the real stencil sweep, interleaved
-``--rounds`` times; prints rank 0's mean exchange time per iteration for each.
+``--rounds`` times; prints rank 0's mean exchange time per iteration for each,
+and each rank's mean and standard deviation of one stencil sweep.
 The difference is what an MPIBench profile measured back to back does not see.
 
     PYTHONPATH=src mpiexec -n 2 python benchmarks/jacobi_exchange_after_compute.py
@@ -35,10 +36,13 @@ class Strip:
         self.new = self.grid.copy()
         self.lo, self.hi = jacobi.updated_rows(first, count, SIZE)
         self.work = np.empty((self.hi - self.lo, SIZE - 2), dtype=np.float32)
+        self.sweeps: list[float] = []
 
     def stencil(self) -> None:
+        began = MPI.Wtime()
         jacobi.stencil(self.grid, self.new, self.lo, self.hi, self.work)
         self.grid, self.new = self.new, self.grid
+        self.sweeps.append(MPI.Wtime() - began)
 
     def exchange_time(self, iterations: int, between) -> float:
         """Mean seconds per iteration spent in the halo exchange."""
@@ -72,9 +76,13 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, between in variants.items():
             times[name].append(strip.exchange_time(args.iterations, between))
+    sweeps = COMM.gather((np.mean(strip.sweeps), np.std(strip.sweeps)), root=0)
     if COMM.rank == 0:
         print("halo exchange per iteration (median over rounds): " + ", ".join(
             f"{name} {statistics.median(values) * 1e6:.1f} us" for name, values in times.items()))
+        print("one stencil sweep: " + ", ".join(
+            f"rank {rank} {mean * 1e6:.1f} us (sd {sd * 1e6:.1f})"
+            for rank, (mean, sd) in enumerate(sweeps)))
 
 
 if __name__ == "__main__":
