@@ -282,6 +282,18 @@ def test_nested_loop_may_not_reuse_an_enclosing_loops_index():
                               "distinct indices")
 
 
+@pytest.mark.parametrize("index", ["procnum", "N", "steps"])
+def test_loop_index_may_not_overwrite_a_model_name(index):
+    b = ModelBuilder(constants={"N": 4}, parameters={"steps": 2})
+    with b.loop(3, index=index):
+        b.serial("0.001")
+    with pytest.raises(ModelError) as err:
+        simulate(b.build(), 1, MACHINE, params={"steps": 2})
+    assert str(err.value) == (f"model: statement 1 (Loop): loop index {index!r} would overwrite "
+                              f"the model's own {index!r} (procnum, numprocs, a constant, a "
+                              "parameter or a receive status) for the rest of the run; rename it")
+
+
 SUBROUTINE_LOOP_IN_A_LOOP = """\
 // PEVPM Subroutine name = halo
 // PEVPM {

@@ -123,6 +123,11 @@ class _Compiler:
         elif isinstance(stmt, ast.Loop):
             if stmt.index in scope:
                 raise ModelError(ast.reused_index(stmt.index, scope[stmt.index]), where)
+            if stmt.index in self.known:
+                raise ModelError(f"loop index {stmt.index!r} would overwrite the model's own "
+                                 f"{stmt.index!r} (procnum, numprocs, a constant, a parameter "
+                                 "or a receive status) for the rest of the run; rename it",
+                                 where)
             start = len(self.code)
             emit(None)
             inner = {**scope, stmt.index: where} if stmt.index else scope
