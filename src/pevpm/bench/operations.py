@@ -71,8 +71,8 @@ class ComputeGap:
     The computation streams over 256 KiB of float32 (a stencil's working set),
     so the messages that follow meet the caches and timers a program's
     messages meet after its serial segments: on the development machine a
-    1 KiB message took 3.7 us chained, 5.1 us after a barrier and 6.6 us after
-    60 us of this.
+    1 KiB message took 3.2 us chained, 3.6 us after a barrier and 5.2 us after
+    60 us of this (``benchmarks/bench_harness_effects.py``).
     """
 
     SCRATCH_FLOATS = 65536
