@@ -15,13 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 
 from pevpm.machine.profile import BlockKey, Profile
+from pevpm.report.pyplot import plt, save
 
 SUBSAMPLES_PER_RANK = 5
 
@@ -89,11 +86,7 @@ def plot_page(profile: Profile, keys: list[BlockKey], path, seed: int = 0) -> Pa
     tails.set_ylabel("time (us, log)")
     tails.legend(loc="best")
 
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def plot_profile(profile: Profile, directory, test: str | None = None) -> list[Path]:

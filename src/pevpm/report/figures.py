@@ -15,11 +15,9 @@ True
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
+
+from pevpm.report.pyplot import plt, save
 
 KIND_COLOURS = {"compute": "#4C72B0", "communication": "#DD8452", "waiting": "#C44E52"}
 
@@ -66,9 +64,7 @@ def speedup_figure(example: str, validation_rows: list[dict], scaling: list[dict
     ax.set_title(f"{example}: measured vs predicted speedup")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path, dpi=100)
 
 
 def breakdown_figure(example: str, numprocs: int, ranks: list[dict], path: str) -> None:
@@ -84,9 +80,7 @@ def breakdown_figure(example: str, numprocs: int, ranks: list[dict], path: str) 
     ax.set_ylabel("seconds (mean over runs)")
     ax.set_title(f"{example} on {numprocs} processes: where the time goes")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path, dpi=100)
 
 
 def completion_histogram(title: str, completions: list[float], path: str,
@@ -97,6 +91,4 @@ def completion_histogram(title: str, completions: list[float], path: str,
     ax.set_xlabel("completion time (µs)")
     ax.set_ylabel("count")
     ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save(fig, path, dpi=100)

@@ -19,13 +19,10 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 
 from pevpm.machine.profile_fits import BlockFit, TrendGroup
+from pevpm.report.pyplot import plt, save
 
 MICRO = 1e6
 #: Histograms show the body up to this quantile; the tail would squash it.
@@ -76,11 +73,7 @@ def plot_block_fits(blocks: Sequence[BlockFit], directory) -> list[Path]:
         for ax in list(axes.flat)[len(page) :]:
             ax.set_visible(False)
         fig.suptitle(f"{test}{variant} {nxp}: measured times and fitted distributions")
-        fig.tight_layout()
-        path = directory / f"{test}{variant}.{nxp}.fits.png"
-        fig.savefig(path, dpi=90)
-        plt.close(fig)
-        written.append(path)
+        written.append(save(fig, directory / f"{test}{variant}.{nxp}.fits.png"))
     return written
 
 
@@ -117,9 +110,6 @@ def plot_trends(groups: Sequence[TrendGroup], directory) -> list[Path]:
             ax.set_ylabel(name)
         axes[0].legend(fontsize=7)
         fig.suptitle(f"Pearson V parameters: {group.label} (dashed: fitted trends)")
-        fig.tight_layout()
-        path = directory / f"{group.test}.{'intra' if group.intra_node else 'inter'}.trends.png"
-        fig.savefig(path, dpi=90)
-        plt.close(fig)
-        written.append(path)
+        kind = "intra" if group.intra_node else "inter"
+        written.append(save(fig, directory / f"{group.test}.{kind}.trends.png"))
     return written
