@@ -175,6 +175,11 @@ class BenchOptions:
             plan.extend((name, variant, size) for size in sizes)
         return plan
 
+    @property
+    def paired_tests(self) -> list[str]:
+        """The point-to-point tests of the plan (they pair processes), sorted."""
+        return sorted({name for name, _ in self.tests if CATALOG[name].paired})
+
     def plan(self) -> dict:
         """JSON-ready description stored with the run (``--resume`` replays it)."""
         data = asdict(self)
@@ -221,7 +226,7 @@ class BenchOptions:
             return
         if nprocs < 2:
             raise BenchmarkError("MPIBench needs at least 2 processes (run under mpiexec -n N)")
-        paired = sorted({name for name, _ in self.tests if CATALOG[name].paired})
+        paired = self.paired_tests
         if paired and nprocs % 2 and not self.placements:
             raise BenchmarkError(f"{', '.join(paired)} pair processes: the process count must "
                                  f"be even (got {nprocs})")

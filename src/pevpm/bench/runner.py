@@ -20,7 +20,6 @@ from dataclasses import replace
 import numpy as np
 from mpi4py import MPI
 
-from pevpm.bench.catalog import CATALOG
 from pevpm.bench.clock import GlobalClock, pick_clock, synchronise
 from pevpm.bench.interrupts import InterruptWatch
 from pevpm.bench.operations import (
@@ -95,7 +94,7 @@ class _Run:
     def prepare(self) -> list[tuple[str, str, int]]:
         comm, options = self.comm, self.options
         _agree(comm, lambda: options.validate(self.size, None))
-        paired = any(CATALOG[name].paired for name, _ in options.tests)
+        paired = bool(options.paired_tests)
         partners = _agree(comm, lambda: complement_partners(self.placement) if paired else None)
         self.partner = partners[self.rank] if partners else None
         self.partner_ranks = [p for p, _ in partners] if partners else None
@@ -249,7 +248,7 @@ def run_benchmark(options: BenchOptions, watch: InterruptWatch) -> int:
         whole = _agree(world, lambda: Placement.from_hosts(hosts, options.ppn))
         options = _agree(world, lambda: _launch_options(options, whole))
         chosen = _agree(world, lambda: select_placements(whole, options.placements,
-                                                         _has_paired_tests(options)))
+                                                         bool(options.paired_tests)))
     except PeerFailed:
         return 2
     cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
@@ -263,10 +262,6 @@ def run_benchmark(options: BenchOptions, watch: InterruptWatch) -> int:
                 raise failure
             return 2
     return 0
-
-
-def _has_paired_tests(options: BenchOptions) -> bool:
-    return any(CATALOG[name].paired for name, _ in options.tests)
 
 
 def _run_placement(world, placement: Placement, ranks: list[int], options: BenchOptions,
@@ -310,7 +305,7 @@ def _launch_options(options: BenchOptions, whole: Placement) -> BenchOptions:
         plan = BenchOptions.from_plan(run.plan, output=options.output, resume=True,
                                       progress=options.progress)
         try:
-            fitting = select_placements(whole, plan.placements, _has_paired_tests(plan))
+            fitting = select_placements(whole, plan.placements, bool(plan.paired_tests))
         except BenchmarkError:
             continue
         if any((place.n, place.p) == (run.n, run.p) for place, _ in fitting):

@@ -261,16 +261,12 @@ class ProfileCommModel:
     ) -> ProfileCommModel:
         """Load the ``isend`` and (if present) ``send`` and ``isendlocal`` blocks."""
         opened = profile if isinstance(profile, Profile) else Profile.open(profile)
-
-        def index(test: str) -> SeriesIndex | None:
-            if test not in tests:
-                return None
-            return SeriesIndex(test, tuple(load_series(opened, test, source)))
-
         try:
             tests = tuple(sorted({key.test for key in opened.blocks()}))
-            transfer = SeriesIndex(TRANSFER_TEST, tuple(load_series(opened, TRANSFER_TEST, source)))
-            local, blocking = index(LOCAL_TEST), index(BLOCKING_TEST)
+            transfer, local, blocking = (
+                SeriesIndex(test, tuple(load_series(opened, test, source)))
+                if test == TRANSFER_TEST or test in tests else None
+                for test in (TRANSFER_TEST, LOCAL_TEST, BLOCKING_TEST))
         finally:
             if opened is not profile:
                 opened.close()
