@@ -44,7 +44,7 @@ def c_pingpong(exe: Path, size: int, seconds: float) -> tuple[float, float]:
 
 def pevpm_isend(workdir: Path, reps: int) -> dict[int, tuple[float, float]]:
     sys.path.insert(0, str(SRC))
-    from pevpm.machine.profile import Profile
+    from pevpm.profile.store import Profile
 
     db = workdir / "isend.db"
     db.unlink(missing_ok=True)

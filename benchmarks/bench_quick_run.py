@@ -22,7 +22,7 @@ MPIEXEC = Path(sys.executable).with_name("mpiexec")
 
 def main() -> int:
     sys.path.insert(0, str(SRC))
-    from pevpm.machine.profile import Profile
+    from pevpm.profile.store import Profile
 
     env = dict(os.environ, PYTHONPATH=str(SRC))
     with tempfile.TemporaryDirectory() as tmp:

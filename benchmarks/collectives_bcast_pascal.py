@@ -21,8 +21,8 @@ from itertools import pairwise
 import numpy as np
 from scipy.signal import find_peaks
 
-from pevpm.vm.collectives.signature import CONFIGURATIONS, SIZE
-from pevpm.vm.collectives.signature import bcast_completion_times as completion_times
+from pevpm.validate.signature import CONFIGURATIONS, SIZE
+from pevpm.validate.signature import bcast_completion_times as completion_times
 
 
 def peaks(times: np.ndarray, bin_width: float = 2e-6):

@@ -24,9 +24,9 @@ import scipy.stats as st
 
 from pevpm.machine.comm_models import PerSizeDistribution
 from pevpm.machine.machine import Machine
-from pevpm.machine.profile import Profile
 from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
+from pevpm.profile.store import Profile
 from pevpm.vm.collectives import CollectiveConfig, algorithm_for
 from pevpm.vm.engine import simulate
 

@@ -20,8 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from pevpm.machine.comm_model import Transfer
-from pevpm.machine.distributions import (
+from pevpm.machine.profile_comm import ProfileCommModel
+from pevpm.machine.transfer import Transfer
+from pevpm.profile.synthetic import HypotheticalMachine, write_profile
+from pevpm.stats.distributions import (
     Empirical,
     Exponential,
     Gamma,
@@ -30,9 +32,7 @@ from pevpm.machine.distributions import (
     PearsonV,
     Weibull,
 )
-from pevpm.machine.fitting import fit_family, select_family
-from pevpm.machine.profile_comm import ProfileCommModel
-from pevpm.machine.synthetic import HypotheticalMachine, write_profile
+from pevpm.stats.fitting import fit_family, select_family
 
 
 def cpu_time(action, repeats: int) -> float:

@@ -2,7 +2,7 @@ import argparse
 
 import pytest
 
-from pevpm.bench import commands
+from pevpm.cli import bench as commands
 from pevpm.errors import BenchmarkError
 
 

@@ -13,7 +13,7 @@ from bench_helpers import MPIEXEC, mpi_env, needs_mpiexec, run_mpi
 
 from pevpm.bench.results import CSV_HEADER
 from pevpm.errors import ProfileError
-from pevpm.machine.profile import Profile
+from pevpm.profile.store import Profile
 
 pytestmark = [pytest.mark.mpi, needs_mpiexec]
 

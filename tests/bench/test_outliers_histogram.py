@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from pevpm.errors import PevpmError
-from pevpm.machine.histogram import Histogram, automatic_bin_width
-from pevpm.machine.outliers import THESIS_APPENDIX_RULE, THESIS_TEXT_RULE, split_outliers
+from pevpm.stats.histogram import Histogram, automatic_bin_width
+from pevpm.stats.outliers import THESIS_APPENDIX_RULE, THESIS_TEXT_RULE, split_outliers
 
 
 def test_both_thesis_rules():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pevpm.errors import ProfileError
-from pevpm.machine.profile import (
+from pevpm.profile.store import (
     SCHEMA_VERSION,
     BlockKey,
     Profile,

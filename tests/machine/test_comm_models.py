@@ -3,8 +3,8 @@ import pytest
 from scipy import stats
 
 from pevpm.errors import ModelError
-from pevpm.machine.comm_model import CommModel, Transfer
 from pevpm.machine.comm_models import Constant, Hockney, LogGP, PerSizeDistribution, PointMass
+from pevpm.machine.transfer import CommModel, Transfer
 
 
 def t(size, contention=1, intra=False):

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from pevpm.errors import ModelError
-from pevpm.machine.distributions import (
+from pevpm.stats.distributions import (
     Empirical,
     Exponential,
     Gamma,

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from pevpm.errors import ModelError
-from pevpm.machine.distributions import (
+from pevpm.stats.distributions import (
     Exponential,
     Gamma,
     GeneralisedGamma,
@@ -15,7 +15,7 @@ from pevpm.machine.distributions import (
     PearsonV,
     Weibull,
 )
-from pevpm.machine.fitting import (
+from pevpm.stats.fitting import (
     anderson_darling,
     fit_family,
     independence,

@@ -8,11 +8,11 @@ import pytest
 
 from pevpm.cli import main
 from pevpm.errors import ProfileError
-from pevpm.machine.comm_model import Transfer
-from pevpm.machine.profile import BlockKey, Profile, ProfileWriter, default_profile_path
 from pevpm.machine.profile_comm import ProfileCommModel
-from pevpm.machine.profile_fits import fit_profile, pearson_trends
-from pevpm.machine.synthetic import HypotheticalMachine, write_profile
+from pevpm.machine.transfer import Transfer
+from pevpm.profile.fits import fit_profile, pearson_trends
+from pevpm.profile.store import BlockKey, Profile, ProfileWriter, default_profile_path
+from pevpm.profile.synthetic import HypotheticalMachine, write_profile
 
 MACHINE = HypotheticalMachine(latency=5e-6, bandwidth=1e9, shape=5.0, spread=0.3)
 

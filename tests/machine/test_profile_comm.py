@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 
 from pevpm.errors import ProfileError
-from pevpm.machine.comm_model import CommModel, Transfer
-from pevpm.machine.profile import BlockKey, ProfileWriter
 from pevpm.machine.profile_comm import (
     MODEL_NAMES,
     ProfileCommModel,
     block_contention,
     compare_models,
 )
-from pevpm.machine.synthetic import HypotheticalMachine, write_profile
+from pevpm.machine.transfer import CommModel, Transfer
+from pevpm.profile.store import BlockKey, ProfileWriter
+from pevpm.profile.synthetic import HypotheticalMachine, write_profile
 
 US = 1e-6
 

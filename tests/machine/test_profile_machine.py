@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from pevpm.errors import PevpmError, ProfileError
-from pevpm.machine.comm_model import Transfer
 from pevpm.machine.presets import parse_machine
-from pevpm.machine.profile import default_profile_path
 from pevpm.machine.profile_model import MPICH_EAGER_LIMIT, machine_from_profile
+from pevpm.machine.transfer import Transfer
+from pevpm.profile.store import default_profile_path
 
 
 def test_default_spec_is_the_shipped_profile_with_mpich_collectives():

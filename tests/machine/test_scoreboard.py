@@ -4,10 +4,10 @@ import pytest
 
 from pevpm.machine.comm_models import Hockney
 from pevpm.machine.machine import Machine
-from pevpm.machine.scoreboard import ContentionScoreboard
 from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm.engine import simulate
+from pevpm.vm.scoreboard import ContentionScoreboard
 
 
 class Recording:

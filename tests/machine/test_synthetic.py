@@ -5,8 +5,8 @@ from scipy import stats
 
 from pevpm.cli import main
 from pevpm.errors import ModelError
-from pevpm.machine.profile import Profile
-from pevpm.machine.synthetic import HypotheticalMachine, parse_bandwidth, write_profile
+from pevpm.profile.store import Profile
+from pevpm.profile.synthetic import HypotheticalMachine, parse_bandwidth, write_profile
 
 
 def test_bandwidth_units():

@@ -5,9 +5,9 @@ import math
 import pytest
 
 from pevpm.errors import ModelError
-from pevpm.machine.distributions import PearsonV
-from pevpm.machine.fitting import fit_family
-from pevpm.machine.trends import PearsonVTrend, TrendPoint
+from pevpm.stats.distributions import PearsonV
+from pevpm.stats.fitting import fit_family
+from pevpm.stats.trends import PearsonVTrend, TrendPoint
 
 SIZES = (0, 1024, 16384, 65536)
 CONTENTIONS = (2, 4, 8, 16)

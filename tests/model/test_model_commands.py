@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from pevpm.cli import model as commands
 from pevpm.errors import ModelError
-from pevpm.model import commands
 from pevpm.model.directives import parse_directives
 from pevpm.model.loader import load_model
 

@@ -7,8 +7,7 @@ import pytest
 
 from pevpm.cli import main
 from pevpm.errors import PevpmError
-from pevpm.machine.profile import BlockKey, ProfileWriter
-from pevpm.machine.profile_comm import LOCAL_TEST, TRANSFER_TEST, block_contention
+from pevpm.profile.store import LOCAL_TEST, TRANSFER_TEST, BlockKey, ProfileWriter, block_contention
 from pevpm.validate.cases import ProblemSize
 from pevpm.validate.lab_validation import (
     LAB_EAGER_LIMIT,

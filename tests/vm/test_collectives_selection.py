@@ -5,7 +5,7 @@ import pytest
 import scipy.stats as st
 
 from pevpm.errors import ModelError, PevpmError
-from pevpm.machine.comm_model import Transfer
+from pevpm.machine.transfer import Transfer
 from pevpm.vm.collectives import (
     CollectiveConfig,
     DistributionTimes,
@@ -216,7 +216,7 @@ def test_profile_times_resample_per_rank_and_interpolate_sizes():
 def test_coll_command_line_option():
     import argparse
 
-    from pevpm.vm.collectives.arguments import add_collective_arguments, collective_config
+    from pevpm.cli.arguments import add_collective_arguments, collective_config
 
     parser = argparse.ArgumentParser()
     add_collective_arguments(parser)
@@ -232,7 +232,7 @@ def test_coll_command_line_option():
     ("MVAPICH2 Version      :\t2.3.7", "mpich"), ("Intel(R) MPI Library 2021.6", "mpich"),
     ("Quadrics MPI (elan)", "qsnet"), ("Open MPI v4.1.5", "measured")])
 def test_algorithm_set_chosen_from_the_profiles_mpi_library(library, expected):
-    from pevpm.vm.collectives.selection import library_for
+    from pevpm.machine.collectives import library_for
 
     assert library_for(library) == expected
 

@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from pevpm.machine.comm_model import Transfer
 from pevpm.machine.comm_models import Constant, Hockney
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
+from pevpm.machine.transfer import Transfer
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm.collectives import CollectiveConfig
 from pevpm.vm.engine import simulate

@@ -5,10 +5,10 @@ import pytest
 from engine_models import figure5_model
 
 from pevpm.errors import DeadlockError, ModelError, SimulationError, TruncationError
-from pevpm.machine.comm_model import Transfer
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
+from pevpm.machine.transfer import Transfer
 from pevpm.model.ast import Location, Message
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.directives import parse_directives

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import csv
 
-from pevpm.machine.profile import Profile
+from pevpm.profile.store import Profile
 
 CSV_PERCENTILES = (50, 90, 95, 99)
 CSV_HEADER = (

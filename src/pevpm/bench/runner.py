@@ -33,7 +33,7 @@ from pevpm.bench.operations import (
 from pevpm.bench.options import BenchOptions
 from pevpm.bench.patterns import Placement, complement_partners, select_placements
 from pevpm.errors import BenchmarkError, PevpmError
-from pevpm.machine.profile import BlockKey, Profile, ProfileWriter
+from pevpm.profile.store import BlockKey, Profile, ProfileWriter
 
 MIN_REPS = 10
 AUTO_SPACING_FLOOR_NS = 20_000

@@ -1,6 +1,6 @@
 """Communication models: how long one message takes.
 
-All follow :class:`pevpm.machine.comm_model.CommModel`:
+All follow :class:`pevpm.machine.transfer.CommModel`:
 
 * :class:`Constant` - every message takes ``latency``;
 * :class:`Hockney` - ``T = l + b / W`` (latency ``l``, ``b`` bytes, bandwidth
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from pevpm.errors import ModelError
-from pevpm.machine.comm_model import Bound, Transfer
+from pevpm.machine.transfer import Bound, Transfer
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from pevpm.machine.comm_model import CommModel
+from pevpm.machine.collectives import CollectiveConfig
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.topology import Topology
+from pevpm.machine.transfer import CommModel
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Machine:
     blocking sends of at most this many bytes return after their local
     completion time instead of waiting to be matched (0, the default, turns
     the eager protocol off: the thesis's semantics); ``collectives``:
-    configuration handed to the collective algorithms; ``node_contention``:
+    which algorithms run collectives (``None``: MPICH's); ``node_contention``:
     ``False`` costs every message at contention 1 whatever the scoreboard
     counts on its links (the thesis's restricted PEVPM, for comparison).
     """
@@ -36,7 +36,7 @@ class Machine:
     topology: Topology = field(default_factory=Topology)
     processors: ProcessorModel | None = None
     eager_limit: int = 0
-    collectives: Any = None
+    collectives: CollectiveConfig | None = None
     node_contention: bool = True
 
     def __post_init__(self) -> None:

@@ -52,8 +52,8 @@ from pevpm.errors import PevpmError
 from pevpm.machine.comm_models import Constant, Hockney, LogGP
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
-from pevpm.machine.profile import default_profile_path
 from pevpm.machine.topology import Topology
+from pevpm.profile.store import default_profile_path
 
 #: Perseus (thesis ch. 4): Fast Ethernet through Intel 510T switches.
 PERSEUS_LATENCY = 160e-6

@@ -1,6 +1,6 @@
 """Communication models driven by a measured (or synthetic) machine profile.
 
-:class:`ProfileCommModel` implements :class:`pevpm.machine.comm_model.CommModel`
+:class:`ProfileCommModel` implements :class:`pevpm.machine.transfer.CommModel`
 from MPIBench blocks: end-to-end times of blocking sends (``MPI_Send``,
 ``MPI_Ssend``, ...) from the ``send`` test when the profile has it, of every
 other message from the ``isend`` test; local completion of a non-blocking
@@ -48,25 +48,20 @@ from pathlib import Path
 import numpy as np
 
 from pevpm.errors import ProfileError
-from pevpm.machine.comm_model import Bound, Transfer
-from pevpm.machine.distributions import Distribution, Empirical, from_params
-from pevpm.machine.profile import BlockKey, Profile
+from pevpm.machine.transfer import Bound, Transfer
+from pevpm.profile.store import (
+    BLOCKING_TEST,
+    LOCAL_TEST,
+    TRANSFER_TEST,
+    BlockKey,
+    Profile,
+    block_contention,
+)
+from pevpm.stats.distributions import Distribution, Empirical, from_params
 
-TRANSFER_TEST = "isend"
-BLOCKING_TEST = "send"
 BLOCKING_SENDS = frozenset({"MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend"})
-LOCAL_TEST = "isendlocal"
 MODEL_NAMES = ("full", "min2x1", "mean2x1", "min-nxp", "mean-nxp")
 SOURCES = ("empirical", "fitted")
-
-
-def block_contention(key: BlockKey) -> int:
-    """Messages sharing the busiest link in a point-to-point block (see module doc).
-
-    >>> block_contention(BlockKey("isend", "", 0, 2, 1)), block_contention(BlockKey("isend", "", 0, 1, 4))
-    (1, 2)
-    """
-    return max(1, key.p // 2) if key.n == 1 else key.p
 
 
 @dataclass(frozen=True)
@@ -227,7 +222,7 @@ class SeriesIndex:
 
 @dataclass(frozen=True)
 class ProfileCommModel:
-    """A :class:`~pevpm.machine.comm_model.CommModel` sampling a machine profile.
+    """A :class:`~pevpm.machine.transfer.CommModel` sampling a machine profile.
 
     Build it with :meth:`from_profile`.  ``model`` is one of
     :data:`MODEL_NAMES`; ``extrapolate`` lets sizes outside the benchmarked

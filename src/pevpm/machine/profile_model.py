@@ -5,7 +5,7 @@ Message times come from :class:`~pevpm.machine.profile_comm.ProfileCommModel`
 collective algorithms are those of the MPI library the profile recorded.
 This is where ``--machine machine.db`` on the command line lands.
 
->>> from pevpm.machine.profile import default_profile_path
+>>> from pevpm.profile.store import default_profile_path
 >>> m = machine_from_profile(default_profile_path(), ppn=4, model="mean2x1")
 >>> m.topology.procs_per_node, m.comm.model, m.eager_limit
 (4, 'mean2x1', 65536)
@@ -13,12 +13,12 @@ This is where ``--machine machine.db`` on the command line lands.
 
 from __future__ import annotations
 
+from pevpm.machine.collectives import CollectiveConfig
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
-from pevpm.machine.profile import Profile
 from pevpm.machine.profile_comm import ProfileCommModel
 from pevpm.machine.topology import Topology
-from pevpm.vm.collectives.selection import CollectiveConfig
+from pevpm.profile.store import Profile
 
 #: Largest blocking send that returns before its receive is posted.  MPICH
 #: sends messages up to 64 KiB eagerly through shared memory and over TCP;

@@ -5,7 +5,7 @@ against message size; (2) the distribution at each size as slices in 3-D;
 (3) outliers on a logarithmic time axis with the minimum, mean and outlier
 boundary per size.
 
->>> from pevpm.machine.profile import Profile, default_profile_path
+>>> from pevpm.profile.store import Profile, default_profile_path
 >>> with Profile.open(default_profile_path()) as prof:      # doctest: +SKIP
 ...     plot_profile(prof, "plots", test="isend")
 [PosixPath('plots/vm.1x2.isend.0-64K.png'), ...]
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pevpm.machine.profile import BlockKey, Profile
+from pevpm.profile.store import BlockKey, Profile
 from pevpm.report.pyplot import plt, save
 
 SUBSAMPLES_PER_RANK = 5

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pevpm.machine.profile_fits import BlockFit, TrendGroup
+from pevpm.profile.fits import BlockFit, TrendGroup
 from pevpm.report.pyplot import plt, save
 
 MICRO = 1e6

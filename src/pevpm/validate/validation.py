@@ -27,9 +27,9 @@ from pevpm.analytic.laws import amdahl_speedup, fit_amdahl
 from pevpm.errors import PevpmError
 from pevpm.machine.comm_models import Hockney
 from pevpm.machine.machine import Machine
-from pevpm.machine.profile import Profile
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
+from pevpm.profile.store import Profile
 from pevpm.validate.cases import Case, ProblemSize
 from pevpm.validate.runner import LocalLauncher, Measurement, run_example
 from pevpm.vm.montecarlo import predict

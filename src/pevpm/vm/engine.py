@@ -56,12 +56,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from pevpm.errors import DeadlockError, ModelError, SimulationError, TruncationError
-from pevpm.machine.comm_model import Transfer
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
-from pevpm.machine.scoreboard import ContentionScoreboard
+from pevpm.machine.transfer import Transfer
 from pevpm.model.ast import ROOTED_COLLECTIVES, Model, status_fields, status_names
 from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME
+from pevpm.vm import collectives
 from pevpm.vm import program as vm
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
 from pevpm.vm.result import (
@@ -74,6 +74,7 @@ from pevpm.vm.result import (
     RunResult,
     Slice,
 )
+from pevpm.vm.scoreboard import ContentionScoreboard
 
 
 @dataclass(frozen=True)
@@ -576,9 +577,6 @@ class _Engine:
         size = self.size(size_fn, rank, where, stmt.size)
         root = (self.peer(root_fn, rank, where, stmt.root or 0, "root")
                 if op in ROOTED_COLLECTIVES else 0)
-        collectives = _collectives_package()
-        if collectives is None:
-            raise ModelError(f"collective {op} is not supported yet", where)
         if collectives.is_timed(op, size, self.numprocs, self.machine.collectives):
             return self.join_timed_collective(rank, op, size, root, where)
         key = (op, size, root, rank.id)
@@ -612,7 +610,6 @@ class _Engine:
         entries = np.empty(self.numprocs)
         for r in arrived:
             entries[r.id] = r.clock
-        collectives = _collectives_package()
         done = collectives.timed_completion(
             op, size, root, entries, self.machine.collectives, self.rng, comm_model=self.comm,
             node_of=self.placement.node_of.__getitem__)
@@ -743,11 +740,3 @@ def _ranks(ids: list[int]) -> str:
             spans.append(f"{start}" if start == prev else f"{start}-{prev}")
             start = cur
     return "ranks " + ",".join(spans)
-
-
-def _collectives_package():
-    try:
-        from pevpm.vm import collectives
-    except ImportError:
-        return None
-    return collectives

@@ -31,28 +31,27 @@ from functools import lru_cache
 import numpy as np
 
 from pevpm.errors import ModelError
-from pevpm.model.ast import Statement
-from pevpm.vm.collectives.call import FAMILY_OF, CollectiveCall, normalise_size
-from pevpm.vm.collectives.options import AlgorithmOptions
-from pevpm.vm.collectives.script import REQUEST_PREFIX, RankScript
-from pevpm.vm.collectives.selection import (
-    ALGORITHMS,
+from pevpm.machine.collective_times import (
+    CollectiveTimes,
+    DistributionTimes,
+    HardwareTimes,
+    ProfileTimes,
+)
+from pevpm.machine.collectives import (
     DEFAULT_THRESHOLDS,
     HARDWARE,
     LIBRARIES,
     MEASURED,
     TIMED_ALGORITHMS,
+    AlgorithmOptions,
     CollectiveConfig,
 )
+from pevpm.model.ast import Statement
+from pevpm.vm.collectives.call import FAMILY_OF, CollectiveCall, normalise_size
+from pevpm.vm.collectives.script import REQUEST_PREFIX, RankScript
+from pevpm.vm.collectives.selection import ALGORITHMS
 from pevpm.vm.collectives.tags import COLLECTIVE_TAG_BASE, collective_tag, is_collective_tag
-from pevpm.vm.collectives.timed import (
-    CollectiveTimes,
-    DistributionTimes,
-    HardwareTimes,
-    ProfileTimes,
-    synchronised_completion,
-    synchronised_start,
-)
+from pevpm.vm.collectives.timed import synchronised_completion, synchronised_start
 
 DEFAULT_CONFIG = CollectiveConfig()
 

@@ -15,12 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pevpm.errors import ModelError
+from pevpm.machine.collectives import AlgorithmOptions, is_pow2
 from pevpm.vm.collectives.call import CollectiveCall
 from pevpm.vm.collectives.moves import linear_fan_in, tree_fan_out
-from pevpm.vm.collectives.options import AlgorithmOptions
 from pevpm.vm.collectives.script import RankScript
 from pevpm.vm.collectives.tags import collective_tag
-from pevpm.vm.collectives.trees import is_pow2
 
 
 def ring_blocks(s: RankScript, call: CollectiveCall, block_bytes: Callable[[int], int],

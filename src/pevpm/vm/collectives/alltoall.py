@@ -12,10 +12,10 @@ Every rank sends a distinct ``size``-byte block to every other rank.
 
 from __future__ import annotations
 
+from pevpm.machine.collectives import AlgorithmOptions, is_pow2
 from pevpm.vm.collectives.call import CollectiveCall
-from pevpm.vm.collectives.options import AlgorithmOptions
 from pevpm.vm.collectives.script import RankScript
-from pevpm.vm.collectives.trees import ceil_log2, is_pow2
+from pevpm.vm.collectives.trees import ceil_log2
 
 
 def _post_all(s: RankScript, call: CollectiveCall, partners: list[int]) -> None:

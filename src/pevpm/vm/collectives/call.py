@@ -20,19 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pevpm.errors import ModelError
-from pevpm.model.ast import COLLECTIVES
+from pevpm.machine.collectives import FAMILY_OF
 from pevpm.vm.collectives.trees import absolute, relative
-
-#: MPI operation -> the family whose algorithms run it.
-FAMILY_OF = {
-    "MPI_Barrier": "barrier", "MPI_Bcast": "bcast",
-    "MPI_Scatter": "scatter", "MPI_Scatterv": "scatter",
-    "MPI_Gather": "gather", "MPI_Gatherv": "gather",
-    "MPI_Allgather": "allgather", "MPI_Alltoall": "alltoall",
-    "MPI_Reduce": "reduce", "MPI_Allreduce": "allreduce",
-    "MPI_Reduce_scatter": "reduce_scatter", "MPI_Scan": "scan",
-}
-assert set(FAMILY_OF) == COLLECTIVES
 
 
 def normalise_size(op: str, size, numprocs: int) -> int | tuple[int, ...]:

@@ -11,9 +11,9 @@
 
 from __future__ import annotations
 
+from pevpm.machine.collectives import AlgorithmOptions
 from pevpm.vm.collectives.call import CollectiveCall
 from pevpm.vm.collectives.moves import linear_fan_in, linear_fan_out, tree_fan_in, tree_fan_out
-from pevpm.vm.collectives.options import AlgorithmOptions
 from pevpm.vm.collectives.script import RankScript
 from pevpm.vm.collectives.trees import subtree_size
 

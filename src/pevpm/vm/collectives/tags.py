@@ -17,10 +17,10 @@ True
 
 from __future__ import annotations
 
+from pevpm.machine.collectives import FAMILIES
+
 COLLECTIVE_TAG_BASE = -2_000_000
 
-FAMILIES = ("barrier", "bcast", "scatter", "gather", "allgather", "alltoall",
-            "reduce", "allreduce", "reduce_scatter", "scan")
 PHASES = ("data", "second", "ack")
 _STRIDE = 16
 

@@ -23,9 +23,7 @@ subtree first, as MPICH does.
 from __future__ import annotations
 
 from pevpm.errors import ModelError
-
-#: Orders in which a parent serves its children.
-CHILD_ORDERS = ("largest-first", "smallest-first")
+from pevpm.machine.collectives import CHILD_ORDERS
 
 
 def lowest_bit(r: int) -> int:
@@ -44,10 +42,6 @@ def floor_pow2(n: int) -> int:
 
 def ceil_log2(n: int) -> int:
     return (n - 1).bit_length()
-
-
-def is_pow2(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
 
 
 def relative(rank: int, root: int, n: int) -> int:

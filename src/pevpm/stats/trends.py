@@ -20,7 +20,7 @@ A coefficient whose variable was never varied (one size, or one contention
 level) is fixed at zero.  :meth:`PearsonVTrend.at` answers for any size and
 contention and flags answers outside the benchmarked ranges.
 
->>> from pevpm.machine.distributions import PearsonV
+>>> from pevpm.stats.distributions import PearsonV
 >>> points = [TrendPoint(s, c, PearsonV(5.0 / c**0.3, 2e-6 + s * 1e-10, 5e-6 + s * 1e-9))
 ...           for s in (0, 1024, 65536) for c in (2, 4, 8)]
 >>> trend = PearsonVTrend.fit(points)
@@ -41,7 +41,7 @@ import numpy as np
 from scipy import optimize
 
 from pevpm.errors import ModelError
-from pevpm.machine.distributions import PearsonV
+from pevpm.stats.distributions import PearsonV
 
 
 @dataclass(frozen=True)

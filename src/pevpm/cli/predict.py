@@ -17,8 +17,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from pevpm.cli.arguments import add_collective_arguments, collective_config
 from pevpm.errors import PevpmError
-from pevpm.vm.collectives.arguments import add_collective_arguments, collective_config
 from pevpm.vm.executors import EXECUTOR_NAMES
 
 DEFAULT_MACHINE = "perseus"

@@ -33,9 +33,15 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from pevpm.errors import ModelError
-from pevpm.machine.distributions import PearsonV, as_generator
-from pevpm.machine.profile import BlockKey, ProfileWriter, parse_nxp
-from pevpm.machine.profile_comm import LOCAL_TEST, TRANSFER_TEST, block_contention
+from pevpm.profile.store import (
+    LOCAL_TEST,
+    TRANSFER_TEST,
+    BlockKey,
+    ProfileWriter,
+    block_contention,
+    parse_nxp,
+)
+from pevpm.stats.distributions import PearsonV, as_generator
 
 DEFAULT_SIZES = (0, 256, 1024, 4096, 16384, 65536)
 DEFAULT_PLACEMENTS = ("1x2", "2x1", "2x2", "2x4", "2x8")

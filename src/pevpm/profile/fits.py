@@ -24,7 +24,8 @@ import numpy as np
 from tqdm import tqdm
 
 from pevpm.errors import ModelError, ProfileError
-from pevpm.machine.fitting import (
+from pevpm.profile.store import BlockKey, Profile, ProfileWriter, block_contention
+from pevpm.stats.fitting import (
     DEFAULT_FAMILIES,
     FamilySelection,
     FitResult,
@@ -33,9 +34,7 @@ from pevpm.machine.fitting import (
     independence_by_rank,
     select_family,
 )
-from pevpm.machine.profile import BlockKey, Profile, ProfileWriter
-from pevpm.machine.profile_comm import block_contention
-from pevpm.machine.trends import PearsonVTrend, TrendPoint
+from pevpm.stats.trends import PearsonVTrend, TrendPoint
 
 #: Point-to-point tests, for which contention trends make sense.
 POINT_TO_POINT_TESTS = ("isend", "send", "isendlocal", "isendduplex", "sendrecv")

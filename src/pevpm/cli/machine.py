@@ -12,15 +12,15 @@ from pathlib import Path
 
 from pevpm.bench.options import parse_duration, parse_sizes
 from pevpm.errors import ModelError, ProfileError
-from pevpm.machine.fitting import DEFAULT_FAMILIES
-from pevpm.machine.profile_fits import BlockFit, TrendGroup, fit_profile, pearson_trends
-from pevpm.machine.synthetic import (
+from pevpm.profile.fits import BlockFit, TrendGroup, fit_profile, pearson_trends
+from pevpm.profile.synthetic import (
     DEFAULT_PLACEMENTS,
     DEFAULT_SIZES,
     HypotheticalMachine,
     parse_bandwidth,
     write_profile,
 )
+from pevpm.stats.fitting import DEFAULT_FAMILIES
 
 TIME_PARAMETERS = ("scale", "loc")
 

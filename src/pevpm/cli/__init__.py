@@ -1,7 +1,7 @@
 """The ``pevpm`` command line.
 
-Each area of the toolkit contributes its subcommands through a
-``commands`` module with a ``register(subparsers)`` function; this module
+Each area of the toolkit contributes its subcommands through a module
+of this package with a ``register(subparsers)`` function; this module
 only assembles them and turns :class:`pevpm.errors.PevpmError` into a
 one-line message and a non-zero exit.
 
@@ -22,18 +22,18 @@ from pevpm.errors import PevpmError
 #: being run is imported (a rank of ``mpiexec -n 64 pevpm bench`` need not
 #: load scipy and matplotlib); ``pevpm --help`` imports them all.
 COMMANDS = {
-    "predict": "pevpm.vm.commands",
-    "show": "pevpm.model.commands",
-    "check": "pevpm.model.commands",
-    "bench": "pevpm.bench.commands",
-    "profile": "pevpm.bench.commands",
-    "fit": "pevpm.machine.commands",
-    "machine": "pevpm.machine.commands",
-    "analytic": "pevpm.analytic.commands",
-    "lab": "pevpm.validate.commands",
-    "validate": "pevpm.validate.commands",
-    "demo": "pevpm.report.commands",
-    "report": "pevpm.report.commands",
+    "predict": "pevpm.cli.predict",
+    "show": "pevpm.cli.model",
+    "check": "pevpm.cli.model",
+    "bench": "pevpm.cli.bench",
+    "profile": "pevpm.cli.bench",
+    "fit": "pevpm.cli.machine",
+    "machine": "pevpm.cli.machine",
+    "analytic": "pevpm.cli.analytic",
+    "lab": "pevpm.cli.validate",
+    "validate": "pevpm.cli.validate",
+    "demo": "pevpm.cli.report",
+    "report": "pevpm.cli.report",
 }
 
 

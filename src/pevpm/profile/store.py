@@ -40,8 +40,8 @@ import numpy as np
 
 from pevpm import __version__
 from pevpm.errors import ProfileError
-from pevpm.machine.histogram import Histogram
-from pevpm.machine.outliers import split_outliers
+from pevpm.stats.histogram import Histogram
+from pevpm.stats.outliers import split_outliers
 
 FORMAT_TAG = "pevpm-profile"
 SCHEMA_VERSION = 1
@@ -129,6 +129,22 @@ class BlockKey:
     def label(self) -> str:
         name = f"{self.test}{self.variant}"
         return f"{name} {self.size} B {self.nxp}"
+
+
+#: The point-to-point tests the communication models read: a non-blocking
+#: send's completion (transfers), a blocking send, and a transfer within a node.
+TRANSFER_TEST = "isend"
+BLOCKING_TEST = "send"
+LOCAL_TEST = "isendlocal"
+
+
+def block_contention(key: BlockKey) -> int:
+    """Messages sharing the busiest link in a point-to-point block (see :mod:`pevpm.machine.profile_comm`).
+
+    >>> block_contention(BlockKey("isend", "", 0, 2, 1)), block_contention(BlockKey("isend", "", 0, 1, 4))
+    (1, 2)
+    """
+    return max(1, key.p // 2) if key.n == 1 else key.p
 
 
 @dataclass(frozen=True)

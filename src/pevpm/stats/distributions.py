@@ -148,21 +148,9 @@ class Distribution:
         """A usable upper bound: the ``quantile`` point of the distribution."""
         return float(self.ppf(quantile))
 
-    # -- fitting ------------------------------------------------------------
     def as_generalised_gamma(self) -> GeneralisedGamma:
         """The same distribution as a :class:`GeneralisedGamma` (its special case)."""
         raise NotImplementedError(f"{self.family} is not a generalised gamma special case")
-
-    @classmethod
-    def fit(cls, data, **options) -> Distribution:
-        """Maximum-likelihood fit of this family to ``data``.
-
-        See :func:`pevpm.machine.fitting.fit_family` for the options and the
-        way the location parameter is estimated.
-        """
-        from pevpm.machine.fitting import fit_family
-
-        return fit_family(cls.family, data, **options).distribution
 
 
 class PearsonV(Distribution):
@@ -581,10 +569,6 @@ class Empirical(Distribution):
     def max_value(self, quantile: float = 1.0) -> float:
         """The largest knot by default (the measured maximum), or a quantile."""
         return float(self.ppf(quantile))
-
-    @classmethod
-    def fit(cls, data, **options) -> Empirical:
-        return cls.from_samples(data)
 
 
 #: Parametric families by their stored name.

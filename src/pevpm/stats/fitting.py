@@ -23,7 +23,7 @@ are optimistic, so use them to rank and to flag poor fits, not as exact
 probabilities.  The best family is the one with the lowest AIC.
 
 >>> import numpy as np
->>> from pevpm.machine.distributions import PearsonV
+>>> from pevpm.stats.distributions import PearsonV
 >>> x = PearsonV(shape=5.0, scale=40.0, loc=100.0).rvs(4000, random_state=7)
 >>> choice = select_family(x, random_state=7)
 >>> choice.best.family
@@ -41,7 +41,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from pevpm.errors import ModelError
-from pevpm.machine.distributions import (
+from pevpm.stats.distributions import (
     Distribution,
     Exponential,
     Gamma,
@@ -395,7 +395,7 @@ def fit_family(
     ``random_state`` seeds the subsamples used for fitting (when there are
     more than ``fit_points`` samples) and for the goodness-of-fit tests.
 
-    >>> from pevpm.machine.distributions import Weibull
+    >>> from pevpm.stats.distributions import Weibull
     >>> x = Weibull(shape=3.6, scale=20.0, loc=50.0).rvs(3000, random_state=2)
     >>> r = fit_family("weibull", x, random_state=2)
     >>> abs(r.params["shape"] - 3.6) < 0.5

@@ -36,7 +36,7 @@ def register(subparsers) -> None:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from pevpm.validate.demo import default_progress, run_demo
+    from pevpm.cli.demo import default_progress, run_demo
 
     run_demo(args.output, quick=args.quick, profile=args.profile, progress=default_progress)
     print(f"report: {args.output}/index.html")

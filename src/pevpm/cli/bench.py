@@ -153,7 +153,7 @@ def _run_bench(args) -> int:
 
 def _show(args) -> int:
     from pevpm.bench.results import describe
-    from pevpm.machine.profile import Profile
+    from pevpm.profile.store import Profile
 
     with Profile.open(args.profile) as prof:
         print(describe(prof))
@@ -162,7 +162,7 @@ def _show(args) -> int:
 
 def _export_csv(args) -> int:
     from pevpm.bench.results import write_csv
-    from pevpm.machine.profile import Profile
+    from pevpm.profile.store import Profile
 
     with Profile.open(args.profile) as prof:
         if args.output:
@@ -175,7 +175,7 @@ def _export_csv(args) -> int:
 
 
 def _plot(args) -> int:
-    from pevpm.machine.profile import Profile
+    from pevpm.profile.store import Profile
     from pevpm.report.bench_plots import plot_profile
 
     with Profile.open(args.profile) as prof:

@@ -117,9 +117,9 @@ LAB_JOBS, LAB_MAX_COMPUTE = 200, 0.04
 
 
 def cmd_lab_validate(args) -> int:
-    from pevpm.machine.profile import Profile
+    from pevpm.cli.demo import default_progress
+    from pevpm.profile.store import Profile
     from pevpm.validate.cases import ProblemSize
-    from pevpm.validate.demo import default_progress
     from pevpm.validate.lab import measure_in_lab
     from pevpm.validate.lab_validation import (
         format_lab_report,
@@ -241,9 +241,9 @@ def register_validate(subparsers) -> None:
 
 
 def cmd_validate(args) -> int:
-    from pevpm.machine.profile import Profile, default_profile_path
+    from pevpm.cli.demo import default_progress
+    from pevpm.profile.store import Profile, default_profile_path
     from pevpm.validate.cases import ProblemSize, find_case
-    from pevpm.validate.demo import default_progress
     from pevpm.validate.validation import format_rows, validate_case
 
     case = find_case(args.example)

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from pevpm.vm.collectives.selection import LIBRARIES, CollectiveConfig
+from pevpm.machine.collectives import LIBRARIES, CollectiveConfig
 
 HELP = ("collective algorithms and options, KEY=VALUE[,KEY=VALUE...], repeatable: "
         f"library={'|'.join(LIBRARIES)}; FAMILY=ALGORITHM (e.g. bcast=binomial, "

@@ -30,18 +30,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pevpm.errors import PevpmError
-from pevpm.machine.profile import Profile, ProfileWriter, default_profile_path
-from pevpm.machine.profile_fits import fit_profile, pearson_trends
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
+from pevpm.profile.fits import fit_profile, pearson_trends
+from pevpm.profile.store import Profile, ProfileWriter, default_profile_path
 from pevpm.report.fit_plots import plot_block_fits, plot_trends
 from pevpm.report.html import write_report
 from pevpm.report.trace import write_trace
 from pevpm.validate import calibration as calib
 from pevpm.validate.cases import CASES, ProblemSize
 from pevpm.validate.runner import find_mpiexec
+from pevpm.validate.signature import EAGER, bcast_completion_times
 from pevpm.validate.validation import format_rows, validate_case
-from pevpm.vm.collectives.signature import EAGER, bcast_completion_times
 from pevpm.vm.engine import simulate
 from pevpm.vm.montecarlo import predict
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.stats as st
 
+from pevpm.machine.collectives import CollectiveConfig
 from pevpm.machine.comm_models import PerSizeDistribution
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.collectives.selection import CollectiveConfig
 
 SIZE = 128
 #: t_s: Pearson V (inverse gamma) with mean 60 us, sd ~4 us; t_lc: 15-20 us.

@@ -1,0 +1,1 @@
+"""Statistics: distribution families, fitting and goodness of fit, trends, outliers, histograms."""
