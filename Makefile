@@ -26,6 +26,7 @@ browser:
 	  || echo "note: chromium unavailable; the browser test of the report will be skipped"
 
 test: install browser
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
 
 clean:

@@ -7,9 +7,14 @@ place is known) and exits non-zero, never with a traceback.
 >>> err = PevpmError("negative message size -4", where="jacobi.c:12:9")
 >>> str(err)
 'jacobi.c:12:9: negative message size -4'
+>>> "unknown name 'xsiz'" + did_you_mean("xsiz", ["xsize", "ysize", "procnum"])
+"unknown name 'xsiz' (did you mean 'xsize'?)"
 """
 
 from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
 
 
 class PevpmError(Exception):
@@ -58,3 +63,13 @@ class BenchmarkError(PevpmError):
 
 class AnalyticError(PevpmError):
     """Parameters of an analytic model are invalid."""
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """A `` (did you mean 'x'?)`` hint for a misspelt ``name``, or ``""``.
+
+    Every "unknown ..." message in pevpm ends with this hint when a known
+    name is close enough (difflib's default cutoff).
+    """
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

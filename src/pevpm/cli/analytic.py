@@ -55,7 +55,7 @@ def _floats(text, name: str) -> list[float]:
 
 
 # ---------------------------------------------------------------- laws
-def _laws(args) -> int:
+def run_analytic_laws(args) -> int:
     _merge_config(args, args.config, {"processors", "parallel_fraction", "bce_per_core",
                                       *KHANYILE_OPTIONS})
     if args.parallel_fraction is None:
@@ -130,7 +130,7 @@ def _spmd_parameters(args) -> SpmdParameters:
     return SpmdParameters(**typed)
 
 
-def _spmd(args) -> int:
+def run_analytic_spmd(args) -> int:
     _merge_config(args, args.config, {"model", "preset", "p", "d", *PARAM_FIELDS})
     if args.model is None:
         raise AnalyticError(f"give --model ({', '.join(MODELS)})")
@@ -199,7 +199,7 @@ def _send_modes(data: dict, path) -> dict[str, SendModeCost]:
     return modes
 
 
-def _dpgraph(args) -> int:
+def run_analytic_dpgraph(args) -> int:
     data = load_mapping(args.graph)
     nodes = data.get("nodes")
     if not isinstance(nodes, dict) or not nodes:
@@ -249,7 +249,7 @@ def register(subparsers) -> None:
     p.add_argument("--velocity-factor", type=float, help="Khanyile: cable NVP (0.67)")
     p.add_argument("--config", help="TOML/YAML file with the same option names (a_b style)")
     p.add_argument("--plot", help="write the speedup curves to this image file")
-    p.set_defaults(func=_laws)
+    p.set_defaults(func=run_analytic_laws)
 
     s = sub.add_parser("spmd", help="Cremonesi-Gennaro SIO / BUS-AIO / CLU-AIO speedups")
     s.add_argument("--model", help=f"one of {', '.join(MODELS)}")
@@ -268,8 +268,8 @@ def register(subparsers) -> None:
     s.add_argument("--free", help=f"parameters to fit (default {','.join(DEFAULT_FREE)})")
     s.add_argument("--starts", type=int, default=8, help="fit start points (default 8)")
     s.add_argument("--seed", type=int, default=0, help="seed of the random starts (default 0)")
-    s.set_defaults(func=_spmd)
+    s.set_defaults(func=run_analytic_spmd)
 
     g = sub.add_parser("dpgraph", help="DP*Graph timing graph: T_exec = max over nodes")
     g.add_argument("graph", help="TOML/YAML file with nodes, messages and send_modes")
-    g.set_defaults(func=_dpgraph)
+    g.set_defaults(func=run_analytic_dpgraph)

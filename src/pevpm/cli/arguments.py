@@ -1,4 +1,7 @@
-"""The ``--coll`` command-line option, for any subcommand that runs the VM.
+"""Command-line options shared by several subcommands: ``-D NAME=VALUE`` and ``--coll``.
+
+>>> parse_defines(["iterations=100", "t = 1.5e-3"])
+{'iterations': 100, 't': 0.0015}
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser()
@@ -11,6 +14,9 @@
 
 from __future__ import annotations
 
+import math
+
+from pevpm.errors import PevpmError
 from pevpm.machine.collectives import LIBRARIES, CollectiveConfig
 
 HELP = ("collective algorithms and options, KEY=VALUE[,KEY=VALUE...], repeatable: "
@@ -28,3 +34,26 @@ def add_collective_arguments(parser) -> None:
 def collective_config(args, base: CollectiveConfig | None = None) -> CollectiveConfig:
     """The configuration the parsed ``--coll`` options describe (bad ones raise ModelError)."""
     return CollectiveConfig.parse(args.coll, base)
+
+
+def parse_defines(defines: list[str] | None) -> dict[str, int | float]:
+    """``-D NAME=VALUE`` options as model parameters: whole numbers stay ``int``,
+    others become ``float``; a missing ``=``, a name that is not an identifier,
+    a value that is not a finite number is a :class:`PevpmError` naming the item."""
+    params: dict[str, int | float] = {}
+    for item in defines or ():
+        name, eq, raw = (part.strip() for part in item.partition("="))
+        if not eq or not name.isidentifier() or not raw:
+            raise PevpmError(f"expected NAME=VALUE, got {item!r}", "-D")
+        try:
+            params[name] = int(raw)
+        except ValueError:
+            try:
+                value = float(raw)
+            except ValueError:
+                raise PevpmError(f"value of {name} must be a number, got {raw!r}",
+                                 "-D") from None
+            if not math.isfinite(value):
+                raise PevpmError(f"value of {name} must be a finite number, got {raw!r}", "-D")
+            params[name] = value
+    return params

@@ -84,25 +84,25 @@ def register(subparsers) -> None:
                        help="do not pin ranks to cores")
     bench.add_argument("--no-progress", dest="progress", action="store_false",
                        help="no progress bar")
-    bench.set_defaults(func=_run_bench)
+    bench.set_defaults(func=run_bench)
 
     profile = subparsers.add_parser("profile", help="inspect a machine profile")
     actions = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="list what the profile holds")
     show.add_argument("profile")
-    show.set_defaults(func=_show)
+    show.set_defaults(func=run_profile_show)
     export = actions.add_parser("export-csv", help="summaries as CSV (size, min, avg, max, "
                                 "percentiles in microseconds)")
     export.add_argument("profile")
     export.add_argument("-o", "--output", help="CSV file (default: standard output)")
     export.add_argument("--test", help="only this test")
     export.add_argument("--nxp", help="only this placement, e.g. 1x4")
-    export.set_defaults(func=_export_csv)
+    export.set_defaults(func=run_profile_export_csv)
     plot = actions.add_parser("plot", help="one PNG page per test and placement")
     plot.add_argument("profile")
     plot.add_argument("-o", "--output", default="bench-plots", help="directory for the PNGs")
     plot.add_argument("--test", help="only this test")
-    plot.set_defaults(func=_plot)
+    plot.set_defaults(func=run_profile_plot)
 
 
 def options_from_args(args) -> BenchOptions:
@@ -133,7 +133,7 @@ def options_from_args(args) -> BenchOptions:
     )
 
 
-def _run_bench(args) -> int:
+def run_bench(args) -> int:
     launch = launcher_rank_and_size()
     rank, nprocs = launch if launch else (0, None)
     try:
@@ -151,7 +151,7 @@ def _run_bench(args) -> int:
     return run_benchmark(options, watch)
 
 
-def _show(args) -> int:
+def run_profile_show(args) -> int:
     from pevpm.bench.results import describe
     from pevpm.profile.store import Profile
 
@@ -160,7 +160,7 @@ def _show(args) -> int:
     return 0
 
 
-def _export_csv(args) -> int:
+def run_profile_export_csv(args) -> int:
     from pevpm.bench.results import write_csv
     from pevpm.profile.store import Profile
 
@@ -174,7 +174,7 @@ def _export_csv(args) -> int:
     return 0
 
 
-def _plot(args) -> int:
+def run_profile_plot(args) -> int:
     from pevpm.profile.store import Profile
     from pevpm.report.bench_plots import plot_profile
 

@@ -48,7 +48,7 @@ def register(subparsers) -> None:
         "--no-store", dest="store", action="store_false", help="do not write fits back"
     )
     fit.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-    fit.set_defaults(func=_run_fit)
+    fit.set_defaults(func=run_fit)
 
     machine = subparsers.add_parser("machine", help="hypothetical machines")
     actions = machine.add_subparsers(dest="machine_command", metavar="ACTION", required=True)
@@ -94,7 +94,7 @@ def register(subparsers) -> None:
     new.add_argument("--seed", type=int, default=0, help="seed of the sampled times (0)")
     new.add_argument("--name", default="hypothetical", help="machine name")
     new.add_argument("--force", action="store_true", help="replace an existing output file")
-    new.set_defaults(func=_run_machine_new)
+    new.set_defaults(func=run_machine_new)
 
 
 def format_time(seconds: float) -> str:
@@ -161,7 +161,7 @@ def trend_lines(groups: list[TrendGroup]) -> list[str]:
     return lines
 
 
-def _run_fit(args) -> int:
+def run_fit(args) -> int:
     from pevpm.report.fit_plots import plot_block_fits, plot_trends
 
     tests = [t.strip() for t in args.tests.split(",") if t.strip()] if args.tests else None
@@ -201,7 +201,7 @@ def _optional(text, parse):
     return None if text is None else parse(text)
 
 
-def _run_machine_new(args) -> int:
+def run_machine_new(args) -> int:
     output = Path(args.output)
     if output.exists():
         if not args.force:

@@ -1,31 +1,16 @@
-"""``pevpm show`` and ``pevpm check``: read a model, print it, lint it.
-
->>> parse_defines(["iterations=1000", "t = 2e-3"])
-{'iterations': '1000', 't': '2e-3'}
-"""
+"""``pevpm show`` and ``pevpm check``: read a model, print it, lint it."""
 
 from __future__ import annotations
 
 import argparse
 
-from pevpm.errors import ModelError
+from pevpm.cli.arguments import parse_defines
 from pevpm.model.lint import lint_file
 from pevpm.model.loader import load_model
 from pevpm.model.printer import format_tree, to_directives
 
 
-def parse_defines(defines: list[str] | None) -> dict[str, str]:
-    """``-D NAME=VALUE`` options as a mapping (values still text)."""
-    values = {}
-    for item in defines or ():
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip():
-            raise ModelError(f"-D expects NAME=VALUE, got {item!r}")
-        values[name.strip()] = value.strip()
-    return values
-
-
-def _show(args: argparse.Namespace) -> int:
+def run_show(args: argparse.Namespace) -> int:
     model = load_model(args.file, parse_defines(args.define), args.processor)
     if args.directives:
         print(to_directives(model, args.language), end="")
@@ -34,7 +19,7 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check(args: argparse.Namespace) -> int:
+def run_check(args: argparse.Namespace) -> int:
     findings = lint_file(args.file)
     for finding in findings:
         print(finding)
@@ -56,7 +41,7 @@ def register(subparsers) -> None:
                       help="print directive text instead of the tree")
     show.add_argument("--language", choices=("c", "fortran", "python"), default="c",
                       help="comment style for --directives (default: c)")
-    show.set_defaults(func=_show)
+    show.set_defaults(func=run_show)
 
     check = subparsers.add_parser(
         "check", help="lint an annotated source against its PEVPM directives",
@@ -65,4 +50,4 @@ def register(subparsers) -> None:
                     "Serial segments missing a time for a declared processor.  Exit "
                     "status 1 when anything is found.")
     check.add_argument("file", help="annotated .c/.cpp/.f90/.py source")
-    check.set_defaults(func=_check)
+    check.set_defaults(func=run_check)

@@ -17,7 +17,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from pevpm.cli.arguments import add_collective_arguments, collective_config
+from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
 from pevpm.errors import PevpmError
 from pevpm.vm.executors import EXECUTOR_NAMES
 
@@ -131,29 +131,6 @@ def parse_counts(text: str) -> list[int]:
     if not counts:
         raise PevpmError("no process counts given", "-n")
     return sorted(set(counts))
-
-
-def parse_defines(defines: list[str]) -> dict:
-    """``-D NAME=VALUE`` pairs as a parameter dict (ints stay ints).
-
-    >>> parse_defines(["iterations=100", "t=1.5e-3"])
-    {'iterations': 100, 't': 0.0015}
-    """
-    params = {}
-    for item in defines:
-        name, eq, raw = item.partition("=")
-        name = name.strip()
-        if not eq or not name.isidentifier():
-            raise PevpmError(f"expected NAME=VALUE, got {item!r}", "-D")
-        try:
-            params[name] = int(raw)
-        except ValueError:
-            try:
-                params[name] = float(raw)
-            except ValueError:
-                raise PevpmError(f"value of {name} must be a number, got {raw!r}",
-                                 "-D") from None
-    return params
 
 
 def format_table(predictions) -> str:

@@ -27,15 +27,15 @@ def register(subparsers) -> None:
     demo.add_argument("--profile", metavar="PATH",
                       help="use this machine profile instead of benchmarking; 'default' is the "
                            "profile shipped with pevpm (measured on a 2-core machine)")
-    demo.set_defaults(func=_run_demo)
+    demo.set_defaults(func=run_demo)
 
     report = subparsers.add_parser("report", help="rebuild the HTML report from saved results")
     report.add_argument("directory", nargs="?", default="pevpm-report",
                         help="report folder holding results.json (default: %(default)s)")
-    report.set_defaults(func=_run_report)
+    report.set_defaults(func=run_report)
 
 
-def _run_demo(args: argparse.Namespace) -> int:
+def run_demo(args: argparse.Namespace) -> int:
     from pevpm.cli.demo import default_progress, run_demo
 
     run_demo(args.output, quick=args.quick, profile=args.profile, progress=default_progress)
@@ -43,7 +43,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_report(args: argparse.Namespace) -> int:
+def run_report(args: argparse.Namespace) -> int:
     from pevpm.report.html import rebuild_report
 
     print(f"report: {rebuild_report(args.directory)}")

@@ -58,7 +58,7 @@ def _add_link_options(parser) -> None:
     parser.add_argument("--ranks-per-node", type=int, default=1, help="default 1")
 
 
-def cmd_check(args) -> int:
+def run_lab_check(args) -> int:
     ok, reason = lab_available()
     print("contention lab: available" if ok else f"contention lab: unavailable: {reason}")
     return 0 if ok else 1
@@ -68,13 +68,13 @@ def _after_dashes(words: list[str]) -> list[str]:
     return words[1:] if words[:1] == ["--"] else words
 
 
-def cmd_clean(args) -> int:
+def run_lab_clean(args) -> int:
     removed = remove_stale_labs()
     print(f"removed {len(removed)} lab namespace(s)" + "".join(f"\n  {n}" for n in removed))
     return 0
 
 
-def cmd_run(args) -> int:
+def run_lab_run(args) -> int:
     def progress(n, m):
         print(f"  -n {n}: median {m.median:.4f} s over {len(m.times)} runs",
               file=sys.stderr, flush=True)
@@ -93,7 +93,7 @@ def cmd_run(args) -> int:
     return 0
 
 
-def cmd_exec(args) -> int:
+def run_lab_exec(args) -> int:
     args.command = _after_dashes(args.command)
     if not args.command:
         raise PevpmError("give the command to run after '--'")
@@ -116,7 +116,7 @@ def cmd_exec(args) -> int:
 LAB_JOBS, LAB_MAX_COMPUTE = 200, 0.04
 
 
-def cmd_lab_validate(args) -> int:
+def run_lab_validate(args) -> int:
     from pevpm.cli.demo import default_progress
     from pevpm.profile.store import Profile
     from pevpm.validate.cases import ProblemSize
@@ -158,11 +158,11 @@ def register(subparsers) -> None:
     sub = lab.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
 
     check = sub.add_parser("check", help="can a lab be built here?")
-    check.set_defaults(func=cmd_check)
+    check.set_defaults(func=run_lab_check)
 
     clean = sub.add_parser("clean", help="delete namespaces left by a killed lab "
                                          "(only while no lab is running)")
-    clean.set_defaults(func=cmd_clean)
+    clean.set_defaults(func=run_lab_clean)
 
     run = sub.add_parser("run", help="time an example at several process counts in the lab")
     run.add_argument("example", help="jacobi, bag_of_tasks, fft2d or a program path")
@@ -174,7 +174,7 @@ def register(subparsers) -> None:
     run.add_argument("--json", help="also write the measurements to this file")
     run.add_argument("-a", "--args", dest="program_args", type=shlex.split, default=[],
                      help="arguments for the example, quoted: -a '--compute sleep --jobs 200'")
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=run_lab_run)
 
     exec_ = sub.add_parser("exec", help="run a command as every rank of an MPI job in the lab")
     exec_.add_argument("-n", type=int, required=True, help="number of ranks")
@@ -182,7 +182,7 @@ def register(subparsers) -> None:
     exec_.add_argument("--timeout", type=float, default=1800.0,
                        help="seconds before the job is killed (1800)")
     exec_.add_argument("command", nargs="*", help="after '--': the command")
-    exec_.set_defaults(func=cmd_exec)
+    exec_.set_defaults(func=run_lab_exec)
 
     lab_validate = sub.add_parser(
         "validate", help="the bag of tasks in the lab against the full and restricted PEVPM",
@@ -212,7 +212,7 @@ def register(subparsers) -> None:
                               help="take the real runs (and the calibration, if saved) from an "
                                    "earlier --json file instead of running the lab (predict "
                                    "again, no root needed)")
-    lab_validate.set_defaults(func=cmd_lab_validate)
+    lab_validate.set_defaults(func=run_lab_validate)
 
     register_validate(subparsers)
 
@@ -237,10 +237,10 @@ def register_validate(subparsers) -> None:
     validate.add_argument("--seed", type=int, default=1, help="seed of every random draw (1)")
     validate.add_argument("--quick", action="store_true", help="half-size problems")
     validate.add_argument("--json", metavar="FILE", help="also write the rows to this file")
-    validate.set_defaults(func=cmd_validate)
+    validate.set_defaults(func=run_validate)
 
 
-def cmd_validate(args) -> int:
+def run_validate(args) -> int:
     from pevpm.cli.demo import default_progress
     from pevpm.profile.store import Profile, default_profile_path
     from pevpm.validate.cases import ProblemSize, find_case

@@ -38,12 +38,11 @@ Two algorithm names are not point-to-point programs: ``hardware``
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from pevpm.errors import ModelError
+from pevpm.errors import ModelError, did_you_mean
 from pevpm.machine.collective_times import ProfileTimes
 from pevpm.model.ast import COLLECTIVES
 
@@ -208,13 +207,13 @@ class CollectiveConfig:
     def __post_init__(self) -> None:
         if self.library not in LIBRARIES:
             raise ModelError(f"unknown collective algorithm set {self.library!r}"
-                             + _suggest(self.library, LIBRARIES))
+                             + did_you_mean(self.library, LIBRARIES))
         for family, name in dict(self.overrides).items():
             _check_algorithm(family, name)
         for name, value in dict(self.thresholds).items():
             if name not in DEFAULT_THRESHOLDS:
                 raise ModelError(f"unknown collective threshold {name!r}"
-                                 + _suggest(name, DEFAULT_THRESHOLDS))
+                                 + did_you_mean(name, DEFAULT_THRESHOLDS))
             if int(value) != value or value < 0:
                 raise ModelError(f"threshold {name} must be a whole number >= 0, got {value!r}")
         object.__setattr__(self, "overrides", _Frozen(self.overrides))
@@ -255,7 +254,7 @@ class CollectiveConfig:
                 overrides[key] = value
             else:
                 raise ModelError(f"unknown collective option {key!r}"
-                                 + _suggest(key, [*_OPTION_KEYS, *ALGORITHM_NAMES,
+                                 + did_you_mean(key, [*_OPTION_KEYS, *ALGORITHM_NAMES,
                                                   *DEFAULT_THRESHOLDS]))
         return replace(cfg, overrides=overrides, thresholds=thresholds, options=options,
                        **fields)
@@ -320,7 +319,7 @@ class _Frozen(dict):
 
 def _check_algorithm(family: str, name: str) -> None:
     if family not in ALGORITHM_NAMES:
-        raise ModelError(f"unknown collective {family!r}" + _suggest(family, ALGORITHM_NAMES))
+        raise ModelError(f"unknown collective {family!r}" + did_you_mean(family, ALGORITHM_NAMES))
     known = [*ALGORITHM_NAMES[family], MEASURED] + ([HARDWARE] if family in HARDWARE_FAMILIES else [])
     if name not in known:
         raise ModelError(f"unknown {family} algorithm {name!r} (choose from {', '.join(known)})")
@@ -345,6 +344,3 @@ def _number(key: str, value: str) -> float:
     return number
 
 
-def _suggest(name: str, known) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -42,13 +42,12 @@ False
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Callable
 from decimal import Decimal
 
-from pevpm.errors import PevpmError
+from pevpm.errors import PevpmError, did_you_mean
 from pevpm.machine.comm_models import Constant, Hockney, LogGP
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
@@ -117,8 +116,7 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
         return _profile_machine(kind, rest, ppn, processor)
     where = f"--machine {spec}"
     if kind not in KINDS:
-        close = difflib.get_close_matches(kind, list(KINDS), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(kind, KINDS)
         raise PevpmError(f"unknown machine {kind!r}{hint}; use one of "
                          f"{', '.join(KINDS)} or the path of a machine profile", where)
     comm_keys, required, build, machine_defaults = KINDS[kind]
@@ -184,8 +182,7 @@ def _parse_pairs(text: str, allowed: tuple[str, ...], where: str) -> dict:
         if not eq:
             raise PevpmError(f"expected key=value, got {item!r}", where)
         if key not in allowed:
-            close = difflib.get_close_matches(key, allowed, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(key, allowed)
             raise PevpmError(f"unknown key {key!r}{hint}; known: {', '.join(allowed)}", where)
         if key in SWITCH_KEYS:
             values[key] = _parse_switch(raw, key, where)

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Union
 
-from pevpm.errors import ModelError
+from pevpm.errors import ModelError, did_you_mean
 from pevpm.model.expr import Expr, Number
 
 
@@ -104,10 +104,8 @@ class Message:
     def __post_init__(self) -> None:
         where = _where(self.loc)
         if self.op not in ALL_OPERATIONS:
-            from pevpm.model.expr import _suggest
-
             raise ModelError(f"unknown MPI operation {self.op!r}"
-                             + _suggest(self.op, sorted(ALL_OPERATIONS)), where)
+                             + did_you_mean(self.op, ALL_OPERATIONS), where)
         if self.op in SENDS and self.dst is None:
             raise ModelError(f"{self.op} needs a destination ('to')", where)
         if self.op in RECVS and self.src is None:

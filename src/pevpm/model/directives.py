@@ -32,7 +32,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from pevpm.errors import DirectiveError, ModelError, PevpmError
+from pevpm.errors import DirectiveError, ModelError, PevpmError, did_you_mean
 from pevpm.model.ast import (
     ALL_OPERATIONS,
     COLLECTIVES,
@@ -55,11 +55,10 @@ from pevpm.model.ast import (
     status_names,
 )
 from pevpm.model.constants import find_constants, split_top_level
-from pevpm.model.expr import Binary, Expr, Name, Num, Number, _suggest
+from pevpm.model.expr import RANK_NAMES, Binary, Expr, Name, Num, Number
 from pevpm.model.source import COMMENT_MARKERS, DirectiveLine, located_error, scan
 
 #: Names every expression may use besides constants, parameters and loop indices.
-RANK_NAMES = ("procnum", "numprocs")
 
 #: Seconds per unit for ``Serial`` times (``time = 3.24 ms``, ``Default time unit = ms``).
 TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
@@ -165,7 +164,7 @@ class _Parser:
             word = m.group("kw") if m else item.text.split()[0]
             lowered = {k.lower(): k for k in KEYWORDS}
             hint = (f" (did you mean {lowered[word.lower()]!r}?)" if word.lower() in lowered
-                    else _suggest(word, KEYWORDS))
+                    else did_you_mean(word, KEYWORDS))
             raise self.error(f"unknown directive {word!r}{hint}", item.line, item.col)
         directive = Directive(m.group("kw"), item.line, item.col)
         rest, rest_col = item.text[m.end():], item.col + m.end()
@@ -193,7 +192,7 @@ class _Parser:
         for attr in d.attrs:
             if attr.name not in allowed and not (pattern and re.fullmatch(pattern, attr.name)):
                 raise self.error_at(f"{d.keyword} has no attribute {attr.name!r}"
-                                    + _suggest(attr.name, allowed), attr)
+                                    + did_you_mean(attr.name, allowed), attr)
             key = attr.name if attr.name not in _REQUEST_ATTRS else "req"
             if key in found:
                 raise self.error_at(f"attribute {attr.name!r} given twice", attr)
@@ -365,7 +364,7 @@ class _Parser:
             attr = attrs["time unit"]
             if attr.value not in TIME_UNITS:
                 raise self.error_at(f"unknown time unit {attr.value!r}"
-                                    + _suggest(attr.value, TIME_UNITS)
+                                    + did_you_mean(attr.value, TIME_UNITS)
                                     + f"; use one of {', '.join(TIME_UNITS)}", attr, value=True)
             if self.seen_serial:
                 raise self.error_at("the time unit must be set before the first Serial "
@@ -412,7 +411,7 @@ class _Parser:
         op = op_attr.value
         if op not in ALL_OPERATIONS:
             raise self.error_at(f"unknown MPI operation {op!r}"
-                                + _suggest(op, sorted(ALL_OPERATIONS)), op_attr, value=True)
+                                + did_you_mean(op, sorted(ALL_OPERATIONS)), op_attr, value=True)
         fields: dict = {}
         if "size" in attrs:
             fields["size"] = self.expr(attrs["size"], "Message size")
@@ -561,7 +560,7 @@ class _Parser:
         for call, d in self.calls:
             if call.name not in self.subroutines:
                 raise self.error_at(f"call of undefined subroutine {call.name!r}"
-                                    + _suggest(call.name, self.subroutines), d)
+                                    + did_you_mean(call.name, self.subroutines), d)
         graph = {name: {s.name for s in _calls_in(body)}
                  for name, body in self.subroutines.items()}
         for call, d in self.calls:
@@ -580,7 +579,7 @@ class _Parser:
                 m = re.search(rf"\b{re.escape(name)}\b", use.attr.value)
                 col = use.attr.value_col + (m.start() if m else 0)
                 raise self.error(f"{use.what} uses unknown name {name!r}"
-                                 + _suggest(name, known | use.indices), use.attr.line, col)
+                                 + did_you_mean(name, known | use.indices), use.attr.line, col)
 
     def check_weights(self) -> None:
         for d, arms in self.conditions:
@@ -629,7 +628,7 @@ def parse_directives(text: str, path: str = "<string>", language: str = "c",
     """
     if language not in COMMENT_MARKERS:
         raise DirectiveError(f"unknown source language {language!r}"
-                             + _suggest(language, COMMENT_MARKERS))
+                             + did_you_mean(language, COMMENT_MARKERS))
     if constants is None:
         # procnum and numprocs are the machine's, whatever the program initialises them to
         constants = {name: value for name, value in find_constants(text, language).items()

@@ -28,14 +28,13 @@ True
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Union
 
-from pevpm.errors import DirectiveError, ModelError
+from pevpm.errors import DirectiveError, ModelError, did_you_mean
 
 Number = Union[int, float]
 
@@ -45,6 +44,9 @@ Number = Union[int, float]
 ANY_SOURCE = -1_000_001
 ANY_TAG = -1_000_002
 PROC_NULL = -1_000_003
+
+#: Names every rank's environment binds: its rank and the number of ranks.
+RANK_NAMES = ("procnum", "numprocs")
 
 BUILTIN_CONSTANTS: dict[str, Number] = {
     "MPI_ANY_SOURCE": ANY_SOURCE,
@@ -295,12 +297,12 @@ class _Parser:
         type_name = " ".join(words)
         if type_name not in C_TYPE_SIZES:
             raise self._error(f"sizeof of unknown type {type_name!r}"
-                              + _suggest(type_name, C_TYPE_SIZES), offset)
+                              + did_you_mean(type_name, C_TYPE_SIZES), offset)
         return SizeOf(type_name)
 
     def _call(self, func: str, offset: int) -> Call:
         if func not in FUNCTIONS:
-            raise self._error(f"unknown function {func!r}" + _suggest(func, FUNCTIONS), offset)
+            raise self._error(f"unknown function {func!r}" + did_you_mean(func, FUNCTIONS), offset)
         self.expect("(")
         args = [self.ternary()]
         while self.peek()[1] == ",":
@@ -321,9 +323,6 @@ def _parse_number(text: str) -> Number:
     return int(text)
 
 
-def _suggest(name: str, known) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 # ---------------------------------------------------------------------- evaluation
@@ -471,7 +470,7 @@ def _evaluate(node: Node, env: Mapping[str, Number], expr: Expr) -> Number:
         if node.id in BUILTIN_CONSTANTS:
             return BUILTIN_CONSTANTS[node.id]
         kind = "parameter" if node.is_parameter else "name"
-        raise ModelError(f"unknown {kind} {node.id!r}" + _suggest(node.id, env)
+        raise ModelError(f"unknown {kind} {node.id!r}" + did_you_mean(node.id, env)
                          + (" (supply it with -D NAME=VALUE)" if node.is_parameter else ""),
                          where=expr.where)
     if isinstance(node, Binary):

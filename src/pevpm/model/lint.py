@@ -28,9 +28,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pevpm.errors import did_you_mean
 from pevpm.model.ast import ALL_OPERATIONS, Condition, Loop, Message, Model, Runon, Serial, walk
 from pevpm.model.directives import parse_directives
-from pevpm.model.expr import _suggest
 from pevpm.model.loader import is_model_file, load_model
 from pevpm.model.source import language_of, read_source, scan
 
@@ -307,7 +307,7 @@ def _serial_segments(model: Model, path: str) -> list[Finding]:
                 where = (s.loc.line, s.loc.col) if s.loc else (0, 0)
                 findings.append(Finding(path, *where,
                                         f"Serial on {s.on!r}: no Processor directive declares "
-                                        f"it" + _suggest(s.on, declared)))
+                                        f"it" + did_you_mean(s.on, declared)))
     return findings
 
 

@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from pevpm.errors import ModelError, PevpmError
+from pevpm.errors import ModelError, PevpmError, did_you_mean
 from pevpm.model.ast import (
     Call,
     Condition,
@@ -45,8 +45,8 @@ from pevpm.model.ast import (
     walk,
 )
 from pevpm.model.builder import ModelBuilder
-from pevpm.model.directives import RANK_NAMES, parse_directives
-from pevpm.model.expr import Expr, Number, _suggest
+from pevpm.model.directives import parse_directives
+from pevpm.model.expr import RANK_NAMES, Expr, Number
 from pevpm.model.source import language_of, read_source, scan
 
 
@@ -156,12 +156,12 @@ def check_names(model: Model) -> None:
         if unknown:
             name = min(unknown)
             raise ModelError(f"{what} uses unknown name {name!r}"
-                             + _suggest(name, known | indices), where=_where(stmt))
+                             + did_you_mean(name, known | indices), where=_where(stmt))
     for body in [model.body, *model.subroutines.values()]:
         for stmt in walk(body):
             if isinstance(stmt, Call) and stmt.name not in model.subroutines:
                 raise ModelError(f"call of undefined subroutine {stmt.name!r}"
-                                 + _suggest(stmt.name, model.subroutines), where=_where(stmt))
+                                 + did_you_mean(stmt.name, model.subroutines), where=_where(stmt))
 
 
 def with_parameters(model: Model, params: Mapping[str, Number | str]) -> Model:
@@ -174,7 +174,7 @@ def with_parameters(model: Model, params: Mapping[str, Number | str]) -> Model:
     for name, raw in params.items():
         if name not in declared and name not in constants:
             raise ModelError(f"-D {name}: the model has no parameter or constant {name!r}"
-                             + _suggest(name, declared | set(constants)), where=model.source)
+                             + did_you_mean(name, declared | set(constants)), where=model.source)
         value = _value(name, raw, constants)
         if name in declared:
             parameters[name] = value
@@ -209,7 +209,7 @@ def with_processor(model: Model, processor: str) -> Model:
     known = processor_names(model)
     if known and processor not in known:
         raise ModelError(f"the model has no processor {processor!r}"
-                         + _suggest(processor, known)
+                         + did_you_mean(processor, known)
                          + f"; it knows {', '.join(sorted(known))}", where=model.source)
     return replace(model, defaults=replace(model.defaults, processor=processor))
 

@@ -47,7 +47,6 @@ forwards.
 
 from __future__ import annotations
 
-import difflib
 import heapq
 from collections import deque
 from collections.abc import Mapping
@@ -55,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pevpm.errors import DeadlockError, ModelError, SimulationError, TruncationError
+from pevpm.errors import DeadlockError, ModelError, SimulationError, TruncationError, did_you_mean
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.transfer import Transfer
@@ -671,8 +670,7 @@ class _Engine:
     def request(self, rank: _Rank, name: str, where: str):
         record = rank.requests.get(name)
         if record is None:
-            close = difflib.get_close_matches(name, list(rank.requests), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(name, rank.requests)
             raise ModelError(f"unknown request id {name!r} on rank {rank.id}{hint}", where)
         return record
 

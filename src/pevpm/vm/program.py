@@ -36,11 +36,10 @@ AST statement (its expressions name the culprit in error messages).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from pevpm.errors import ModelError
+from pevpm.errors import ModelError, did_you_mean
 from pevpm.model import ast
 from pevpm.model import expr as ex
 
@@ -48,9 +47,6 @@ from pevpm.model import expr as ex
  JUMP) = range(12)
 OPCODE_NAMES = ("SERIAL", "SEND", "RECV", "SENDRECV", "WAIT", "TEST", "COLLECTIVE", "LOOP",
                 "NEXT", "RUNON", "CONDITION", "JUMP")
-
-#: Names every rank's environment has.
-RANK_NAMES = ("procnum", "numprocs")
 
 Value = Callable[[dict], float]
 
@@ -66,7 +62,7 @@ class Program:
 def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -> Program:
     """Compile ``model``; ``params`` are the parameter values supplied for this run
     (only their names matter here)."""
-    known = (set(RANK_NAMES) | set(model.constants) | set(model.parameters)
+    known = (set(ex.RANK_NAMES) | set(model.constants) | set(model.parameters)
              | set(params or {}) | ast.status_names(model))
     compiler = _Compiler(model.subroutines, known, model.source or "model")
     compiler.block(model.body, (), {})
@@ -75,7 +71,7 @@ def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -
 
 def compile_statements(statements: Iterable[ast.Statement], where: str) -> tuple[tuple, ...]:
     """Compile statements that use no names (a collective's expansion)."""
-    compiler = _Compiler({}, set(RANK_NAMES), where)
+    compiler = _Compiler({}, set(ex.RANK_NAMES), where)
     compiler.block(tuple(statements), (), {})
     return tuple(compiler.code)
 
@@ -102,8 +98,7 @@ class _Compiler:
         unknown = sorted(n for n in e.names() if n not in self.known and n not in scope)
         if unknown:
             name = unknown[0]
-            close = difflib.get_close_matches(name, sorted(self.known | set(scope)), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(name, self.known | set(scope))
             raise ModelError(f"unknown name {name!r} in '{e}'{hint}", where)
         return _compile(e.tree, e, where)
 
@@ -139,8 +134,7 @@ class _Compiler:
             self.branches(stmt, path, where, scope)
         elif isinstance(stmt, ast.Call):
             if stmt.name not in self.subroutines:
-                close = difflib.get_close_matches(stmt.name, list(self.subroutines), n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                hint = did_you_mean(stmt.name, self.subroutines)
                 raise ModelError(f"unknown subroutine {stmt.name!r}{hint}", where)
             if stmt.name in self.calls:
                 raise ModelError(f"subroutine {stmt.name!r} calls itself "

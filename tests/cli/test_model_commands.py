@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from pevpm.cli import model as commands
-from pevpm.errors import ModelError
+from pevpm.errors import PevpmError
 from pevpm.model.directives import parse_directives
 from pevpm.model.loader import load_model
 
@@ -44,5 +44,5 @@ def test_check_reports_and_sets_the_exit_status(tmp_path, capsys):
 
 
 def test_malformed_define():
-    with pytest.raises(ModelError, match="-D expects NAME=VALUE, got 'iterations'"):
+    with pytest.raises(PevpmError, match="-D: expected NAME=VALUE, got 'iterations'"):
         run(["show", str(JACOBI), "-D", "iterations"])

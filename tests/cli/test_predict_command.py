@@ -11,7 +11,7 @@ import pytest
 
 from pevpm.cli import main
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 # Even ranks send 1 KiB to the next odd rank, then everyone computes 1 ms.
 PAIRS = """\
