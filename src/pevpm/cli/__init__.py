@@ -23,6 +23,7 @@ from pevpm.errors import PevpmError
 #: load scipy and matplotlib); ``pevpm --help`` imports them all.
 COMMANDS = {
     "predict": "pevpm.cli.predict",
+    "calibrate": "pevpm.cli.calibrate",
     "show": "pevpm.cli.model",
     "check": "pevpm.cli.model",
     "bench": "pevpm.cli.bench",

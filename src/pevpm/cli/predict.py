@@ -60,6 +60,8 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
     p.add_argument("--trace", metavar="FILE",
                    help="write a Chrome/Perfetto trace of one run at the largest count")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="parameters measured by 'pevpm calibrate' (-D options override them)")
     p.set_defaults(func=run_predict)
 
 
@@ -71,6 +73,8 @@ def run_predict(args) -> int:
     from pevpm.vm.montecarlo import predict
 
     params = parse_defines(args.defines)
+    if args.calibration:
+        params = {**calibrated_parameters(args.calibration, args.model), **params}
     if args.ppn is not None and args.ppn < 1:
         raise PevpmError(f"--ppn must be at least 1, got {args.ppn}")
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
@@ -131,6 +135,28 @@ def parse_counts(text: str) -> list[int]:
     if not counts:
         raise PevpmError("no process counts given", "-n")
     return sorted(set(counts))
+
+
+def calibrated_parameters(path: str, model_path: str) -> dict[str, float]:
+    """The parameters of calibration file ``path`` that the model at ``model_path``
+    declares (a note names the others; none at all is an error)."""
+    from pevpm.calibrate import load_parameters
+    from pevpm.model.loader import load_model, parameter_names
+
+    measured = load_parameters(path)
+    if not Path(model_path).is_file():
+        raise PevpmError("no such model file", model_path)
+    model = load_model(model_path)
+    known = parameter_names(model) | set(model.constants)
+    used = {name: value for name, value in measured.items() if name in known}
+    if not used:
+        raise PevpmError(f"the model uses none of its parameters ({', '.join(sorted(measured))})",
+                         path)
+    unused = sorted(set(measured) - set(used))
+    if unused:
+        print(f"pevpm predict: note: {path}: the model does not use {', '.join(unused)}",
+              file=sys.stderr)
+    return used
 
 
 def format_table(predictions) -> str:

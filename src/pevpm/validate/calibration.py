@@ -18,12 +18,9 @@ machine profile as it is.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.util
 import json
-import multiprocessing
-import os
 import platform
 import statistics
 import time
@@ -31,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pevpm.calibrate.timing import call_spread, neighbours_running, time_call
 from pevpm.errors import PevpmError
 from pevpm.validate.runner import find_example, run_example
 
@@ -45,90 +43,6 @@ def load_example(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def time_call(fn, repeats: int = 7, min_batch: float = 0.02) -> dict:
-    """Seconds per call of ``fn()``: median, mean, sd, min, max over ``repeats`` batches.
-
-    The batch length (calls per batch) doubles until one batch lasts ``min_batch``.
-
-    >>> stats = time_call(lambda: sum(range(1000)), repeats=3, min_batch=0.001)
-    >>> sorted(stats) == ['calls_per_batch', 'max', 'mean', 'median', 'min', 'repeats', 'sd']
-    True
-    """
-    if repeats < 1:
-        raise PevpmError(f"need at least one repeat, got {repeats}")
-    calls = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        if time.perf_counter() - t0 >= min_batch:
-            break
-        calls *= 2
-    samples = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        samples.append((time.perf_counter() - t0) / calls)
-    return {"median": statistics.median(samples), "mean": statistics.fmean(samples),
-            "sd": statistics.stdev(samples) if repeats > 1 else 0.0,
-            "min": min(samples), "max": max(samples), "repeats": repeats,
-            "calls_per_batch": calls}
-
-
-def call_spread(fn, calls: int = 2000) -> dict:
-    """Mean and standard deviation (seconds) of ``calls`` individually timed calls.
-
-    :func:`time_call` times batches, which hides how much one call varies; a
-    rank that waits for its neighbour each iteration pays for that variation.
-
-    >>> spread = call_spread(lambda: None, calls=10)
-    >>> sorted(spread), spread["sd"] >= 0
-    (['calls', 'mean', 'sd'], True)
-    """
-    times = np.empty(calls)
-    for index in range(calls):
-        began = time.perf_counter()
-        fn()
-        times[index] = time.perf_counter() - began
-    return {"mean": float(times.mean()), "sd": float(times.std()), "calls": calls}
-
-
-def _spin(fn, stop) -> None:
-    while not stop.is_set():
-        fn()
-
-
-@contextlib.contextmanager
-def neighbours_running(fn, nprocs: int):
-    """While the block runs, ``fn`` runs in a loop in as many other processes
-    as the other ranks of an ``nprocs``-rank job that get a core of their own
-    here: a rank's kernel is timed while its neighbours compute too (shared
-    caches, memory bandwidth and clocks slow it, as in the real run).
-
-    >>> with neighbours_running(lambda: None, 1):
-    ...     pass
-    """
-    count = min(nprocs, os.cpu_count() or 1) - 1
-    if count <= 0:
-        yield
-        return
-    context = multiprocessing.get_context("fork")
-    stop = context.Event()
-    workers = [context.Process(target=_spin, args=(fn, stop), daemon=True)
-               for _ in range(count)]
-    for worker in workers:
-        worker.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        for worker in workers:
-            worker.join(5)
-            if worker.is_alive():
-                worker.terminate()
 
 
 def program_iteration_time(name: str, args: list[str], iterations: int,

@@ -1,0 +1,89 @@
+"""``pevpm calibrate``: time a program's own serial regions and write them as model parameters.
+
+    pevpm calibrate -o calibration.json --repeats 3 -- mpiexec -n 2 python ring.py
+    pevpm predict ring_model.py -n 2..64 --calibration calibration.json
+
+The program prints ``PEVPM-REGION NAME SECONDS`` lines (see
+:mod:`pevpm.calibrate.regions`); the machine's load is probed before and
+after, and a run taken while other processes were busy is repeated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+from pevpm.errors import PevpmError
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "calibrate", help="time a program's serial regions and write them as model parameters",
+        description="Run PROGRAM (which prints 'PEVPM-REGION NAME SECONDS' lines), summarise "
+                    "each region robustly and write t_NAME / t_NAME_sd parameters for "
+                    "'pevpm predict --calibration'.")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the calibration (JSON) here; without it, only print")
+    p.add_argument("--repeats", type=int, default=3, metavar="N",
+                   help="runs of the program whose region times are pooled (default 3)")
+    p.add_argument("--prefix", default="t_",
+                   help="parameter names are PREFIX + region name (default t_)")
+    p.add_argument("--busy-retries", type=int, default=1, metavar="N",
+                   help="measure again up to N times when other processes kept the machine "
+                        "busy (default 1)")
+    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                   help="longest one run of the program may take (default 600)")
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
+                   help="the program to run, after --")
+    p.set_defaults(func=run_calibrate)
+
+
+def run_calibrate(args) -> int:
+    from pevpm.calibrate import Calibration, disturbance, probe_machine, run_program
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if args.busy_retries < 0:
+        raise PevpmError(f"must be >= 0, got {args.busy_retries}", "--busy-retries")
+    if not args.timeout > 0:
+        raise PevpmError(f"must be a positive number of seconds, got {args.timeout}",
+                         "--timeout")
+    chosen = None
+    for attempt in range(args.busy_retries + 1):
+        before = probe_machine()
+        times = run_program(command, args.repeats, args.timeout)
+        after = probe_machine()
+        busiest = max(before, after, key=lambda state: state.others)
+        why = disturbance(before, busiest) if busiest.busy() else None
+        if chosen is None or busiest.others < chosen[1].others:
+            chosen = (times, busiest, (before, after), why)
+        if why is None:
+            break
+        if attempt < args.busy_retries:
+            print(f"pevpm calibrate: note: {why}; measuring again", file=sys.stderr)
+    times, _, states, why = chosen
+    calibration = Calibration.from_region_times(times, shlex.join(command), args.prefix,
+                                                states, why)
+    print(format_calibration(calibration))
+    if why:
+        print(f"pevpm calibrate: warning: measured while the machine was {why}; the times "
+              "may be too long", file=sys.stderr)
+    if args.output:
+        calibration.save(args.output)
+        print(f"wrote {args.output}: use 'pevpm predict ... --calibration {args.output}'")
+    return 0
+
+
+def format_calibration(calibration) -> str:
+    """The regions as a table, then the machine's load and the ``-D`` options."""
+    header = (f"{'region':<16} {'calls':>7} {'median':>11} {'mean':>11} {'sd':>11} "
+              f"{'robust cv':>9} {'outliers':>8}")
+    rows = [header, "-" * len(header)]
+    for name, s in calibration.regions.items():
+        rows.append(f"{name:<16} {s.calls:>7} {s.median:>11.4g} {s.body_mean:>11.4g} "
+                    f"{s.body_sd:>11.4g} {s.robust_cv:>9.3f} {s.outliers:>8}")
+    rows.append("mean and sd exclude outliers (MPIBench's rule: above 10x the 99th percentile)")
+    for label, state in zip(("before", "after"), calibration.states):
+        rows.append(f"machine {label}: {state.describe()}")
+    rows.append("parameters: " + " ".join(calibration.defines()))
+    return "\n".join(rows)
