@@ -23,7 +23,10 @@ An instruction is a tuple whose first item is its opcode:
 =============  ==========================================================
 
 Values (``time``, ``size``...) are callables ``f(env) -> number``; ``stmt`` is the
-AST statement (its expressions name the culprit in error messages).
+AST statement (its expressions name the culprit in error messages).  A value
+that comes out infinite or NaN, and a random draw whose arguments are out of
+range, stop the run with a :class:`~pevpm.errors.ModelError` at the
+statement's place.
 
 >>> from pevpm.model.builder import ModelBuilder
 >>> b = ModelBuilder()
@@ -105,7 +108,15 @@ class _Compiler:
             close = difflib.get_close_matches(name, sorted(self.known | set(scope)), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ModelError(f"unknown name {name!r} in '{e}'{hint}", where)
-        return _compile(e.tree, e, where)
+        compiled = _compile(e.tree, e, where)
+        if e.is_constant():
+            try:
+                value = e.evaluate({})
+            except ModelError:
+                value = None            # e.g. 1/0: reported if and when it runs
+            if value is not None and value - value == 0:
+                return compiled
+        return _finite(compiled, e, where)
 
     def block(self, statements: tuple, path: tuple[int, ...], scope: Mapping[str, str]) -> None:
         """Compile ``statements``; ``scope`` maps the indices of the loops around
@@ -197,6 +208,18 @@ def _constant(value) -> Value:
     return lambda env: value
 
 
+def _finite(fn: Value, e: ex.Expr, where: str) -> Value:
+    """``fn``, refusing an infinite or NaN value (``v - v`` is 0 for every
+    finite number and NaN otherwise)."""
+    def checked(env):
+        value = fn(env)
+        if value - value == 0:
+            return value
+        rank = f" on rank {env['procnum']}" if "procnum" in env else ""
+        raise ModelError(f"'{e}' is {value}{rank}, not a finite number", where)
+    return checked
+
+
 def _compile(node, e: ex.Expr, where: str) -> Value:
     """A closure computing ``node`` the way :meth:`Expr.evaluate` does
     (constant parts folded, ``name op number`` in one step)."""
@@ -226,15 +249,15 @@ def _compile(node, e: ex.Expr, where: str) -> Value:
     if isinstance(node, ex.Call):
         args = [_compile(a, e, where) for a in node.args]
         func = ex.FUNCTIONS[node.func][1]
-        if node.func in ex.RANDOM_FUNCTIONS:
-            return lambda env: func(env[ex.RNG_NAME], *(a(env) for a in args))
+        random = node.func in ex.RANDOM_FUNCTIONS
 
         def call(env):
             values = [a(env) for a in args]
             try:
-                return func(*values)
+                return func(env[ex.RNG_NAME], *values) if random else func(*values)
             except (ValueError, OverflowError) as exc:
-                raise ModelError(f"{node.func}{tuple(values)} is undefined: {exc}", where) from None
+                raise ModelError(f"{ex.call_text(node.func, values)} is undefined: {exc}",
+                                 where) from None
         return call
     left, right = _compile(node.left, e, where), _compile(node.right, e, where)
     op = node.op
