@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pevpm.errors import ModelError
 from pevpm.model import ast
 from pevpm.model import expr as ex
+from pevpm.model.inlining import check_inlined_size
 
 (SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
  JUMP) = range(12)
@@ -68,7 +69,9 @@ class Program:
 
 def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -> Program:
     """Compile ``model``; ``params`` are the parameter values supplied for this run
-    (only their names matter here)."""
+    (only their names matter here).  A model that inlining would blow past
+    :data:`pevpm.model.inlining.MAX_INSTRUCTIONS` is refused first."""
+    check_inlined_size(model)
     known = (set(RANK_NAMES) | set(model.constants) | set(model.parameters)
              | set(params or {}) | ast.status_names(model))
     compiler = _Compiler(model.subroutines, known, model.source or "model")
