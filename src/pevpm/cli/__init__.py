@@ -68,7 +68,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:          # --help, --version or a usage error (printed)
+        return done.code if isinstance(done.code, int) else 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -182,11 +182,11 @@ def _statements(body, place: str, where) -> None:
                     raise ModelError(f"{at}.branches[{j}] must be a Branch with an "
                                      "expression guard", where)
                 children.append((branch.body, f"{at}.branches[{j}].body"))
-        for body, inner in children:
-            if not isinstance(body, (tuple, list)):
+        for inner_body, inner in children:
+            if not isinstance(inner_body, (tuple, list)):
                 raise ModelError(f"{inner} must be a tuple of statements, not a "
-                                 f"{type(body).__name__}", where)
-            stack.extend((s, f"{inner}[{i}]") for i, s in enumerate(body))
+                                 f"{type(inner_body).__name__}", where)
+            stack.extend((s, f"{inner}[{i}]") for i, s in enumerate(inner_body))
 
 
 __all__ = ["LOAD_SECONDS", "check_shape", "run_model_file"]
