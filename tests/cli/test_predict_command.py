@@ -196,7 +196,7 @@ def test_virtual_time_limit(tmp_path, capsys):
     (["--machine", "hockny:latency=1ms"], "did you mean 'hockney'"),
     (["--machine", "hockney:latency=1ms"], "bandwidth"),
     (["--machine", "constant:latncy=1ms"], "did you mean 'latency'"),
-    (["--runs", "0"], "runs must be at least 1"),
+    (["--runs", "0"], "argument --runs: must be a whole number from 1"),
     (["--executor", "threads"], "unknown executor"),
 ])
 def test_bad_options_give_one_line_errors(tmp_path, capsys, argv, expected):

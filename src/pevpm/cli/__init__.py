@@ -2,8 +2,10 @@
 
 Each area of the toolkit contributes its subcommands through a module
 of this package with a ``register(subparsers)`` function; this module
-only assembles them and turns :class:`pevpm.errors.PevpmError` into a
-one-line message and a non-zero exit.
+only assembles them and turns :class:`pevpm.errors.PevpmError` and a bad
+option alike into one line, ``pevpm: error: WHERE: WHAT``, and exit status 2.
+A reader that closes the output early (``pevpm show m.c | head -1``) ends
+the command quietly with status 141, as SIGPIPE would.
 
 >>> build_parser().prog
 'pevpm'
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from pevpm import __version__
@@ -38,9 +41,20 @@ COMMANDS = {
 }
 
 
+#: Exit status after the reader of standard output went away (128 + SIGPIPE).
+BROKEN_PIPE_STATUS = 141
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """An argparse parser whose usage errors are one line, like every other error."""
+
+    def error(self, message: str):
+        self.exit(2, f"pevpm: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with ``command``, only that command's module is loaded."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="pevpm",
         description="Predict and explain the performance of MPI programs.",
     )
@@ -55,7 +69,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:          # --help, --version or a usage error (printed)
+        return done.code if isinstance(done.code, int) else 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -67,3 +84,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pevpm: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return BROKEN_PIPE_STATUS
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null so the interpreter's final flush
+    does not fail a second time on the closed pipe."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return                          # not a real file (a test's capture)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)

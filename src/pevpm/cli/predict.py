@@ -17,12 +17,17 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
 from pevpm.errors import PevpmError
 from pevpm.vm.executors import EXECUTOR_NAMES
 
 DEFAULT_MACHINE = "perseus"
-DEFAULT_MAX_EVENTS = 10**8
+#: Stops a model that never ends within seconds (the engine runs roughly a
+#: million events a second); real models need far fewer per run.
+DEFAULT_MAX_EVENTS = 5 * 10**6
+#: Most process counts one ``-n`` may list.
+MAX_COUNTS = 1000
 
 
 def register(subparsers) -> None:
@@ -34,25 +39,27 @@ def register(subparsers) -> None:
     p.add_argument("-n", "--procs", dest="procs", metavar="COUNTS",
                    help="process counts: 4 | 1,2,4 | 2..64 (doubling) | 2,8..64 "
                         "(default: the model's Default numprocs)")
-    p.add_argument("--runs", type=int, default=100, help="Monte Carlo runs per count (100)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    p.add_argument("--runs", type=numbers.runs, default=100,
+                   help="Monte Carlo runs per count (100)")
+    p.add_argument("--seed", type=numbers.seed, default=0, help="random seed (0)")
     p.add_argument("--machine", default=DEFAULT_MACHINE, metavar="SPEC",
                    help="constant:latency=50us | hockney:latency=..,bandwidth=.. | "
                         "loggp:L=..,o=..,g=..,G=.. | perseus | PROFILE.db[:model=mean2x1] | "
                         "default (the profile shipped with pevpm) (default perseus)")
-    p.add_argument("--ppn", type=int, metavar="P", help="processes per node (n x p placement)")
+    p.add_argument("--ppn", type=numbers.procs_per_node, metavar="P", help="processes per node (n x p placement)")
     p.add_argument("--processor", metavar="ID",
                    help="processor id of every rank (selects 'Serial on ID' lines)")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
                    help="set a model parameter (repeatable)")
-    p.add_argument("--workers", type=int, metavar="W", help="parallel workers (CPUs)")
+    p.add_argument("--workers", type=numbers.workers, metavar="W", help="parallel workers (CPUs)")
     p.add_argument("--executor", default="local", metavar="KIND",
                    help=f"where runs execute: {' | '.join(EXECUTOR_NAMES)} | dask:ADDRESS "
                         "(local)")
-    p.add_argument("--max-events", type=int, default=DEFAULT_MAX_EVENTS, metavar="N",
+    p.add_argument("--max-events", type=numbers.max_events, default=DEFAULT_MAX_EVENTS,
+                   metavar="N",
                    help="stop a run after N instructions and matches: a model that never "
                         f"ends (default {DEFAULT_MAX_EVENTS:.0e}; 0 = no limit)")
-    p.add_argument("--max-time", type=float, metavar="SECONDS",
+    p.add_argument("--max-time", type=numbers.positive, metavar="SECONDS",
                    help="stop a run whose virtual time passes SECONDS")
     p.add_argument("--no-bounds", dest="bounds", action="store_false",
                    help="skip the min/max-bound runs")
@@ -75,8 +82,6 @@ def run_predict(args) -> int:
     params = parse_defines(args.defines)
     if args.calibration:
         params = {**calibrated_parameters(args.calibration, args.model), **params}
-    if args.ppn is not None and args.ppn < 1:
-        raise PevpmError(f"--ppn must be at least 1, got {args.ppn}")
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
@@ -111,11 +116,15 @@ def run_predict(args) -> int:
 
 
 def parse_counts(text: str) -> list[int]:
-    """Process counts from ``-n``: ``"2,8..32"`` -> ``[2, 8, 16, 32]``.
+    """Process counts from ``-n``: ``"2,8..32"`` -> ``[2, 8, 16, 32]``; each at
+    most :data:`pevpm.cli.numbers.MAX_PROCS`, at most :data:`MAX_COUNTS` of them.
 
     >>> parse_counts("1,2,4"), parse_counts("2..64"), parse_counts("3..24")
     ([1, 2, 4], [2, 4, 8, 16, 32, 64], [3, 6, 12, 24])
     """
+    numbers.check_count_list(text, "-n")
+    if text.count(",") >= MAX_COUNTS:
+        raise PevpmError(f"more than {MAX_COUNTS} process counts", "-n")
     counts: list[int] = []
     for part in filter(None, (p.strip() for p in text.split(","))):
         lo, dots, hi = part.partition("..")

@@ -29,7 +29,9 @@ contention 1), ``processor`` (the processor id ``Serial on`` selects) and
 ``speed`` (MHz); the last two replace the processor settings of the model's
 ``Default`` directive.  Numbers take units:
 ``s ms us ns`` for times, ``B/s KB/s MB/s GB/s bit/s Kbit/s Mbit/s Gbit/s``
-for bandwidths, ``B KB KiB MB MiB`` for sizes.
+for bandwidths, ``B KB KiB MB MiB`` for sizes.  Every number must be finite and
+not negative; bandwidths and speeds must be above zero, and ``ppn``,
+``nodes``, ``backplane`` and ``eager`` whole numbers (the first three at least 1).
 
 >>> m = parse_machine("hockney:latency=50us,bandwidth=100MB/s,ppn=2")
 >>> m.comm.latency, m.comm.bandwidth, m.topology.procs_per_node
@@ -42,6 +44,7 @@ False
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable
@@ -172,6 +175,12 @@ SWITCH_KEYS = ("contention",)
 SWITCHES = {"on": True, "off": False}
 #: Keys whose values are words, not numbers.
 TEXT_KEYS = ("placement", "processor", "model", "source")
+#: Keys whose values must be above zero (a zero bandwidth never delivers).
+POSITIVE_KEYS = ("bandwidth", "intra_bandwidth", "speed")
+#: Keys whose values must be whole numbers, and their least values.
+WHOLE_KEYS = {"ppn": 1, "nodes": 1, "backplane": 1, "eager": 0}
+#: Largest whole-number value (sizes in bytes, counts).
+MAX_WHOLE = 2**62
 
 
 def _parse_pairs(text: str, allowed: tuple[str, ...], where: str) -> dict:
@@ -186,9 +195,26 @@ def _parse_pairs(text: str, allowed: tuple[str, ...], where: str) -> dict:
             raise PevpmError(f"unknown key {key!r}{hint}; known: {', '.join(allowed)}", where)
         if key in SWITCH_KEYS:
             values[key] = _parse_switch(raw, key, where)
+        elif key in TEXT_KEYS:
+            values[key] = raw.strip()
         else:
-            values[key] = raw.strip() if key in TEXT_KEYS else _parse_number(raw, key, where)
+            values[key] = _checked(_parse_number(raw, key, where), key, raw, where)
     return values
+
+
+def _checked(value: float, key: str, raw: str, where: str) -> float | int:
+    """``value`` of ``key`` within the key's range (see :data:`POSITIVE_KEYS`,
+    :data:`WHOLE_KEYS`)."""
+    if key in POSITIVE_KEYS and value <= 0:
+        raise PevpmError(f"{key} must be above zero, got {raw.strip()}", where)
+    if key in WHOLE_KEYS:
+        least = WHOLE_KEYS[key]
+        if value != int(value) or not least <= value <= MAX_WHOLE:
+            raise PevpmError(f"{key} must be a whole number >= {least}"
+                             f"{' (and below 2**62)' if value > MAX_WHOLE else ''}, "
+                             f"got {raw.strip()}", where)
+        return int(value)
+    return value
 
 
 def _parse_switch(raw: str, key: str, where: str) -> bool:
@@ -206,6 +232,8 @@ def _parse_number(raw: str, key: str, where: str) -> float:
                          f"({', '.join(sorted(set(UNITS)))})", where)
     # decimal arithmetic, so 50us is exactly the float 50e-6
     value = float(Decimal(match.group(1)) * Decimal(str(UNITS[unit] if unit else 1)))
+    if not math.isfinite(value):
+        raise PevpmError(f"{key}={raw.strip()} is too large", where)
     if value < 0:
         raise PevpmError(f"{key} must not be negative, got {raw}", where)
     return value

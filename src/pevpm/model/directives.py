@@ -220,10 +220,11 @@ class _Parser:
 
     def constant(self, expr: Expr, attr: Attribute) -> Number | None:
         """The value of ``expr`` when it uses only program constants (none that a
-        ``Parameter`` directive so far redeclares), else None."""
+        ``Parameter`` directive so far redeclares) and draws no random number,
+        else None."""
         names = expr.names()
         if not names <= set(self.constants) or names & set(self.parameters) \
-                or expr.parameter_names():
+                or expr.parameter_names() or expr.is_random():
             return None
         try:
             return expr.evaluate(self.constants)

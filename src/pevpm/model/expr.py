@@ -69,6 +69,41 @@ C_TYPE_SIZES: dict[str, int] = {
 #: and ``gamma`` draw from (the virtual machine puts the run's generator there).
 RNG_NAME = "__rng__"
 
+def _finite_draw(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"the draw is {value}, not a finite number (arguments out of range)")
+    return value
+
+
+def _uniform(rng, low: float, high: float) -> float:
+    """A uniform draw from [low, high); both finite, ``low <= high``.
+
+    >>> import numpy as np
+    >>> _uniform(np.random.default_rng(0), 1.0, 1e309)
+    Traceback (most recent call last):
+    ...
+    ValueError: needs finite low <= high whose difference is finite
+    """
+    if not (math.isfinite(low) and math.isfinite(high) and low <= high
+            and math.isfinite(high - low)):
+        raise ValueError("needs finite low <= high whose difference is finite")
+    return _finite_draw(float(rng.uniform(low, high)))
+
+
+def _exponential(rng, mean: float) -> float:
+    """An exponential draw with this mean (finite, >= 0).
+
+    >>> import numpy as np
+    >>> _exponential(np.random.default_rng(0), -1)
+    Traceback (most recent call last):
+    ...
+    ValueError: needs a finite mean >= 0
+    """
+    if not (math.isfinite(mean) and mean >= 0):
+        raise ValueError("needs a finite mean >= 0")
+    return _finite_draw(float(rng.exponential(mean)))
+
+
 def _gamma(rng, mean: float, sd: float) -> float:
     """A gamma draw with this mean and standard deviation (``mean`` itself when sd is 0):
     a serial segment's measured jitter, always positive, skewed to the right.
@@ -80,17 +115,32 @@ def _gamma(rng, mean: float, sd: float) -> float:
     >>> round(float(np.mean(draws)) * 1e6), round(float(np.std(draws)) * 1e6)
     (50, 20)
     """
-    if not mean > 0 or sd < 0:
-        raise ValueError("needs mean > 0 and sd >= 0")
+    if not (math.isfinite(mean) and math.isfinite(sd) and mean > 0 and sd >= 0):
+        raise ValueError("needs finite mean > 0 and sd >= 0")
     if sd == 0:
         return float(mean)
-    return float(rng.gamma((mean / sd) ** 2, sd * sd / mean))
+    try:
+        shape, scale = (mean / sd) ** 2, sd * sd / mean
+    except OverflowError:
+        shape = scale = math.inf
+    if not (0 < shape < math.inf and 0 < scale < math.inf):
+        raise ValueError("the mean and sd are too far apart for a gamma distribution")
+    return _finite_draw(float(rng.gamma(shape, scale)))
+
+
+def call_text(func: str, args) -> str:
+    """A function call as it reads in a model, for messages.
+
+    >>> call_text("log2", [-1]), call_text("uniform", [0, 1.5])
+    ('log2(-1)', 'uniform(0, 1.5)')
+    """
+    return f"{func}({', '.join(map(str, args))})"
 
 
 #: Functions that draw a fresh random number at every evaluation.
 RANDOM_FUNCTIONS: dict[str, tuple[int, Callable[..., Number]]] = {
-    "uniform": (2, lambda rng, low, high: float(rng.uniform(low, high))),
-    "exponential": (1, lambda rng, mean: float(rng.exponential(mean))),
+    "uniform": (2, _uniform),
+    "exponential": (1, _exponential),
     "gamma": (2, _gamma),
 }
 
@@ -196,12 +246,11 @@ class _Parser:
 
     def _tokenise(self) -> list[tuple[str, str, int]]:
         tokens, i, text = [], 0, self.text
-        while i < len(text):
-            if text[i:].strip() == "":
-                break
+        end = len(text.rstrip())
+        while i < end:
             m = _TOKEN.match(text, i)
             if not m or m.end() == i:
-                j = i + len(text[i:]) - len(text[i:].lstrip())
+                j = _SPACE.match(text, i).end()
                 raise self._error(f"unexpected character {text[j]!r} in expression", j)
             kind = m.lastgroup
             start = m.start(kind)
@@ -231,6 +280,11 @@ class _Parser:
         kind, text, offset = self.peek()
         if kind != "end":
             raise self._error(f"unexpected {text!r} after expression", offset)
+        depth = _depth(node)
+        if depth > MAX_DEPTH:
+            raise self._error(f"expression nested too deeply ({depth} levels of operators; "
+                              f"the limit is {MAX_DEPTH}): split a long sum with a constant "
+                              "or a loop", 0)
         return node
 
     def ternary(self) -> Node:
@@ -267,9 +321,12 @@ class _Parser:
         kind, text, offset = self.take()
         if kind == "num":
             try:
-                return Num(_parse_number(text))
+                value = _parse_number(text)
             except ValueError:  # beyond Python's limit on digits in an int
                 raise self._error(f"number too long ({len(text)} digits)", offset) from None
+            if not math.isfinite(value):
+                raise self._error(f"number {text} is too large for a double", offset)
+            return Num(value)
         if kind == "op" and text == "(":
             node = self.ternary()
             self.expect(")")
@@ -313,6 +370,37 @@ class _Parser:
         if len(args) != arity:
             raise self._error(f"{func}() takes {arity} argument(s), got {len(args)}", offset)
         return Call(func, tuple(args))
+
+
+_SPACE = re.compile(r"\s*")
+
+#: Deepest expression tree accepted (a chain of N binary operators is N deep);
+#: evaluation recurses once per level and must stay within Python's stack.
+MAX_DEPTH = 300
+
+
+def _depth(root: Node) -> int:
+    """Levels of ``root``, counted without recursion.
+
+    >>> _depth(Expr.parse("1 + 2 * 3").tree)
+    3
+    """
+    deepest, stack = 0, [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, Unary):
+            children = (node.operand,)
+        elif isinstance(node, Binary):
+            children = (node.left, node.right)
+        elif isinstance(node, Ternary):
+            children = (node.cond, node.if_true, node.if_false)
+        elif isinstance(node, Call):
+            children = node.args
+        else:
+            children = ()
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def _parse_number(text: str) -> Number:
@@ -502,7 +590,8 @@ def _evaluate(node: Node, env: Mapping[str, Number], expr: Expr) -> Number:
         try:
             return FUNCTIONS[node.func][1](*args)
         except (ValueError, OverflowError) as exc:
-            raise ModelError(f"{node.func}{tuple(args)} is undefined: {exc}",
+            shown = args[1:] if node.func in RANDOM_FUNCTIONS else args
+            raise ModelError(f"{call_text(node.func, shown)} is undefined: {exc}",
                              where=expr.where) from None
     return C_TYPE_SIZES[node.type_name]
 

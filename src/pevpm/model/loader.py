@@ -6,7 +6,8 @@
   ``model()`` returning a :class:`~pevpm.model.ast.Model` (or a
   :class:`~pevpm.model.builder.ModelBuilder`), or a module-level ``MODEL``.
   It is checked first without running it, so an MPI program without
-  directives is reported, never executed.
+  directives is reported, never executed; then it runs, as code you trust
+  (see :mod:`pevpm.model.model_file`).
 
 ``params`` (``-D NAME=VALUE`` on the command line) give values to
 parameters, or override program constants; ``processor`` selects the
@@ -26,7 +27,7 @@ processor model whose ``Serial on`` times apply.
 from __future__ import annotations
 
 import ast as pyast
-import runpy
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -44,9 +45,9 @@ from pevpm.model.ast import (
     status_names,
     walk,
 )
-from pevpm.model.builder import ModelBuilder
 from pevpm.model.directives import parse_directives
 from pevpm.model.expr import RANK_NAMES, Expr, Number
+from pevpm.model.model_file import run_model_file
 from pevpm.model.source import language_of, read_source, scan
 
 
@@ -84,28 +85,21 @@ def is_model_file(text: str) -> bool:
 
 
 def _run_model_file(path: str, text: str) -> Model:
+    if "\0" in text:
+        line = text.count("\n", 0, text.index("\0")) + 1
+        raise ModelError("invalid Python: a NUL byte (is this a binary file?)",
+                         where=f"{path}:{line}")
     try:
         pyast.parse(text, path)
-    except SyntaxError as err:
-        raise ModelError(f"invalid Python: {err.msg}", where=f"{path}:{err.lineno}") from None
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
+        line = getattr(err, "lineno", None)
+        message = getattr(err, "msg", None) or str(err) or type(err).__name__
+        raise ModelError(f"invalid Python: {message}",
+                         where=f"{path}:{line}" if line else path) from None
     if not is_model_file(text):
         raise ModelError("has no '# PEVPM' directives and defines neither model() nor MODEL",
                          where=path)
-    try:
-        namespace = runpy.run_path(path, run_name="__pevpm_model__")
-        built = namespace["model"]() if callable(namespace.get("model")) \
-            else namespace["MODEL"]
-    except PevpmError:
-        raise
-    except (Exception, SystemExit) as err:  # noqa: BLE001 - any failure of user code
-        raise ModelError(f"building the model failed: {type(err).__name__}: {err}",
-                         where=path) from None
-    if isinstance(built, ModelBuilder):
-        built = built.build()
-    if not isinstance(built, Model):
-        raise ModelError(f"model() or MODEL gave a {type(built).__name__}, not a Model",
-                         where=path)
-    return built if built.source else replace(built, source=path)
+    return run_model_file(path)
 
 
 # ------------------------------------------------------------------ parameters
@@ -167,7 +161,10 @@ def check_names(model: Model) -> None:
 def with_parameters(model: Model, params: Mapping[str, Number | str]) -> Model:
     """``model`` with parameter values (or constant overrides) from ``params``.
 
-    Values may be numbers or expression text over the model's constants.
+    Values may be numbers or expression text over the model's constants;
+    they must be finite, and the directive language's rules hold for them as
+    for written numbers: a time, size or iteration count they make constant
+    may not be negative.
     """
     declared = parameter_names(model)
     parameters, constants = dict(model.parameters), dict(model.constants)
@@ -180,20 +177,46 @@ def with_parameters(model: Model, params: Mapping[str, Number | str]) -> Model:
             parameters[name] = value
         else:
             constants[name] = value
-    return replace(model, parameters=parameters, constants=constants)
+    model = replace(model, parameters=parameters, constants=constants)
+    _check_non_negative(model, set(params))
+    return model
+
+
+#: Values the directive language requires to be >= 0 when they are constant.
+_NON_NEGATIVE = ("Serial time", " size", " recv_size", "Loop iterations")
+
+
+def _check_non_negative(model: Model, given: set[str]) -> None:
+    """Refuse ``-D`` values that make a constant time, size or count negative."""
+    env = {**model.constants, **model.parameters}
+    for expr, what, stmt, indices in expressions(model):
+        names = expr.names()
+        if not names & given or not names <= set(env) - indices or expr.is_random() \
+                or not what.endswith(_NON_NEGATIVE):
+            continue
+        try:
+            value = expr.evaluate(env)
+        except (PevpmError, ArithmeticError, ValueError, RecursionError):
+            continue                    # reported, with its place, when it runs
+        if value < 0:
+            shown = ", ".join(f"{n}={env[n]}" for n in sorted(names & given))
+            raise ModelError(f"-D {shown}: {what} '{expr}' would be {value}, which must not "
+                             "be negative", where=_where(stmt) or model.source)
 
 
 def _value(name: str, raw: Number | str, constants: Mapping[str, Number]) -> Number:
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         raise ModelError(f"-D {name}: {raw!r} is not a number")
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return Expr.parse(raw).evaluate(constants)
-    except PevpmError as err:
-        raise ModelError(f"-D {name}={raw}: {err.message}") from None
-    except (ArithmeticError, ValueError, RecursionError) as err:
-        raise ModelError(f"-D {name}={raw}: {err}") from None
+    if isinstance(raw, str):
+        try:
+            raw = Expr.parse(raw).evaluate(constants)
+        except PevpmError as err:
+            raise ModelError(f"-D {name}={raw}: {err.message}") from None
+        except (ArithmeticError, ValueError, RecursionError) as err:
+            raise ModelError(f"-D {name}={raw}: {err}") from None
+    if isinstance(raw, float) and not math.isfinite(raw):
+        raise ModelError(f"-D {name}: {raw} is not a finite number")
+    return raw
 
 
 def processor_names(model: Model) -> set[str]:

@@ -95,6 +95,9 @@ def scan(text: str, language: str) -> list[DirectiveLine]:
 
 _C_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)")
 
+#: Longest part of a source line an error message shows.
+SHOWN_WIDTH = 160
+
 
 def caret_line(line: str, col: int) -> str:
     """Spaces (tabs kept, so the caret lines up) up to column ``col``, then ``^``."""
@@ -105,8 +108,13 @@ def caret_line(line: str, col: int) -> str:
 def located_error(message: str, path: str, line_text: str, line: int,
                   col: int) -> DirectiveError:
     """A DirectiveError placed at ``path:line:col`` whose message ends with the
-    source line and a caret under column ``col``."""
-    err = DirectiveError(f"{message}\n{line_text}\n{caret_line(line_text, col)}",
+    source line (at most :data:`SHOWN_WIDTH` characters of it, around the
+    column) and a caret under column ``col``."""
+    shown, shown_col = line_text, col
+    if len(line_text) > SHOWN_WIDTH:
+        start = max(0, min(col - 1 - SHOWN_WIDTH // 2, len(line_text) - SHOWN_WIDTH))
+        shown, shown_col = line_text[start:start + SHOWN_WIDTH], col - start
+    err = DirectiveError(f"{message}\n{shown}\n{caret_line(shown, shown_col)}",
                          where=f"{path}:{line}:{col}")
     err.line, err.col = line, col
     return err

@@ -23,7 +23,10 @@ An instruction is a tuple whose first item is its opcode:
 =============  ==========================================================
 
 Values (``time``, ``size``...) are callables ``f(env) -> number``; ``stmt`` is the
-AST statement (its expressions name the culprit in error messages).
+AST statement (its expressions name the culprit in error messages).  A value
+that comes out infinite or NaN, and a random draw whose arguments are out of
+range, stop the run with a :class:`~pevpm.errors.ModelError` at the
+statement's place.
 
 >>> from pevpm.model.builder import ModelBuilder
 >>> b = ModelBuilder()
@@ -42,6 +45,7 @@ from dataclasses import dataclass
 from pevpm.errors import ModelError, did_you_mean
 from pevpm.model import ast
 from pevpm.model import expr as ex
+from pevpm.model.inlining import check_inlined_size
 
 (SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
  JUMP) = range(12)
@@ -61,7 +65,9 @@ class Program:
 
 def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -> Program:
     """Compile ``model``; ``params`` are the parameter values supplied for this run
-    (only their names matter here)."""
+    (only their names matter here).  A model that inlining would blow past
+    :data:`pevpm.model.inlining.MAX_INSTRUCTIONS` is refused first."""
+    check_inlined_size(model)
     known = (set(ex.RANK_NAMES) | set(model.constants) | set(model.parameters)
              | set(params or {}) | ast.status_names(model))
     compiler = _Compiler(model.subroutines, known, model.source or "model")
@@ -100,7 +106,15 @@ class _Compiler:
             name = unknown[0]
             hint = did_you_mean(name, self.known | set(scope))
             raise ModelError(f"unknown name {name!r} in '{e}'{hint}", where)
-        return _compile(e.tree, e, where)
+        compiled = _compile(e.tree, e, where)
+        if e.is_constant():
+            try:
+                value = e.evaluate({})
+            except ModelError:
+                value = None            # e.g. 1/0: reported if and when it runs
+            if value is not None and value - value == 0:
+                return compiled
+        return _finite(compiled, e, where)
 
     def block(self, statements: tuple, path: tuple[int, ...], scope: Mapping[str, str]) -> None:
         """Compile ``statements``; ``scope`` maps the indices of the loops around
@@ -191,6 +205,18 @@ def _constant(value) -> Value:
     return lambda env: value
 
 
+def _finite(fn: Value, e: ex.Expr, where: str) -> Value:
+    """``fn``, refusing an infinite or NaN value (``v - v`` is 0 for every
+    finite number and NaN otherwise)."""
+    def checked(env):
+        value = fn(env)
+        if value - value == 0:
+            return value
+        rank = f" on rank {env['procnum']}" if "procnum" in env else ""
+        raise ModelError(f"'{e}' is {value}{rank}, not a finite number", where)
+    return checked
+
+
 def _compile(node, e: ex.Expr, where: str) -> Value:
     """A closure computing ``node`` the way :meth:`Expr.evaluate` does
     (constant parts folded, ``name op number`` in one step)."""
@@ -220,15 +246,15 @@ def _compile(node, e: ex.Expr, where: str) -> Value:
     if isinstance(node, ex.Call):
         args = [_compile(a, e, where) for a in node.args]
         func = ex.FUNCTIONS[node.func][1]
-        if node.func in ex.RANDOM_FUNCTIONS:
-            return lambda env: func(env[ex.RNG_NAME], *(a(env) for a in args))
+        random = node.func in ex.RANDOM_FUNCTIONS
 
         def call(env):
             values = [a(env) for a in args]
             try:
-                return func(*values)
+                return func(env[ex.RNG_NAME], *values) if random else func(*values)
             except (ValueError, OverflowError) as exc:
-                raise ModelError(f"{node.func}{tuple(values)} is undefined: {exc}", where) from None
+                raise ModelError(f"{ex.call_text(node.func, values)} is undefined: {exc}",
+                                 where) from None
         return call
     left, right = _compile(node.left, e, where), _compile(node.right, e, where)
     op = node.op
