@@ -192,6 +192,7 @@ def _write_trace(model, numprocs, machine, params, seed, limits, path) -> None:
 
 
 def _progress(total: int):
-    from tqdm import tqdm
+    """A bar on a terminal; in a log, a line every half minute of a long prediction."""
+    from pevpm.progress import progress_bar
 
-    return tqdm(total=total, unit="run", file=sys.stderr, disable=None, leave=False)
+    return progress_bar(total, "predict", "run", leave=False, quiet_close=True)
