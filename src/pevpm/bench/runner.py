@@ -33,6 +33,7 @@ from pevpm.bench.operations import (
 from pevpm.bench.options import BenchOptions
 from pevpm.bench.patterns import Placement, complement_partners, select_placements
 from pevpm.errors import BenchmarkError, PevpmError
+from pevpm.profile.builtin import record_origin
 from pevpm.profile.store import BlockKey, Profile, ProfileWriter
 from pevpm.progress import progress_bar
 
@@ -107,6 +108,7 @@ class _Run:
     def _open_profile(self) -> list[tuple[str, str, int]]:
         options, place = self.options, self.placement
         self.writer = ProfileWriter.open(options.output, machine=options.machine or place.hosts[0])
+        record_origin(self.writer, ", ".join(sorted(set(place.hosts))))
         plan = options.blocks()
         self.total = len(plan)
         earlier = _launch_run(self.writer, options.launch, place) if options.resume else None
