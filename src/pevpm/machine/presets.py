@@ -71,6 +71,18 @@ UNITS = {
     "b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024**2,
 }
 
+#: kind -> (what it is, what it is good for): ``pevpm machine list``.
+DESCRIPTIONS = {
+    "constant": ("every message takes the same time, latency=...",
+                 "checking a model's structure: counts of messages and waits, no noise"),
+    "hockney": ("latency + size / bandwidth, optionally split by node and shared bandwidth",
+                "what-if studies of a network described by two numbers"),
+    "loggp": ("the LogGP model: L, o, g, G",
+              "comparing with LogGP-based analyses and simulators"),
+    "perseus": ("the thesis's Perseus cluster: switched Fast Ethernet, 160 us, 91 Mbit/s",
+                "reproducing the thesis's predictions (Serial on perseus applies)"),
+}
+
 MACHINE_KEYS = ("ppn", "placement", "nodes", "backplane", "eager", "contention", "processor",
                 "speed")
 
@@ -236,4 +248,4 @@ def _example(kind: str) -> str:
             "loggp": "loggp:L=5us,o=1us,g=2us,G=1ns"}.get(kind, kind)
 
 
-__all__ = ["KINDS", "MACHINE_KEYS", "parse_machine"]
+__all__ = ["DESCRIPTIONS", "KINDS", "MACHINE_KEYS", "parse_machine", "profile_of"]

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from pevpm.errors import ProfileError
 from pevpm.profile.store import Profile, ProfileWriter
 
 #: File name suffix that makes a file in ``pevpm/data`` a built-in profile.
@@ -71,6 +72,21 @@ def resolve_profile(spec: str | os.PathLike) -> Path:
     return Path(spec)
 
 
+def open_profile(spec: str | os.PathLike) -> Profile:
+    """Open the profile a name or path gives, read-only; a missing file's error
+    lists the built-in names.
+
+    >>> with open_profile("default") as prof:
+    ...     prof.machine.placements
+    ['1x2', '1x4']
+    """
+    path = resolve_profile(spec)
+    if not path.is_file():
+        raise ProfileError(f"no such profile file (built-in profiles: "
+                           f"{', '.join(builtin_names())})", where=str(spec))
+    return Profile.open(path)
+
+
 def cpu_model() -> str:
     """The processor's model name as the operating system reports it ('' if unknown)."""
     try:
@@ -96,16 +112,16 @@ class ProfileOrigin:
     purpose: str = ""
 
     def summary(self) -> str:
-        """One line: ``vm (2-core AMD EPYC VM), MPICH 5.0.2, measured 2026-11-22T02:29``.
+        """One line: host (description), MPI library, date measured.
 
         >>> ProfileOrigin("n1", "", "Xeon", 8, "Open MPI 4.1", "2025-01-02T03:04").summary()
-        'n1 (8 cores, Xeon), Open MPI 4.1, measured 2025-01-02T03:04'
+        'n1 (8 cores, Xeon), Open MPI 4.1, 2025-01-02T03:04'
         """
         about = self.description or ", ".join(filter(None, [
             f"{self.cores} cores" if self.cores else "", self.cpu]))
         host = f"{self.host} ({about})" if about else self.host or "unknown host"
         return ", ".join(filter(None, [host, self.mpi_library,
-                                       f"measured {self.measured}" if self.measured else ""]))
+                                       self.measured]))
 
     @classmethod
     def of_this_host(cls) -> ProfileOrigin:
@@ -147,7 +163,7 @@ def origin_of(profile: Profile) -> ProfileOrigin:
 
 def profile_origin(spec: str | os.PathLike) -> ProfileOrigin:
     """The origin of the profile a name or path gives (see :func:`origin_of`)."""
-    with Profile.open(resolve_profile(spec)) as profile:
+    with open_profile(spec) as profile:
         return origin_of(profile)
 
 
@@ -176,4 +192,4 @@ def different_host_note(spec: str | os.PathLike) -> str | None:
 
 
 __all__ = ["ProfileOrigin", "builtin_names", "different_host_note", "is_builtin",
-           "origin_of", "profile_origin", "record_origin", "resolve_profile"]
+           "open_profile", "origin_of", "profile_origin", "record_origin", "resolve_profile"]
