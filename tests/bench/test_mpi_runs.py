@@ -198,3 +198,17 @@ def test_compute_gap_and_chained_starts_are_recorded(tmp_path, start):
         assert prof.block_info(key)["start_mode"] == f"{start}+gap 20us"
         times = prof.samples(key)
         assert times.shape == (80,) and np.all(times > -prof.runs()[0].max_sync_error)
+
+
+def test_progress_into_a_log_file_has_no_carriage_return_frames(tmp_path):
+    """``mpiexec -n 2 pevpm bench --quick -o p.db > log 2>&1``: plain lines only."""
+    log = tmp_path / "log"
+    with open(log, "w") as out:
+        result = subprocess.run(
+            [str(MPIEXEC), "-n", "2", sys.executable, "-m", "pevpm", "bench", "--quick",
+             "--tests", "isend,barrier", "-o", str(tmp_path / "p.db")],
+            stdout=out, stderr=subprocess.STDOUT, timeout=120, env=mpi_env(), check=False)
+    text = log.read_text()
+    assert result.returncode == 0, text
+    assert "blocks for 1x2" in text
+    assert "\r" not in text and "\x1b[" not in text

@@ -64,6 +64,36 @@ def parse_counts(text: str) -> list[int]:
     return counts
 
 
+def read_times(path: str | Path) -> tuple[list[int], list[float]]:
+    """Measured run times from a CSV file with columns ``n`` (processes) and ``time``
+    (seconds), one row per run or per count; one of the counts must be 1.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "times.csv")
+    ...     _ = open(path, "w").write("n,time\\n1,2.0\\n2,1.1\\n4,0.65\\n")
+    ...     read_times(path)
+    ([1, 2, 4], [2.0, 1.1, 0.65])
+    """
+    path = Path(path)
+    try:
+        with path.open(newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError as exc:
+        raise AnalyticError(f"cannot read {path}: {exc.strerror}") from None
+    counts, times = [], []
+    for line, row in enumerate(rows, start=2):
+        try:
+            counts.append(int(row["n"]))
+            times.append(float(row["time"]))
+        except (KeyError, TypeError, ValueError):
+            raise AnalyticError("need an integer n and a number time (seconds)",
+                                where=f"{path}:{line}") from None
+    if 1 not in counts:
+        raise AnalyticError(f"{path}: needs a run on 1 process (n = 1) to compute speedups")
+    return counts, times
+
+
 def read_speedups(path: str | Path) -> tuple[list[int], list[int], list[float]]:
     """Observed speedups from a CSV file with columns ``p``, ``d``, ``speedup``."""
     path = Path(path)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 
+from pevpm.profile.builtin import origin_of
 from pevpm.profile.store import Profile
 
 CSV_PERCENTILES = (50, 90, 95, 99)
@@ -55,6 +56,10 @@ def describe(profile: Profile) -> str:
         (f"machine {machine.name or '?'}: hosts {', '.join(machine.hosts) or '-'}; "
          f"{machine.mpi_library} ({machine.mpi_version})"),
     ]
+    origin = origin_of(profile)
+    lines.append(f"origin: {origin.summary()}")
+    if origin.purpose:
+        lines.append(f"good for: {origin.purpose}")
     for run in machine.runs:
         state = "finished" if run.finished else "incomplete (use --resume)"
         lines.append(

@@ -33,7 +33,9 @@ from pevpm.bench.operations import (
 from pevpm.bench.options import BenchOptions
 from pevpm.bench.patterns import Placement, complement_partners, select_placements
 from pevpm.errors import BenchmarkError, PevpmError
+from pevpm.profile.builtin import record_origin
 from pevpm.profile.store import BlockKey, Profile, ProfileWriter
+from pevpm.progress import progress_bar
 
 MIN_REPS = 10
 AUTO_SPACING_FLOOR_NS = 20_000
@@ -106,6 +108,7 @@ class _Run:
     def _open_profile(self) -> list[tuple[str, str, int]]:
         options, place = self.options, self.placement
         self.writer = ProfileWriter.open(options.output, machine=options.machine or place.hosts[0])
+        record_origin(self.writer, ", ".join(sorted(set(place.hosts))))
         plan = options.blocks()
         self.total = len(plan)
         earlier = _launch_run(self.writer, options.launch, place) if options.resume else None
@@ -199,10 +202,9 @@ class _Run:
         self.done_before = self.total - len(todo)
         bar = None
         if self.rank == 0 and options.progress:
-            from tqdm import tqdm
-
-            bar = tqdm(total=self.total, initial=self.total - len(todo), unit="block",
-                       desc=f"bench {self.placement.nxp}", file=sys.stderr, dynamic_ncols=True)
+            bar = progress_bar(self.total, f"bench {self.placement.nxp}", "block",
+                               quiet_close=True)
+            bar.update(self.total - len(todo))
         budget_used: dict[tuple[str, str], float] = {}
         for index, (test, variant, size) in enumerate(todo):
             self.current = f"{test}{variant} {size} B"

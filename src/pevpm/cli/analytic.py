@@ -3,6 +3,7 @@
 Examples::
 
     pevpm analytic laws -f 0.95 -r 4 -n 4..256*2 --plot laws.png
+    pevpm analytic laws --fit times.csv          # Amdahl fitted to measured times (n,time)
     pevpm analytic spmd --model bus-aio --preset qcrd -p 1..512*2 -d 1..64*2 --plot s.png
     pevpm analytic spmd --model bus-aio --preset qcrd --fit observed.csv --free w,sr_com
     pevpm analytic dpgraph graph.yaml
@@ -15,7 +16,7 @@ import dataclasses
 import numpy as np
 
 from pevpm.analytic import laws
-from pevpm.analytic.config import load_mapping, parse_counts, read_speedups
+from pevpm.analytic.config import load_mapping, parse_counts, read_speedups, read_times
 from pevpm.analytic.dpgraph import LinearCost, Message, SendModeCost, TimingGraph, fit_send_mode
 from pevpm.analytic.fitting import DEFAULT_FREE, fit_spmd
 from pevpm.analytic.plots import SURFACE_KINDS, plot_speedup_curves, plot_speedup_surface
@@ -55,7 +56,26 @@ def _floats(text, name: str) -> list[float]:
 
 
 # ---------------------------------------------------------------- laws
+def _amdahl_fit(path) -> int:
+    """``laws --fit times.csv``: Amdahl's law fitted to measured run times (the
+    ``amdahl`` baseline of ``pevpm validate``)."""
+    counts, times = read_times(path)
+    means = {n: float(np.mean([t for m, t in zip(counts, times) if m == n]))
+             for n in sorted(set(counts))}
+    n = np.array(list(means), dtype=float)
+    measured = np.array(list(means.values()))
+    serial = laws.fit_amdahl(n, measured[0] / measured)
+    fitted = measured[0] / laws.amdahl_speedup(n, 1.0 - serial)
+    print(f"Amdahl's law fitted to {len(times)} measured times: serial fraction "
+          f"s = {serial:.4g}, parallel fraction f = {1 - serial:.4g}")
+    print(_table(["n", "measured (s)", "amdahl (s)", "err %"],
+                 [[int(k), m, f, 100 * (f - m) / m] for k, m, f in zip(n, measured, fitted)]))
+    return 0
+
+
 def run_analytic_laws(args) -> int:
+    if args.fit:
+        return _amdahl_fit(args.fit)
     _merge_config(args, args.config, {"processors", "parallel_fraction", "bce_per_core",
                                       *KHANYILE_OPTIONS})
     if args.parallel_fraction is None:
@@ -249,6 +269,10 @@ def register(subparsers) -> None:
     p.add_argument("--velocity-factor", type=float, help="Khanyile: cable NVP (0.67)")
     p.add_argument("--config", help="TOML/YAML file with the same option names (a_b style)")
     p.add_argument("--plot", help="write the speedup curves to this image file")
+    p.add_argument("--fit", metavar="CSV",
+                   help="fit Amdahl's law to measured run times instead (columns n,time in "
+                        "seconds, a row with n = 1 needed): the 'amdahl' baseline of "
+                        "pevpm validate")
     p.set_defaults(func=run_analytic_laws)
 
     s = sub.add_parser("spmd", help="Cremonesi-Gennaro SIO / BUS-AIO / CLU-AIO speedups")

@@ -32,8 +32,9 @@ from pathlib import Path
 from pevpm.errors import PevpmError
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
+from pevpm.profile.builtin import open_profile, resolve_profile
 from pevpm.profile.fits import fit_profile, pearson_trends
-from pevpm.profile.store import Profile, ProfileWriter, default_profile_path
+from pevpm.profile.store import Profile, ProfileWriter
 from pevpm.report.fit_plots import plot_block_fits, plot_trends
 from pevpm.report.html import write_report
 from pevpm.report.trace import write_trace
@@ -169,9 +170,8 @@ def run_demo(outdir: str = "pevpm-report", quick: bool = False, profile: str | N
         machine_db.unlink(missing_ok=True)
         run_benchmark(machine_db, plan.bench_procs, progress)
     else:
-        source = default_profile_path() if profile == "default" else Path(profile)
-        Profile.open(source).close()          # a clear error for a foreign file
-        shutil.copyfile(source, machine_db)
+        open_profile(profile).close()         # a clear error for a foreign file
+        shutil.copyfile(resolve_profile(profile), machine_db)
     figures = fit_and_plot(machine_db, out, progress)
     calibration = calibrate_examples(machine_db, plan, progress)
     validation, breakdowns = {}, {}

@@ -1,13 +1,17 @@
-"""``pevpm fit`` (fit distributions to a profile) and ``pevpm machine new``.
+"""``pevpm fit`` (fit distributions to a profile), ``pevpm machine list`` and ``new``.
 
 pevpm fit machine.db                      # table, fits stored, plots in machine-fits/
 pevpm fit machine.db --tests isend --nxp 2x4 --no-plots
+pevpm fit default --no-plots              # a built-in profile: fits shown, not stored
+pevpm machine list                        # presets and built-in profiles, with their origin
 pevpm machine new --latency 2us --bandwidth 10GB/s --shape 4 -o hyp.db
 """
 
 from __future__ import annotations
 
 import math
+import sys
+import textwrap
 from pathlib import Path
 
 from pevpm.bench.options import parse_duration, parse_sizes
@@ -33,7 +37,8 @@ def register(subparsers) -> None:
         "test goodness (KS, Anderson-Darling on 500 points) and independence, store the fits "
         "in the profile and plot them.",
     )
-    fit.add_argument("profile", help="machine profile (SQLite) written by pevpm bench")
+    fit.add_argument("profile", help="machine profile (SQLite) written by pevpm bench, or a "
+                     "built-in profile's name (its fits are shown, not stored)")
     fit.add_argument("--tests", help="comma-separated tests to fit (default: all)")
     fit.add_argument("--nxp", help="only this placement, e.g. 2x4")
     fit.add_argument(
@@ -50,8 +55,13 @@ def register(subparsers) -> None:
     fit.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     fit.set_defaults(func=run_fit)
 
-    machine = subparsers.add_parser("machine", help="hypothetical machines")
+    machine = subparsers.add_parser("machine", help="list the built-in machines; write "
+                                    "hypothetical ones")
     actions = machine.add_subparsers(dest="machine_command", metavar="ACTION", required=True)
+    listing = actions.add_parser(
+        "list", help="machine presets and built-in profiles: what each is, where it was "
+                     "measured, what it is good for")
+    listing.set_defaults(func=run_machine_list)
     new = actions.add_parser(
         "new",
         help="write a synthetic profile from latency, bandwidth and Pearson V behaviour",
@@ -161,13 +171,81 @@ def trend_lines(groups: list[TrendGroup]) -> list[str]:
     return lines
 
 
+def _entry(name: str, width: int, *texts: str) -> list[str]:
+    """``name`` and its texts, wrapped at 96 columns under a hanging indent."""
+    out = []
+    for i, text in enumerate(texts):
+        head = f"  {name if i == 0 else '':<{width}} "
+        out += textwrap.wrap(text, 96, initial_indent=head, break_on_hyphens=False,
+                             subsequent_indent=" " * len(head))
+    return out
+
+
+def model_listing() -> str:
+    """What ``pevpm predict --list-models`` prints: each communication model of a
+    profile machine, and what the validation tables' ``amdahl`` column is instead.
+
+    >>> print(model_listing().splitlines()[3])
+      min2x1            the minimum time of the two-process ping-pong (no contention)
+    """
+    from pevpm.machine.profile_model import COMM_MODELS
+
+    lines = [("Communication models of a profile (--machine PROFILE:model=NAME, e.g. "
+              "default:model=mean2x1):")]
+    for name, what in COMM_MODELS.items():
+        lines += _entry(name, 17, what)
+    lines += [""] + textwrap.wrap(
+        "Not a machine: 'amdahl' in the validation tables is Amdahl's law with its serial "
+        "fraction fitted to the measured speedups of the program itself, a whole-program "
+        "baseline; compute it from measured times with 'pevpm analytic laws --fit "
+        "TIMES.csv' (columns n,time; docs/analytic.md).", 96)
+    return "\n".join(lines)
+
+
+def machine_listing() -> str:
+    """The text of ``pevpm machine list``: presets, built-in profiles (with their origin)
+    and the models a profile offers.
+
+    >>> text = machine_listing()
+    >>> "perseus" in text and "default" in text and "latency-bandwidth" in text
+    True
+    """
+    from pevpm.machine.presets import DESCRIPTIONS
+    from pevpm.profile.builtin import builtin_names, profile_origin
+
+    lines = ["Presets (--machine KIND[:key=value,...]; docs/predict.md lists the keys):"]
+    for kind, (what, good_for) in DESCRIPTIONS.items():
+        lines += _entry(kind, 9, what, f"good for: {good_for}")
+    lines += ["", "Built-in profiles (--machine NAME[:model=...], pevpm profile show NAME):"]
+    for name in builtin_names():
+        origin = profile_origin(name)
+        lines += _entry(name, 9, f"measured on {origin.summary()}",
+                       *([f"good for: {origin.purpose}"] if origin.purpose else []))
+    own = "Your own machine: mpiexec -n 2 pevpm bench --quick -o machine.db, then --machine it"
+    lines += ["", own, "", model_listing()]
+    return "\n".join(lines)
+
+
+def run_machine_list(args) -> int:
+    print(machine_listing())
+    return 0
+
+
 def run_fit(args) -> int:
+    from pevpm.profile.builtin import is_builtin, resolve_profile
     from pevpm.report.fit_plots import plot_block_fits, plot_trends
 
+    if is_builtin(args.profile):
+        if args.store:
+            print(f"pevpm fit: note: '{args.profile}' is a built-in profile; its fits are "
+                  "shown, not stored", file=sys.stderr)
+        args.store = False
+        args.plots = args.plots or f"{args.profile}-fits"
+    profile = resolve_profile(args.profile)
     tests = [t.strip() for t in args.tests.split(",") if t.strip()] if args.tests else None
     families = [f.strip() for f in args.families.split(",") if f.strip()]
     result = fit_profile(
-        args.profile,
+        profile,
         tests=tests,
         nxp=args.nxp,
         families=families,
@@ -190,7 +268,7 @@ def run_fit(args) -> int:
         directory = (
             Path(args.plots)
             if args.plots
-            else Path(args.profile).with_name(Path(args.profile).stem + "-fits")
+            else profile.with_name(profile.stem + "-fits")
         )
         written = plot_block_fits(blocks, directory) + plot_trends(groups, directory)
         print(f"wrote {len(written)} plots to {directory}")

@@ -35,7 +35,11 @@ def register(subparsers) -> None:
         "predict", help="predict a model's run time over process counts (Monte Carlo)",
         description="Simulate a PEVPM model (annotated C/Python source or a Python model "
                     "file) many times per process count and report the predicted run time.")
-    p.add_argument("model", help="annotated source (.c, .py) or Python model file")
+    p.add_argument("model", nargs="?",
+                   help="annotated source (.c, .py) or Python model file")
+    p.add_argument("--list-models", action="store_true",
+                   help="say what each communication model of --machine PROFILE:model=NAME "
+                        "is, and exit")
     p.add_argument("-n", "--procs", dest="procs", metavar="COUNTS",
                    help="process counts: 4 | 1,2,4 | 2..64 (doubling) | 2,8..64 "
                         "(default: the model's Default numprocs)")
@@ -45,8 +49,12 @@ def register(subparsers) -> None:
     p.add_argument("--machine", default=DEFAULT_MACHINE, metavar="SPEC",
                    help="constant:latency=50us | hockney:latency=..,bandwidth=.. | "
                         "loggp:L=..,o=..,g=..,G=.. | perseus | PROFILE.db[:model=mean2x1] | "
-                        "default (the profile shipped with pevpm) (default perseus)")
-    p.add_argument("--ppn", type=numbers.procs_per_node, metavar="P", help="processes per node (n x p placement)")
+                        "default (the profile shipped with pevpm; pevpm machine list) "
+                        "(default perseus)")
+    p.add_argument("--ppn", type=numbers.procs_per_node, metavar="P",
+                   help="processes per node (n x p placement); on the machine a profile was "
+                        "measured on, the ranks it runs per node (e.g. --ppn 2 on one "
+                        "2-core node)")
     p.add_argument("--processor", metavar="ID",
                    help="processor id of every rank (selects 'Serial on ID' lines)")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
@@ -79,13 +87,20 @@ def run_predict(args) -> int:
     from pevpm.vm.executors import open_executor
     from pevpm.vm.montecarlo import predict
 
+    if args.list_models:
+        from pevpm.cli.machine import model_listing
+
+        print(model_listing())
+        return 0
+    if args.model is None:
+        raise PevpmError("give the model file to predict (or --list-models)")
     params = parse_defines(args.defines)
     if args.calibration:
         params = {**calibrated_parameters(args.calibration, args.model), **params}
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
-    for note in getattr(machine.comm, "notes", ()):
+    for note in (*_origin_notes(args.machine), *getattr(machine.comm, "notes", ())):
         print(f"pevpm predict: note: {note}", file=sys.stderr)
     if not Path(args.model).is_file():
         raise PevpmError("no such model file", args.model)
@@ -113,6 +128,17 @@ def run_predict(args) -> int:
     else:
         print(format_table(predictions))
     return 0
+
+
+def _origin_notes(spec: str) -> list[str]:
+    """The note, if any, that the spec's profile was measured on another machine."""
+    from pevpm.machine.presets import profile_of
+    from pevpm.profile.builtin import different_host_note
+
+    if profile_of(spec) is None:
+        return []
+    note = different_host_note(spec.strip().partition(":")[0])
+    return [note] if note else []
 
 
 def parse_counts(text: str) -> list[int]:
@@ -204,6 +230,7 @@ def _write_trace(model, numprocs, machine, params, seed, limits, path) -> None:
 
 
 def _progress(total: int):
-    from tqdm import tqdm
+    """A bar on a terminal; in a log, a line every half minute of a long prediction."""
+    from pevpm.progress import progress_bar
 
-    return tqdm(total=total, unit="run", file=sys.stderr, disable=None, leave=False)
+    return progress_bar(total, "predict", "run", leave=False, quiet_close=True)

@@ -25,8 +25,9 @@ def register(subparsers) -> None:
     demo.add_argument("--quick", action="store_true",
                       help="smaller problems and fewer repeats (the CI smoke test)")
     demo.add_argument("--profile", metavar="PATH",
-                      help="use this machine profile instead of benchmarking; 'default' is the "
-                           "profile shipped with pevpm (measured on a 2-core machine)")
+                      help="use this machine profile instead of benchmarking, or a built-in "
+                           "profile's name: 'default' is the profile shipped with pevpm "
+                           "(measured on a 2-core machine; pevpm machine list)")
     demo.set_defaults(func=run_demo)
 
     report = subparsers.add_parser("report", help="rebuild the HTML report from saved results")

@@ -118,7 +118,7 @@ LAB_JOBS, LAB_MAX_COMPUTE = 200, 0.04
 
 def run_lab_validate(args) -> int:
     from pevpm.cli.demo import default_progress
-    from pevpm.profile.store import Profile
+    from pevpm.profile.builtin import open_profile, resolve_profile
     from pevpm.validate.cases import ProblemSize
     from pevpm.validate.lab import measure_in_lab
     from pevpm.validate.lab_validation import (
@@ -131,7 +131,8 @@ def run_lab_validate(args) -> int:
 
     if args.repeats < 1 or args.runs < 1:
         raise PevpmError("--repeats and --runs must be at least 1")
-    Profile.open(args.profile).close()         # a clear error before the lab is built
+    open_profile(args.profile).close()         # a clear error before the lab is built
+    args.profile = str(resolve_profile(args.profile))
     if args.jobs < 1 or args.max_compute <= 0:
         raise PevpmError("--jobs must be at least 1 and --max-compute positive")
     size = ProblemSize(bag_jobs=args.jobs, bag_max_compute=args.max_compute)
@@ -192,7 +193,8 @@ def register(subparsers) -> None:
                     "prints measured mean ± sd, predictions, errors, speedups and where "
                     "each speedup curve saturates.")
     lab_validate.add_argument("--profile", required=True,
-                              help="the lab's profile (pevpm bench run inside the lab)")
+                              help="the lab's profile (pevpm bench run inside the lab), or a "
+                                   "built-in profile's name")
     lab_validate.add_argument("-n", type=process_counts, default=list(range(1, 9)),
                               help="process counts including 1 (default 1..8)")
     lab_validate.add_argument("--rate", type=rate_value, default="80mbit",
@@ -231,8 +233,9 @@ def register_validate(subparsers) -> None:
                           help="process counts, e.g. 1,2,4 or 1..4 (default 1,2)")
     validate.add_argument("--repeats", type=int, default=3, help="real runs per count (3)")
     validate.add_argument("--machine", default="default", metavar="PROFILE",
-                          help="machine profile from 'pevpm bench' ('default': the profile "
-                               "shipped with pevpm)")
+                          help="machine profile from 'pevpm bench', or a built-in profile's "
+                               "name ('default': the profile shipped with pevpm; see pevpm "
+                               "machine list)")
     validate.add_argument("--runs", type=int, default=12, help="Monte Carlo runs (12)")
     validate.add_argument("--seed", type=int, default=1, help="seed of every random draw (1)")
     validate.add_argument("--quick", action="store_true", help="half-size problems")
@@ -242,7 +245,7 @@ def register_validate(subparsers) -> None:
 
 def run_validate(args) -> int:
     from pevpm.cli.demo import default_progress
-    from pevpm.profile.store import Profile, default_profile_path
+    from pevpm.profile.builtin import different_host_note, open_profile, resolve_profile
     from pevpm.validate.cases import ProblemSize, find_case
     from pevpm.validate.validation import format_rows, validate_case
 
@@ -251,8 +254,11 @@ def run_validate(args) -> int:
         raise PevpmError("--repeats and --runs must be at least 1")
     size = ProblemSize.quick() if args.quick else ProblemSize()
     case.check_procs(args.n, size)
-    profile = str(default_profile_path()) if args.machine == "default" else args.machine
-    Profile.open(profile).close()              # a clear error before any real run
+    open_profile(args.machine).close()         # a clear error before any real run
+    profile = str(resolve_profile(args.machine))
+    note = different_host_note(args.machine)
+    if note:
+        print(f"pevpm validate: note: {note}", file=sys.stderr)
     default_progress(f"{case.name}: calibrating serial segments on one rank")
     calibration = calibrate([case.name], nprocs=args.n, repeats=5)
     rows = validate_case(case, args.n, profile, calibration, size, args.repeats, args.runs,

@@ -36,18 +36,26 @@ from pevpm.machine.transfer import Bound, Transfer
 
 @dataclass(frozen=True)
 class Constant:
-    """Every message takes ``latency`` seconds; a non-blocking send returns after ``local``."""
+    """Every message takes ``latency`` seconds; a non-blocking send returns after ``local``.
+
+    >>> t = Transfer("MPI_Send", size=10**6, src=0, dst=1, intra_node=False, contention=4)
+    >>> Constant(latency=5e-5, local=1e-6).transfer_time(t, None)
+    5e-05
+    """
 
     latency: float
     local: float = 0.0
 
     def transfer_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
+        """Seconds from the start of the send to the end of the receive."""
         return self.latency
 
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
+        """Seconds until a non-blocking send returns."""
         return self.local
 
     def bounded(self, which: Bound) -> Constant:
+        """The model itself: it is deterministic already."""
         return self
 
 
@@ -68,6 +76,7 @@ class Hockney:
     local: float = 0.0
 
     def transfer_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
+        """Seconds from the start of the send to the end of the receive."""
         latency, bandwidth = self.latency, self.bandwidth
         if transfer.intra_node:
             if self.intra_latency is not None:
@@ -79,9 +88,11 @@ class Hockney:
         return latency + transfer.size / bandwidth
 
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
+        """Seconds until a non-blocking send returns."""
         return self.local
 
     def bounded(self, which: Bound) -> Hockney:
+        """The model itself: it is deterministic already."""
         return self
 
 
@@ -98,25 +109,34 @@ class LogGP:
     G: float
 
     def transfer_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
+        """Seconds from the start of the send to the end of the receive."""
         return 2 * self.o + self.L + max(transfer.size - 1, 0) * self.G
 
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
+        """Seconds until a non-blocking send returns."""
         return max(self.o, self.g)
 
     def bounded(self, which: Bound) -> LogGP:
+        """The model itself: it is deterministic already."""
         return self
 
 
 class PointMass:
-    """A distribution that always gives ``value`` (what a bounded model samples)."""
+    """A distribution that always gives ``value`` (what a bounded model samples).
+
+    >>> PointMass(2.5).rvs(random_state=None), PointMass(2.5).ppf(0.99)
+    (2.5, 2.5)
+    """
 
     def __init__(self, value: float):
         self.value = float(value)
 
     def rvs(self, size=None, random_state=None) -> float:
+        """A draw: always ``value``."""
         return self.value
 
     def ppf(self, q) -> float:
+        """Any quantile: ``value``."""
         return self.value
 
     def __repr__(self) -> str:
@@ -159,6 +179,7 @@ class PerSizeDistribution:
         self.tail_quantile = tail_quantile
 
     def transfer_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
+        """Seconds from the start of the send to the end of the receive."""
         sizes, dists, size = self.sizes, self.distributions, transfer.size
         if len(sizes) == 1 or size <= sizes[0]:
             return _draw(dists[0], rng)
@@ -168,9 +189,11 @@ class PerSizeDistribution:
         return max(a + (b - a) * (size - lo) / (hi - lo), 0.0)
 
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
+        """Seconds until a non-blocking send returns."""
         return _draw(self.local, rng) if hasattr(self.local, "rvs") else float(self.local)
 
     def bounded(self, which: Bound) -> PerSizeDistribution:
+        """Every distribution at its minimum (``"min"``) or maximum (``"max"``)."""
         q = 0.0 if which == "min" else 1.0
         def bound(dist):
             if not hasattr(dist, "ppf"):

@@ -15,10 +15,11 @@ A spec is ``KIND[:key=value,...]``:
     91 Mbit/s, processor id ``perseus`` (so ``Serial on perseus`` applies);
     any Hockney key overrides a number;
 ``PATH[:model=NAME,source=fitted,eager=BYTES,contention=off]``
-    a machine profile measured by ``pevpm bench`` (an existing file), through
-    the profile-driven communication model: ``model`` is ``full`` (default),
-    ``min2x1``, ``mean2x1``, ``min-nxp`` or ``mean-nxp``; ``default`` is the
-    profile shipped with pevpm.
+    a machine profile measured by ``pevpm bench`` (an existing file) or a
+    built-in profile's name (``default``, the profile shipped with pevpm; see
+    ``pevpm machine list``): ``model`` is ``full`` (default), ``min2x1``,
+    ``mean2x1``, ``min-nxp``, ``mean-nxp`` or ``latency-bandwidth``
+    (:data:`pevpm.machine.profile_model.COMM_MODELS` says what each is).
 
 Every kind also takes machine keys: ``ppn`` (processes per node, the thesis's
 n x p), ``placement`` (``block``/``cyclic``), ``nodes``, ``backplane``
@@ -40,6 +41,8 @@ not negative; bandwidths and speeds must be above zero, and ``ppn``,
 2
 >>> parse_machine("perseus:contention=off").node_contention
 False
+>>> parse_machine("default:model=latency-bandwidth", ppn=2).comm.bandwidth > 1e8
+True
 """
 
 from __future__ import annotations
@@ -49,13 +52,14 @@ import os
 import re
 from collections.abc import Callable
 from decimal import Decimal
+from pathlib import Path
 
 from pevpm.errors import PevpmError, did_you_mean
 from pevpm.machine.comm_models import Constant, Hockney, LogGP
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.topology import Topology
-from pevpm.profile.store import default_profile_path
+from pevpm.profile.builtin import is_builtin, resolve_profile
 
 #: Perseus (thesis ch. 4): Fast Ethernet through Intel 510T switches.
 PERSEUS_LATENCY = 160e-6
@@ -67,6 +71,18 @@ UNITS = {
     "b/s": 1.0, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9,
     "bit/s": 1 / 8, "kbit/s": 1e3 / 8, "mbit/s": 1e6 / 8, "gbit/s": 1e9 / 8,
     "b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1024**2,
+}
+
+#: kind -> (what it is, what it is good for): ``pevpm machine list``.
+DESCRIPTIONS = {
+    "constant": ("every message takes the same time, latency=...",
+                 "checking a model's structure: counts of messages and waits, no noise"),
+    "hockney": ("latency + size / bandwidth, optionally split by node and shared bandwidth",
+                "what-if studies of a network described by two numbers"),
+    "loggp": ("the LogGP model: L, o, g, G",
+              "comparing with LogGP-based analyses and simulators"),
+    "perseus": ("the thesis's Perseus cluster: switched Fast Ethernet, 160 us, 91 Mbit/s",
+                "reproducing the thesis's predictions (Serial on perseus applies)"),
 }
 
 MACHINE_KEYS = ("ppn", "placement", "nodes", "backplane", "eager", "contention", "processor",
@@ -113,10 +129,9 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
     """
     spec = spec.strip()
     kind, _, rest = spec.partition(":")
-    if kind == "default":
-        kind = str(default_profile_path())
-    if kind not in KINDS and os.path.exists(kind):
-        return _profile_machine(kind, rest, ppn, processor)
+    profile = profile_of(spec)
+    if profile is not None:
+        return _profile_machine(str(profile), rest, ppn, processor)
     where = f"--machine {spec}"
     if kind not in KINDS:
         hint = did_you_mean(kind, KINDS)
@@ -139,6 +154,19 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
         return _assemble(comm, machine_values)
     except (TypeError, ValueError) as exc:
         raise PevpmError(str(exc), where) from exc
+
+
+def profile_of(spec: str) -> Path | None:
+    """The profile file a machine spec names (a built-in name or an existing file),
+    or None for the other kinds.
+
+    >>> profile_of("default:model=mean2x1").name, profile_of("perseus")
+    ('default-profile.db', None)
+    """
+    kind = spec.strip().partition(":")[0]
+    if is_builtin(kind):
+        return resolve_profile(kind)
+    return Path(kind) if kind not in KINDS and os.path.exists(kind) else None
 
 
 PROFILE_KEYS = ("model", "source", "eager", "ppn", "contention")
@@ -245,4 +273,4 @@ def _example(kind: str) -> str:
             "loggp": "loggp:L=5us,o=1us,g=2us,G=1ns"}.get(kind, kind)
 
 
-__all__ = ["KINDS", "MACHINE_KEYS", "parse_machine"]
+__all__ = ["DESCRIPTIONS", "KINDS", "MACHINE_KEYS", "parse_machine", "profile_of"]

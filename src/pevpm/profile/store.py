@@ -308,8 +308,14 @@ class Profile:
         return [dict(zip(keys, row)) for row in rows]
 
     @property
+    def metadata(self) -> dict[str, str]:
+        """The profile's ``meta`` table: format, machine name, creation and origin keys
+        (see :mod:`pevpm.profile.builtin`)."""
+        return dict(self._conn.execute("SELECT key, value FROM meta"))
+
+    @property
     def machine(self) -> MachineInfo:
-        meta = dict(self._conn.execute("SELECT key, value FROM meta"))
+        meta = self.metadata
         runs = self.runs()
         hosts = sorted({host for run in runs for host in run.hosts})
         last = runs[-1] if runs else None
@@ -605,6 +611,11 @@ class ProfileWriter(Profile):
             )
 
     def set_machine_name(self, name: str) -> None:
+        """Name the machine (the ``machine`` meta key)."""
+        self.set_metadata(machine=name)
+
+    def set_metadata(self, **values: str) -> None:
+        """Store (or replace) ``meta`` keys, e.g. where the profile was measured."""
         with self._conn:
-            self._conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('machine', ?)",
-                               (name,))
+            self._conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                                   [(key, str(value)) for key, value in values.items()])

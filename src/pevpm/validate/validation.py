@@ -22,20 +22,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pevpm.analytic.dpgraph import fit_linear_cost
 from pevpm.analytic.laws import amdahl_speedup, fit_amdahl
-from pevpm.errors import PevpmError
-from pevpm.machine.comm_models import Hockney
-from pevpm.machine.machine import Machine
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
-from pevpm.profile.store import Profile
 from pevpm.validate.cases import Case, ProblemSize
 from pevpm.validate.runner import LocalLauncher, Measurement, run_example
 from pevpm.vm.montecarlo import predict
 
-#: Profile-driven models compared at every point ("full" is PEVPM proper).
-PROFILE_MODELS = ("full", "min2x1", "mean2x1", "mean-nxp")
+#: Models compared at every point ("full" is PEVPM proper; see
+#: :data:`pevpm.machine.profile_model.COMM_MODELS`).
+PROFILE_MODELS = ("full", "min2x1", "mean2x1", "mean-nxp", "latency-bandwidth")
 
 
 def measure(case: Case, counts: list[int], size: ProblemSize, repeats: int,
@@ -48,24 +44,6 @@ def measure(case: Case, counts: list[int], size: ProblemSize, repeats: int,
         out[n] = run_example(case.name, n, case.program_args(size), repeats=repeats,
                              launcher=launcher)
     return out
-
-
-def linear_cost_machine(profile_path: str, ppn: int) -> Machine:
-    """A deterministic latency/bandwidth machine fitted to the 2-process
-    ping-pong means of the profile (t = c * size + k)."""
-    with Profile.open(profile_path) as profile:
-        keys = [k for k in profile.blocks() if k.test == "isend" and k.n * k.p == 2]
-        if not keys:
-            raise PevpmError("profile has no two-process isend blocks to fit a "
-                             "latency/bandwidth model to", where=profile_path)
-        sizes = np.array([k.size for k in keys], float)
-        means = np.array([profile.summary(k).mean for k in keys])
-    cost = fit_linear_cost(sizes, means)
-    latency = max(cost.latency, 0.0)
-    bandwidth = 1.0 / cost.per_element if cost.per_element > 0 else float("inf")
-    base = machine_from_profile(profile_path, ppn=ppn)
-    return Machine(Hockney(latency=latency, bandwidth=bandwidth), base.topology,
-                   base.processors, base.eager_limit, base.collectives)
 
 
 def predict_case(case: Case, counts: list[int], profile_path: str, calibration: dict,
@@ -89,10 +67,6 @@ def predict_case(case: Case, counts: list[int], profile_path: str, calibration: 
                 row["full_sd"] = pred.sd
                 row["breakdown"] = {k: [float(x) for x in v]
                                     for k, v in pred.breakdown().items()}
-        linear = linear_cost_machine(profile_path, ppn=n)
-        row["predictions"]["latency-bandwidth"] = predict(
-            model, n, linear, runs=max(1, runs // 4), seed=seed, params=params,
-            bounds=False, workers=1).mean
         out[n] = row
     return out
 

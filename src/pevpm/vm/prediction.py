@@ -48,6 +48,7 @@ class RunSummary:
 
     @classmethod
     def of(cls, result: RunResult) -> RunSummary:
+        """Shrink one engine result to what the prediction keeps (see module example)."""
         rank_times = np.array([(r.compute, r.communication, r.waiting, r.finish)
                                for r in result.ranks], dtype=float).reshape(-1, 4)
         critical = np.array([result.critical_path.get(k, 0.0) for k in KINDS], dtype=float)
@@ -76,6 +77,8 @@ class CollectiveSummary:
     spread: float
 
     def to_dict(self, per_rank: bool = True) -> dict:
+        """Plain data for JSON: first and last rank's mean completion, spread; with
+        ``per_rank``, every rank's mean and sd."""
         out = {"op": self.op, "where": self.where, "occurrence": self.occurrence,
                "runs": self.runs, "first": float(self.mean_completion.min()),
                "last": float(self.mean_completion.max()), "spread": self.spread}
@@ -95,6 +98,33 @@ class Prediction:
     ``breakdown_sd`` have one row per rank and one column per kind of time
     (:data:`pevpm.vm.result.KINDS`: compute, communication, waiting);
     ``finish_mean`` is each rank's mean finish time.
+
+    :func:`pevpm.vm.montecarlo.predict` returns one.  Here rank 0 computes
+    for 10 ms, ranks 1-3 for 2 or 4 ms at random, then all meet in a barrier:
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> from pevpm.machine.presets import parse_machine
+    >>> from pevpm.vm.montecarlo import predict
+    >>> b = ModelBuilder()
+    >>> with b.runon() as ranks:
+    ...     with ranks.case("procnum == 0"):
+    ...         b.serial(0.010)
+    ...     with ranks.case("procnum > 0"):
+    ...         with b.condition() as arms:
+    ...             with arms.case(0.5):
+    ...                 b.serial(0.002)
+    ...             with arms.case(0.5):
+    ...                 b.serial(0.004)
+    >>> b.collective("MPI_Barrier")
+    >>> p = predict(b.build(), 4, parse_machine("constant:latency=1e-4"), runs=50, seed=1)
+    >>> p.runs, round(p.mean, 4), p.sd
+    (50, 0.0102, 0.0)
+    >>> round(p.min_bound, 4), round(p.max_bound, 4)
+    (0.0102, 0.0102)
+    >>> [round(float(t), 3) for t in p.breakdown()["waiting"]]
+    [0.0, 0.007, 0.007, 0.007]
+    >>> sorted(p.to_dict(per_rank=False))[:5]
+    ['breakdown_totals', 'collectives', 'critical_path', 'max', 'max_bound']
     """
 
     numprocs: int
@@ -112,10 +142,12 @@ class Prediction:
 
     @property
     def runs(self) -> int:
+        """Number of Monte Carlo runs."""
         return int(self.makespans.size)
 
     @property
     def mean(self) -> float:
+        """Mean predicted run time (seconds)."""
         return float(self.makespans.mean())
 
     @property
@@ -127,6 +159,7 @@ class Prediction:
 
     @property
     def median(self) -> float:
+        """Median predicted run time (seconds)."""
         return self.quantile(0.5)
 
     def quantile(self, q):
@@ -177,6 +210,7 @@ class Prediction:
         return out
 
     def to_json(self, per_rank: bool = True, **dumps_kwargs) -> str:
+        """:meth:`to_dict` as JSON text (``dumps_kwargs`` go to :func:`json.dumps`)."""
         return json.dumps(self.to_dict(per_rank), **dumps_kwargs)
 
 
@@ -201,6 +235,7 @@ class PredictionAccumulator:
         self.max_bound: float | None = None
 
     def add(self, run: RunSummary) -> None:
+        """Fold in the next run (runs must arrive in run order)."""
         self._makespans.append(run.makespan)
         self._sum += run.rank_times
         self._sumsq += run.rank_times[:, :3] ** 2
@@ -214,6 +249,7 @@ class PredictionAccumulator:
             entry[3] += float(completion.max() - completion.min()) if completion.size else 0.0
 
     def build(self) -> Prediction:
+        """The :class:`Prediction` of the runs added so far."""
         n = len(self._makespans)
         if n == 0:
             raise ValueError("a prediction needs at least one run")
