@@ -348,16 +348,6 @@ def test_runon_selecting_nobody_for_a_receive_is_a_deadlock_naming_it():
         simulate(b.build(), 2, MACHINE)
 
 
-def test_collective_without_the_collectives_package_is_a_clear_error(monkeypatch):
-    from pevpm.vm import engine
-    monkeypatch.setattr(engine, "_collectives_package", lambda: None)
-    b = ModelBuilder()
-    b.collective("MPI_Barrier")
-    with pytest.raises(ModelError, match=r"\(MPI_Barrier\): collective MPI_Barrier is not "
-                                         "supported yet"):
-        simulate(b.build(), 2, MACHINE)
-
-
 def test_ranks_must_fit_the_topology():
     with pytest.raises(SimulationError, match="5 ranks do not fit on 2 nodes x 2"):
         simulate(figure5_model(True), 5, Machine(Constant(1.0), Topology(2, nodes=2)))
