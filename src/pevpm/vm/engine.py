@@ -51,6 +51,7 @@ import heapq
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -88,19 +89,22 @@ class Limits:
 def simulate(model: Model, numprocs: int, machine: Machine, *,
              params: Mapping[str, float] | None = None, rng: np.random.Generator | None = None,
              bound: str | None = None, trace: bool = False,
-             limits: Limits | None = None) -> RunResult:
+             limits: Limits | None = None, program: vm.Program | None = None) -> RunResult:
     """Run ``model`` once on ``numprocs`` ranks of ``machine``.
 
     ``params``: parameter values (override the model's defaults); ``rng``:
     source of every random draw (default: seed 0); ``bound``: ``"min"`` or
     ``"max"`` runs every communication submodel at its bound; ``trace``:
-    record slices and messages; ``limits``: stop runaway models.
+    record slices and messages; ``limits``: stop runaway models;
+    ``program``: ``compile_model(model, params)`` when the caller has it
+    already (a Monte Carlo prediction compiles once for all its runs).
     """
     if int(numprocs) != numprocs or numprocs < 1:
         raise ModelError(f"number of processes must be a positive integer, got {numprocs!r}")
     if bound not in (None, "min", "max"):
         raise ModelError(f"bound must be 'min' or 'max', got {bound!r}")
-    program = vm.compile_model(model, params)
+    if program is None:
+        program = vm.compile_model(model, params)
     return _Engine(program, model, int(numprocs), machine, params, rng, bound, trace,
                    limits or Limits()).run()
 
@@ -176,6 +180,9 @@ class _Test:
         self.resolved = False
 
 
+#: Compiled collective expansions kept across runs (one per call site, size, root, rank).
+EXPANSION_CACHE = 16384
+
 _SYNCHRONOUS = frozenset({"MPI_Ssend", "MPI_Issend"})
 _KIND_INDEX = {COMPUTE: 0, COMMUNICATION: 1, WAITING: 2}
 
@@ -194,8 +201,11 @@ class _Engine:
                RNG_NAME: self.rng}
         for name in status_names(model):
             env[name] = ANY_TAG if name.endswith(".MPI_TAG") else ANY_SOURCE
-        self.ranks = [_Rank(r, program.code, dict(env, procnum=r), ids[r], factors[r])
-                      for r in range(numprocs)]
+        self.ranks = []
+        for r in range(numprocs):
+            rank_env = dict(env, procnum=r)
+            self.ranks.append(_Rank(r, program.specialize(rank_env), rank_env, ids[r],
+                                    factors[r]))
         self.queues = MatchingQueues(numprocs)
         self.decisions: list = []               # heap of (time, seq, PostedRecv | _Test)
         self.runnable = deque(self.ranks)
@@ -206,7 +216,6 @@ class _Engine:
         self.slices = [] if trace else None
         self.records = [] if trace else None
         self.collectives: dict[tuple[str, int], CollectiveRecord] = {}
-        self.expansions: dict[tuple, tuple] = {}
         self.transfers: dict[tuple, Transfer] = {}
         self.timed_arrivals: dict[int, list[_Rank]] = {}   # k-th timed call -> ranks in it
 
@@ -578,12 +587,8 @@ class _Engine:
                 if op in ROOTED_COLLECTIVES else 0)
         if collectives.is_timed(op, size, self.numprocs, self.machine.collectives):
             return self.join_timed_collective(rank, op, size, root, where)
-        key = (op, size, root, rank.id)
-        code = self.expansions.get(key)
-        if code is None:
-            statements = collectives.expand(op, size, root, rank.id, self.numprocs,
-                                            self.machine.collectives)
-            code = self.expansions[key] = vm.compile_statements(statements, where)
+        code = _expansion(op, size, root, rank.id, self.numprocs, self.machine.collectives,
+                          where)
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
         rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence,
@@ -706,6 +711,15 @@ class _Engine:
         err = DeadlockError("deadlock: " + "; ".join(parts))
         err.blocked = {r.id: (r.blocked.label, r.blocked.where) for r in self.ranks if not r.done}
         return err
+
+
+@lru_cache(maxsize=EXPANSION_CACHE)
+def _expansion(op: str, size: int, root: int, rank: int, numprocs: int, config,
+               where: str) -> tuple[tuple, ...]:
+    """The compiled code ``rank`` runs for one collective call (shared by every
+    run in this process: a Monte Carlo prediction expands each call once)."""
+    return vm.compile_statements(
+        collectives.expand(op, size, root, rank, numprocs, config), where)
 
 
 def _truncated(send: PostedSend, recv: PostedRecv) -> TruncationError:

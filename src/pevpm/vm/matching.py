@@ -12,8 +12,14 @@ The rules (MPI 3.1 sec. 3.5) the virtual machine relies on:
   earliest arrival.
 
 Unmatched sends are indexed by destination then source (a queue per pair),
-unmatched receives by rank, so finding a receive's candidates costs the
-number of sources with messages pending for it, not the size of all queues.
+so finding a receive's candidates costs the number of sources with messages
+pending for it, not the size of all queues.  Unmatched receives are bucketed
+per rank by (context, source, tag), wildcards being keys of their own, so a
+new send looks at the four buckets that can hold its receives (exact,
+``MPI_ANY_TAG``, ``MPI_ANY_SOURCE``, both) instead of every receive the
+rank has posted.  Which of several matching receives wins is decided by
+posting order (the engine resolves receives by post time, then posting
+sequence number), so bucketing changes no match.
 
 A posted send or receive is also the MPI request of a non-blocking call:
 ``done``, ``completion`` (virtual time) and ``path`` (the critical-path
@@ -133,11 +139,12 @@ def matches(recv: PostedRecv, send: PostedSend) -> bool:
 
 
 class MatchingQueues:
-    """Unmatched sends per (destination, source) and receives per rank, in post order."""
+    """Unmatched sends per (destination, source), in post order, and receives
+    per rank in buckets keyed by (context, source, tag)."""
 
     def __init__(self, numprocs: int):
         self._sends: list[dict[int, deque]] = [{} for _ in range(numprocs)]
-        self._recvs: list[dict[int, PostedRecv]] = [{} for _ in range(numprocs)]
+        self._recvs: list[dict[tuple, dict[int, PostedRecv]]] = [{} for _ in range(numprocs)]
 
     def post_send(self, send: PostedSend) -> list[PostedRecv]:
         """Queue ``send``; return the destination's unmatched receives it matches."""
@@ -145,11 +152,25 @@ class MatchingQueues:
         if queue is None:
             queue = self._sends[send.dst][send.src] = deque()
         queue.append(send)
-        return [r for r in self._recvs[send.dst].values() if matches(r, send)]
+        buckets = self._recvs[send.dst]
+        if not buckets:
+            return []
+        c, src, tag = send.context, send.src, send.tag
+        found = []
+        for key in ((c, src, tag), (c, src, ANY_TAG), (c, ANY_SOURCE, tag),
+                    (c, ANY_SOURCE, ANY_TAG)):
+            bucket = buckets.get(key)
+            if bucket:
+                found.extend(bucket.values())
+        return found
 
     def post_recv(self, recv: PostedRecv) -> bool:
         """Queue ``recv``; return whether a posted send matches it already."""
-        self._recvs[recv.rank][recv.seq] = recv
+        key = (recv.context, recv.src, recv.tag)
+        bucket = self._recvs[recv.rank].get(key)
+        if bucket is None:
+            bucket = self._recvs[recv.rank][key] = {}
+        bucket[recv.seq] = recv
         return bool(self.candidates(recv))
 
     def candidates(self, recv: PostedRecv) -> list[PostedSend]:
@@ -174,10 +195,21 @@ class MatchingQueues:
             queue.remove(send)
         if not queue:
             del self._sends[send.dst][send.src]
-        del self._recvs[recv.rank][recv.seq]
+        buckets = self._recvs[recv.rank]
+        key = (recv.context, recv.src, recv.tag)
+        bucket = buckets[key]
+        del bucket[recv.seq]
+        if not bucket:
+            del buckets[key]
 
     def unmatched_receives(self, rank: int) -> list[PostedRecv]:
-        return list(self._recvs[rank].values())
+        """``rank``'s unmatched receives in posting order."""
+        return sorted((r for bucket in self._recvs[rank].values() for r in bucket.values()),
+                      key=_posting_order)
+
+
+def _posting_order(recv: PostedRecv) -> int:
+    return recv.seq
 
 
 def _first_match(queue, recv: PostedRecv) -> PostedSend | None:

@@ -45,11 +45,14 @@ def run_generator(seed: int, index: int) -> np.random.Generator:
 
 def simulate_runs(model: Model, numprocs: int, machine, params: Mapping | None, seed: int,
                   start: int, stop: int, limits=None) -> list[RunSummary]:
-    """Runs ``start..stop-1`` of a Monte Carlo prediction (what a worker executes)."""
+    """Runs ``start..stop-1`` of a Monte Carlo prediction (what a worker executes);
+    the model is compiled once for all of them."""
     from pevpm.vm.engine import simulate
+    from pevpm.vm.program import compile_model
 
+    program = compile_model(model, params)
     return [RunSummary.of(simulate(model, numprocs, machine, params=params,
-                                   rng=run_generator(seed, i), limits=limits))
+                                   rng=run_generator(seed, i), limits=limits, program=program))
             for i in range(start, stop)]
 
 

@@ -40,7 +40,8 @@ statement's place.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pevpm.errors import ModelError, did_you_mean
 from pevpm.model import ast
@@ -57,10 +58,50 @@ Value = Callable[[dict], float]
 
 @dataclass(frozen=True)
 class Program:
-    """A compiled model: instructions and the names its environment must bind."""
+    """A compiled model: instructions and the names its environment must bind.
+
+    ``invariant`` are the names whose values never change during a run
+    (procnum, numprocs, constants, parameters): a value that depends on
+    nothing else is folded once per rank by :meth:`specialize`.
+    """
 
     code: tuple[tuple, ...]
     names: frozenset[str]
+    invariant: frozenset[str] = frozenset(ex.RANK_NAMES)
+    _specialized: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def specialize(self, env: Mapping[str, object]) -> tuple[tuple, ...]:
+        """The code one rank runs, its invariant values folded in ``env``.
+
+        Every operand that depends only on :attr:`invariant` names (and
+        draws nothing) becomes a constant; a Runon whose guards all fold
+        becomes a jump to the arm taken.  A value whose evaluation fails is
+        left alone, so the error is still raised where and when it runs.
+        Ranks whose folded values agree share one code tuple.
+
+        >>> from pevpm.model.builder import ModelBuilder
+        >>> b = ModelBuilder()
+        >>> with b.runon() as ranks:
+        ...     with ranks.case("procnum == 0"):
+        ...         b.send(8, dest="procnum + 1")
+        >>> program = compile_model(b.build())
+        >>> [OPCODE_NAMES[ins[0]] for ins in program.specialize({"procnum": 0, "numprocs": 2})]
+        ['JUMP', 'SEND', 'JUMP']
+        >>> program.specialize({"procnum": 0, "numprocs": 2})[1][4](None)
+        1
+        """
+        folded = [_fold(ins, env) for ins in self.code]
+        key = tuple(values for values, _ in folded)
+        code = self._specialized.get(key)
+        if code is None:
+            if len(self._specialized) >= SPECIALIZED_CACHE:
+                self._specialized.clear()
+            code = self._specialized[key] = tuple(ins for _, ins in folded)
+        return code
+
+
+#: Distinct folded codes a program keeps (one per class of ranks: usually a few).
+SPECIALIZED_CACHE = 4096
 
 
 def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -> Program:
@@ -70,9 +111,11 @@ def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -
     check_inlined_size(model)
     known = (set(ex.RANK_NAMES) | set(model.constants) | set(model.parameters)
              | set(params or {}) | ast.status_names(model))
-    compiler = _Compiler(model.subroutines, known, model.source or "model")
+    invariant = (set(ex.RANK_NAMES) | set(model.constants) | set(model.parameters)
+                 | set(params or {}))
+    compiler = _Compiler(model.subroutines, known, model.source or "model", invariant)
     compiler.block(model.body, (), {})
-    return Program(tuple(compiler.code), frozenset(known))
+    return Program(tuple(compiler.code), frozenset(known), frozenset(invariant))
 
 
 def compile_statements(statements: Iterable[ast.Statement], where: str) -> tuple[tuple, ...]:
@@ -83,9 +126,11 @@ def compile_statements(statements: Iterable[ast.Statement], where: str) -> tuple
 
 
 class _Compiler:
-    def __init__(self, subroutines: Mapping[str, tuple], known: set[str], source: str):
+    def __init__(self, subroutines: Mapping[str, tuple], known: set[str], source: str,
+                 invariant: set[str] = frozenset(ex.RANK_NAMES)):
         self.subroutines = subroutines
         self.known = known
+        self.invariant = invariant
         self.source = source
         self.code: list[tuple] = []
         self.calls: list[str] = []
@@ -107,14 +152,11 @@ class _Compiler:
             hint = did_you_mean(name, self.known | set(scope))
             raise ModelError(f"unknown name {name!r} in '{e}'{hint}", where)
         compiled = _compile(e.tree, e, where)
-        if e.is_constant():
-            try:
-                value = e.evaluate({})
-            except ModelError:
-                value = None            # e.g. 1/0: reported if and when it runs
-            if value is not None and value - value == 0:
-                return compiled
-        return _finite(compiled, e, where)
+        if not _is_finite_constant(e):
+            compiled = _finite(compiled, e, where)
+        if e.names() <= self.invariant and not e.is_random():
+            compiled.invariant = True
+        return compiled
 
     def block(self, statements: tuple, path: tuple[int, ...], scope: Mapping[str, str]) -> None:
         """Compile ``statements``; ``scope`` maps the indices of the loops around
@@ -198,10 +240,69 @@ class _Compiler:
             self.code.append((COLLECTIVE, op, val(m.size), val(m.root, 0), where, m))
 
 
+# ------------------------------------------------------------ per-rank folding
+
+#: Positions of the value operands of each opcode (Runon and Condition arms aside).
+_VALUE_SLOTS = {SERIAL: (1,), SEND: (3, 4, 5), RECV: (3, 4, 5), SENDRECV: (1, 2, 3, 4, 5, 6),
+                COLLECTIVE: (2, 3), LOOP: (1,)}
+_UNFOLDED = object()
+
+
+def _fold(ins: tuple, env: Mapping[str, object]) -> tuple[tuple, tuple]:
+    """``ins`` with its invariant values folded in ``env``, and the folded values
+    (with their types: ``1`` and ``1.0`` are different operands)."""
+    op = ins[0]
+    if op == RUNON:
+        target = ins[2]
+        for predicate, pc in ins[1]:
+            value = _evaluate(predicate, env)
+            if value is _UNFOLDED:
+                return (), ins
+            if value:
+                target = pc
+                break
+        return (target,), (JUMP, target)
+    slots = _VALUE_SLOTS.get(op, ())
+    if op == CONDITION:
+        folded = [_evaluate(weight, env) for weight, _ in ins[1]]
+        if _UNFOLDED in folded:
+            return (), ins
+        arms = tuple((_constant(w), pc) for w, (_, pc) in zip(folded, ins[1]))
+        return tuple((type(w), w) for w in folded), (CONDITION, arms, ins[2])
+    values, new = [], list(ins)
+    for slot in slots:
+        value = _evaluate(ins[slot], env)
+        if value is not _UNFOLDED:
+            constant = _constant(value)
+            if constant is not ins[slot]:       # else a constant already
+                values.append((slot, type(value), value))
+                new[slot] = constant
+    return (tuple(values), tuple(new)) if values else ((), ins)
+
+
+def _evaluate(fn: Value | None, env: Mapping[str, object]):
+    """``fn(env)`` if ``fn`` depends on invariant names only and evaluates cleanly."""
+    if fn is None or not getattr(fn, "invariant", False):
+        return _UNFOLDED
+    try:
+        return fn(env)
+    except (ModelError, ArithmeticError, ValueError):
+        return _UNFOLDED
+
+
 # ----------------------------------------------------------------- expressions
 
 
 def _constant(value) -> Value:
+    """``f(env) -> value``; equal values of one type share one function."""
+    try:
+        return _interned_constant(type(value), value)
+    except TypeError:                   # unhashable: not a number
+        return lambda env: value
+
+
+@lru_cache(maxsize=65536)
+def _interned_constant(kind: type, value) -> Value:
     return lambda env: value
 
 
@@ -215,6 +316,17 @@ def _finite(fn: Value, e: ex.Expr, where: str) -> Value:
         rank = f" on rank {env['procnum']}" if "procnum" in env else ""
         raise ModelError(f"'{e}' is {value}{rank}, not a finite number", where)
     return checked
+
+
+def _is_finite_constant(e: ex.Expr) -> bool:
+    """Whether ``e`` has a finite value known now (no need to check it at run time)."""
+    if not e.is_constant():
+        return False
+    try:
+        value = e.evaluate({})
+    except ModelError:
+        return False                    # e.g. 1/0: reported if and when it runs
+    return value - value == 0
 
 
 def _compile(node, e: ex.Expr, where: str) -> Value:
