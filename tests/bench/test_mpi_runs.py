@@ -59,6 +59,9 @@ def test_small_benchmark_writes_every_block(small_profile):
         assert times.shape == (2, 20)
         assert np.all(times > -run.max_sync_error)
         assert prof.summary("bcast", 1024).count == 40
+        for key in prof.blocks():                    # the machine's load, for every block
+            conditions = prof.block_conditions(key)
+            assert conditions.cores >= 1 and conditions.others >= 0 and conditions.load >= 0
 
 
 def test_profile_commands_show_export_and_plot_without_mpi(small_profile, tmp_path):

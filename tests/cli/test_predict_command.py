@@ -227,3 +227,27 @@ def test_subprocess_prediction_runs_on_a_process_pool(tmp_path):
                           "--json"], check=False, capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["predictions"][0]["mean"] == pytest.approx(0.006)
+
+
+def test_a_profile_measured_while_busy_is_noted(tmp_path, capsys):
+    import sqlite3
+
+    from pevpm.cli import main
+
+    profile = tmp_path / "busy.db"
+    assert main(["machine", "new", "-o", str(profile), "--latency", "5us", "--bandwidth",
+                 "1GB/s", "--samples", "200", "--placements", "1x2,2x1"]) == 0
+    model = tmp_path / "m.py"
+    model.write_text("from pevpm.model.builder import ModelBuilder\n"
+                     "def model():\n    b = ModelBuilder()\n    b.serial('1e-3')\n    return b\n")
+    capsys.readouterr()
+    assert main(["predict", str(model), "-n", "1", "--runs", "1", "--machine", str(profile)]) == 0
+    assert "machine load while measuring" not in capsys.readouterr().err   # nothing recorded
+    with sqlite3.connect(profile) as conn:
+        block = conn.execute("SELECT id FROM blocks WHERE test='isend' AND size=1024 AND n=1"
+                             ).fetchone()[0]
+        conn.execute("INSERT INTO conditions VALUES (?, 1.25, 2.9, 2)", (block,))
+    assert main(["predict", str(model), "-n", "1", "--runs", "1", "--machine", str(profile)]) == 0
+    err = capsys.readouterr().err
+    assert ("note: machine load while measuring: 1 of 1 blocks ran while other processes used "
+            "more than 0.2 cores (worst 1.25 cores, isend 1024 B 1x2)") in err

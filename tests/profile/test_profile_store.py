@@ -135,3 +135,34 @@ def test_default_profile_is_shipped_and_readable():
                      "gather", "scatter", "allreduce"):
             assert prof.blocks(test=test, nxp="1x2"), test
         assert prof.samples("isend", 0, nxp="1x2").size > 0
+
+
+def test_block_conditions_are_stored_replaced_and_absent_when_not_recorded(tmp_path):
+    from pevpm.bench.results import conditions_note
+    from pevpm.profile.store import BlockConditions
+
+    times = np.full((2, 50), 5e-6)
+    path = tmp_path / "m.db"
+    _write(path, times, conditions=BlockConditions(others=0.05, load=0.3, cores=2))
+    other = BlockKey("isend", "", 0, 1, 2)
+    _write(path, times, key=other)                                    # no record
+    with Profile.open(path) as prof:
+        assert prof.block_conditions(ISEND_1K) == BlockConditions(0.05, 0.3, 2)
+        assert prof.block_conditions(other) is None
+        assert conditions_note(prof) == ("machine load while measuring: quiet (other "
+                                          "processes used at most 0.05 cores during 1 blocks)")
+        assert conditions_note(prof, quiet_too=False) is None
+    _write(path, times, conditions=BlockConditions(others=1.4, load=3.0, cores=2))  # re-measured
+    with Profile.open(path) as prof:
+        assert prof.block_conditions(ISEND_1K).busy
+        assert "1 of 1 blocks ran while other processes used more than 0.2 cores (worst " \
+               "1.40 cores, isend 1024 B 1x2)" in conditions_note(prof, quiet_too=False)
+
+
+def test_profiles_without_a_conditions_table_still_read(tmp_path):
+    path = tmp_path / "m.db"
+    _write(path, np.full((2, 50), 5e-6))
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE conditions")
+    with Profile.open(path) as prof:
+        assert prof.block_conditions(ISEND_1K) is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 
+from pevpm.host import BUSY_THRESHOLD
 from pevpm.profile.builtin import origin_of
 from pevpm.profile.store import Profile
 
@@ -79,4 +80,38 @@ def describe(profile: Profile) -> str:
     fits = len(profile.stored_fits())
     calibration = len(profile.calibration())
     lines.append(f"{fits} stored fits, {calibration} calibration values")
+    lines.append(conditions_note(profile) or "machine load while measuring: not recorded")
     return "\n".join(lines)
+
+
+def conditions_note(profile: Profile, quiet_too: bool = True) -> str | None:
+    """One line on how busy the machine was while the profile's blocks ran, or
+    ``None`` when no block recorded it (older or synthetic profiles) or, with
+    ``quiet_too=False``, when none was disturbed.
+
+    >>> from pevpm.profile.store import BlockConditions, BlockKey
+    >>> class Stub:
+    ...     def blocks(self):
+    ...         return [BlockKey("isend", "", 0, 1, 2), BlockKey("isend", "", 64, 1, 2)]
+    ...     def block_conditions(self, key):
+    ...         return BlockConditions(0.05 if key.size == 0 else 1.3, 2.4, 2)
+    >>> for part in conditions_note(Stub()).split("; "):
+    ...     print(part)
+    machine load while measuring: 1 of 2 blocks ran while other processes used more than 0.2 cores (worst 1.30 cores, isend 64 B 1x2)
+    re-measure them on a quiet machine
+    """
+    recorded = [(key, c) for key in profile.blocks()
+                if (c := profile.block_conditions(key)) is not None]
+    if not recorded:
+        return None
+    busy = [(key, c) for key, c in recorded if c.busy]
+    if not busy:
+        if not quiet_too:
+            return None
+        worst = max(c.others for _, c in recorded)
+        return (f"machine load while measuring: quiet (other processes used at most "
+                f"{worst:.2f} cores during {len(recorded)} blocks)")
+    key, worst = max(busy, key=lambda item: item[1].others)
+    return (f"machine load while measuring: {len(busy)} of {len(recorded)} blocks ran while "
+            f"other processes used more than {BUSY_THRESHOLD} cores (worst "
+            f"{worst.others:.2f} cores, {key.label}); re-measure them on a quiet machine")

@@ -33,8 +33,9 @@ from pevpm.bench.operations import (
 from pevpm.bench.options import BenchOptions
 from pevpm.bench.patterns import Placement, complement_partners, select_placements
 from pevpm.errors import BenchmarkError, PevpmError
+from pevpm.host import BusyMeter, load_average, own_cpu_seconds, usable_cores
 from pevpm.profile.builtin import record_origin
-from pevpm.profile.store import BlockKey, Profile, ProfileWriter
+from pevpm.profile.store import BlockConditions, BlockKey, Profile, ProfileWriter
 from pevpm.progress import progress_bar
 
 MIN_REPS = 10
@@ -148,9 +149,12 @@ class _Run:
         reps = comm.bcast(reps, root=0)
         if start.mode == "time":
             start.first = self._agreed_first_start()
+        meter = BusyMeter().start() if self.rank == 0 else None
+        cpu_began = own_cpu_seconds()
         began = time.perf_counter()
         stamps = op.run(reps, start, self.now)
         elapsed = time.perf_counter() - began
+        conditions = self._conditions(meter, own_cpu_seconds() - cpu_began)
         self.clock.add(synchronise(comm, self.clock.local, options.sync, options.resend_limit))
         collated, sync_rows = self._collate(stamps, reps)
         if self.rank == 0:
@@ -164,8 +168,21 @@ class _Run:
                     outlier_rule=(options.outlier_percentile, options.outlier_multiplier),
                     bin_width=options.bin_width, max_raw_samples=options.max_raw,
                     seed=[options.seed, zlib.crc32(key.label.encode())], sync=sync_rows,
+                    conditions=conditions,
                 )
                 self.kept += 1
+
+    def _conditions(self, meter: BusyMeter | None, cpu_seconds: float
+                    ) -> BlockConditions | None:
+        """The machine's load during the block, on rank 0 (``None`` elsewhere):
+        the CPU other processes used on rank 0's node, once the CPU time of this
+        job's ranks on that node is subtracted."""
+        same_node = self.placement.hosts[self.rank] == self.placement.hosts[0]
+        job_cpu = self.comm.reduce(cpu_seconds if same_node else 0.0, op=MPI.SUM, root=0)
+        if meter is None:
+            return None
+        return BlockConditions(others=round(meter.others(job_cpu), 3), load=load_average(),
+                               cores=usable_cores())
 
     def _start_rule(self, per_rep_ns: float):
         """Barrier starts, chained repetitions, or timed starts spaced by --spacing

@@ -13,12 +13,11 @@ or let the program report its regions (``with region("update"): ...`` or
 ``pevpm calibrate -o calibration.json -- mpiexec -n 2 python prog.py``;
 ``pevpm predict --calibration calibration.json`` then fills the model's
 ``t_update`` and ``t_update_sd``.  Every measurement carries a probe of the
-machine's load (:mod:`pevpm.calibrate.machine_state`), and the statistics
+machine's load (:mod:`pevpm.host`), and the statistics
 resist descheduled calls (:mod:`pevpm.calibrate.robust`).  See
 docs/calibration.md for a walk-through.
 """
 
-from pevpm.calibrate.machine_state import MachineState, disturbance, probe_machine
 from pevpm.calibrate.parameters import Calibration, load_parameters
 from pevpm.calibrate.regions import parse_region_lines, region, run_program
 from pevpm.calibrate.robust import RobustSummary, robust_summary
@@ -30,6 +29,7 @@ from pevpm.calibrate.timing import (
     time_call,
     time_region,
 )
+from pevpm.host import MachineState, disturbance, probe_machine
 
 __all__ = [
     "Calibration", "MachineState", "RegionTiming", "RobustSummary", "call_spread",

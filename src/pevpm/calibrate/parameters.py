@@ -23,9 +23,9 @@ import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pevpm.calibrate.machine_state import MachineState
 from pevpm.calibrate.robust import RobustSummary, robust_summary
 from pevpm.errors import PevpmError
+from pevpm.host import MachineState
 
 FORMAT = "pevpm-parameters/1"
 

@@ -6,7 +6,7 @@ single calls, whose variation a rank that waits for its neighbours pays
 for; :func:`neighbours_running` keeps the other cores busy with the same
 work meanwhile, as the other ranks of a real job would.  :func:`time_region`
 does all three around a probe of the machine's load
-(:mod:`pevpm.calibrate.machine_state`) and measures again when the machine
+(:mod:`pevpm.host`) and measures again when the machine
 was busy.
 
 >>> timing = time_region(lambda: sum(range(200)), name="sum", calls=200, repeats=3,
@@ -27,9 +27,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from pevpm.calibrate.machine_state import MachineState, disturbance, probe_machine
 from pevpm.calibrate.robust import RobustSummary, robust_summary
 from pevpm.errors import PevpmError
+from pevpm.host import MachineState, disturbance, probe_machine
 
 
 def time_call(fn, repeats: int = 7, min_batch: float = 0.02) -> dict:

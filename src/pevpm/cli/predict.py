@@ -131,14 +131,20 @@ def run_predict(args) -> int:
 
 
 def _origin_notes(spec: str) -> list[str]:
-    """The note, if any, that the spec's profile was measured on another machine."""
+    """Notes on the spec's profile: measured on another machine, or while this
+    one was busy."""
+    from pevpm.bench.results import conditions_note
     from pevpm.machine.presets import profile_of
     from pevpm.profile.builtin import different_host_note
+    from pevpm.profile.store import Profile
 
-    if profile_of(spec) is None:
+    path = profile_of(spec)
+    if path is None:
         return []
-    note = different_host_note(spec.strip().partition(":")[0])
-    return [note] if note else []
+    notes = [different_host_note(spec.strip().partition(":")[0])]
+    with Profile.open(path) as profile:
+        notes.append(conditions_note(profile, quiet_too=False))
+    return [note for note in notes if note]
 
 
 def parse_counts(text: str) -> list[int]:

@@ -40,6 +40,7 @@ import numpy as np
 
 from pevpm import __version__
 from pevpm.errors import ProfileError
+from pevpm.host import BUSY_THRESHOLD
 from pevpm.stats.histogram import Histogram
 from pevpm.stats.outliers import split_outliers
 
@@ -86,6 +87,16 @@ CREATE TABLE fits(
     params TEXT NOT NULL, goodness TEXT NOT NULL, created TEXT NOT NULL,
     PRIMARY KEY(block_id, family));
 CREATE TABLE calibration(key TEXT PRIMARY KEY, value TEXT NOT NULL, created TEXT NOT NULL);
+"""
+
+#: Added after schema version 1 shipped: the machine's state while each block
+#: ran (``others``: cores' worth of CPU other processes used; ``load``: the
+#: 1-minute load average; ``cores``: cores the ranks could use).  Created
+#: when a profile is opened for writing; profiles without it have no record.
+_CONDITIONS_TABLE = """
+CREATE TABLE IF NOT EXISTS conditions(
+    block_id INTEGER PRIMARY KEY REFERENCES blocks(id), others REAL NOT NULL,
+    load REAL NOT NULL, cores INTEGER NOT NULL);
 """
 
 
@@ -139,12 +150,35 @@ LOCAL_TEST = "isendlocal"
 
 
 def block_contention(key: BlockKey) -> int:
-    """Messages sharing the busiest link in a point-to-point block (see :mod:`pevpm.machine.profile_comm`).
+    """Messages sharing the busiest link in a point-to-point block.
 
-    >>> block_contention(BlockKey("isend", "", 0, 2, 1)), block_contention(BlockKey("isend", "", 0, 1, 4))
-    (1, 2)
+    See :mod:`pevpm.machine.profile_comm` for why.
+
+    >>> block_contention(BlockKey("isend", "", 0, 2, 1))
+    1
+    >>> block_contention(BlockKey("isend", "", 0, 1, 4))
+    2
     """
     return max(1, key.p // 2) if key.n == 1 else key.p
+
+
+@dataclass(frozen=True)
+class BlockConditions:
+    """The machine's state while a block ran: ``others`` cores' worth of CPU used
+    by other processes, the 1-minute ``load`` average, the ``cores`` the ranks had.
+
+    >>> BlockConditions(others=0.9, load=2.5, cores=2).busy
+    True
+    """
+
+    others: float
+    load: float
+    cores: int
+
+    @property
+    def busy(self) -> bool:
+        """Whether other processes used more than :data:`pevpm.host.BUSY_THRESHOLD` cores."""
+        return self.others > BUSY_THRESHOLD
 
 
 @dataclass(frozen=True)
@@ -355,6 +389,18 @@ class Profile:
             raise ProfileError(f"no block {key.label}", where=self.path)
         return dict(zip([col[0] for col in cursor.description], row))
 
+    def block_conditions(self, key: BlockKey) -> BlockConditions | None:
+        """The machine's load while ``key`` was measured, or ``None`` if not recorded
+        (blocks from before conditions were recorded, synthetic profiles)."""
+        try:
+            row = self._conn.execute(
+                "SELECT c.others, c.load, c.cores FROM conditions c JOIN blocks b "
+                "ON b.id = c.block_id WHERE b.test=? AND b.variant=? AND b.size=? AND b.n=? "
+                "AND b.p=?", (key.test, key.variant, key.size, key.n, key.p)).fetchone()
+        except sqlite3.OperationalError:          # no conditions table in this profile
+            return None
+        return BlockConditions(*row) if row else None
+
     def resolve(self, test: str, size: int, nxp=None, variant: str | None = None) -> BlockKey:
         """Find the one block matching the arguments; unspecified parts must be unambiguous."""
         candidates = [
@@ -482,6 +528,10 @@ class ProfileWriter(Profile):
         except sqlite3.Error as exc:
             raise ProfileError(f"cannot open for writing ({exc})", where=str(path)) from None
         _check_header(conn, str(path))
+        try:
+            conn.executescript(_CONDITIONS_TABLE)
+        except sqlite3.Error as exc:
+            raise ProfileError(f"cannot open for writing ({exc})", where=str(path)) from None
         return cls(conn, str(path))
 
     def begin_run(self, *, n: int, p: int, hosts: list[str], mpi_library: str,
@@ -519,7 +569,8 @@ class ProfileWriter(Profile):
                     budget_limited: bool = False, outlier_rule=(99.0, 10.0),
                     bin_width: float | None = None,
                     max_raw_samples: int = DEFAULT_MAX_RAW_SAMPLES, seed: int | list[int] = 0,
-                    sync: list[dict] | None = None) -> None:
+                    sync: list[dict] | None = None,
+                    conditions: BlockConditions | None = None) -> None:
         """Store one finished block in a single transaction.
 
         ``times`` is a (ranks, reps) array of seconds.  Outliers are split by
@@ -527,7 +578,8 @@ class ProfileWriter(Profile):
         uses ``bin_width`` (None: automatic).  If there are more than
         ``max_raw_samples`` values a per-rank random subsample (seeded by
         ``seed``) is kept; summary, histogram and outliers stay exact.
-        ``sync`` (per-rank clock sync so far) is stored alongside.
+        ``sync`` (per-rank clock sync so far) and ``conditions`` (the
+        machine's load meanwhile) are stored alongside.
         """
         times = np.asarray(times, dtype=float)
         if times.ndim != 2:
@@ -556,6 +608,11 @@ class ProfileWriter(Profile):
                  sync_error, elapsed, int(budget_limited), _now()),
             )
             block_id = cursor.lastrowid
+            if conditions is not None:
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO conditions(block_id, others, load, cores) "
+                    "VALUES (?,?,?,?)",
+                    (block_id, conditions.others, conditions.load, conditions.cores))
             for rank in range(ranks):
                 if keep < count:
                     chosen = np.sort(rng.choice(count, size=keep, replace=False))
@@ -587,7 +644,7 @@ class ProfileWriter(Profile):
                 self._store_sync(run_id, sync)
 
     def _delete_block(self, block_id: int) -> None:
-        for table in ("raw_times", "outliers", "histograms", "summaries", "fits"):
+        for table in ("raw_times", "outliers", "histograms", "summaries", "fits", "conditions"):
             self._conn.execute(f"DELETE FROM {table} WHERE block_id=?", (block_id,))
         self._conn.execute("DELETE FROM blocks WHERE id=?", (block_id,))
 

@@ -1,4 +1,4 @@
-"""Was the machine busy?  A snapshot of load taken around every measurement.
+"""Was the machine busy?  Load snapshots taken around measurements.
 
 A measurement taken while other programs compete for the cores is not a
 measurement of the machine: serial regions stretch, messages wait for a
@@ -13,7 +13,9 @@ interval and records
   process, which drops when it has to share its core.
 
 :meth:`MachineState.busy` calls a machine busy when other processes used
-more than ``threshold`` (default a fifth) of a core.  :func:`disturbance`
+more than ``threshold`` (default a fifth) of a core.  :class:`BusyMeter`
+measures the ``others`` figure over a stretch of work without spinning
+(MPIBench wraps every block in one; the job's own CPU time is subtracted).  :func:`disturbance`
 compares two snapshots (before and after, or now and when a profile was
 measured) in words a table or report can print.
 
@@ -85,9 +87,9 @@ def probe_machine(interval: float = 0.2) -> MachineState:
     >>> state.cores >= 1 and state.spin_rate > 0 and state.others >= 0
     True
     """
-    cores = _usable_cores()
+    cores = usable_cores()
     before_total, before_idle = _cpu_ticks()
-    before_own = _own_cpu_seconds()
+    before_own = own_cpu_seconds()
     began = time.perf_counter()
     spins = 0
     while time.perf_counter() - began < interval:
@@ -96,31 +98,26 @@ def probe_machine(interval: float = 0.2) -> MachineState:
         spins += 1000
     elapsed = time.perf_counter() - began
     after_total, after_idle = _cpu_ticks()
-    own = _own_cpu_seconds() - before_own
+    own = own_cpu_seconds() - before_own
     others = 0.0
     if after_total > before_total:
         busy_share = 1 - (after_idle - before_idle) / (after_total - before_total)
         all_cores = os.cpu_count() or cores
         others = max(0.0, busy_share * all_cores - own / elapsed)
-    return MachineState(load=_load_average(), cores=cores, others=round(others, 3),
+    return MachineState(load=load_average(), cores=cores, others=round(others, 3),
                         spin_rate=spins / elapsed)
 
 
-def _usable_cores() -> int:
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity)."""
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
 
 
-def _load_average() -> float:
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return 0.0
-
-
-def _own_cpu_seconds() -> float:
+def own_cpu_seconds() -> float:
+    """CPU seconds (user + system) this process has used."""
     times = os.times()
     return times.user + times.system
 
@@ -134,3 +131,40 @@ def _cpu_ticks() -> tuple[int, int]:
     ticks = [int(value) for value in fields]
     idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)       # idle + iowait
     return sum(ticks[:8]), idle
+
+
+class BusyMeter:
+    """How many cores' worth of CPU time other processes used while a job worked.
+
+    Call :meth:`start` before the work and :meth:`others` after it with the
+    CPU seconds the job's own processes spent meanwhile (one process:
+    :func:`own_cpu_seconds` differences; an MPI job: their sum over ranks).
+
+    >>> meter = BusyMeter().start()
+    >>> began = own_cpu_seconds()
+    >>> _ = sum(range(200_000))
+    >>> meter.others(own_cpu_seconds() - began) >= 0
+    True
+    """
+
+    def start(self) -> BusyMeter:
+        self._ticks = _cpu_ticks()
+        self._began = time.perf_counter()
+        return self
+
+    def others(self, job_cpu_seconds: float) -> float:
+        """Cores' worth of CPU others used since :meth:`start` (0 off Linux)."""
+        elapsed = time.perf_counter() - self._began
+        total, idle = _cpu_ticks()
+        if total <= self._ticks[0] or elapsed <= 0:
+            return 0.0
+        busy_share = 1 - (idle - self._ticks[1]) / (total - self._ticks[0])
+        return max(0.0, busy_share * (os.cpu_count() or 1) - job_cpu_seconds / elapsed)
+
+
+def load_average() -> float:
+    """The 1-minute load average (0 where the system does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
