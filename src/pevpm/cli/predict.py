@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config
+from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError
 from pevpm.vm.executors import EXECUTOR_NAMES
 
@@ -66,7 +67,7 @@ def register(subparsers) -> None:
                    help="skip the min/max-bound runs")
     add_collective_arguments(p)
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
-    p.add_argument("--trace", metavar="FILE",
+    p.add_argument("--trace", metavar="FILE", type=writable_file,
                    help="write a Chrome/Perfetto trace of one run at the largest count")
     p.set_defaults(func=run_predict)
 
