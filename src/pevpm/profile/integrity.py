@@ -91,7 +91,8 @@ def _check_sqlite(conn: sqlite3.Connection, path: str) -> None:
     except sqlite3.DatabaseError as exc:
         raise ProfileError(f"not a pevpm machine profile ({exc})", where=path) from None
     if problems != ["ok"]:
-        raise ProfileError(f"damaged profile (SQLite integrity check: {problems[0]})",
+        first = " ".join(" ".join(problems).replace("*** in database main ***", "").split())
+        raise ProfileError(f"damaged profile (SQLite integrity check: {first[:200]})",
                            where=path)
 
 
