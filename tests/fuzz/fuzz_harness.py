@@ -120,6 +120,7 @@ class Tally:
     kinds: Counter = field(default_factory=Counter)
     by_family: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)
+    inputs: int = 0
     warned: int = 0
     slowest: float = 0.0
 

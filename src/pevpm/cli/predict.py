@@ -30,6 +30,8 @@ DEFAULT_MACHINE = "perseus"
 DEFAULT_MAX_EVENTS = 5 * 10**6
 #: Most process counts one ``-n`` may list.
 MAX_COUNTS = 1000
+#: Most local worker processes per CPU (more only costs memory and start-up).
+LOCAL_WORKERS_PER_CPU = 4
 
 
 def register(subparsers) -> None:
@@ -80,6 +82,7 @@ def run_predict(args) -> int:
     from pevpm.vm.montecarlo import predict
 
     params = parse_defines(args.defines)
+    _check_local_workers(args.workers, args.executor)
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
@@ -169,6 +172,16 @@ def parse_defines(defines: list[str]) -> dict:
                 raise PevpmError(f"value of {name} must be a finite number, got {raw!r}",
                                  "-D")
     return params
+
+
+def _check_local_workers(workers: int | None, executor: str) -> None:
+    """Refuse more local worker processes than :data:`LOCAL_WORKERS_PER_CPU` per CPU."""
+    from pevpm.vm.executors import default_workers
+
+    limit = LOCAL_WORKERS_PER_CPU * default_workers()
+    if workers is not None and executor in ("local", "inline") and workers > limit:
+        raise PevpmError(f"{workers} local workers on {default_workers()} CPUs; at most "
+                         f"{limit} (use --executor dask:ADDRESS or mpi for more)", "--workers")
 
 
 def format_table(predictions) -> str:
