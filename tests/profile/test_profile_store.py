@@ -166,3 +166,14 @@ def test_profiles_without_a_conditions_table_still_read(tmp_path):
         conn.execute("DROP TABLE conditions")
     with Profile.open(path) as prof:
         assert prof.block_conditions(ISEND_1K) is None
+
+
+def test_a_damaged_conditions_row_is_refused(tmp_path):
+    from pevpm.profile.store import BlockConditions
+
+    path = tmp_path / "m.db"
+    _write(path, np.full((2, 50), 5e-6), conditions=BlockConditions(0.1, 0.5, 2))
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE conditions SET cores = 0")
+    with pytest.raises(ProfileError, match="conditions"):
+        Profile.open(path)

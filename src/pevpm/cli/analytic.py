@@ -21,6 +21,8 @@ from pevpm.analytic.dpgraph import LinearCost, Message, SendModeCost, TimingGrap
 from pevpm.analytic.fitting import DEFAULT_FREE, fit_spmd
 from pevpm.analytic.plots import SURFACE_KINDS, plot_speedup_curves, plot_speedup_surface
 from pevpm.analytic.spmd import MODELS, QCRD_TABLE4, SYNC_COSTS, SpmdParameters, speedup_surface
+from pevpm.cli import numbers
+from pevpm.cli.paths import writable_file
 from pevpm.errors import AnalyticError
 
 PRESETS = {"qcrd": QCRD_TABLE4}
@@ -55,6 +57,13 @@ def _floats(text, name: str) -> list[float]:
         raise AnalyticError(f"{name}: expected a number or a comma list, got {text!r}") from None
 
 
+def _counts(text, default: str, option: str) -> list[int]:
+    """Counts from ``option`` (or ``default``), each at most ``numbers.MAX_PROCS``."""
+    text = str(default if text is None else text)
+    numbers.check_count_list(text, option)
+    return parse_counts(text)
+
+
 # ---------------------------------------------------------------- laws
 def _amdahl_fit(path) -> int:
     """``laws --fit times.csv``: Amdahl's law fitted to measured run times (the
@@ -80,7 +89,7 @@ def run_analytic_laws(args) -> int:
                                       *KHANYILE_OPTIONS})
     if args.parallel_fraction is None:
         raise AnalyticError("give the parallel fraction with -f/--parallel-fraction or --config")
-    n = np.array(parse_counts(str(args.processors or "1..64*2")), dtype=float)
+    n = np.array(_counts(args.processors, "1..64*2", "-n"), dtype=float)
     f = float(args.parallel_fraction)
     r = float(args.bce_per_core or 1)
     big = n >= r
@@ -159,8 +168,8 @@ def run_analytic_spmd(args) -> int:
     if args.preset is not None and args.preset not in PRESETS:
         raise AnalyticError(f"unknown preset {args.preset!r}; known: {', '.join(PRESETS)}")
     params = _spmd_parameters(args)
-    p_values = parse_counts(str(args.p or "1..64*2"))
-    d_values = parse_counts(str(args.d or "1..8*2"))
+    p_values = _counts(args.p, "1..64*2", "-p")
+    d_values = _counts(args.d, "1..8*2", "-d")
     if args.fit:
         return _spmd_fit(args, params)
     surface = speedup_surface(args.model, params, p_values, d_values)
@@ -256,19 +265,20 @@ def register(subparsers) -> None:
 
     p = sub.add_parser("laws", help="Amdahl, Gustafson, Hill-Marty, Sun-Chen, Khanyile")
     p.add_argument("-n", "--processors", help="counts, e.g. 1,2,4 or 1..64*2 (default)")
-    p.add_argument("-f", "--parallel-fraction", type=float, help="parallel fraction f in [0, 1]")
-    p.add_argument("-r", "--bce-per-core", type=float,
+    p.add_argument("-f", "--parallel-fraction", type=numbers.finite, help="parallel fraction f in [0, 1]")
+    p.add_argument("-r", "--bce-per-core", type=numbers.finite,
                    help="Hill-Marty/Sun-Chen: BCEs per core (default 1)")
-    p.add_argument("--t-seq", type=float, help="Khanyile: sequential time, s (enables it)")
+    p.add_argument("--t-seq", type=numbers.finite, help="Khanyile: sequential time, s (enables it)")
     p.add_argument("--messages", help="Khanyile: messages on the critical path, one number "
                    "for every n > 1 or a list, one per n")
-    p.add_argument("--message-bits", type=float, help="Khanyile: message size, bits")
-    p.add_argument("--bandwidth", type=float, help="Khanyile: bandwidth bound, bits/s (1e9)")
-    p.add_argument("--distance", type=float, help="Khanyile: cable length, m (0)")
-    p.add_argument("--overhead", type=float, help="Khanyile: per-message overhead, s (0)")
-    p.add_argument("--velocity-factor", type=float, help="Khanyile: cable NVP (0.67)")
+    p.add_argument("--message-bits", type=numbers.finite, help="Khanyile: message size, bits")
+    p.add_argument("--bandwidth", type=numbers.finite, help="Khanyile: bandwidth bound, bits/s (1e9)")
+    p.add_argument("--distance", type=numbers.finite, help="Khanyile: cable length, m (0)")
+    p.add_argument("--overhead", type=numbers.finite, help="Khanyile: per-message overhead, s (0)")
+    p.add_argument("--velocity-factor", type=numbers.finite, help="Khanyile: cable NVP (0.67)")
     p.add_argument("--config", help="TOML/YAML file with the same option names (a_b style)")
-    p.add_argument("--plot", help="write the speedup curves to this image file")
+    p.add_argument("--plot", type=writable_file,
+                   help="write the speedup curves to this image file")
     p.add_argument("--fit", metavar="CSV",
                    help="fit Amdahl's law to measured run times instead (columns n,time in "
                         "seconds, a row with n = 1 needed): the 'amdahl' baseline of "
@@ -282,16 +292,20 @@ def register(subparsers) -> None:
     s.add_argument("-p", help="processor counts (default 1..64*2)")
     s.add_argument("-d", help="disk counts (default 1..8*2)")
     for name in PARAM_FIELDS:
-        kind = str if name == "sync_cost" else int if name == "c" else float
+        kind = str if name == "sync_cost" else numbers.whole(1, numbers.MAX_PROCS) \
+            if name == "c" else numbers.finite
         s.add_argument("--" + name.replace("_", "-"), dest=name, type=kind,
                        help=PARAM_HELP[name])
-    s.add_argument("--plot", help="write the speedup surface to this image file")
+    s.add_argument("--plot", type=writable_file,
+                   help="write the speedup surface to this image file")
     s.add_argument("--surface-kind", choices=SURFACE_KINDS, default="heatmap")
     s.add_argument("--fit", help="fit to the observed speedups in this CSV (columns p,d,speedup; "
                    "its p and d replace -p/-d)")
     s.add_argument("--free", help=f"parameters to fit (default {','.join(DEFAULT_FREE)})")
-    s.add_argument("--starts", type=int, default=8, help="fit start points (default 8)")
-    s.add_argument("--seed", type=int, default=0, help="seed of the random starts (default 0)")
+    s.add_argument("--starts", type=numbers.whole(1, 10_000), default=8,
+                   help="fit start points (default 8)")
+    s.add_argument("--seed", type=numbers.seed, default=0,
+                   help="seed of the random starts (default 0)")
     s.set_defaults(func=run_analytic_spmd)
 
     g = sub.add_parser("dpgraph", help="DP*Graph timing graph: T_exec = max over nodes")

@@ -24,6 +24,7 @@ from pevpm.bench.options import (
     parse_placements,
     parse_sizes,
 )
+from pevpm.cli.paths import writable_file, writable_folder
 from pevpm.errors import BenchmarkError, PevpmError
 
 QUICK_PRESET = {"reps": 100, "sizes": "0,1K,16K,64K", "resend_limit": 100, "budget": "3s"}
@@ -37,7 +38,8 @@ def register(subparsers) -> None:
         description="MPIBench: time every operation at every process on a global clock. "
                     "Run as: mpiexec -n N python -m pevpm bench -o machine.db",
     )
-    bench.add_argument("-o", "--output", required=True, help="profile file (SQLite) to write")
+    bench.add_argument("-o", "--output", required=True, type=writable_file,
+                       help="profile file (SQLite) to write")
     bench.add_argument("--tests", help=f"comma-separated tests (default: {','.join(DEFAULT_TESTS)}; "
                        f"known: {','.join(sorted(CATALOG))})")
     bench.add_argument("--sizes", help="message sizes: START-STEP-STOP, START-*FACTOR-STOP, "
@@ -96,13 +98,15 @@ def register(subparsers) -> None:
     export = actions.add_parser("export-csv", help="summaries as CSV (size, min, avg, max, "
                                 "percentiles in microseconds)")
     export.add_argument("profile", help=profile_help)
-    export.add_argument("-o", "--output", help="CSV file (default: standard output)")
+    export.add_argument("-o", "--output", type=writable_file,
+                        help="CSV file (default: standard output)")
     export.add_argument("--test", help="only this test")
     export.add_argument("--nxp", help="only this placement, e.g. 1x4")
     export.set_defaults(func=run_profile_export_csv)
     plot = actions.add_parser("plot", help="one PNG page per test and placement")
     plot.add_argument("profile", help=profile_help)
-    plot.add_argument("-o", "--output", default="bench-plots", help="directory for the PNGs")
+    plot.add_argument("-o", "--output", default="bench-plots", type=writable_folder,
+                      help="directory for the PNGs")
     plot.add_argument("--test", help="only this test")
     plot.set_defaults(func=run_profile_plot)
 

@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 from pevpm.bench.options import parse_duration, parse_sizes
+from pevpm.cli.paths import writable_file, writable_folder
 from pevpm.errors import ModelError, ProfileError
 from pevpm.profile.fits import BlockFit, TrendGroup, fit_profile, pearson_trends
 from pevpm.profile.synthetic import (
@@ -47,7 +48,7 @@ def register(subparsers) -> None:
         help="candidate families (default %(default)s; also: gengamma)",
     )
     fit.add_argument("--seed", type=int, default=0, help="seed of the subsamples (0)")
-    fit.add_argument("--plots", help="directory for plots (default: <profile>-fits next to it)")
+    fit.add_argument("--plots", type=writable_folder, help="directory for plots (default: <profile>-fits next to it)")
     fit.add_argument("--no-plots", dest="plot", action="store_false", help="do not plot")
     fit.add_argument(
         "--no-store", dest="store", action="store_false", help="do not write fits back"
@@ -68,7 +69,8 @@ def register(subparsers) -> None:
         description="A machine described by a few numbers, written as a profile the virtual "
         "machine uses like a measured one (isend and isendlocal blocks with stored Pearson V fits).",
     )
-    new.add_argument("-o", "--output", required=True, help="profile file to create")
+    new.add_argument("-o", "--output", required=True, type=writable_file,
+                     help="profile file to create")
     new.add_argument("--latency", required=True, help="zero-byte latency between nodes, e.g. 2us")
     new.add_argument("--bandwidth", required=True, help="bandwidth between nodes, e.g. 10GB/s")
     new.add_argument("--shape", type=float, default=4.0, help="Pearson V shape alone on a link (4)")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
+from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError
 from pevpm.vm.executors import EXECUTOR_NAMES
 
@@ -28,6 +29,8 @@ DEFAULT_MACHINE = "perseus"
 DEFAULT_MAX_EVENTS = 5 * 10**6
 #: Most process counts one ``-n`` may list.
 MAX_COUNTS = 1000
+#: Most local worker processes per CPU (more only costs memory and start-up).
+LOCAL_WORKERS_PER_CPU = 4
 
 
 def register(subparsers) -> None:
@@ -73,7 +76,7 @@ def register(subparsers) -> None:
                    help="skip the min/max-bound runs")
     add_collective_arguments(p)
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
-    p.add_argument("--trace", metavar="FILE",
+    p.add_argument("--trace", metavar="FILE", type=writable_file,
                    help="write a Chrome/Perfetto trace of one run at the largest count")
     p.add_argument("--calibration", metavar="FILE",
                    help="parameters measured by 'pevpm calibrate' (-D options override them)")
@@ -95,6 +98,7 @@ def run_predict(args) -> int:
     if args.model is None:
         raise PevpmError("give the model file to predict (or --list-models)")
     params = parse_defines(args.defines)
+    _check_local_workers(args.workers, args.executor)
     if args.calibration:
         params = {**calibrated_parameters(args.calibration, args.model), **params}
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
@@ -198,6 +202,16 @@ def calibrated_parameters(path: str, model_path: str) -> dict[str, float]:
         print(f"pevpm predict: note: {path}: the model does not use {', '.join(unused)}",
               file=sys.stderr)
     return used
+
+
+def _check_local_workers(workers: int | None, executor: str) -> None:
+    """Refuse more local worker processes than :data:`LOCAL_WORKERS_PER_CPU` per CPU."""
+    from pevpm.vm.executors import default_workers
+
+    limit = LOCAL_WORKERS_PER_CPU * default_workers()
+    if workers is not None and executor in ("local", "inline") and workers > limit:
+        raise PevpmError(f"{workers} local workers on {default_workers()} CPUs; at most "
+                         f"{limit} (use --executor dask:ADDRESS or mpi for more)", "--workers")
 
 
 def format_table(predictions) -> str:

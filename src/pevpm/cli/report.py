@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 
+from pevpm.cli.paths import writable_folder
+
 
 def register(subparsers) -> None:
     demo = subparsers.add_parser(
@@ -21,7 +23,7 @@ def register(subparsers) -> None:
                     "case studies against predictions, predictions out to 1024 processes, and "
                     "an HTML report with plots and a Perfetto trace.")
     demo.add_argument("-o", "--output", default="pevpm-report", metavar="DIR",
-                      help="report folder (default: %(default)s)")
+                      type=writable_folder, help="report folder (default: %(default)s)")
     demo.add_argument("--quick", action="store_true",
                       help="smaller problems and fewer repeats (the CI smoke test)")
     demo.add_argument("--profile", metavar="PATH",

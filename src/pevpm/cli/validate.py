@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 
+from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError
 from pevpm.validate.calibration import calibrate
 from pevpm.validate.lab import ContentionLab, lab_available, measure_in_lab, remove_stale_labs
@@ -172,7 +173,7 @@ def register(subparsers) -> None:
     run.add_argument("--repeats", type=int, default=3, help="recorded runs per count (3)")
     run.add_argument("--warmup", type=int, default=1, help="unrecorded runs first (1)")
     run.add_argument("--timeout", type=float, default=300.0, help="seconds per run (300)")
-    run.add_argument("--json", help="also write the measurements to this file")
+    run.add_argument("--json", type=writable_file, help="also write the measurements to this file")
     run.add_argument("-a", "--args", dest="program_args", type=shlex.split, default=[],
                      help="arguments for the example, quoted: -a '--compute sleep --jobs 200'")
     run.set_defaults(func=run_lab_run)
@@ -209,7 +210,7 @@ def register(subparsers) -> None:
                               help=f"jobs in the bag ({LAB_JOBS})")
     lab_validate.add_argument("--max-compute", type=float, default=LAB_MAX_COMPUTE,
                               help=f"longest job, seconds ({LAB_MAX_COMPUTE})")
-    lab_validate.add_argument("--json", metavar="FILE", help="also write the rows to this file")
+    lab_validate.add_argument("--json", metavar="FILE", type=writable_file, help="also write the rows to this file")
     lab_validate.add_argument("--measured", metavar="FILE",
                               help="take the real runs (and the calibration, if saved) from an "
                                    "earlier --json file instead of running the lab (predict "
@@ -239,7 +240,8 @@ def register_validate(subparsers) -> None:
     validate.add_argument("--runs", type=int, default=12, help="Monte Carlo runs (12)")
     validate.add_argument("--seed", type=int, default=1, help="seed of every random draw (1)")
     validate.add_argument("--quick", action="store_true", help="half-size problems")
-    validate.add_argument("--json", metavar="FILE", help="also write the rows to this file")
+    validate.add_argument("--json", metavar="FILE", type=writable_file,
+                          help="also write the rows to this file")
     validate.set_defaults(func=run_validate)
 
 

@@ -8,7 +8,9 @@ clock), its outliers, an exact histogram of the rest and a summary.  Later
 stages add distribution *fits* per block and *calibration* values (serial
 segment timings) through :class:`ProfileWriter`.
 
-Readers open the file read-only:
+Readers open the file read-only, and every open (readers and writers alike)
+first checks the whole file (:func:`pevpm.profile.integrity.check_profile`), so
+a damaged profile is refused with its first bad row, never half used:
 
 >>> prof = Profile.open(default_profile_path())          # doctest: +SKIP
 >>> prof.blocks(test="isend")[0]                           # doctest: +SKIP
@@ -41,6 +43,7 @@ import numpy as np
 from pevpm import __version__
 from pevpm.errors import ProfileError
 from pevpm.host import BUSY_THRESHOLD
+from pevpm.profile.integrity import check_profile
 from pevpm.stats.histogram import Histogram
 from pevpm.stats.outliers import split_outliers
 
@@ -262,23 +265,10 @@ def _now() -> str:
 
 def _check_header(conn: sqlite3.Connection, path: str) -> None:
     try:
-        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-        if "meta" not in names:
-            raise ProfileError("not a pevpm machine profile (no meta table)", where=path)
-        meta = dict(conn.execute("SELECT key, value FROM meta"))
-    except sqlite3.DatabaseError as exc:
-        raise ProfileError(f"not a pevpm machine profile ({exc})", where=path) from None
-    if meta.get("format") != FORMAT_TAG:
-        raise ProfileError("not a pevpm machine profile (wrong format tag)", where=path)
-    version = int(meta.get("schema_version", "0"))
-    if version > SCHEMA_VERSION:
-        raise ProfileError(
-            f"profile schema version {version} is newer than this pevpm understands "
-            f"({SCHEMA_VERSION}); upgrade pevpm",
-            where=path,
-        )
-    if version < SCHEMA_VERSION:
-        raise ProfileError(f"profile schema version {version} is too old", where=path)
+        check_profile(conn, path, FORMAT_TAG, SCHEMA_VERSION)
+    except ProfileError:
+        conn.close()
+        raise
 
 
 class Profile:
@@ -290,11 +280,15 @@ class Profile:
 
     @classmethod
     def open(cls, path) -> Profile:
-        """Open ``path`` read-only; :class:`ProfileError` if missing, foreign or too new."""
+        """Open ``path`` read-only; :class:`ProfileError` if missing, foreign, too
+        new or damaged."""
         path = Path(path)
         if not path.is_file():
             raise ProfileError("no such profile file", where=str(path))
-        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+        try:
+            conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+        except sqlite3.Error as exc:
+            raise ProfileError(f"cannot open ({exc})", where=str(path)) from None
         _check_header(conn, str(path))
         return cls(conn, str(path))
 
@@ -442,6 +436,10 @@ class Profile:
             "SELECT times FROM raw_times WHERE block_id=? ORDER BY rank", (block_id,)
         ).fetchall()
         per_rank = [np.frombuffer(row[0], dtype="<f8") for row in rows]
+        for rank, values in enumerate(per_rank):
+            if not np.isfinite(values).all():
+                raise ProfileError(f"damaged profile: block {block_id} rank {rank} has "
+                                   "non-finite raw times", where=self.path)
         if by_rank:
             return np.vstack(per_rank) if per_rank else np.zeros((0, 0))
         return np.concatenate(per_rank) if per_rank else np.zeros(0)
@@ -512,7 +510,8 @@ class ProfileWriter(Profile):
 
     @classmethod
     def open(cls, path, machine: str = "") -> ProfileWriter:
-        """Open ``path`` for writing, creating an empty profile if it does not exist."""
+        """Open ``path`` for writing, creating an empty profile if it does not exist;
+        an existing profile must pass the same checks as for reading."""
         path = Path(path)
         fresh = not path.exists() or path.stat().st_size == 0
         try:

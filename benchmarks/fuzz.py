@@ -1,0 +1,103 @@
+"""The long fuzzing campaign against the pevpm command line (issue 16).
+
+Draws ``--examples`` inputs from the Hypothesis strategies of tests/fuzz
+(directive files generated and mutated from the examples, expressions,
+Python model files, damaged profiles, hostile command lines), runs each
+one's commands in this process and counts what happened: status 0, one
+clean error, or a failure (traceback, hang, unclean exit).  Nothing stops
+at the first failure; each failing input's files are kept under ``--keep``.
+
+    PYTHONPATH=src python benchmarks/fuzz.py --examples 20000 [--seed 1] [--keep fuzz-failures]
+
+Prints the figures docs/reliability.md quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fuzz"))
+
+from fuzz_harness import LIMIT_SECONDS, Tally, run, small_profile
+from fuzz_strategies import (
+    command_line_case,
+    directive_case,
+    expression_case,
+    profile_case,
+    python_model_case,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import seed as hypothesis_seed
+
+#: Share of the examples each family gets.
+FAMILIES = {
+    "directive files": (directive_case, 0.30),
+    "expressions": (expression_case, 0.25),
+    "python models": (python_model_case, 0.10),
+    "damaged profiles": (profile_case, 0.15),
+    "command lines": (command_line_case, 0.20),
+}
+
+
+def campaign(examples: int, seed: int, keep: Path | None, profile: Path) -> Tally:
+    tally = Tally()
+    for family, (strategy, share) in FAMILIES.items():
+        count = max(1, round(examples * share))
+        started = time.perf_counter()
+        explore = _explorer(family, strategy, count, seed, keep, profile, tally)
+        explore()
+        seen = sum(tally.by_family.get(family, {}).values())
+        print(f"{family}: {count} inputs, {seen} commands, "
+              f"{time.perf_counter() - started:.0f} s, {dict(tally.by_family.get(family, {}))}",
+              flush=True)
+    return tally
+
+
+def _explorer(family, strategy, count, seed, keep, profile, tally):
+    """A Hypothesis-driven function that runs ``count`` inputs of one family."""
+    @hypothesis_seed(seed)
+    @settings(max_examples=count, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(case=strategy())
+    def explore(case):
+        tally.inputs += 1
+        with tempfile.TemporaryDirectory() as tmp:
+            for argv in case(Path(tmp), profile):
+                outcome = run(argv)
+                tally.add(family, outcome)
+                if outcome.failed and keep is not None:
+                    target = keep / f"{len(tally.failures):04d}"
+                    shutil.copytree(tmp, target)
+                    (target / "outcome.txt").write_text(outcome.describe())
+    return explore
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--examples", type=int, default=20000, help="inputs to draw (20000)")
+    parser.add_argument("--seed", type=int, default=1, help="Hypothesis seed (1)")
+    parser.add_argument("--keep", type=Path, help="folder for the files of failing inputs")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        profile = Path(small_profile(Path(tmp) / "small.db"))
+        tally = campaign(args.examples, args.seed, args.keep, profile)
+    elapsed = time.perf_counter() - started
+    kinds = tally.kinds
+    print(f"\n{tally.inputs} inputs ({tally.total} commands) in {elapsed:.0f} s; "
+          f"seed {args.seed}; hang limit {LIMIT_SECONDS:.0f} s per command")
+    print(f"ok {kinds['ok']}, clean errors {kinds['error']}, tracebacks {kinds['traceback']}, "
+          f"hangs {kinds['hang']}, unclean exits {kinds['unclean']}; "
+          f"commands with Python warnings {tally.warned}; slowest command {tally.slowest:.1f} s")
+    for family, outcome in tally.failures[:20]:
+        print(f"\n[{family}] {outcome.describe()}")
+    return 1 if tally.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

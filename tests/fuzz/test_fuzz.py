@@ -1,0 +1,67 @@
+"""Quick fuzzing profile (a few hundred generated inputs, run with the suite):
+every command ends with status 0 or one clean error line, never a traceback,
+never a hang.  The long campaign is ``benchmarks/fuzz.py --examples 20000``
+(figures in docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from fuzz_harness import run, small_profile
+from fuzz_strategies import (
+    command_line_case,
+    directive_case,
+    expression_case,
+    profile_case,
+    python_model_case,
+)
+from hypothesis import HealthCheck, given, settings
+
+QUICK = settings(deadline=None, derandomize=True, database=None, print_blob=True,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                 HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory) -> Path:
+    return Path(small_profile(tmp_path_factory.mktemp("fuzz") / "small.db"))
+
+
+def run_case(case, profile: Path) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for argv in case(Path(tmp), profile):
+            outcome = run(argv)
+            assert not outcome.failed, outcome.describe()
+
+
+@settings(QUICK, max_examples=60)
+@given(case=directive_case())
+def test_directive_files(case, profile):
+    run_case(case, profile)
+
+
+@settings(QUICK, max_examples=80)
+@given(case=expression_case())
+def test_expressions(case, profile):
+    run_case(case, profile)
+
+
+@settings(QUICK, max_examples=40)
+@given(case=python_model_case())
+def test_python_model_files(case, profile):
+    run_case(case, profile)
+
+
+@settings(QUICK, max_examples=40)
+@given(case=profile_case())
+def test_damaged_profiles(case, profile):
+    run_case(case, profile)
+
+
+@settings(QUICK, max_examples=80)
+@given(case=command_line_case())
+def test_command_lines(case, profile):
+    run_case(case, profile)

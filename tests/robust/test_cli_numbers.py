@@ -1,0 +1,98 @@
+"""Numbers on the command line: finite, in range, one clean line (issue 16)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pevpm.cli import main
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+LOOP = ("// PEVPM Parameter iterations = 2\n// PEVPM Loop iterations = iterations\n"
+        "// PEVPM {\n// PEVPM Serial time = 1e-3\n// PEVPM }\n")
+
+
+@pytest.fixture
+def model(tmp_path) -> str:
+    path = tmp_path / "loop.c"
+    path.write_text(LOOP)
+    return str(path)
+
+
+def one_error(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pevpm: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["-D", "iterations=nan"], "-D: value of iterations must be a finite number, got 'nan'"),
+    (["-D", "iterations=1e400"], "must be a finite number, got '1e400'"),
+    (["-D", "iterations=-5"], "-D iterations=-5: Loop iterations 'iterations' would be -5"),
+    (["--seed", "-1"], "argument --seed: must be a whole number from 0 to"),
+    (["--runs", "99999999999999999999"], "argument --runs: must be a whole number from 1 to "
+                                         "1000000"),
+    (["--runs", "1e3"], "argument --runs: must be a whole number"),
+    (["--max-events", "-5"], "argument --max-events: must be a whole number from 0"),
+    (["--max-time", "nan"], "argument --max-time: must be a finite number > 0, got 'nan'"),
+    (["--max-time", "0"], "argument --max-time: must be a finite number > 0"),
+    (["--workers", "0"], "argument --workers: must be a whole number from 1"),
+    (["--ppn", "0"], "argument --ppn: must be a whole number from 1"),
+    (["-n", "99999999999999999999999999"], "-n: process count 99999999999999999999999999 is "
+                                           "above the limit of 65536"),
+    (["-n", "1000000000"], "above the limit of 65536"),
+    (["--machine", "hockney:latency=1us,bandwidth=0"], "bandwidth must be above zero, got 0"),
+    (["--machine", "hockney:latency=1e400s,bandwidth=1MB/s"], "latency=1e400s is too large"),
+    (["--machine", "constant:latency=1us,ppn=2.5"], "ppn must be a whole number >= 1, got 2.5"),
+    (["--machine", "loggp:L=1us,o=1us,g=-1us,G=1ns"], "g must not be negative"),
+])
+def test_bad_numbers_are_one_line_errors(model, capsys, argv, expected):
+    args = ["predict", model, "--runs", "1", "--workers", "1", "-n", "2"]
+    assert main(args + argv) == 2
+    assert expected in one_error(capsys)
+
+
+def test_negative_count_from_a_define_is_refused_like_a_written_one(model, tmp_path, capsys):
+    written = tmp_path / "written.c"
+    written.write_text(LOOP.replace("= iterations\n", "= -5\n"))
+    assert main(["show", str(written)]) == 2
+    assert "negative iteration count -5" in capsys.readouterr().err
+    assert main(["show", model, "-D", "iterations=-5"]) == 2
+    assert "must not be negative" in one_error(capsys)
+
+
+def test_analytic_counts_are_bounded_before_anything_is_expanded(capsys):
+    assert main(["analytic", "spmd", "--model", "bus-aio", "--preset", "qcrd",
+                 "-p", "1..99999999999999"]) == 2
+    assert one_error(capsys) == ("pevpm: error: -p: process count 99999999999999 is above the "
+                                 "limit of 65536")
+
+
+def test_default_event_limit_is_a_few_million(model):
+    from pevpm.cli.predict import DEFAULT_MAX_EVENTS
+    assert DEFAULT_MAX_EVENTS == 5 * 10**6
+
+
+def test_closed_standard_output_ends_quietly(model):
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    proc = subprocess.Popen([sys.executable, "-m", "pevpm", "show", model],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()                       # like `| head -0`
+    assert proc.wait(timeout=120) == 141
+    assert proc.stderr.read() == b""
+
+
+def test_usage_errors_return_status_2_in_process(capsys):
+    assert main(["predict"]) == 2
+    assert "pevpm: error: the following arguments are required: model" in one_error(capsys)
+
+
+def test_local_workers_are_bounded_by_the_cpus(model, capsys):
+    assert main(["predict", model, "-n", "2", "--workers", "1000", "--runs", "1"]) == 2
+    assert "--workers: 1000 local workers on" in one_error(capsys)
