@@ -301,7 +301,9 @@ def _constant(value) -> Value:
 
 @lru_cache(maxsize=65536)
 def _interned_constant(kind: type, value) -> Value:
-    return lambda env: value
+    constant = lambda env: value  # noqa: E731 (a function with an attribute)
+    constant.value = value          # what the compiled core reads instead of calling
+    return constant
 
 
 def _compile(node, e: ex.Expr, where: str) -> Value:
