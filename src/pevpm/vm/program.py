@@ -301,7 +301,7 @@ def _constant(value) -> Value:
 
 @lru_cache(maxsize=65536)
 def _interned_constant(kind: type, value) -> Value:
-    constant = lambda env: value  # noqa: E731 (a function with an attribute)
+    constant = lambda env: value
     constant.value = value          # what the compiled core reads instead of calling
     return constant
 
