@@ -61,6 +61,66 @@ cdef int NEXT = vm.NEXT, RUNON = vm.RUNON, CONDITION = vm.CONDITION, JUMP = vm.J
 
 cdef int USER = 0, COLLECTIVE_CONTEXT = 1
 cdef int COMM_CONSTANT = 0, COMM_HOCKNEY = 1, COMM_LOGGP = 2, COMM_PYTHON = 3
+cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
+
+
+cdef class Plan:
+    """How one message time is drawn (a profile model's ``draw_plan``): fixed,
+    or one uniform through one or two empirical inverse CDFs (np.interp's
+    arithmetic, so the numbers are the reference's to the bit)."""
+    cdef int kind
+    cdef double value, w
+    cdef double[::1] knots0, cdf0, knots1, cdf1
+
+    def __init__(self, plan):
+        if plan is None:
+            self.kind = PLAN_PYTHON
+        elif plan[0] == "fixed":
+            self.kind, self.value = PLAN_FIXED, plan[1]
+        elif plan[0] == "one":
+            self.kind = PLAN_ONE
+            self.knots0, self.cdf0 = _doubles(plan[1]), _doubles(plan[2])
+        else:
+            self.kind, self.w = PLAN_MIX, plan[1]
+            self.knots0, self.cdf0 = _doubles(plan[2]), _doubles(plan[3])
+            self.knots1, self.cdf1 = _doubles(plan[4]), _doubles(plan[5])
+
+
+cdef double[::1] _doubles(values):
+    return np.ascontiguousarray(values, dtype=np.float64)
+
+
+cdef double _interp(double x, double[::1] xp, double[::1] fp):
+    """``np.interp(x, xp, fp)`` for one x, step for step as numpy computes it."""
+    cdef Py_ssize_t n = xp.shape[0], lo, hi, mid, j
+    cdef double slope, res
+    if x != x:
+        return x
+    if n == 1:
+        return fp[0]
+    if x < xp[0]:
+        return fp[0]
+    if x > xp[n - 1]:
+        return fp[n - 1]
+    lo, hi = 0, n                   # j: the last index with xp[j] <= x
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if xp[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    j = lo - 1
+    if j == n - 1:
+        return fp[j]
+    if xp[j] == x:
+        return fp[j]
+    slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
+    res = slope * (x - xp[j]) + fp[j]
+    if res != res:
+        res = slope * (x - xp[j + 1]) + fp[j + 1]
+        if res != res and fp[j] == fp[j + 1]:
+            res = fp[j]
+    return res
 
 # ------------------------------------------------------------------ instructions
 
@@ -268,6 +328,8 @@ cdef class Core:
     cdef list statuses
     cdef dict collectives
     cdef dict transfers
+    cdef dict plans
+    cdef bint planned
     # communication model
     cdef int comm_kind
     cdef bint contention_matters
@@ -359,6 +421,7 @@ cdef class Core:
         self.statuses = []
         self.collectives = {}
         self.transfers = {}
+        self.plans = {}
         self.eager_limit = machine.eager_limit
         self._comm_model(comm)
         self.contention_matters = self.contention_matters and machine.node_contention
@@ -385,6 +448,7 @@ cdef class Core:
         else:
             self.comm_kind = COMM_PYTHON
             self.contention_matters = True
+        self.planned = hasattr(comm, "draw_plan")
 
     cdef _scoreboard(self, placement):
         cdef int k
@@ -882,7 +946,38 @@ cdef class Core:
             return self.local_time
         if self.comm_kind == COMM_LOGGP:
             return max(self.o, self.g)
+        if self.planned:
+            return self.planned_time(s, contention, True)
         return self.comm.local_completion_time(self.transfer_of(s, contention), self.rng)
+
+    cdef double planned_time(self, int s, int contention, bint local) except? -1.0:
+        """A profile model's time through its draw plan (cached per message kind)."""
+        cdef Req *q = &self.reqs[s]
+        cdef Plan plan
+        cdef double u, low, high, mixed
+        key = (local, q.opid, q.size, self.node_of[q.rank] == self.node_of[q.peer], contention)
+        found = self.plans.get(key)
+        if found is None:
+            if len(self.plans) > 65536:
+                self.plans.clear()
+            found = self.plans[key] = Plan(self.comm.draw_plan(self.transfer_of(s, contention),
+                                                               local))
+        plan = <Plan> found
+        if plan.kind == PLAN_FIXED:
+            return plan.value
+        if plan.kind == PLAN_ONE:
+            u = self.bitgen.next_double(self.bitgen.state)
+            return _interp(u, plan.cdf0, plan.knots0)
+        if plan.kind == PLAN_MIX:
+            u = self.bitgen.next_double(self.bitgen.state)
+            low = _interp(u, plan.cdf0, plan.knots0)
+            high = _interp(u, plan.cdf1, plan.knots1)
+            mixed = (1 - plan.w) * low + plan.w * high
+            return 0.0 if 0.0 > mixed else mixed
+        transfer = self.transfer_of(s, contention)
+        if local:
+            return self.comm.local_completion_time(transfer, self.rng)
+        return self.comm.transfer_time(transfer, self.rng)
 
     cdef int draw_transfer(self, int s) except -1:
         cdef Req *q = &self.reqs[s]
@@ -902,6 +997,8 @@ cdef class Core:
             seconds = self.latency
         elif self.comm_kind == COMM_LOGGP:
             seconds = 2 * self.o + self.L + max(q.size - 1, 0) * self.G
+        elif self.planned:
+            seconds = self.planned_time(s, contention, False)
         else:
             seconds = self.comm.transfer_time(self.transfer_of(s, contention), self.rng)
         if not seconds >= 0:
