@@ -14,6 +14,14 @@ machine).
 
     PYTHONPATH=src python benchmarks/engine_vs_smpi.py              # 64 and 1024 ranks
     PYTHONPATH=src python benchmarks/engine_vs_smpi.py --ranks 64 --repeats 5
+    PYTHONPATH=src python benchmarks/engine_vs_smpi.py --iterations 1000 --collectives \
+        --memory-ranks 8192 --profile-machine
+
+pevpm runs on the compiled core when it is built (``--engine reference`` for
+the pure-Python engine); msg/s is per CPU second of the simulating process.
+``--collectives`` also times one MPI_Alltoall and one MPI_Allreduce call
+(1 KiB) at 64-1,024 ranks; ``--memory-ranks`` adds Jacobi rows measured by
+pevpm only (messages per CPU second, peak memory).
 
 SMPI comes from the Debian package libsimgrid-dev; when ``smpicc`` is missing
 the script installs it with ``apt-get update && apt-get install -y
@@ -39,7 +47,7 @@ import numpy as np
 
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.engine import simulate
+from pevpm.vm import engine, fastengine
 
 HERE = Path(__file__).resolve().parent
 SMPI_DIR = HERE / "smpi"
@@ -81,8 +89,9 @@ def jacobi_model(iterations: int):
     return b.build()
 
 
-def time_pevpm(model, numprocs: int, repeats: int) -> dict:
-    machine = parse_machine(MACHINE)
+def time_pevpm(model, numprocs: int, repeats: int, simulate, machine_name: str = MACHINE,
+               memory: bool = True) -> dict:
+    machine = parse_machine(machine_name)
     walls, cpus, result = [], [], None
     for i in range(repeats):
         rng = np.random.default_rng(i)
@@ -90,14 +99,35 @@ def time_pevpm(model, numprocs: int, repeats: int) -> dict:
         result = simulate(model, numprocs, machine, rng=rng)
         walls.append(time.perf_counter() - start)
         cpus.append(time.process_time() - cpu)
-    tracemalloc.start()
-    simulate(model, numprocs, machine, rng=np.random.default_rng(0))
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    wall = statistics.median(walls)
-    return {"wall": wall, "cpu": statistics.median(cpus), "makespan": result.makespan,
+    peak = 0
+    if memory:
+        tracemalloc.start()
+        simulate(model, numprocs, machine, rng=np.random.default_rng(0))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    wall, cpu = statistics.median(walls), statistics.median(cpus)
+    return {"wall": wall, "cpu": cpu, "makespan": result.makespan,
             "messages": result.messages_simulated,
-            "rate": result.messages_simulated / wall, "peak_mb": peak / 2**20}
+            "rate": result.messages_simulated / max(cpu, 1e-9), "peak_mb": peak / 2**20}
+
+
+def collective_model(op: str, size: int = 1024):
+    b = ModelBuilder()
+    b.collective(op, size)
+    return b.build()
+
+
+def print_collectives(simulate, counts) -> None:
+    print("\nOne collective call (1 KiB), machine perseus: CPU seconds of a first run "
+          "(expansion included) and a second (expansion cached), messages per CPU second")
+    print(f"{'op':>14} {'ranks':>6} {'messages':>9} {'first s':>8} {'again s':>8} {'msg/s':>9}")
+    for op in ("MPI_Alltoall", "MPI_Allreduce"):
+        for n in counts:
+            model = collective_model(op)
+            first = time_pevpm(model, n, 1, simulate, memory=False)
+            again = time_pevpm(model, n, 1, simulate, memory=False)
+            print(f"{op:>14} {n:>6} {again['messages']:>9} {first['cpu']:>8.3f} "
+                  f"{again['cpu']:>8.3f} {again['rate']:>9.0f}", flush=True)
 
 
 def ensure_smpi() -> bool:
@@ -150,11 +180,25 @@ def main(argv=None) -> int:
     parser.add_argument("--smpi-repeats", type=int, default=1,
                         help="timed SMPI runs (median; one 1024-rank run takes minutes)")
     parser.add_argument("--no-smpi", action="store_true", help="time pevpm only")
+    parser.add_argument("--engine", choices=("auto", "reference"), default="auto",
+                        help="auto: the compiled core when built; reference: pure Python")
+    parser.add_argument("--collectives", action="store_true",
+                        help="also time MPI_Alltoall and MPI_Allreduce at 64-1024 ranks")
+    parser.add_argument("--memory-ranks", default="",
+                        help="extra rank counts timed by pevpm only (e.g. 8192)")
+    parser.add_argument("--profile-machine", action="store_true",
+                        help="also time the Jacobi on the shipped measured profile (default)")
     args = parser.parse_args(argv)
     counts = [int(n) for n in args.ranks.split(",")]
     model = jacobi_model(args.iterations)
+    simulate = fastengine.simulate if args.engine == "auto" else engine.simulate
+    print(f"pevpm engine: {args.engine}"
+          + ("" if args.engine == "reference" or fastengine.AVAILABLE
+             else f" ({fastengine.UNAVAILABLE})"))
 
     smpi = not args.no_smpi and ensure_smpi()
+    if not smpi:
+        print("SMPI: unavailable (no smpicc/smpirun, or --no-smpi): pevpm figures only")
     workdir = Path(tempfile.mkdtemp(prefix="pevpm-smpi-"))
     if smpi:
         subprocess.run(["smpicc", "-O2", "-o", str(workdir / "jacobi"),
@@ -168,7 +212,7 @@ def main(argv=None) -> int:
     print(header)
     print("-" * len(header))
     for n in counts:
-        ours = time_pevpm(model, n, args.repeats)
+        ours = time_pevpm(model, n, args.repeats, simulate)
         line = (f"{n:>6} {ours['messages']:>9} {ours['wall']:>8.3f} {ours['cpu']:>7.3f} "
                 f"{ours['rate']:>8.0f} {ours['peak_mb']:>7.1f} {ours['makespan']:>9.4f}")
         if smpi:
@@ -178,7 +222,21 @@ def main(argv=None) -> int:
                      f"{ours['wall'] / theirs['wall']:>10.3f} "
                      f"{ours['cpu'] / theirs['cpu']:>9.3f}")
         print(line, flush=True)
-    print("messages: matched point-to-point messages; msg/s: per wall second; cpu s: CPU "
+    for n in [int(n) for n in args.memory_ranks.split(",") if n]:
+        ours = time_pevpm(model, n, 1, simulate)
+        print(f"{n:>6} {ours['messages']:>9} {ours['wall']:>8.3f} {ours['cpu']:>7.3f} "
+              f"{ours['rate']:>8.0f} {ours['peak_mb']:>7.1f} {ours['makespan']:>9.4f}",
+              flush=True)
+    if args.profile_machine:
+        print("\nThe same Jacobi on the shipped measured profile (--machine default):")
+        for n in counts:
+            ours = time_pevpm(model, n, args.repeats, simulate, "default")
+            print(f"{n:>6} {ours['messages']:>9} {ours['wall']:>8.3f} {ours['cpu']:>7.3f} "
+                  f"{ours['rate']:>8.0f} {ours['peak_mb']:>7.1f} {ours['makespan']:>9.4f}",
+                  flush=True)
+    if args.collectives:
+        print_collectives(simulate, (64, 256, 1024))
+    print("messages: matched point-to-point messages; msg/s: per CPU second; cpu s: CPU "
           "seconds (steadier on a shared machine); peak MB: Python heap peak of one pevpm "
           "run (tracemalloc); RSS MB: maximum resident set of the SMPI simulation process; "
           "predicted / simulated: virtual run time (s) from each simulator; ratios: "

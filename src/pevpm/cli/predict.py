@@ -88,7 +88,9 @@ def run_predict(args) -> int:
     from pevpm.model.loader import load_model
     from pevpm.vm.engine import Limits
     from pevpm.vm.executors import open_executor
+    from pevpm.vm.fastengine import why_reference
     from pevpm.vm.montecarlo import predict
+    from pevpm.vm.program import compile_model
 
     if args.list_models:
         from pevpm.cli.machine import model_listing
@@ -109,6 +111,9 @@ def run_predict(args) -> int:
     if not Path(args.model).is_file():
         raise PevpmError("no such model file", args.model)
     model = load_model(args.model, params, processor=args.processor)
+    engine_note = why_reference(compile_model(model, params))
+    if engine_note:
+        print(f"pevpm predict: note: {engine_note}", file=sys.stderr)
     counts = parse_counts(args.procs) if args.procs else _default_counts(model)
     limits = Limits(max_events=args.max_events or None, max_time=args.max_time)
 

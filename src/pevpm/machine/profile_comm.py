@@ -296,6 +296,38 @@ class ProfileCommModel:
             return self._time(self.blocking, transfer, rng)
         return self._time(self.transfer, transfer, rng)
 
+    def draw_plan(self, transfer: Transfer, local: bool = False) -> tuple | None:
+        """How :meth:`transfer_time` (``local``: :meth:`local_completion_time`)
+        draws a time for ``transfer``, as data for the compiled engine core:
+        ``("fixed", seconds)``; ``("one", knots, cdf)``: one uniform through an
+        empirical inverse CDF; ``("mix", w, knots0, cdf0, knots1, cdf1)``: one
+        uniform through two, mixed with weight ``w`` and kept >= 0; or None
+        when only the method itself can draw it (fitted distributions)."""
+        if transfer.size < 0:
+            return None
+        if local:
+            if self.local is None:
+                return None
+            index = self.local
+        elif self.blocking is not None and transfer.op in BLOCKING_SENDS:
+            index = self.blocking
+        else:
+            index = self.transfer
+        series = index.choose(transfer.intra_node, transfer.contention,
+                              self.model.endswith("2x1"))
+        if self.model != "full":
+            statistic = "min" if self.model.startswith("min") else "mean"
+            return ("fixed", series.statistic(transfer.size, statistic, self.extrapolate))
+        if self.bound is not None:
+            return ("fixed", series.bound(transfer.size, self.bound, self.extrapolate))
+        i, j, w = series._bracket(transfer.size, self.extrapolate)
+        first, second = series.distributions[i], series.distributions[j]
+        if not (isinstance(first, Empirical) and isinstance(second, Empirical)):
+            return None
+        if i == j:
+            return ("one", first.knots, first.cdf_values)
+        return ("mix", w, first.knots, first.cdf_values, second.knots, second.cdf_values)
+
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
         """Time until a non-blocking send returns (seconds), from ``isendlocal``."""
         if self.local is None:

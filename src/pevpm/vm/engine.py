@@ -109,6 +109,30 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
                    limits or Limits()).run()
 
 
+@dataclass(frozen=True)
+class RankSetup:
+    """What every rank starts with: its folded code, its environment (procnum,
+    numprocs, constants, parameters, unmatched statuses, the generator), its
+    processor id and speed factor."""
+
+    codes: list[tuple]
+    envs: list[dict]
+    proc_ids: list[str]
+    factors: list[float]
+
+    @classmethod
+    def of(cls, program: vm.Program, model: Model, numprocs: int, machine: Machine,
+           params: Mapping[str, float] | None, rng: np.random.Generator) -> RankSetup:
+        procs = machine.processors or ProcessorModel.from_defaults(model.defaults)
+        ids, factors = procs.for_ranks(numprocs, model.processors)
+        env = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs,
+               RNG_NAME: rng}
+        for name in status_names(model):
+            env[name] = ANY_TAG if name.endswith(".MPI_TAG") else ANY_SOURCE
+        envs = [dict(env, procnum=r) for r in range(numprocs)]
+        return cls([program.specialize(e) for e in envs], envs, list(ids), list(factors))
+
+
 class _Rank:
     """One virtual processor."""
 
@@ -195,17 +219,9 @@ class _Engine:
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.placement = machine.topology.place(numprocs)
         self.scoreboard = ContentionScoreboard(self.placement.capacities)
-        procs = machine.processors or ProcessorModel.from_defaults(model.defaults)
-        ids, factors = procs.for_ranks(numprocs, model.processors)
-        env = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs,
-               RNG_NAME: self.rng}
-        for name in status_names(model):
-            env[name] = ANY_TAG if name.endswith(".MPI_TAG") else ANY_SOURCE
-        self.ranks = []
-        for r in range(numprocs):
-            rank_env = dict(env, procnum=r)
-            self.ranks.append(_Rank(r, program.specialize(rank_env), rank_env, ids[r],
-                                    factors[r]))
+        setup = RankSetup.of(program, model, numprocs, machine, params, self.rng)
+        self.ranks = [_Rank(r, *fields) for r, fields in enumerate(zip(
+            setup.codes, setup.envs, setup.proc_ids, setup.factors))]
         self.queues = MatchingQueues(numprocs)
         self.decisions: list = []               # heap of (time, seq, PostedRecv | _Test)
         self.runnable = deque(self.ranks)

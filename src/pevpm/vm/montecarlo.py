@@ -46,8 +46,9 @@ def run_generator(seed: int, index: int) -> np.random.Generator:
 def simulate_runs(model: Model, numprocs: int, machine, params: Mapping | None, seed: int,
                   start: int, stop: int, limits=None) -> list[RunSummary]:
     """Runs ``start..stop-1`` of a Monte Carlo prediction (what a worker executes);
-    the model is compiled once for all of them."""
-    from pevpm.vm.engine import simulate
+    the model is compiled once for all of them, and they run on the compiled
+    core where it applies (:mod:`pevpm.vm.fastengine`)."""
+    from pevpm.vm.fastengine import simulate
     from pevpm.vm.program import compile_model
 
     program = compile_model(model, params)
@@ -59,7 +60,7 @@ def simulate_runs(model: Model, numprocs: int, machine, params: Mapping | None, 
 def simulate_bound(model: Model, numprocs: int, machine, params: Mapping | None, seed: int,
                    bound: str, limits=None) -> float:
     """Makespan with every submodel at its ``bound`` (``'min'`` or ``'max'``)."""
-    from pevpm.vm.engine import simulate
+    from pevpm.vm.fastengine import simulate
 
     result = simulate(model, numprocs, machine, params=params, bound=bound,
                       rng=run_generator(seed, BOUND_STREAM), limits=limits)

@@ -303,7 +303,9 @@ def _constant(value) -> Value:
 
 @lru_cache(maxsize=65536)
 def _interned_constant(kind: type, value) -> Value:
-    return lambda env: value
+    constant = lambda env: value
+    constant.value = value          # what the compiled core reads instead of calling
+    return constant
 
 
 def _finite(fn: Value, e: ex.Expr, where: str) -> Value:

@@ -1,0 +1,1221 @@
+# cython: language_level=3, cdivision=True
+"""The compiled core of the virtual machine: engine.py's algorithm in C data.
+
+Same process sweeps and match sweeps as :mod:`pevpm.vm.engine` (read that
+first: this file follows it method for method), with
+
+* instructions as C structs (operands folded per rank are C numbers; the
+  rest stay Python closures, called with the rank's environment);
+* sends and receives as C records in one array, recycled by reference count;
+* the decision heap and the contention scoreboard as C heaps;
+* Hockney, LogGP and constant message times computed in C; any other
+  communication model is called from here, drawing from the same generator;
+* Condition choices drawn straight from the generator's bit generator (the
+  numbers ``rng.random()`` gives).
+
+Anything this core does not handle (MPI_Test, timed collectives, slices, an
+error of any kind) raises :class:`Unsupported`; the adapter
+(:mod:`pevpm.vm.fastengine`) then reruns the reference engine from the same
+generator state, so results and error messages are the reference's.
+"""
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.math cimport INFINITY
+from libc.stdint cimport uint64_t, uint32_t
+from libc.stdlib cimport free, malloc, realloc
+
+from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
+from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
+from pevpm.vm import program as vm
+from pevpm.vm.result import CollectiveRecord, MessageRecord
+
+import numpy as np
+
+
+class Unsupported(Exception):
+    """The core cannot run this (part of the) model; use the reference engine."""
+
+
+cdef extern from *:
+    """
+    typedef struct {
+        void *state;
+        uint64_t (*next_uint64)(void *st);
+        uint32_t (*next_uint32)(void *st);
+        double (*next_double)(void *st);
+        uint64_t (*next_raw)(void *st);
+    } pevpm_bitgen_t;
+    """
+    ctypedef struct pevpm_bitgen_t:
+        void *state
+        double (*next_double)(void *st) nogil
+
+
+cdef long ANY_SOURCE = _ANY_SOURCE
+cdef long ANY_TAG = _ANY_TAG
+cdef long PROC_NULL = _PROC_NULL
+
+cdef int SERIAL = vm.SERIAL, SEND = vm.SEND, RECV = vm.RECV, SENDRECV = vm.SENDRECV
+cdef int WAIT = vm.WAIT, TEST = vm.TEST, COLLECTIVE = vm.COLLECTIVE, LOOP = vm.LOOP
+cdef int NEXT = vm.NEXT, RUNON = vm.RUNON, CONDITION = vm.CONDITION, JUMP = vm.JUMP
+
+cdef int USER = 0, COLLECTIVE_CONTEXT = 1
+cdef int COMM_CONSTANT = 0, COMM_HOCKNEY = 1, COMM_LOGGP = 2, COMM_PYTHON = 3
+cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
+
+
+cdef class Plan:
+    """How one message time is drawn (a profile model's ``draw_plan``): fixed,
+    or one uniform through one or two empirical inverse CDFs (np.interp's
+    arithmetic, so the numbers are the reference's to the bit)."""
+    cdef int kind
+    cdef double value, w
+    cdef double[::1] knots0, cdf0, knots1, cdf1
+
+    def __init__(self, plan):
+        if plan is None:
+            self.kind = PLAN_PYTHON
+        elif plan[0] == "fixed":
+            self.kind, self.value = PLAN_FIXED, plan[1]
+        elif plan[0] == "one":
+            self.kind = PLAN_ONE
+            self.knots0, self.cdf0 = _doubles(plan[1]), _doubles(plan[2])
+        else:
+            self.kind, self.w = PLAN_MIX, plan[1]
+            self.knots0, self.cdf0 = _doubles(plan[2]), _doubles(plan[3])
+            self.knots1, self.cdf1 = _doubles(plan[4]), _doubles(plan[5])
+
+
+cdef double[::1] _doubles(values):
+    return np.ascontiguousarray(values, dtype=np.float64)
+
+
+cdef double _interp(double x, double[::1] xp, double[::1] fp):
+    """``np.interp(x, xp, fp)`` for one x, step for step as numpy computes it."""
+    cdef Py_ssize_t n = xp.shape[0], lo, hi, mid, j
+    cdef double slope, res
+    if x != x:
+        return x
+    if n == 1:
+        return fp[0]
+    if x < xp[0]:
+        return fp[0]
+    if x > xp[n - 1]:
+        return fp[n - 1]
+    lo, hi = 0, n                   # j: the last index with xp[j] <= x
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if xp[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    j = lo - 1
+    if j == n - 1:
+        return fp[j]
+    if xp[j] == x:
+        return fp[j]
+    slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
+    res = slope * (x - xp[j]) + fp[j]
+    if res != res:
+        res = slope * (x - xp[j + 1]) + fp[j + 1]
+        if res != res and fp[j] == fp[j + 1]:
+            res = fp[j]
+    return res
+
+# ------------------------------------------------------------------ instructions
+
+cdef struct Ins:
+    int op
+    int target          # JUMP target, LOOP exit, NEXT body
+    int blocking
+    int opid            # index of the MPI op name in OP_NAMES
+    int konst           # bit k: operand slot k is a valid constant in iv/dv
+    long iv[7]
+    double dv
+
+
+OP_NAMES = []
+cdef dict OP_IDS = {}
+SYNCHRONOUS = frozenset({"MPI_Ssend", "MPI_Issend"})
+
+
+cdef int op_id(str name):
+    i = OP_IDS.get(name)
+    if i is None:
+        i = OP_IDS[name] = len(OP_NAMES)
+        OP_NAMES.append(name)
+    return i
+
+
+cdef class Code:
+    """One compiled code tuple as C instructions (shared by every rank that runs it)."""
+    cdef Ins *ins
+    cdef int n
+    cdef readonly tuple code
+    cdef bint collective        # a collective's expansion: tags below 0 are its own
+
+    def __cinit__(self, tuple code, bint collective):
+        self.code = code
+        self.collective = collective
+        self.n = len(code)
+        self.ins = <Ins *> malloc(max(self.n, 1) * sizeof(Ins))
+        cdef int pc
+        for pc in range(self.n):
+            self._translate(pc, code[pc])
+
+    def __dealloc__(self):
+        free(self.ins)
+
+    cdef int _translate(self, int pc, tuple ins) except -1:
+        cdef Ins *i = &self.ins[pc]
+        i.op = ins[0]
+        i.konst = 0
+        i.target = 0
+        i.blocking = 0
+        i.opid = 0
+        i.dv = 0.0
+        op = i.op
+        if op == SERIAL:
+            value = getattr(ins[1], "value", None)
+            if _is_number(value) and value >= 0:
+                i.dv = value
+                i.konst = 2
+        elif op == SEND or op == RECV:
+            i.opid = op_id(ins[1])
+            i.blocking = 1 if ins[2] else 0
+            _integer_slot(i, 3, ins[3], 1)
+            _peer_slot(i, 4, ins[4], op == RECV)
+            _integer_slot(i, 5, ins[5], 3 if self.collective else 0 if op == SEND else 2)
+        elif op == SENDRECV:
+            i.opid = op_id("MPI_Sendrecv")
+            _integer_slot(i, 1, ins[1], 1)
+            _peer_slot(i, 2, ins[2], False)
+            _integer_slot(i, 3, ins[3], 1)
+            _peer_slot(i, 4, ins[4], True)
+            _integer_slot(i, 5, ins[5], 3 if self.collective else 0)
+            _integer_slot(i, 6, ins[6], 3 if self.collective else 2)
+        elif op == LOOP:
+            i.target = ins[3]
+            value = getattr(ins[1], "value", None)
+            if _is_number(value) and value == int(value):
+                i.dv = value
+                i.konst = 2
+        elif op == NEXT or op == JUMP:
+            i.target = ins[1]
+        elif op == RUNON:
+            i.target = ins[2]
+        elif op == WAIT:
+            i.opid = op_id(ins[1])
+        return 0
+
+
+cdef bint _is_number(value):
+    return value is not None and (type(value) is int or type(value) is float)
+
+
+cdef int _integer_slot(Ins *i, int slot, fn, int kind) except -1:
+    """kind 0: a send's tag (>= 0), 1: a size (>= 0), 2: a receive's tag (or
+    ANY_TAG), 3: a tag inside a collective (any whole number)."""
+    value = getattr(fn, "value", None)
+    if not _is_number(value) or value != int(value):
+        return 0
+    if value < 0 and not (kind == 3 or (kind == 2 and value == _ANY_TAG)):
+        return 0
+    if kind != 1 and type(value) is not int:
+        return 0                # a float tag: the reference keeps it a float
+    i.iv[slot] = int(value)
+    i.konst |= 1 << slot
+    return 0
+
+
+cdef int _peer_slot(Ins *i, int slot, fn, bint source) except -1:
+    value = getattr(fn, "value", None)
+    if type(value) is not int:
+        return 0
+    if value < 0 and not (value == _PROC_NULL or (source and value == _ANY_SOURCE)):
+        return 0
+    i.iv[slot] = value          # the upper bound is checked per run
+    i.konst |= 1 << slot
+    return 0
+
+
+cdef dict _CODES = {}
+
+
+cdef Code code_for(tuple code, bint collective):
+    c = _CODES.get(id(code))
+    if c is None or (<Code> c).code is not code:
+        if len(_CODES) > 65536:
+            _CODES.clear()
+        c = _CODES[id(code)] = Code(code, collective)
+    return <Code> c
+
+
+# -------------------------------------------------------------------- requests
+
+cdef struct Req:
+    int is_send
+    int rank            # sender (send) or receiver (recv)
+    long peer           # destination (send) or source (recv)
+    long tag
+    int context
+    long size
+    double posted
+    long seq
+    int opid
+    int drawn
+    double transfer
+    int done
+    double completion
+    double comm
+    double path[3]
+    double origin[3]
+    int waiter          # rank blocked on it, or -1
+    int queued
+    int refs
+    int qnext, qprev    # the per-(destination, source) send queue
+    int status          # index in Core.statuses, or -1
+
+
+cdef struct Decision:
+    double time
+    long seq
+    int req
+
+
+cdef class Rank:
+    cdef public int id
+    cdef double clock
+    cdef double path[3]
+    cdef double spent[3]
+    cdef Code code
+    cdef int pc
+    cdef list loops
+    cdef list frames
+    cdef dict env
+    cdef object proc_id
+    cdef double factor
+    cdef dict requests
+    cdef dict outstanding
+    cdef list wait_records
+    cdef int pending
+    cdef int blocked
+    cdef int done
+    cdef int context
+    cdef dict collective_calls
+
+
+cdef class Core:
+    cdef int numprocs
+    cdef object machine, comm, rng, placement, limits
+    cdef pevpm_bitgen_t *bitgen
+    cdef list ranks
+    cdef Req *reqs
+    cdef int nreqs, capreqs
+    cdef list free_reqs
+    cdef Decision *heap
+    cdef int nheap, capheap
+    cdef list send_queues      # per destination: {source: [head, tail]}
+    cdef list recv_buckets     # per rank: {(context, source, tag): [recv, ...]}
+    cdef list runnable
+    cdef int runhead
+    cdef long seq
+    cdef long events
+    cdef long max_events
+    cdef double max_time
+    cdef public long messages
+    cdef list records
+    cdef list statuses
+    cdef dict collectives
+    cdef dict transfers
+    cdef dict plans
+    cdef bint planned
+    # communication model
+    cdef int comm_kind
+    cdef bint contention_matters
+    cdef double latency, bandwidth, intra_latency, intra_bandwidth, local_time
+    cdef bint has_intra_latency, has_intra_bandwidth, share_bandwidth
+    cdef double L, o, g, G
+    cdef int eager_limit
+    # contention scoreboard
+    cdef int nodes
+    cdef int *node_of
+    cdef int nlinks
+    cdef int *capacity
+    cdef double **ends
+    cdef int *nends
+    cdef int *capends
+
+    def __cinit__(self):
+        self.reqs = NULL
+        self.heap = NULL
+        self.node_of = NULL
+        self.capacity = NULL
+        self.ends = NULL
+        self.nends = NULL
+        self.capends = NULL
+        self.nlinks = 0
+
+    def __dealloc__(self):
+        cdef int k
+        free(self.reqs)
+        free(self.heap)
+        free(self.node_of)
+        free(self.capacity)
+        if self.ends != NULL:
+            for k in range(self.nlinks):
+                free(self.ends[k])
+        free(self.ends)
+        free(self.nends)
+        free(self.capends)
+
+    def __init__(self, list codes, list envs, list proc_ids, list factors, machine, comm, rng,
+                 placement, max_events, max_time, bint records):
+        cdef int r, k
+        cdef Rank rank
+        self.numprocs = len(codes)
+        self.machine, self.comm, self.rng, self.placement = machine, comm, rng, placement
+        self.bitgen = <pevpm_bitgen_t *> PyCapsule_GetPointer(rng.bit_generator.capsule,
+                                                              "BitGenerator")
+        self.max_events = -1 if max_events is None else max_events
+        self.max_time = INFINITY if max_time is None else max_time
+        self.ranks = []
+        for r in range(self.numprocs):
+            rank = Rank()
+            rank.id = r
+            rank.clock = 0.0
+            for k in range(3):
+                rank.path[k] = 0.0
+                rank.spent[k] = 0.0
+            rank.code = code_for(codes[r], False)
+            rank.pc = 0
+            rank.loops = []
+            rank.frames = []
+            rank.env = envs[r]
+            rank.proc_id = proc_ids[r]
+            rank.factor = factors[r]
+            rank.requests = {}
+            rank.outstanding = {}
+            rank.wait_records = None
+            rank.pending = 0
+            rank.blocked = 0
+            rank.done = 0
+            rank.context = USER
+            rank.collective_calls = {}
+            self.ranks.append(rank)
+        self.capreqs = 1024
+        self.reqs = <Req *> malloc(self.capreqs * sizeof(Req))
+        self.nreqs = 0
+        self.free_reqs = []
+        self.capheap = 1024
+        self.heap = <Decision *> malloc(self.capheap * sizeof(Decision))
+        self.nheap = 0
+        self.send_queues = [{} for _ in range(self.numprocs)]
+        self.recv_buckets = [{} for _ in range(self.numprocs)]
+        self.runnable = list(self.ranks)
+        self.runhead = 0
+        self.seq = 0
+        self.events = 0
+        self.messages = 0
+        self.records = [] if records else None
+        self.statuses = []
+        self.collectives = {}
+        self.transfers = {}
+        self.plans = {}
+        self.eager_limit = machine.eager_limit
+        self._comm_model(comm)
+        self.contention_matters = self.contention_matters and machine.node_contention
+        self._scoreboard(placement)
+
+    cdef _comm_model(self, comm):
+        from pevpm.machine.comm_models import Constant, Hockney, LogGP
+        self.contention_matters = False
+        if type(comm) is Constant:
+            self.comm_kind = COMM_CONSTANT
+            self.latency, self.local_time = comm.latency, comm.local
+        elif type(comm) is Hockney:
+            self.comm_kind = COMM_HOCKNEY
+            self.latency, self.bandwidth, self.local_time = comm.latency, comm.bandwidth, comm.local
+            self.has_intra_latency = comm.intra_latency is not None
+            self.has_intra_bandwidth = comm.intra_bandwidth is not None
+            self.intra_latency = comm.intra_latency if self.has_intra_latency else 0.0
+            self.intra_bandwidth = comm.intra_bandwidth if self.has_intra_bandwidth else 0.0
+            self.share_bandwidth = comm.share_bandwidth
+            self.contention_matters = comm.share_bandwidth
+        elif type(comm) is LogGP:
+            self.comm_kind = COMM_LOGGP
+            self.L, self.o, self.g, self.G = comm.L, comm.o, comm.g, comm.G
+        else:
+            self.comm_kind = COMM_PYTHON
+            self.contention_matters = True
+        self.planned = hasattr(comm, "draw_plan")
+
+    cdef _scoreboard(self, placement):
+        cdef int k
+        self.nodes = placement.nodes
+        self.node_of = <int *> malloc(max(self.numprocs, 1) * sizeof(int))
+        for k in range(self.numprocs):
+            self.node_of[k] = placement.node_of[k]
+        self.nlinks = len(placement.capacities)
+        self.capacity = <int *> malloc(self.nlinks * sizeof(int))
+        self.ends = <double **> malloc(self.nlinks * sizeof(double *))
+        self.nends = <int *> malloc(self.nlinks * sizeof(int))
+        self.capends = <int *> malloc(self.nlinks * sizeof(int))
+        for k in range(self.nlinks):
+            self.capacity[k] = placement.capacities[k]
+            self.ends[k] = NULL
+            self.nends[k] = 0
+            self.capends[k] = 0
+
+    # -------------------------------------------------------------- main loop
+    def run(self):
+        cdef Rank rank
+        while True:
+            while self.runhead < len(self.runnable):
+                rank = self.runnable[self.runhead]
+                self.runhead += 1
+                if self.runhead > 4096 and self.runhead * 2 > len(self.runnable):
+                    del self.runnable[:self.runhead]
+                    self.runhead = 0
+                self.process(rank)
+            if not self.match_sweep():
+                break
+        for rank in self.ranks:
+            if not rank.done:
+                raise Unsupported("deadlock")
+        return self.result()
+
+    cdef bint match_sweep(self) except -1:
+        cdef Decision d
+        cdef Req *r
+        cdef int best
+        while self.nheap > 0:
+            d = self.heap_pop()
+            self.count_event()
+            r = &self.reqs[d.req]
+            r.queued = 0
+            if r.done:
+                self.release(d.req)
+                continue
+            best = self.earliest_arrival(d.req)
+            if best >= 0:
+                self.deliver(best, d.req)
+                self.release(d.req)
+                return True
+            self.release(d.req)
+        return False
+
+    cdef inline int count_event(self) except -1:
+        self.events += 1
+        if self.max_events >= 0 and self.events > self.max_events:
+            raise Unsupported("event limit")
+        return 0
+
+    cdef int earliest_arrival(self, int ri) except -2:
+        """The candidate send the receive takes (alg. 2), or -1."""
+        cdef Req *r = &self.reqs[ri]
+        cdef int s, best = -1
+        cdef double arrival, best_arrival = 0.0
+        cdef list candidates
+        queues = self.send_queues[r.rank]
+        if r.peer != ANY_SOURCE:
+            entry = queues.get(r.peer)
+            if entry is None:
+                return -1
+            s = self.first_match(entry[0], ri)
+            if s >= 0 and not self.reqs[s].drawn:
+                self.draw_transfer(s)
+            return s
+        candidates = []
+        for entry in queues.values():
+            s = self.first_match(entry[0], ri)
+            if s >= 0:
+                candidates.append((self.reqs[s].posted, self.reqs[s].seq, s))
+        if not candidates:
+            return -1
+        candidates.sort()
+        for item in candidates:
+            s = item[2]
+            if best >= 0 and self.reqs[s].posted >= best_arrival:
+                break
+            if not self.reqs[s].drawn:
+                self.draw_transfer(s)
+            arrival = self.reqs[s].posted + self.reqs[s].transfer
+            if best < 0 or arrival < best_arrival:
+                best, best_arrival = s, arrival
+        return best
+
+    cdef inline int first_match(self, int s, int ri):
+        cdef Req *r = &self.reqs[ri]
+        while s >= 0:
+            if (self.reqs[s].context == r.context
+                    and (r.tag == ANY_TAG or r.tag == self.reqs[s].tag)):
+                return s
+            s = self.reqs[s].qnext
+        return -1
+
+    # ---------------------------------------------------------- process sweep
+    cdef int process(self, Rank rank) except -1:
+        cdef Code code = rank.code
+        cdef Ins *ins
+        cdef int pc = rank.pc, op
+        cdef list top
+        cdef double seconds
+        while True:
+            if pc == code.n:
+                if not rank.frames:
+                    rank.done = 1
+                    return 0
+                rank.pc = pc
+                self.end_collective(rank)
+                code, pc = rank.code, rank.pc
+                continue
+            ins = &code.ins[pc]
+            op = ins.op
+            self.count_event()
+            pc += 1
+            if op == SERIAL:
+                py = code.code[pc - 1]
+                if py[2] is None or py[2] == rank.proc_id:
+                    if ins.konst & 2:
+                        seconds = ins.dv
+                    else:
+                        value = py[1](rank.env)
+                        if not value >= 0:
+                            raise Unsupported("negative serial time")
+                        seconds = value
+                    self.spend(rank, 0, seconds * rank.factor)
+            elif op == NEXT:
+                top = rank.loops[-1]
+                top[0] += 1
+                if top[0] < top[1]:
+                    if top[2]:
+                        rank.env[top[2]] = top[0]
+                    pc = ins.target
+                else:
+                    rank.loops.pop()
+            elif op == LOOP:
+                py = code.code[pc - 1]
+                if ins.konst & 2:
+                    count = ins.dv
+                else:
+                    count = py[1](rank.env)
+                    if count != int(count):
+                        raise Unsupported("loop count")
+                if count > 0:
+                    rank.loops.append([0, int(count), py[2]])
+                    if py[2]:
+                        rank.env[py[2]] = 0
+                else:
+                    pc = ins.target
+            elif op == JUMP:
+                pc = ins.target
+            elif op == RUNON:
+                py = code.code[pc - 1]
+                pc = ins.target
+                for predicate, target in py[1]:
+                    if predicate(rank.env):
+                        pc = target
+                        break
+            elif op == CONDITION:
+                pc = self.choose(code.code[pc - 1], rank.env)
+            else:
+                rank.pc = pc
+                if self.communicate(rank, code, pc - 1):
+                    return 0
+                code, pc = rank.code, rank.pc
+
+    cdef int choose(self, tuple ins, dict env) except -1:
+        weights = [weight(env) for weight, _ in ins[1]]
+        if min(weights) < 0 or sum(weights) <= 0:
+            raise Unsupported("condition weights")
+        x = self.bitgen.next_double(self.bitgen.state) * sum(weights)
+        for w, arm in zip(weights, ins[1]):
+            if x < w:
+                return arm[1]
+            x -= w
+        return ins[1][-1][1]
+
+    cdef long size_of(self, Code code, int pc, int slot, Rank rank) except -1:
+        cdef Ins *ins = &code.ins[pc]
+        if ins.konst & (1 << slot):
+            return ins.iv[slot]
+        value = code.code[pc][slot](rank.env)
+        if type(value) is int and value >= 0:
+            return value
+        if value < 0 or value != int(value):
+            raise Unsupported("message size")
+        return int(value)
+
+    cdef long peer_of(self, Code code, int pc, int slot, Rank rank, bint source) except? -99:
+        cdef Ins *ins = &code.ins[pc]
+        cdef long value
+        if ins.konst & (1 << slot):
+            value = ins.iv[slot]
+        else:
+            v = code.code[pc][slot](rank.env)
+            if type(v) is not int:
+                if v == int(v):
+                    v = int(v)
+                else:
+                    raise Unsupported("peer")
+            value = v
+        if 0 <= value < self.numprocs or value == PROC_NULL or (source and value == ANY_SOURCE):
+            return value
+        raise Unsupported("peer out of range")
+
+    cdef long tag_of(self, Code code, int pc, int slot, Rank rank, bint receiving) except? -99:
+        cdef Ins *ins = &code.ins[pc]
+        if ins.konst & (1 << slot):
+            return ins.iv[slot]
+        value = code.code[pc][slot](rank.env)
+        if type(value) is int and (value >= 0 or rank.context != USER
+                                   or (receiving and value == ANY_TAG)):
+            return value
+        raise Unsupported("tag")
+
+    cdef bint communicate(self, Rank rank, Code code, int pc) except -1:
+        cdef Ins *ins = &code.ins[pc]
+        cdef int op = ins.op, s, r
+        cdef long size
+        py = code.code[pc]
+        if op == SEND:
+            size = self.size_of(code, pc, 3, rank)
+            s = self.post_send(rank, ins.opid, size, self.peer_of(code, pc, 4, rank, False),
+                               self.tag_of(code, pc, 5, rank, False),
+                               not ins.blocking or self.eager(ins.opid, size))
+            if ins.blocking:
+                return self.wait(rank, [s])
+            self.keep_request(rank, py[6], s)
+        elif op == RECV:
+            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, 3, rank),
+                               self.peer_of(code, pc, 4, rank, True),
+                               self.tag_of(code, pc, 5, rank, True), py[6])
+            if ins.blocking:
+                return self.wait(rank, [r])
+            self.keep_request(rank, py[6], r)
+        elif op == SENDRECV:
+            s = self.post_send(rank, ins.opid, self.size_of(code, pc, 1, rank),
+                               self.peer_of(code, pc, 2, rank, False),
+                               self.tag_of(code, pc, 5, rank, False), False)
+            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, 3, rank),
+                               self.peer_of(code, pc, 4, rank, True),
+                               self.tag_of(code, pc, 6, rank, True), None)
+            return self.wait(rank, [s, r])
+        elif op == WAIT:
+            names = py[2]
+            if names is None:
+                records = list(rank.outstanding.values())
+            else:
+                records = []
+                for name in names:
+                    record = rank.requests.get(name)
+                    if record is None:
+                        raise Unsupported("unknown request")
+                    records.append(record)
+            for record in records:
+                if rank.outstanding.pop(self.reqs[<int> record].seq, None) is not None:
+                    self.release(record)
+            return self.wait(rank, records)
+        elif op == COLLECTIVE:
+            return self.begin_collective(rank, py)
+        else:
+            raise Unsupported("MPI_Test")
+        return False
+
+    cdef bint eager(self, int opid, long size):
+        return (0 < self.eager_limit and size <= self.eager_limit
+                and OP_NAMES[opid] not in SYNCHRONOUS)
+
+    # -------------------------------------------------------- posting messages
+    cdef int new_req(self, Rank rank, int is_send, int opid, long size, long peer, long tag):
+        cdef int i
+        cdef Req *q
+        if self.free_reqs:
+            i = self.free_reqs.pop()
+        else:
+            if self.nreqs == self.capreqs:
+                self.capreqs *= 2
+                self.reqs = <Req *> realloc(self.reqs, self.capreqs * sizeof(Req))
+            i = self.nreqs
+            self.nreqs += 1
+        self.seq += 1
+        q = &self.reqs[i]
+        q.is_send = is_send
+        q.rank = rank.id
+        q.peer = peer
+        q.tag = tag
+        q.context = rank.context
+        q.size = size
+        q.posted = rank.clock
+        q.seq = self.seq
+        q.opid = opid
+        q.drawn = 0
+        q.transfer = 0.0
+        q.done = 0
+        q.completion = 0.0
+        q.comm = 0.0
+        for k in range(3):
+            q.origin[k] = rank.path[k]
+            q.path[k] = rank.path[k]
+        q.waiter = -1
+        q.queued = 0
+        q.refs = 0
+        q.qnext = -1
+        q.qprev = -1
+        q.status = -1
+        return i
+
+    cdef inline void release(self, int i):
+        self.reqs[i].refs -= 1
+        if self.reqs[i].refs == 0:
+            self.free_reqs.append(i)
+
+    cdef inline void complete(self, int i, double time, double *path, double comm):
+        cdef Req *q = &self.reqs[i]
+        q.done = 1
+        q.completion = time
+        q.path[0], q.path[1], q.path[2] = path[0], path[1], path[2]
+        q.comm = comm
+
+    cdef int post_send(self, Rank rank, int opid, long size, long dst, long tag,
+                       bint local) except -1:
+        cdef int s = self.new_req(rank, 1, opid, size, dst, tag)
+        cdef bint eager = self.eager(opid, size)
+        cdef int contention
+        if dst == PROC_NULL:
+            self.complete(s, rank.clock, rank.path, 0.0)
+            return s
+        if local:
+            contention = self.contention(rank.id, dst, rank.clock)
+            self.spend(rank, 1, self.local_completion(s, contention))
+        if eager:
+            self.complete(s, rank.clock, rank.path, 0.0)
+        self.reqs[s].refs += 1
+        queues = self.send_queues[dst]
+        entry = queues.get(rank.id)
+        if entry is None:
+            queues[rank.id] = [s, s]
+        else:
+            self.reqs[<int> entry[1]].qnext = s
+            self.reqs[s].qprev = entry[1]
+            entry[1] = s
+        buckets = self.recv_buckets[dst]
+        if buckets:
+            c = rank.context
+            for key in ((c, rank.id, tag), (c, rank.id, ANY_TAG), (c, ANY_SOURCE, tag),
+                        (c, ANY_SOURCE, ANY_TAG)):
+                bucket = buckets.get(key)
+                if bucket:
+                    for r in bucket:
+                        if not self.reqs[<int> r].queued:
+                            self.queue_decision(r)
+        return s
+
+    cdef int post_recv(self, Rank rank, int opid, long size, long src, long tag,
+                       status) except -1:
+        cdef int r = self.new_req(rank, 0, opid, size, src, tag)
+        if status is not None:
+            self.reqs[r].status = len(self.statuses)
+            self.statuses.append(status)
+        if src == PROC_NULL:
+            self.complete(r, rank.clock, rank.path, 0.0)
+            return r
+        self.reqs[r].refs += 1
+        key = (rank.context, src, tag)
+        buckets = self.recv_buckets[rank.id]
+        bucket = buckets.get(key)
+        if bucket is None:
+            buckets[key] = [r]
+        else:
+            bucket.append(r)
+        if self.has_candidate(r):
+            self.queue_decision(r)
+        return r
+
+    cdef bint has_candidate(self, int ri):
+        cdef Req *r = &self.reqs[ri]
+        queues = self.send_queues[r.rank]
+        if r.peer != ANY_SOURCE:
+            entry = queues.get(r.peer)
+            return entry is not None and self.first_match(entry[0], ri) >= 0
+        for entry in queues.values():
+            if self.first_match(entry[0], ri) >= 0:
+                return True
+        return False
+
+    cdef void queue_decision(self, int r):
+        self.reqs[r].queued = 1
+        self.reqs[r].refs += 1
+        self.heap_push(self.reqs[r].posted, self.reqs[r].seq, r)
+
+    cdef void keep_request(self, Rank rank, name, int i):
+        old = rank.requests.get(name)
+        if old is not None:
+            self.release(old)
+        rank.requests[name] = i
+        rank.outstanding[self.reqs[i].seq] = i
+        self.reqs[i].refs += 2
+
+    # ---------------------------------------------------------------- matching
+    cdef int contention(self, int src, long dst, double at) except -1:
+        """The scoreboard's contention level for a message starting at ``at``."""
+        if not self.contention_matters:
+            return 1
+        cdef int a = self.node_of[src], b = self.node_of[dst], n = self.nodes
+        cdef int level = 1, link, k, c
+        cdef int links[3]
+        cdef int nl
+        if a == b:
+            links[0] = 2 * n + a
+            nl = 1
+        else:
+            links[0], links[1], links[2] = a, 3 * n, n + b
+            nl = 3
+        for k in range(nl):
+            link = links[k]
+            while self.nends[link] > 0 and self.ends[link][0] <= at:
+                self.link_pop(link)
+            c = (self.nends[link] + 1 + self.capacity[link] - 1) // self.capacity[link]
+            if c > level:
+                level = c
+        return level
+
+    cdef void scoreboard_add(self, int src, long dst, double end):
+        if not self.contention_matters:
+            return
+        cdef int a = self.node_of[src], b = self.node_of[dst], n = self.nodes
+        if a == b:
+            self.link_push(2 * n + a, end)
+        else:
+            self.link_push(a, end)
+            self.link_push(3 * n, end)
+            self.link_push(n + b, end)
+
+    cdef void link_push(self, int link, double end):
+        cdef double *h
+        cdef int i, parent
+        if self.nends[link] == self.capends[link]:
+            self.capends[link] = max(8, 2 * self.capends[link])
+            self.ends[link] = <double *> realloc(self.ends[link],
+                                                 self.capends[link] * sizeof(double))
+        h = self.ends[link]
+        i = self.nends[link]
+        self.nends[link] += 1
+        while i > 0:
+            parent = (i - 1) >> 1
+            if h[parent] <= end:
+                break
+            h[i] = h[parent]
+            i = parent
+        h[i] = end
+
+    cdef void link_pop(self, int link):
+        cdef double *h = self.ends[link]
+        cdef int n = self.nends[link] - 1, i = 0, child
+        cdef double last = h[n]
+        self.nends[link] = n
+        while True:
+            child = 2 * i + 1
+            if child >= n:
+                break
+            if child + 1 < n and h[child + 1] < h[child]:
+                child += 1
+            if last <= h[child]:
+                break
+            h[i] = h[child]
+            i = child
+        if n > 0:
+            h[i] = last
+
+    cdef object transfer_of(self, int s, int contention):
+        cdef Req *q = &self.reqs[s]
+        key = (q.opid, q.size, q.rank, q.peer, contention)
+        transfer = self.transfers.get(key)
+        if transfer is None:
+            from pevpm.machine.transfer import Transfer
+            if len(self.transfers) > 4096:
+                self.transfers.clear()
+            transfer = self.transfers[key] = Transfer(
+                OP_NAMES[q.opid], q.size, q.rank, q.peer,
+                self.node_of[q.rank] == self.node_of[q.peer], contention)
+        return transfer
+
+    cdef double local_completion(self, int s, int contention) except? -1.0:
+        if self.comm_kind == COMM_CONSTANT or self.comm_kind == COMM_HOCKNEY:
+            return self.local_time
+        if self.comm_kind == COMM_LOGGP:
+            return max(self.o, self.g)
+        if self.planned:
+            return self.planned_time(s, contention, True)
+        return self.comm.local_completion_time(self.transfer_of(s, contention), self.rng)
+
+    cdef double planned_time(self, int s, int contention, bint local) except? -1.0:
+        """A profile model's time through its draw plan (cached per message kind)."""
+        cdef Req *q = &self.reqs[s]
+        cdef Plan plan
+        cdef double u, low, high, mixed
+        key = (local, q.opid, q.size, self.node_of[q.rank] == self.node_of[q.peer], contention)
+        found = self.plans.get(key)
+        if found is None:
+            if len(self.plans) > 65536:
+                self.plans.clear()
+            found = self.plans[key] = Plan(self.comm.draw_plan(self.transfer_of(s, contention),
+                                                               local))
+        plan = <Plan> found
+        if plan.kind == PLAN_FIXED:
+            return plan.value
+        if plan.kind == PLAN_ONE:
+            u = self.bitgen.next_double(self.bitgen.state)
+            return _interp(u, plan.cdf0, plan.knots0)
+        if plan.kind == PLAN_MIX:
+            u = self.bitgen.next_double(self.bitgen.state)
+            low = _interp(u, plan.cdf0, plan.knots0)
+            high = _interp(u, plan.cdf1, plan.knots1)
+            mixed = (1 - plan.w) * low + plan.w * high
+            return 0.0 if 0.0 > mixed else mixed
+        transfer = self.transfer_of(s, contention)
+        if local:
+            return self.comm.local_completion_time(transfer, self.rng)
+        return self.comm.transfer_time(transfer, self.rng)
+
+    cdef int draw_transfer(self, int s) except -1:
+        cdef Req *q = &self.reqs[s]
+        cdef int contention = self.contention(q.rank, q.peer, q.posted)
+        cdef double seconds, latency, bandwidth
+        if self.comm_kind == COMM_HOCKNEY:
+            latency, bandwidth = self.latency, self.bandwidth
+            if self.node_of[q.rank] == self.node_of[q.peer]:
+                if self.has_intra_latency:
+                    latency = self.intra_latency
+                if self.has_intra_bandwidth:
+                    bandwidth = self.intra_bandwidth
+            if self.share_bandwidth:
+                bandwidth /= contention
+            seconds = latency + q.size / bandwidth
+        elif self.comm_kind == COMM_CONSTANT:
+            seconds = self.latency
+        elif self.comm_kind == COMM_LOGGP:
+            seconds = 2 * self.o + self.L + max(q.size - 1, 0) * self.G
+        elif self.planned:
+            seconds = self.planned_time(s, contention, False)
+        else:
+            seconds = self.comm.transfer_time(self.transfer_of(s, contention), self.rng)
+        if not seconds >= 0:
+            raise Unsupported("negative transfer time")
+        q = &self.reqs[s]
+        q.transfer = seconds
+        q.drawn = 1
+        return 0
+
+    cdef int deliver(self, int s, int r) except -1:
+        cdef Req *send = &self.reqs[s]
+        cdef Req *recv = &self.reqs[r]
+        cdef double arrival, path[3]
+        if send.size > recv.size:
+            raise Unsupported("truncated")
+        self.unqueue(s, r)
+        if recv.status >= 0:
+            source, tag = status_fields(self.statuses[recv.status])
+            env = (<Rank> self.ranks[recv.rank]).env
+            env[source], env[tag] = send.rank, send.tag
+        arrival = send.posted + send.transfer
+        self.scoreboard_add(send.rank, send.peer, arrival)
+        self.messages += 1
+        if arrival > recv.posted:
+            path[0], path[1], path[2] = send.origin[0], send.origin[1] + send.transfer, send.origin[2]
+            self.complete(r, arrival, path, send.transfer)
+        else:
+            self.complete(r, recv.posted, recv.origin, 0.0)
+        self.notify(r)
+        send = &self.reqs[s]
+        recv = &self.reqs[r]
+        if not send.done:
+            self.complete(s, recv.completion, recv.path, send.transfer)
+            self.notify(s)
+        send = &self.reqs[s]
+        recv = &self.reqs[r]
+        if self.records is not None:
+            self.records.append(MessageRecord(send.rank, send.peer, send.tag, send.size,
+                                              send.posted, recv.completion))
+        self.release(s)
+        self.release(r)
+        return 0
+
+    cdef void unqueue(self, int s, int r):
+        cdef Req *q = &self.reqs[s]
+        queues = self.send_queues[q.peer]
+        entry = queues[q.rank]
+        if q.qprev >= 0:
+            self.reqs[q.qprev].qnext = q.qnext
+        else:
+            entry[0] = q.qnext
+        if q.qnext >= 0:
+            self.reqs[q.qnext].qprev = q.qprev
+        else:
+            entry[1] = q.qprev
+        if entry[0] < 0:
+            del queues[q.rank]
+        cdef Req *v = &self.reqs[r]
+        buckets = self.recv_buckets[v.rank]
+        key = (v.context, v.peer, v.tag)
+        bucket = buckets[key]
+        bucket.remove(r)
+        if not bucket:
+            del buckets[key]
+
+    cdef int notify(self, int i) except -1:
+        cdef int waiter = self.reqs[i].waiter
+        cdef Rank rank
+        if waiter < 0:
+            return 0
+        self.reqs[i].waiter = -1
+        rank = self.ranks[waiter]
+        rank.pending -= 1
+        if rank.pending == 0:
+            self.finish_wait(rank, True)
+        return 0
+
+    # ---------------------------------------------------------------- blocking
+    cdef bint wait(self, Rank rank, list records) except -1:
+        rank.wait_records = records
+        rank.pending = 0
+        for record in records:
+            self.reqs[<int> record].refs += 1
+            if not self.reqs[<int> record].done:
+                self.reqs[<int> record].waiter = rank.id
+                rank.pending += 1
+        if rank.pending == 0:
+            self.finish_wait(rank, False)
+            return False
+        rank.blocked = 1
+        return True
+
+    cdef int finish_wait(self, Rank rank, bint resume) except -1:
+        cdef list records = rank.wait_records
+        cdef int last = -1, i
+        cdef double blocked_for, transfer
+        for record in records:
+            i = record
+            if last < 0 or self.reqs[i].completion > self.reqs[last].completion:
+                last = i
+        if last >= 0 and self.reqs[last].completion > rank.clock:
+            blocked_for = self.reqs[last].completion - rank.clock
+            transfer = min(blocked_for, self.reqs[last].comm)
+            self.spend(rank, 2, blocked_for - transfer)
+            self.spend(rank, 1, transfer)
+            rank.path[0] = self.reqs[last].path[0]
+            rank.path[1] = self.reqs[last].path[1]
+            rank.path[2] = self.reqs[last].path[2]
+        for record in records:
+            self.release(record)
+        rank.wait_records = None
+        rank.blocked = 0
+        if resume:
+            self.runnable.append(rank)
+        return 0
+
+    cdef inline int spend(self, Rank rank, int kind, double seconds) except -1:
+        if seconds <= 0:
+            return 0
+        rank.clock = rank.clock + seconds
+        rank.spent[kind] += seconds
+        rank.path[kind] += seconds
+        if rank.clock > self.max_time:
+            raise Unsupported("time limit")
+        return 0
+
+    # ------------------------------------------------------------- collectives
+    cdef bint begin_collective(self, Rank rank, tuple ins) except -1:
+        from pevpm.vm import collectives
+        from pevpm.vm.engine import _expansion
+        _, op, size_fn, root_fn, where, stmt = ins
+        size = size_fn(rank.env)
+        if type(size) is not int or size < 0:
+            raise Unsupported("collective size")
+        if op in ROOTED_COLLECTIVES:
+            root = root_fn(rank.env)
+            if type(root) is not int or not 0 <= root < self.numprocs:
+                raise Unsupported("collective root")
+        else:
+            root = 0
+        if collectives.is_timed(op, size, self.numprocs, self.machine.collectives):
+            raise Unsupported("timed collective")
+        code = _expansion(op, size, root, rank.id, self.numprocs, self.machine.collectives,
+                          where)
+        occurrence = rank.collective_calls.get(where, 0)
+        rank.collective_calls[where] = occurrence + 1
+        rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence,
+                            rank.requests, rank.outstanding))
+        rank.code, rank.pc, rank.loops, rank.context = (code_for(code, True), 0, [],
+                                                         COLLECTIVE_CONTEXT)
+        rank.requests, rank.outstanding = {}, {}
+        return False
+
+    cdef int end_collective(self, Rank rank) except -1:
+        for i in rank.requests.values():
+            self.release(i)
+        for i in rank.outstanding.values():
+            self.release(i)
+        (rank.code, rank.pc, rank.loops, op, where, occurrence, rank.requests,
+         rank.outstanding) = rank.frames.pop()
+        rank.context = USER
+        record = self.collectives.get((where, occurrence))
+        if record is None:
+            record = self.collectives[(where, occurrence)] = CollectiveRecord(
+                op, where, occurrence, np.full(self.numprocs, np.nan))
+        record.completion[rank.id] = rank.clock
+        return 0
+
+    # ------------------------------------------------------------- the heap
+    cdef void heap_push(self, double time, long seq, int req):
+        cdef int i, parent
+        cdef Decision d
+        if self.nheap == self.capheap:
+            self.capheap *= 2
+            self.heap = <Decision *> realloc(self.heap, self.capheap * sizeof(Decision))
+        d.time, d.seq, d.req = time, seq, req
+        i = self.nheap
+        self.nheap += 1
+        while i > 0:
+            parent = (i - 1) >> 1
+            if (self.heap[parent].time < time
+                    or (self.heap[parent].time == time and self.heap[parent].seq < seq)):
+                break
+            self.heap[i] = self.heap[parent]
+            i = parent
+        self.heap[i] = d
+
+    cdef Decision heap_pop(self):
+        cdef Decision top = self.heap[0]
+        cdef int n = self.nheap - 1, i = 0, child
+        cdef Decision last = self.heap[n]
+        self.nheap = n
+        while True:
+            child = 2 * i + 1
+            if child >= n:
+                break
+            if child + 1 < n and _before(&self.heap[child + 1], &self.heap[child]):
+                child += 1
+            if not _before(&self.heap[child], &last):
+                break
+            self.heap[i] = self.heap[child]
+            i = child
+        if n > 0:
+            self.heap[i] = last
+        return top
+
+    # ---------------------------------------------------------------- results
+    cdef result(self):
+        cdef Rank rank, last = None
+        times = []
+        for rank in self.ranks:
+            times.append((rank.spent[0], rank.spent[1], rank.spent[2], rank.clock))
+            if last is None or rank.clock > last.clock:
+                last = rank
+        critical = (last.path[0], last.path[1], last.path[2])
+        return times, critical, self.messages, self.collectives, self.records
+
+
+cdef inline bint _before(Decision *a, Decision *b):
+    return a.time < b.time or (a.time == b.time and a.seq < b.seq)

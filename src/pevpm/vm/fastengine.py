@@ -1,0 +1,109 @@
+"""Run a model on the compiled core (:mod:`pevpm.vm.fastcore`) when it can.
+
+:func:`simulate` takes :func:`pevpm.vm.engine.simulate`'s arguments and
+gives the same :class:`~pevpm.vm.result.RunResult` for the same generator:
+the compiled core follows the reference engine step for step and draws the
+same random numbers in the same order.  It uses the reference engine
+instead when
+
+* the extension is not built (:data:`AVAILABLE` is False, :data:`UNAVAILABLE`
+  says why),
+* ``trace`` asks for time slices, or the model uses ``MPI_Test``,
+* the core stops on something it does not handle (a hardware or measured
+  collective, a deadlock, any error): the generator is put back to its
+  state at the start and the reference engine runs the model from there,
+  so errors read exactly as the reference's.
+
+:func:`why_reference` names the first of the static reasons, for a note.
+
+>>> from pevpm.model.builder import ModelBuilder
+>>> from pevpm.machine.comm_models import Constant
+>>> from pevpm.machine.machine import Machine
+>>> b = ModelBuilder()
+>>> b.sendrecv(8, dest="(procnum + 1) % numprocs", source="(procnum + numprocs - 1) % numprocs")
+>>> simulate(b.build(), 4, Machine(Constant(0.25))).makespan
+0.25
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from pevpm.errors import PevpmError
+from pevpm.machine.machine import Machine
+from pevpm.model.ast import Model
+from pevpm.vm import engine
+from pevpm.vm import program as vm
+from pevpm.vm.result import COMMUNICATION, COMPUTE, WAITING, MessageRecord, RankTimes, RunResult
+
+try:
+    from pevpm.vm import fastcore
+except ImportError as exc:          # not built: the pure-Python engine does everything
+    fastcore = None
+    UNAVAILABLE = (f"the compiled engine core is not built ({exc}); using the pure-Python "
+                   "engine (reinstall with `pip install -e .` and a C compiler)")
+else:
+    UNAVAILABLE = None
+
+#: Whether the compiled core can be used at all.
+AVAILABLE = fastcore is not None
+
+
+def why_reference(program: vm.Program, trace: bool = False) -> str | None:
+    """Why a run of ``program`` goes to the reference engine, or None."""
+    if not AVAILABLE:
+        return UNAVAILABLE
+    if trace:
+        return "time slices (a trace) come from the pure-Python engine"
+    if any(ins[0] == vm.TEST for ins in program.code):
+        return "MPI_Test is run by the pure-Python engine"
+    return None
+
+
+def simulate(model: Model, numprocs: int, machine: Machine, *,
+             params: Mapping[str, float] | None = None, rng: np.random.Generator | None = None,
+             bound: str | None = None, trace: bool = False, limits: engine.Limits | None = None,
+             program: vm.Program | None = None, records: bool = False) -> RunResult:
+    """:func:`pevpm.vm.engine.simulate` on the compiled core where it applies;
+    ``records`` keeps the message records without the slices of a trace."""
+    if int(numprocs) != numprocs or numprocs < 1 or bound not in (None, "min", "max"):
+        return engine.simulate(model, numprocs, machine, params=params, rng=rng, bound=bound,
+                               trace=trace, limits=limits, program=program)
+    if program is None:
+        program = vm.compile_model(model, params)
+    rng = rng if rng is not None else np.random.default_rng(0)
+    if why_reference(program, trace) is not None:
+        return engine.simulate(model, numprocs, machine, params=params, rng=rng, bound=bound,
+                               trace=trace, limits=limits, program=program)
+    start = rng.bit_generator.state
+    try:
+        return _run_core(program, model, int(numprocs), machine, params, rng, bound,
+                         limits or engine.Limits(), records)
+    except (fastcore.Unsupported, PevpmError, ArithmeticError, ValueError):
+        rng.bit_generator.state = start
+        result = engine.simulate(model, numprocs, machine, params=params, rng=rng, bound=bound,
+                                 trace=records, limits=limits, program=program)
+        result.slices = None
+        return result
+
+
+def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
+              records) -> RunResult:
+    comm = machine.comm if bound is None else machine.comm.bounded(bound)
+    placement = machine.topology.place(numprocs)
+    setup = engine.RankSetup.of(program, model, numprocs, machine, params, rng)
+    core = fastcore.Core(setup.codes, setup.envs, setup.proc_ids, setup.factors, machine, comm,
+                         rng, placement, limits.max_events, limits.max_time, records)
+    times, critical, messages, collectives, kept = core.run()
+    ranks = [RankTimes(*t) for t in times]
+    return RunResult(
+        makespan=max(t[3] for t in times), ranks=ranks,
+        critical_path=dict(zip((COMPUTE, COMMUNICATION, WAITING), critical)),
+        messages_simulated=messages,
+        collectives=sorted(collectives.values(), key=lambda c: (c.where, c.occurrence)),
+        messages=kept if records else None)
+
+
+__all__ = ["AVAILABLE", "UNAVAILABLE", "MessageRecord", "simulate", "why_reference"]
