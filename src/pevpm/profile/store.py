@@ -11,7 +11,7 @@ segment timings) through :class:`ProfileWriter`.
 Readers open the file read-only (here the profile shipped with pevpm):
 
 >>> prof = Profile.open(default_profile_path())
->>> key = prof.blocks(test="isend")[0]
+>>> key = prof.blocks(test="isend")[0]                    # a BlockKey
 >>> key, key.nxp, key.label
 (BlockKey(test='isend', variant='', size=0, n=1, p=2), '1x2', 'isend 0 B 1x2')
 >>> prof.samples("isend", 1024, nxp="1x2").shape
@@ -36,7 +36,7 @@ block and family:
 >>> with ProfileWriter.open(copy) as w:
 ...     w.store_fit(key, "pearson5", {"a": 3.1, "loc": 1e-6, "scale": 2e-6}, {"ks": 0.4})
 >>> with Profile.open(copy) as prof:
-...     prof.fits("isend", 0, nxp="1x2")["pearson5"].params
+...     prof.fits("isend", 0, nxp="1x2")["pearson5"].params     # a FitRecord
 {'a': 3.1, 'loc': 1e-06, 'scale': 2e-06}
 >>> shutil.rmtree(folder)
 
