@@ -1,11 +1,13 @@
 # Two entry points, both self-contained on a fresh machine:
 #   make demo   install into .venv and run the main job (pevpm demo)
 #   make test   install into .venv (with test extras) and run the test suite
+# and the documentation:
+#   make docs   the guides and the API reference as HTML in docs/_build/html
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 
-.PHONY: demo test install browser clean
+.PHONY: demo test docs install browser clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,5 +31,9 @@ test: install browser
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
 
+# Warnings are errors: a public name without a docstring or an example fails.
+docs: install
+	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
+
 clean:
-	rm -rf $(VENV) pevpm-report .pytest_cache
+	rm -rf $(VENV) pevpm-report .pytest_cache docs/_build

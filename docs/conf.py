@@ -2,7 +2,8 @@
 
 Build with ``make docs`` (``sphinx-build -W --keep-going -b html docs docs/_build/html``).
 Warnings are errors, and :func:`check_documented` turns every public name of the API
-pages that has no docstring, or no example (in its own docstring or its module's), into
+pages that has no docstring, or no example (in its own docstring or elsewhere in its
+module), into
 a warning, so an undocumented or broken public name fails the build.
 """
 
@@ -41,18 +42,22 @@ html_static_path: list[str] = []
 
 #: Objects that must have a docstring in the API pages.
 DOCUMENTED_KINDS = ("module", "class", "exception", "function", "method", "property")
-#: Objects that must also show an example (their own, or a ``>>>`` line of their module's
-#: docstring that names them).
+#: Objects that must also show an example (their own, or a ``>>>`` line elsewhere in
+#: their module that names them).
 EXAMPLE_KINDS = ("class", "exception", "function")
 
 _log = logging.getLogger("pevpm.docs")
 
 
 def _module_examples(obj) -> str:
+    """Every example line (``>>>``/``...``) in the docstrings of ``obj``'s module."""
     module = sys.modules.get(getattr(obj, "__module__", "") or "")
-    doc = inspect.getdoc(module) or ""
-    return "\n".join(line for line in doc.splitlines() if line.lstrip().startswith(
-        (">>>", "...")))
+    try:
+        source = inspect.getsource(module) if module else ""
+    except (OSError, TypeError):
+        source = ""
+    return "\n".join(line for line in source.splitlines() if line.lstrip().startswith(
+        (">>>", "... ")))
 
 
 def check_documented(app, what, name, obj, options, lines) -> None:

@@ -16,7 +16,15 @@ from pevpm.errors import AnalyticError
 
 
 def load_mapping(path: str | Path) -> dict:
-    """A TOML (``.toml``) or YAML (``.yaml``/``.yml``) file as a dict."""
+    """A TOML (``.toml``) or YAML (``.yaml``/``.yml``) file as a dict.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "qcrd.toml")
+    ...     _ = open(path, "w").write("s_par = 0.71\\nw = 0.19\\n")
+    ...     load_mapping(path)
+    {'s_par': 0.71, 'w': 0.19}
+    """
     path = Path(path)
     try:
         text = path.read_text()
@@ -95,7 +103,15 @@ def read_times(path: str | Path) -> tuple[list[int], list[float]]:
 
 
 def read_speedups(path: str | Path) -> tuple[list[int], list[int], list[float]]:
-    """Observed speedups from a CSV file with columns ``p``, ``d``, ``speedup``."""
+    """Observed speedups from a CSV file with columns ``p``, ``d``, ``speedup``.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "observed.csv")
+    ...     _ = open(path, "w").write("p,d,speedup\\n16,1,5.7\\n64,8,8.9\\n")
+    ...     read_speedups(path)
+    ([16, 64], [1, 8], [5.7, 8.9])
+    """
     path = Path(path)
     try:
         with path.open(newline="") as handle:

@@ -28,7 +28,11 @@ MAX_STATES = 2_000
 
 
 def compositions(total: int, parts: int):
-    """All tuples of ``parts`` non-negative integers summing to ``total``."""
+    """All tuples of ``parts`` non-negative integers summing to ``total``.
+
+    >>> list(compositions(2, 2))
+    [(0, 2), (1, 1), (2, 0)]
+    """
     for bars in itertools.combinations(range(total + parts - 1), parts - 1):
         edges = (-1,) + bars + (total + parts - 1,)
         yield tuple(edges[i + 1] - edges[i] - 1 for i in range(parts))

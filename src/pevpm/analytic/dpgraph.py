@@ -65,7 +65,12 @@ def fit_linear_cost(elements, times) -> LinearCost:
 
 
 def fit_send_mode(elements, sender_times, receiver_times) -> SendModeCost:
-    """Fit one send mode's sender and receiver models from the same message sizes."""
+    """Fit one send mode's sender and receiver models from the same message sizes.
+
+    >>> cost = fit_send_mode([0, 100, 200], [1.0, 2.0, 3.0], [2.0, 3.0, 4.0])
+    >>> round(cost.sender.latency, 9), round(cost.receiver.latency, 9)
+    (1.0, 2.0)
+    """
     return SendModeCost(fit_linear_cost(elements, sender_times),
                         fit_linear_cost(elements, receiver_times))
 

@@ -51,6 +51,15 @@ class SpmdFit:
     0 when the data are matched exactly, NaN if there are no spare points);
     ``average_error``: the paper's measure; ``residuals``: relative
     residuals per point; ``starts``: how many starts ran to completion.
+
+    The module example's ``fit`` is one:
+
+    >>> from pevpm.analytic.spmd import QCRD_TABLE4, speedup
+    >>> observed = speedup("bus-aio", QCRD_TABLE4, [16, 64], [1, 1])
+    >>> fit = fit_spmd("bus-aio", [16, 64], [1, 1], observed, QCRD_TABLE4, free=("w",),
+    ...                starts=1)
+    >>> fit.model, round(fit.values["w"], 4), fit.residuals.shape
+    ('bus-aio', 0.19, (2,))
     """
 
     model: str

@@ -45,6 +45,10 @@ class MVAResult:
     seconds a class-c job spends at station k per cycle (queueing included);
     ``queue_length[k, c]``: mean number of class-c jobs at station k;
     ``method``: ``"exact"`` or ``"schweitzer"``.
+
+    >>> r = exact_multiclass([[1.0, 0.5], [2.0, 1.0]], [False, True], [2, 1])
+    >>> r.method, r.throughput.round(6).tolist(), r.queue_length.shape
+    ('exact', [0.526316, 0.526316], (2, 2))
     """
 
     throughput: np.ndarray
@@ -113,6 +117,12 @@ def exact_multiclass(demands, is_delay, population) -> MVAResult:
     Visits the prod(N_c + 1) vectors in lexicographic order, so each
     ``n - e_c`` is solved before ``n``. Only the total queue length per
     station is stored for each vector.
+
+    Two classes sharing a queue (station 0) and a delay (station 1):
+
+    >>> r = exact_multiclass([[1.0, 0.5], [2.0, 1.0]], [False, True], [2, 1])
+    >>> r.cycle_time.round(4).tolist()
+    [3.8, 1.9]
     """
     d, delay, pop = _check_network(demands, is_delay, population)
     queue = ~delay
@@ -143,6 +153,12 @@ def schweitzer_bard(demands, is_delay, population, tol: float = 1e-12, max_iter:
     population with its own class reduced by one job in proportion,
     ``Q_k(n - e_c) ~ Q_k(n) - Q_kc(n) / N_c``. Iterates until the largest
     change in any queue length is below ``tol`` jobs.
+
+    Against the exact answer (0.789474 cycles/s) of the module example:
+
+    >>> r = schweitzer_bard([[1.0], [2.0]], [False, True], [3])
+    >>> r.method, round(float(r.throughput[0]), 6)
+    ('schweitzer', 0.75)
     """
     d, delay, pop = _check_network(demands, is_delay, population)
     queue = ~delay[:, None]

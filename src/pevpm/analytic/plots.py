@@ -50,7 +50,14 @@ def plot_speedup_curves(counts, curves: dict, path: str | Path, xlabel: str = "p
 
 def plot_speedup_surface(p_values, d_values, surface, path: str | Path, kind: str = "heatmap",
                          title: str = "Speedup s(p, d)") -> None:
-    """The speedup surface s(p, d) as a heat map or a 3-D surface (log2 axes)."""
+    """The speedup surface s(p, d) as a heat map or a 3-D surface (log2 axes).
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "surface.png")
+    >>> plot_speedup_surface([16, 64], [1, 8], [[5.7, 5.7], [8.9, 8.9]], path)
+    >>> os.path.getsize(path) > 0
+    True
+    """
     if kind not in SURFACE_KINDS:
         raise AnalyticError(f"surface kind must be one of {', '.join(SURFACE_KINDS)}")
     s = np.asarray(surface, dtype=float)

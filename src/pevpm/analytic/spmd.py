@@ -134,6 +134,11 @@ def sync_cost(c, kind: str = "harmonic") -> np.ndarray:
 
 
 def comm_scale(p, exponent: float) -> np.ndarray:
+    """g(p) = p ** -exponent for p > 1, and g(1) = 0 (no communication on one processor).
+
+    >>> comm_scale([1, 2, 4], 1.0).tolist()
+    [0.0, 0.5, 0.25]
+    """
     """g(p) = p ** -exponent for p > 1, and g(1) = 0 by definition (eq. 7)."""
     p = np.asarray(p, dtype=float)
     return np.where(p > 1, p ** -float(exponent), 0.0)
@@ -210,6 +215,10 @@ def clu_aio_network(params: SpmdParameters, p: int, d: int) -> tuple[np.ndarray,
     disks, class j using disk j only; row d the shared communication queue;
     row d + 1 the CPU/communication delay), the delay flags and the
     population vector (p/(c d), ..., p/(c d)).
+
+    >>> demands, is_delay, population = clu_aio_network(QCRD_TABLE4, 16, 2)
+    >>> demands.shape, is_delay.tolist(), population
+    ((4, 2), [False, False, False, True], [8, 8])
     """
     p_arr, _ = _grid("clu-aio", params, p, d)
     p = int(p_arr)
@@ -307,7 +316,12 @@ _SOLVERS = {"sio": _sio, "bus-aio": _bus_aio, "clu-aio": _clu_aio}
 
 
 def burst_times(model: str, params: SpmdParameters, p, d) -> tuple[np.ndarray, np.ndarray]:
-    """Per-cycle times (T_CPU + T_COM, T_IO), seconds, broadcast over p and d."""
+    """Per-cycle times (T_CPU + T_COM, T_IO), seconds, broadcast over p and d.
+
+    >>> compute, io = burst_times("bus-aio", QCRD_TABLE4, 64, 8)
+    >>> round(float(compute), 5), float(io) < 1e-5
+    (0.07956, True)
+    """
     p_arr, d_arr = _grid(model, params, p, d)
     compute, io = _SOLVERS[model]([params], p_arr, d_arr)
     return compute[0], io[0]
@@ -327,6 +341,9 @@ def speedups(model: str, param_sets: list[SpmdParameters], p, d) -> np.ndarray:
 
     The sets must share ``c`` and ``sync_cost``; SIO and BUS-AIO solve them
     all in one vectorised MVA pass (this is what makes fitting fast).
+
+    >>> speedups("bus-aio", [QCRD_TABLE4, QCRD_TABLE4.replace(w=0.5)], 64, 8).round(4).tolist()
+    [8.9362, 3.4683]
     """
     first = param_sets[0]
     if any((q.c, q.sync_cost) != (first.c, first.sync_cost) for q in param_sets):
@@ -338,7 +355,11 @@ def speedups(model: str, param_sets: list[SpmdParameters], p, d) -> np.ndarray:
 
 
 def speedup_surface(model: str, params: SpmdParameters, p_values, d_values) -> np.ndarray:
-    """Speedup on the grid p_values x d_values, shape (len(p_values), len(d_values))."""
+    """Speedup on the grid p_values x d_values, shape (len(p_values), len(d_values)).
+
+    >>> speedup_surface("bus-aio", QCRD_TABLE4, [16, 64], [1, 8]).round(3).tolist()
+    [[5.689, 5.691], [8.936, 8.936]]
+    """
     p_grid, d_grid = np.meshgrid(np.asarray(p_values), np.asarray(d_values), indexing="ij")
     return speedup(model, params, p_grid, d_grid)
 
@@ -367,5 +388,9 @@ def closed_form_r1(i: int, z: float, x: float) -> float:
 
 
 def closed_form_r2(i: int, z: float, x: float, y: float) -> float:
-    """R2(i, z, x, y) of eq. (22): time at queue x in a network with delay z and queues x, y."""
+    """R2(i, z, x, y) of eq. (22): time at queue x in a network with delay z and queues x, y.
+
+    >>> round(closed_form_r2(3, 1.0, 0.5, 0.25), 6)
+    0.833333
+    """
     return _closed_form(i, x, [y], z)

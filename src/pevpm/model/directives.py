@@ -626,6 +626,14 @@ def parse_directives(text: str, path: str = "<string>", language: str = "c",
     ``constants`` default to those found in ``text`` by
     :func:`pevpm.model.constants.find_constants`.  Errors are
     :class:`~pevpm.errors.DirectiveError` placed at ``path:line:col``.
+
+    >>> text = "# PEVPM Message type = MPI_Allreduce\\n# PEVPM &       size = 8\\n"
+    >>> parse_directives(text, "cg.py", language="python").body[0].op
+    'MPI_Allreduce'
+    >>> parse_directives("// PEVPM Serial tim = 1\\n", "x.c")   # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pevpm.errors.DirectiveError: x.c:1:17: ...'tim'...
     """
     if language not in COMMENT_MARKERS:
         raise DirectiveError(f"unknown source language {language!r}"

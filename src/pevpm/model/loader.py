@@ -53,7 +53,14 @@ from pevpm.model.source import language_of, read_source, scan
 
 def load_model(path: str | Path, params: Mapping[str, Number | str] | None = None,
                processor: str | None = None) -> Model:
-    """The model in ``path`` with ``params`` applied and ``processor`` selected."""
+    """The model in ``path`` with ``params`` applied and ``processor`` selected.
+
+    ``path`` is annotated source or a Python model file (see the module doc);
+    a Python model file is run, so load only files you trust.
+
+    >>> load_model("examples/jacobi/model.py", {"iterations": 5}).parameters["iterations"]
+    5
+    """
     path = str(path)
     language = language_of(path)
     text = read_source(path)
@@ -71,7 +78,13 @@ def load_model(path: str | Path, params: Mapping[str, Number | str] | None = Non
 
 def is_model_file(text: str) -> bool:
     """Whether Python ``text`` has no ``# PEVPM`` directives and defines
-    ``model`` or ``MODEL`` at module level (checked without running it)."""
+    ``model`` or ``MODEL`` at module level (checked without running it).
+
+    >>> is_model_file("def model():\\n    return None\\n")
+    True
+    >>> is_model_file("# PEVPM Serial time = 1\\nMODEL = None\\n")
+    False
+    """
     if scan(text, "python"):
         return False
     try:
@@ -107,7 +120,15 @@ def _run_model_file(path: str, text: str) -> Model:
 
 def expressions(model: Model) -> Iterator[tuple[Expr, str, Statement, frozenset[str]]]:
     """Every expression of ``model``: (expression, what it is, its statement,
-    the loop indices in scope)."""
+    the loop indices in scope).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> with b.loop(4, index="i"):
+    ...     b.serial("0.001 * i")
+    >>> [(str(e), what, sorted(scope)) for e, what, _, scope in expressions(b.build())]
+    [('4', 'Loop iterations', []), ('0.001 * i', 'Serial time', ['i'])]
+    """
     bodies = [model.body, *model.subroutines.values()]
     for body in bodies:
         yield from _expressions(body, frozenset())
@@ -134,7 +155,14 @@ def _expressions(body, indices: frozenset[str]):
 
 
 def parameter_names(model: Model) -> set[str]:
-    """Parameters the model declares or introduces with ``parameter NAME``."""
+    """Parameters the model declares or introduces with ``parameter NAME``.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder(parameters={"n": 4})
+    >>> b.serial("parameter t / numprocs")
+    >>> sorted(parameter_names(b.build()))
+    ['n', 't']
+    """
     used = set(model.parameters)
     for expr, *_ in expressions(model):
         used |= expr.parameter_names()
@@ -143,7 +171,16 @@ def parameter_names(model: Model) -> set[str]:
 
 def check_names(model: Model) -> None:
     """Raise :class:`ModelError` for a name no constant, parameter, rank name or
-    loop index defines, and for calls of undefined subroutines."""
+    loop index defines, and for calls of undefined subroutines.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.serial("work / numprocs")
+    >>> check_names(b.build())                          # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pevpm.errors.ModelError: Serial time uses unknown name 'work'...
+    """
     known = set(model.constants) | parameter_names(model) | set(RANK_NAMES) | status_names(model)
     for expr, what, stmt, indices in expressions(model):
         unknown = expr.names() - known - indices
@@ -165,6 +202,13 @@ def with_parameters(model: Model, params: Mapping[str, Number | str]) -> Model:
     they must be finite, and the directive language's rules hold for them as
     for written numbers: a time, size or iteration count they make constant
     may not be negative.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder(constants={"n": 64}, parameters={"iterations": 10})
+    >>> b.serial("0.001")
+    >>> m = with_parameters(b.build(), {"iterations": "n * 2"})
+    >>> m.parameters
+    {'iterations': 128}
     """
     declared = parameter_names(model)
     parameters, constants = dict(model.parameters), dict(model.constants)
@@ -220,7 +264,15 @@ def _value(name: str, raw: Number | str, constants: Mapping[str, Number]) -> Num
 
 
 def processor_names(model: Model) -> set[str]:
-    """Processor models the model knows: declared ones and ``Serial on`` ids."""
+    """Processor models the model knows: declared ones and ``Serial on`` ids.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.processor("perseus", 500)
+    >>> b.serial(0.1, on="orion")
+    >>> sorted(processor_names(b.build()))
+    ['orion', 'perseus']
+    """
     names = set(model.processors)
     for body in [model.body, *model.subroutines.values()]:
         names |= {s.on for s in walk(body) if isinstance(s, Serial) and s.on}
@@ -228,7 +280,14 @@ def processor_names(model: Model) -> set[str]:
 
 
 def with_processor(model: Model, processor: str) -> Model:
-    """``model`` with ``processor`` as its default processor model."""
+    """``model`` with ``processor`` as its default processor model.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.serial(0.1, on="orion")
+    >>> with_processor(b.build(), "orion").defaults.processor
+    'orion'
+    """
     known = processor_names(model)
     if known and processor not in known:
         raise ModelError(f"the model has no processor {processor!r}"

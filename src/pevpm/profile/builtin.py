@@ -101,7 +101,13 @@ def cpu_model() -> str:
 
 @dataclass(frozen=True)
 class ProfileOrigin:
-    """Where and when a profile was measured, and what it is good for."""
+    """Where and when a profile was measured, and what it is good for.
+
+    >>> here = ProfileOrigin.of_this_host()
+    >>> there = ProfileOrigin("node7", "", "Xeon", 8, "Open MPI 4.1", "2025-01-02T03:04")
+    >>> there.differs_from(there), here.differs_from(there)
+    (False, True)
+    """
 
     host: str
     description: str
@@ -145,7 +151,12 @@ def _library_name(text: str) -> str:
 
 
 def origin_of(profile: Profile) -> ProfileOrigin:
-    """The origin recorded in an open profile (gaps filled from its runs)."""
+    """The origin recorded in an open profile (gaps filled from its runs).
+
+    >>> with open_profile("default") as prof:
+    ...     origin_of(prof).description
+    '2-core development VM, AMD EPYC, shared memory only'
+    """
     meta = profile.metadata
     runs = profile.runs()
     hosts = sorted({host for run in runs for host in run.hosts})
@@ -169,7 +180,18 @@ def profile_origin(spec: str | os.PathLike) -> ProfileOrigin:
 
 def record_origin(writer: ProfileWriter, host: str | None = None) -> None:
     """Write this machine's host name, processor and core count into a profile
-    (what ``pevpm bench`` does), keeping a description or purpose already there."""
+    (what ``pevpm bench`` does), keeping a description or purpose already there.
+
+    >>> import tempfile, shutil, os
+    >>> folder = tempfile.mkdtemp()
+    >>> copy = shutil.copy(resolve_profile("default"), os.path.join(folder, "m.db"))
+    >>> with ProfileWriter.open(copy) as writer:
+    ...     record_origin(writer, host="node7")
+    >>> origin = profile_origin(copy)
+    >>> origin.host, origin.cores == os.cpu_count(), origin.description[:7]
+    ('node7', True, '2-core ')
+    >>> shutil.rmtree(folder)
+    """
     here = ProfileOrigin.of_this_host()
     writer.set_metadata(host=host or here.host, cpu=here.cpu, cores=str(here.cores or ""))
 

@@ -12,17 +12,35 @@ Readers open the file read-only, and every open (readers and writers alike)
 first checks the whole file (:func:`pevpm.profile.integrity.check_profile`), so
 a damaged profile is refused with its first bad row, never half used:
 
->>> prof = Profile.open(default_profile_path())          # doctest: +SKIP
->>> prof.blocks(test="isend")[0]                           # doctest: +SKIP
-BlockKey(test='isend', variant='', size=0, n=1, p=2)
->>> prof.samples("isend", 1024, nxp="1x2").mean()          # doctest: +SKIP
-4.1e-06
+>>> prof = Profile.open(default_profile_path())
+>>> key = prof.blocks(test="isend")[0]                    # a BlockKey
+>>> key, key.nxp, key.label
+(BlockKey(test='isend', variant='', size=0, n=1, p=2), '1x2', 'isend 0 B 1x2')
+>>> prof.samples("isend", 1024, nxp="1x2").shape
+(1000,)
+>>> summary = prof.summary("isend", 1024, nxp="1x2")        # a Summary
+>>> summary.count, f"{summary.median * 1e6:.2f} us"
+(1000, '3.57 us')
+>>> run = prof.runs()[0]                                     # a RunInfo
+>>> run.nxp, run.mpi_library
+('1x2', 'MPICH Version: 5.0.2')
+>>> prof.machine.placements                                  # a MachineInfo
+['1x2', '1x4']
+>>> prof.close()
 
 Writers add to it (one transaction per block, so an interrupted benchmark
-keeps every finished block):
+keeps every finished block); ``pevpm fit`` stores a :class:`FitRecord` per
+block and family:
 
->>> with ProfileWriter.open("m.db") as w:                  # doctest: +SKIP
-...     w.store_fit(key, "pearson5", {"a": 3.1, "loc": 1e-6, "scale": 2e-6})
+>>> import tempfile, shutil, os
+>>> folder = tempfile.mkdtemp()
+>>> copy = shutil.copy(default_profile_path(), os.path.join(folder, "m.db"))
+>>> with ProfileWriter.open(copy) as w:
+...     w.store_fit(key, "pearson5", {"a": 3.1, "loc": 1e-6, "scale": 2e-6}, {"ks": 0.4})
+>>> with Profile.open(copy) as prof:
+...     prof.fits("isend", 0, nxp="1x2")["pearson5"].params     # a FitRecord
+{'a': 3.1, 'loc': 1e-06, 'scale': 2e-06}
+>>> shutil.rmtree(folder)
 
 This module must not import :mod:`pevpm.bench`: the virtual machine reads
 profiles without the benchmark.
@@ -137,10 +155,12 @@ class BlockKey:
 
     @property
     def nxp(self) -> str:
+        """The placement as text: ``"1x2"``."""
         return f"{self.n}x{self.p}"
 
     @property
     def label(self) -> str:
+        """How messages name the block: ``"isend 1024 B 1x2"``."""
         name = f"{self.test}{self.variant}"
         return f"{name} {self.size} B {self.nxp}"
 
@@ -199,6 +219,7 @@ class Summary:
 
     @property
     def median(self) -> float:
+        """The 50th percentile (seconds)."""
         return self.quantiles[50]
 
 
@@ -223,10 +244,12 @@ class RunInfo:
 
     @property
     def nxp(self) -> str:
+        """The placement as text: ``"1x2"``."""
         return f"{self.n}x{self.p}"
 
     @property
     def max_sync_error(self) -> float:
+        """The largest per-rank clock synchronisation error bound (seconds)."""
         return max(self.sync_error.values(), default=0.0)
 
 
@@ -242,6 +265,7 @@ class MachineInfo:
 
     @property
     def placements(self) -> list[str]:
+        """Every benchmarked placement, sorted: ``["1x2", "1x4"]``."""
         return sorted({run.nxp for run in self.runs})
 
 
@@ -293,6 +317,7 @@ class Profile:
         return cls(conn, str(path))
 
     def close(self) -> None:
+        """Close the file (or use the profile as a context manager)."""
         self._conn.close()
 
     def __enter__(self) -> Self:
@@ -343,6 +368,7 @@ class Profile:
 
     @property
     def machine(self) -> MachineInfo:
+        """The machine as a whole: name, hosts, MPI library and runs."""
         meta = self.metadata
         runs = self.runs()
         hosts = sorted({host for run in runs for host in run.hosts})
@@ -560,6 +586,7 @@ class ProfileWriter(Profile):
         )
 
     def latest_run(self) -> RunInfo | None:
+        """The most recent run, or None in an empty profile."""
         runs = self.runs()
         return runs[-1] if runs else None
 

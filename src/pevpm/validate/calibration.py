@@ -37,7 +37,12 @@ EXAMPLES = ("jacobi", "bag_of_tasks", "fft2d")
 
 
 def load_example(name: str):
-    """Import an example program as a module (its kernels; its main() is not run)."""
+    """Import an example program as a module (its kernels; its main() is not run).
+
+    >>> jacobi = load_example("jacobi")
+    >>> callable(jacobi.stencil)
+    True
+    """
     path = find_example(name)
     spec = importlib.util.spec_from_file_location(f"pevpm_example_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
@@ -68,6 +73,10 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
     ``strip[p]`` is the real time of a 1/p strip, timed while the job's other
     ranks that have a core of their own compute too (:func:`neighbours_running`),
     with the spread of single sweeps in ``strip[p]["per_call"]``.
+
+    >>> data = calibrate_jacobi(size=32, nprocs=(1,), repeats=2, min_batch=0.001)
+    >>> sorted(data["strip"]), data["iteration"]["median"] > 0
+    (['1'], True)
     """
     jacobi = load_example("jacobi")
     result = {"kernel": "4-point stencil, float32", "size": size, "strip": {}}
@@ -93,6 +102,10 @@ def calibrate_bag_of_tasks(durations=(0.001, 0.004, 0.016), repeats: int = 7,
     Also the job stream's mean compute seconds per job (``job_options`` are
     bag_of_tasks.job_stream's: njobs, max_size, max_compute, seed), so the
     model's per-job serial time is overhead + slope * compute.
+
+    >>> data = calibrate_bag_of_tasks(durations=(0.0005, 0.001), repeats=1, njobs=10)
+    >>> sorted(data["sleep"]), data["job_stream"]["njobs"]
+    (['durations', 'measured', 'overhead', 'slope'], 10)
     """
     bag = load_example("bag_of_tasks")
     options = {"njobs": 400, "max_size": 65536, "max_compute": 0.01, "seed": 310952}
@@ -124,6 +137,10 @@ def calibrate_fft2d(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
     An iteration's serial time on p ranks is 2 * row_ffts[p] + transpose[p]
     (the Alltoall is the model's message), ``row_ffts[p]["per_call"]`` the
     spread of one phase. ``per_row`` is row_ffts[1] / size.
+
+    >>> data = calibrate_fft2d(size=16, nprocs=(1, 2), repeats=2, min_batch=0.001)
+    >>> sorted(data["row_ffts"]), data["per_row"] > 0
+    (['1', '2'], True)
     """
     fft = load_example("fft2d")
     result = {"kernel": "row FFTs and local transpose, complex128", "size": size,
@@ -166,11 +183,28 @@ def calibrate(examples=EXAMPLES, nprocs=(1, 2, 4), repeats: int = 7) -> dict:
 
 
 def save_calibration(data: dict, path: str | Path) -> None:
+    """Write calibration ``data`` as JSON (read it back with :func:`load_calibration`).
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "calibration.json")
+    >>> save_calibration({"format": FORMAT, "mykernel": {"median": 1.5e-4}}, path)
+    >>> load_calibration(path)["mykernel"]
+    {'median': 0.00015}
+    """
     Path(path).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def load_calibration(path: str | Path) -> dict:
-    """Read a file written by save_calibration; PevpmError if it is not one."""
+    """Read a file written by save_calibration; PevpmError if it is not one.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "other.json")
+    >>> _ = open(path, "w").write("{}")
+    >>> load_calibration(path)                          # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pevpm.errors.PevpmError: ...not a pevpm calibration file...
+    """
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as exc:

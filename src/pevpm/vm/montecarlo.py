@@ -39,7 +39,11 @@ CHUNKS_PER_WORKER = 4
 
 
 def run_generator(seed: int, index: int) -> np.random.Generator:
-    """The generator Monte Carlo run ``index`` uses under ``seed``."""
+    """The generator Monte Carlo run ``index`` uses under ``seed``.
+
+    >>> float(run_generator(1, 0).random()) == float(run_generator(1, 0).random())
+    True
+    """
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index,)))
 
 
@@ -47,7 +51,15 @@ def simulate_runs(model: Model, numprocs: int, machine, params: Mapping | None, 
                   start: int, stop: int, limits=None) -> list[RunSummary]:
     """Runs ``start..stop-1`` of a Monte Carlo prediction (what a worker executes);
     the model is compiled once for all of them, and they run on the compiled
-    core where it applies (:mod:`pevpm.vm.fastengine`)."""
+    core where it applies (:mod:`pevpm.vm.fastengine`).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> from pevpm.machine.presets import parse_machine
+    >>> b = ModelBuilder()
+    >>> b.serial(0.5)
+    >>> [s.makespan for s in simulate_runs(b.build(), 2, parse_machine("perseus"), None, 0, 0, 3)]
+    [0.5, 0.5, 0.5]
+    """
     from pevpm.vm.fastengine import simulate
     from pevpm.vm.program import compile_model
 
@@ -59,7 +71,19 @@ def simulate_runs(model: Model, numprocs: int, machine, params: Mapping | None, 
 
 def simulate_bound(model: Model, numprocs: int, machine, params: Mapping | None, seed: int,
                    bound: str, limits=None) -> float:
-    """Makespan with every submodel at its ``bound`` (``'min'`` or ``'max'``)."""
+    """Makespan with every submodel at its ``bound`` (``'min'`` or ``'max'``).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> from pevpm.machine.presets import parse_machine
+    >>> b = ModelBuilder()
+    >>> with b.condition() as arms:
+    ...     with arms.case(0.5):
+    ...         b.serial(0.001)
+    ...     with arms.case(0.5):
+    ...         b.serial(0.003)
+    >>> simulate_bound(b.build(), 2, parse_machine("perseus"), None, 0, "max") in (0.001, 0.003)
+    True
+    """
     from pevpm.vm.fastengine import simulate
 
     result = simulate(model, numprocs, machine, params=params, bound=bound,
@@ -78,7 +102,20 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
     ``None`` for a local process pool of ``workers`` processes (in this
     process when ``workers`` is 1).  ``seed=None`` draws fresh entropy and
     records it in :attr:`Prediction.seed`.  ``progress(k)`` is called each
-    time ``k`` more runs have finished.
+    time ``k`` more runs have finished.  ``limits`` (a
+    :class:`pevpm.vm.engine.Limits`) stops runaway runs.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> from pevpm.machine.presets import parse_machine
+    >>> b = ModelBuilder(parameters={"iterations": 10})
+    >>> with b.loop("parameter iterations"):
+    ...     b.sendrecv(1024, dest="(procnum + 1) % numprocs",
+    ...                source="(procnum + numprocs - 1) % numprocs")
+    ...     b.serial("0.01 / numprocs")
+    >>> p = predict(b.build(), 8, parse_machine("perseus"), runs=20, seed=1,
+    ...             params={"iterations": 100})
+    >>> round(p.mean, 4), p.runs, p.params
+    (0.15, 20, {'iterations': 100})
     """
     if runs < 1:
         raise PevpmError(f"the number of runs must be at least 1, got {runs}")

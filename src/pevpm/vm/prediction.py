@@ -123,6 +123,8 @@ class Prediction:
     (0.0102, 0.0102)
     >>> [round(float(t), 3) for t in p.breakdown()["waiting"]]
     [0.0, 0.007, 0.007, 0.007]
+    >>> p.collectives[0].op, p.collectives[0].runs              # a CollectiveSummary
+    ('MPI_Barrier', 50)
     >>> sorted(p.to_dict(per_rank=False))[:5]
     ['breakdown_totals', 'collectives', 'critical_path', 'max', 'max_bound']
     """
