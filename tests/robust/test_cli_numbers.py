@@ -90,7 +90,7 @@ def test_closed_standard_output_ends_quietly(model):
 
 def test_usage_errors_return_status_2_in_process(capsys):
     assert main(["predict"]) == 2
-    assert "pevpm: error: the following arguments are required: model" in one_error(capsys)
+    assert "pevpm: error: give the model file to predict (or --list-models)" in one_error(capsys)
 
 
 def test_local_workers_are_bounded_by_the_cpus(model, capsys):
