@@ -38,6 +38,8 @@ COMMANDS = {
     "validate": "pevpm.cli.validate",
     "demo": "pevpm.cli.report",
     "report": "pevpm.cli.report",
+    "trace": "pevpm.cli.trace",
+    "replay": "pevpm.cli.trace",
 }
 
 

@@ -1,0 +1,101 @@
+"""``pevpm trace`` and ``pevpm replay``: record a real MPI run, simulate it again.
+
+    pevpm trace -o run -- mpiexec -n 2 python examples/jacobi/jacobi.py
+    pevpm replay run --machine machine.db            # the same run on the profiled machine
+    pevpm replay run --machine hockney:latency=50us,bandwidth=10MB/s --speed 2 --json
+
+See docs/trace.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from pevpm.errors import PevpmError
+
+DEFAULT_MACHINE = "default"
+
+
+def register(subparsers) -> None:
+    t = subparsers.add_parser(
+        "trace", help="run an MPI program with every MPI call recorded (OTF2)",
+        description="Run `mpiexec ... PROGRAM` with pevpm's PMPI tracer preloaded and write "
+                    "every rank's MPI calls as an OTF2 archive DIR/traces.otf2.")
+    t.add_argument("-o", "--output", required=True, metavar="DIR", help="trace directory")
+    t.add_argument("--keep-raw", action="store_true",
+                   help="keep the tracer's raw per-rank records in DIR/raw")
+    t.add_argument("command", nargs=argparse.REMAINDER, metavar="-- mpiexec -n N PROGRAM ...",
+                   help="the MPI launch command")
+    t.set_defaults(func=run_trace)
+
+    r = subparsers.add_parser(
+        "replay", help="simulate a traced run on a (different) machine",
+        description="Turn a trace into a straight-line PEVPM model (the gaps between calls "
+                    "are computation, every message goes through the machine's "
+                    "communication model) and simulate it at the traced rank count.")
+    r.add_argument("trace", help="trace directory or .otf2 anchor file (pevpm's or Score-P's)")
+    r.add_argument("--machine", default=DEFAULT_MACHINE, metavar="SPEC",
+                   help="as for pevpm predict: PROFILE.db[:model=...] | default | "
+                        "hockney:latency=..,bandwidth=.. | ... (default: default)")
+    r.add_argument("--speed", type=float, default=1.0, metavar="RATIO",
+                   help="the target's CPU speed over the traced one; computation is divided "
+                        "by it (default 1)")
+    r.add_argument("--runs", type=int, default=10, help="Monte Carlo runs (10)")
+    r.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    r.add_argument("--workers", type=int, default=1, help="parallel workers (1)")
+    r.add_argument("--json", action="store_true", help="print the result as JSON")
+    r.set_defaults(func=run_replay)
+
+
+def run_trace(args) -> int:
+    from pevpm.trace.record import record
+
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    done = record(command, Path(args.output), keep_raw=args.keep_raw)
+    print(f"pevpm trace: {done.numprocs} ranks, {done.calls} MPI calls -> {done.archive}",
+          file=sys.stderr)
+    return 0
+
+
+def run_replay(args) -> int:
+    from pevpm.machine.presets import parse_machine
+    from pevpm.trace.otf2_read import read_archive
+    from pevpm.trace.replay import replay
+
+    if args.runs < 1:
+        raise PevpmError(f"--runs must be at least 1, got {args.runs}")
+    machine = parse_machine(args.machine)
+    trace = read_archive(Path(args.trace))
+    result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,
+                    workers=args.workers, source=str(args.trace))
+    if args.json:
+        print(json.dumps({"trace": str(args.trace), "machine": args.machine,
+                          **result.to_dict()}))
+    else:
+        print(format_replay(result, args.machine))
+    return 0
+
+
+def format_replay(result, machine: str) -> str:
+    """The text report of a replay: totals, then one row per rank."""
+    p = result.prediction
+    lines = [f"traced    {result.traced:.6g} s on {p.numprocs} ranks",
+             (f"predicted {p.mean:.6g} s (sd {p.sd:.3g}, {p.runs} runs) on {machine}"
+              f"{'' if result.speed == 1 else f' at speed x{result.speed:g}'}: "
+              f"{result.error:+.1%}"),
+             "",
+             (f"{'rank':>4} {'traced':>10} {'compute':>10} {'mpi':>10} | {'predicted':>10} "
+              f"{'compute':>10} {'comm':>10} {'waiting':>10}")]
+    parts = p.breakdown()
+    for r in result.ranks:
+        lines.append(f"{r.rank:>4} {r.elapsed:>10.5g} {r.compute:>10.5g} {r.mpi:>10.5g} | "
+                     f"{p.finish_mean[r.rank]:>10.5g} {parts['compute'][r.rank]:>10.5g} "
+                     f"{parts['communication'][r.rank]:>10.5g} {parts['waiting'][r.rank]:>10.5g}")
+    shares = ", ".join(f"{k} {v:.0%}" for k, v in p.critical_path_shares.items())
+    lines.append(f"predicted critical path: {shares}")
+    return "\n".join(lines)

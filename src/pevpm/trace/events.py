@@ -1,0 +1,167 @@
+"""A trace in memory: each rank's MPI calls with what happened inside them.
+
+Both the tracer's archives and foreign (Score-P) OTF2 archives read into
+this shape (:mod:`pevpm.trace.otf2_read`); replay reads only this.  Ranks
+are ranks of ``MPI_COMM_WORLD``; times are seconds on one clock.
+
+Inside a call, events mirror OTF2's MPI records: :class:`Send` (blocking or
+non-blocking, with its request), :class:`Recv` (a completed receive: of a
+blocking call, or of a non-blocking one at its Wait/Test), :class:`Posted`
+(an ``MPI_Irecv`` was posted), :class:`SendDone` (an ``MPI_Isend``
+completed), :class:`Collective`.
+
+>>> c = Call("MPI_Send", 1.0, 1.5, (Send(dest=1, tag=0, size=8),))
+>>> t = Trace(((Call("MPI_Init", 0.0, 0.5), c, Call("MPI_Finalize", 2.0, 2.1)),))
+>>> t.numprocs, t.begin(0), t.finish(0), t.elapsed
+(1, 0.5, 2.0, 1.5)
+>>> per_peer_size("ALLTOALL", sent=64, received=64, numprocs=4, is_root=False)
+16
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pevpm.errors import PevpmError
+
+
+@dataclass(frozen=True)
+class Send:
+    dest: int
+    tag: int
+    size: int
+    request: int | None = None
+
+
+@dataclass(frozen=True)
+class Recv:
+    source: int
+    tag: int
+    size: int
+    request: int | None = None
+
+
+@dataclass(frozen=True)
+class Posted:
+    request: int
+
+
+@dataclass(frozen=True)
+class SendDone:
+    request: int
+
+
+@dataclass(frozen=True)
+class Collective:
+    op: str                      # OTF2 collective op name: "BCAST", "ALLTOALL", ...
+    members: tuple[int, ...]     # world ranks of the communicator, in its rank order
+    root: int | None             # world rank of the root, if any
+    sent: int                    # bytes this rank sent in total (OTF2 sizeSent)
+    received: int                # bytes it received in total (OTF2 sizeReceived)
+
+
+Event = Send | Recv | Posted | SendDone | Collective
+
+
+@dataclass(frozen=True)
+class Call:
+    """One MPI call: its function name, start and end (seconds) and events."""
+
+    name: str
+    start: float
+    end: float
+    events: tuple[Event, ...] = ()
+
+    @property
+    def is_init(self) -> bool:
+        return self.name in ("MPI_Init", "MPI_Init_thread")
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Every rank's calls, in program order."""
+
+    ranks: tuple[tuple[Call, ...], ...]
+
+    @property
+    def numprocs(self) -> int:
+        return len(self.ranks)
+
+    def begin(self, rank: int) -> float:
+        """When the rank's program starts: the end of MPI_Init, else its first call."""
+        calls = self.ranks[rank]
+        inits = [c.end for c in calls if c.is_init]
+        if inits:
+            return inits[-1]
+        if not calls:
+            raise PevpmError(f"rank {rank} made no MPI calls", "trace")
+        return calls[0].start
+
+    def finish(self, rank: int) -> float:
+        """When the rank's program ends: the start of MPI_Finalize, else its last call's end."""
+        calls = self.ranks[rank]
+        ends = [c.start for c in calls if c.name == "MPI_Finalize"]
+        return ends[0] if ends else calls[-1].end
+
+    @property
+    def elapsed(self) -> float:
+        """The traced run time: first program start to last program end."""
+        ranks = range(self.numprocs)
+        return max(self.finish(r) for r in ranks) - min(self.begin(r) for r in ranks)
+
+    def call_count(self) -> int:
+        return sum(len(calls) for calls in self.ranks)
+
+
+#: How OTF2's per-rank totals (sizeSent, sizeReceived) relate to the message
+#: size a PEVPM collective takes (bytes per peer): for each op, the
+#: multiplier of sent and received at the root and at the other ranks ("n":
+#: the communicator's size) and the field the size is read back from.
+COLLECTIVE_SIZES: dict[str, tuple[str, str, str, str, str]] = {
+    #                      sent@root sent@other recv@root recv@other from
+    "BARRIER":              ("0", "0", "0", "0", "sent"),
+    "CREATE_HANDLE":        ("0", "0", "0", "0", "sent"),
+    "BCAST":                ("n", "0", "1", "1", "received"),
+    "REDUCE":               ("1", "1", "n", "0", "sent"),
+    "ALLREDUCE":            ("1", "1", "1", "1", "sent"),
+    "SCAN":                 ("1", "1", "1", "1", "sent"),
+    "EXSCAN":               ("1", "1", "1", "1", "sent"),
+    "REDUCE_SCATTER_BLOCK": ("n", "n", "1", "1", "received"),
+    "GATHER":               ("1", "1", "n", "0", "sent"),
+    "GATHERV":              ("1", "1", "n", "0", "sent"),
+    "SCATTER":              ("n", "0", "1", "1", "received"),
+    "SCATTERV":             ("n", "0", "1", "1", "received"),
+    "ALLGATHER":            ("1", "1", "n", "n", "sent"),
+    "ALLGATHERV":           ("1", "1", "n", "n", "sent"),
+    "ALLTOALL":             ("n", "n", "n", "n", "sent"),
+    "ALLTOALLV":            ("n", "n", "n", "n", "sent"),
+}
+
+
+def _mult(text: str, numprocs: int) -> int:
+    return numprocs if text == "n" else int(text)
+
+
+def _multipliers(op: str, numprocs: int, is_root: bool) -> tuple[int, int, str]:
+    if op not in COLLECTIVE_SIZES:
+        raise PevpmError(f"collective operation {op} is not supported", "trace")
+    sr, so, rr, ro, field = COLLECTIVE_SIZES[op]
+    sent, received = (sr, rr) if is_root else (so, ro)
+    return _mult(sent, numprocs), _mult(received, numprocs), field
+
+
+def totals(op: str, size: int, numprocs: int, is_root: bool) -> tuple[int, int]:
+    """(sizeSent, sizeReceived) of a rank whose collective moves ``size`` bytes per peer.
+
+    >>> totals("BCAST", 100, 4, is_root=True), totals("BCAST", 100, 4, is_root=False)
+    ((400, 100), (0, 100))
+    """
+    sent, received, _ = _multipliers(op, numprocs, is_root)
+    return size * sent, size * received
+
+
+def per_peer_size(op: str, sent: int, received: int, numprocs: int, is_root: bool) -> int:
+    """The bytes per peer of a collective from its OTF2 totals (inverse of :func:`totals`)."""
+    ms, mr, field = _multipliers(op, numprocs, is_root)
+    value, mult = (sent, ms) if field == "sent" else (received, mr)
+    return value // mult if mult else 0

@@ -1,0 +1,744 @@
+/* pevpm's MPI tracer: PMPI wrappers that record every MPI call of a rank.
+ *
+ * Built by pevpm.trace.build with the MPI's own mpicc into a shared library
+ * and loaded with LD_PRELOAD (pevpm trace does both).  Each wrapper reads
+ * PMPI_Wtime before and after the real call and appends one fixed-size
+ * record (struct rec, 64 bytes) to an in-memory buffer that is flushed to
+ * $PEVPM_TRACE_DIR/rank-R.bin when full and at MPI_Finalize.  A text file
+ * rank-R.txt holds the rank, the world size, the clock offset, the names of
+ * the operation codes and one line per communicator created.
+ *
+ * Clock: after MPI_Init every rank r > 0 estimates the offset of its
+ * PMPI_Wtime from rank 0's by Cristian's method (PING_ROUNDS round trips,
+ * the one with the shortest round trip wins); pevpm adds the offset to every
+ * time stamp of the rank.
+ *
+ * Peers are translated to ranks of MPI_COMM_WORLD.  Requests get
+ * sequential ids; a call that completes requests (Wait*, Test*) is followed
+ * by one COMPLETE record per completed request carrying the received
+ * source, tag and byte count.  Persistent requests are not recorded.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OPS(X) \
+    X(INIT) X(FINALIZE) X(SEND) X(SSEND) X(BSEND) X(RSEND) X(RECV) X(ISEND) X(ISSEND) \
+    X(IRECV) X(SENDRECV) X(SENDRECV_REPLACE) X(PROBE) X(IPROBE) X(WAIT) X(WAITALL) \
+    X(WAITANY) X(WAITSOME) X(TEST) X(TESTALL) X(TESTANY) X(TESTSOME) X(COMPLETE) \
+    X(BARRIER) X(BCAST) X(REDUCE) X(ALLREDUCE) X(GATHER) X(GATHERV) X(SCATTER) X(SCATTERV) \
+    X(ALLGATHER) X(ALLGATHERV) X(ALLTOALL) X(ALLTOALLV) X(REDUCE_SCATTER_BLOCK) X(SCAN) \
+    X(COMM_DUP) X(COMM_SPLIT) X(COMM_CREATE) X(CART_CREATE) X(CART_SUB)
+
+#define AS_ENUM(name) OP_##name,
+#define AS_NAME(name) #name,
+enum { OPS(AS_ENUM) OP_COUNT };
+static const char *op_names[] = { OPS(AS_NAME) };
+
+struct rec {                 /* 64 bytes, little-endian on the machines we run on */
+    double t0, t1;           /* PMPI_Wtime before and after the call */
+    int64_t bytes, rbytes;   /* bytes sent (per peer), bytes received */
+    int32_t op, comm;        /* OP_*, communicator id */
+    int32_t peer, tag;       /* destination or actual source (world rank), tag */
+    int32_t peer2, tag2;     /* Sendrecv's source and tag; requested source of a receive */
+    int32_t req, aux;        /* request id / new communicator id; flag, count or size */
+};
+
+#define BUF_RECORDS 65536
+#define MAX_COMMS 1024
+#define PING_ROUNDS 20
+#define NO_PEER (-1)
+
+static struct rec *buf;
+static int nbuf, rank = -1, world_size;
+static FILE *bin, *txt;
+static double offset;
+static int32_t next_req = 1;
+
+/* ---- communicators: handle -> id, with each member's world rank ---- */
+struct comm { MPI_Comm handle; int size; int *world; };
+static struct comm comms[MAX_COMMS];
+static int ncomms;
+
+static int comm_id(MPI_Comm c)
+{
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].handle == c) return i;
+    return -1;
+}
+
+static int add_comm(MPI_Comm c)
+{
+    int id = comm_id(c);
+    if (id >= 0 || ncomms == MAX_COMMS) return id;
+    MPI_Group group, world_group;
+    int size;
+    PMPI_Comm_size(c, &size);
+    int *local = malloc(sizeof(int) * size), *world = malloc(sizeof(int) * size);
+    for (int i = 0; i < size; i++) local[i] = i;
+    PMPI_Comm_group(c, &group);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    PMPI_Group_translate_ranks(group, size, local, world_group, world);
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world_group);
+    free(local);
+    comms[ncomms] = (struct comm){c, size, world};
+    if (txt) {
+        fprintf(txt, "comm %d %d", ncomms, size);
+        for (int i = 0; i < size; i++) fprintf(txt, " %d", world[i]);
+        fputc('\n', txt);
+    }
+    return ncomms++;
+}
+
+static int to_world(int id, int peer)
+{
+    if (peer < 0 || id < 0 || peer >= comms[id].size) return peer; /* ANY_SOURCE, PROC_NULL */
+    return comms[id].world[peer];
+}
+
+/* ---- requests: open-addressing table handle -> (id, is receive, comm id) ---- */
+#define REQ_SLOTS 4096
+struct req { MPI_Request handle; int32_t id, recv, comm; };
+static struct req reqs[REQ_SLOTS];
+
+static struct req *req_slot(MPI_Request h, int insert)
+{
+    unsigned k = (unsigned)h * 2654435761u % REQ_SLOTS;
+    for (int n = 0; n < REQ_SLOTS; n++, k = (k + 1) % REQ_SLOTS) {
+        if (reqs[k].handle == h && reqs[k].id) return &reqs[k];
+        if (!reqs[k].id) return insert ? &reqs[k] : NULL;
+    }
+    return NULL;
+}
+
+static int32_t add_req(MPI_Request h, int recv, int comm)
+{
+    struct req *r = req_slot(h, 1);
+    if (!r) return -1;
+    *r = (struct req){h, next_req++, recv, comm};
+    return r->id;
+}
+
+/* ---- recording ---- */
+static void flush(void)
+{
+    if (bin && nbuf) fwrite(buf, sizeof(struct rec), nbuf, bin);
+    nbuf = 0;
+}
+
+static struct rec *record(int op, double t0, double t1, MPI_Comm c)
+{
+    if (!buf) return NULL;
+    if (nbuf == BUF_RECORDS) flush();
+    struct rec *r = &buf[nbuf++];
+    *r = (struct rec){t0, t1, 0, 0, op, comm_id(c), NO_PEER, 0, NO_PEER, 0, 0, 0};
+    return r;
+}
+
+static int64_t type_bytes(MPI_Count count, MPI_Datatype type)
+{
+    int size = 0;
+    if (type != MPI_DATATYPE_NULL) PMPI_Type_size(type, &size);
+    return (int64_t)count * size;
+}
+
+static int64_t status_bytes(const MPI_Status *s)
+{
+    MPI_Count n = 0;
+    PMPI_Get_count_c(s, MPI_BYTE, &n);
+    return n == MPI_UNDEFINED ? 0 : (int64_t)n;
+}
+
+/* A completed request: its record, then forget the handle. */
+static void complete(MPI_Request h, const MPI_Status *s, double t)
+{
+    struct req *q = req_slot(h, 0);
+    if (!q) return;
+    struct rec *r = record(OP_COMPLETE, t, t, MPI_COMM_NULL);
+    if (r) {
+        r->req = q->id;
+        r->comm = q->comm;
+        if (q->recv && s) {
+            r->peer = to_world(q->comm, s->MPI_SOURCE);
+            r->tag = s->MPI_TAG;
+            r->rbytes = status_bytes(s);
+        }
+    }
+    /* leave a tombstone-free table: re-insert the rest of the probe chain */
+    q->id = 0;
+    unsigned k = (unsigned)(q - reqs);
+    for (unsigned j = (k + 1) % REQ_SLOTS; reqs[j].id; j = (j + 1) % REQ_SLOTS) {
+        struct req moved = reqs[j];
+        reqs[j].id = 0;
+        *req_slot(moved.handle, 1) = moved;
+    }
+}
+
+/* ---- start and end ---- */
+static double wtime(void) { return PMPI_Wtime(); }
+
+static void sync_clock(void)
+{
+    double t;
+    if (rank == 0) {
+        for (int r = 1; r < world_size; r++)
+            for (int i = 0; i < PING_ROUNDS; i++) {
+                PMPI_Recv(&t, 1, MPI_DOUBLE, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                t = wtime();
+                PMPI_Send(&t, 1, MPI_DOUBLE, r, 0, MPI_COMM_WORLD);
+            }
+    } else {
+        double best = 1e300;
+        for (int i = 0; i < PING_ROUNDS; i++) {
+            double a = wtime();
+            PMPI_Send(&a, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+            PMPI_Recv(&t, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            double b = wtime();
+            if (b - a < best) { best = b - a; offset = t - (a + b) / 2; }
+        }
+    }
+    PMPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void start(double t0)
+{
+    const char *dir = getenv("PEVPM_TRACE_DIR");
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (!dir) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank-%d.bin", dir, rank);
+    bin = fopen(path, "wb");
+    snprintf(path, sizeof path, "%s/rank-%d.txt", dir, rank);
+    txt = fopen(path, "w");
+    if (!bin || !txt) {
+        fprintf(stderr, "pevpm trace: rank %d cannot write to %s\n", rank, dir);
+        return;
+    }
+    buf = malloc(sizeof(struct rec) * BUF_RECORDS);
+    fprintf(txt, "rank %d\nsize %d\nrecord %zu\nops", rank, world_size, sizeof(struct rec));
+    for (int i = 0; i < OP_COUNT; i++) fprintf(txt, " %s", op_names[i]);
+    fputc('\n', txt);
+    add_comm(MPI_COMM_WORLD);
+    add_comm(MPI_COMM_SELF);
+    sync_clock();
+    fprintf(txt, "offset %.17g\n", offset);
+    record(OP_INIT, t0, wtime(), MPI_COMM_WORLD);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    start(wtime());
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    start(wtime());
+    return rc;
+}
+
+int MPI_Finalize(void)
+{
+    double t0 = wtime();
+    PMPI_Barrier(MPI_COMM_WORLD);
+    record(OP_FINALIZE, t0, wtime(), MPI_COMM_WORLD);
+    flush();
+    if (bin) fclose(bin);
+    if (txt) fclose(txt);
+    bin = txt = NULL;
+    free(buf);
+    buf = NULL;
+    return PMPI_Finalize();
+}
+
+/* ---- point to point ---- */
+#define SEND(NAME, CT, OP) \
+int MPI_##NAME(const void *b, CT count, MPI_Datatype type, int dest, int tag, MPI_Comm c) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(b, count, type, dest, tag, c); \
+    struct rec *r = record(OP, t0, wtime(), c); \
+    if (r) { r->peer = to_world(r->comm, dest); r->tag = tag; r->bytes = type_bytes(count, type); } \
+    return rc; \
+}
+SEND(Send, int, OP_SEND) SEND(Send_c, MPI_Count, OP_SEND)
+SEND(Ssend, int, OP_SSEND) SEND(Ssend_c, MPI_Count, OP_SSEND)
+SEND(Bsend, int, OP_BSEND) SEND(Bsend_c, MPI_Count, OP_BSEND)
+SEND(Rsend, int, OP_RSEND) SEND(Rsend_c, MPI_Count, OP_RSEND)
+
+#define RECV(NAME, CT) \
+int MPI_##NAME(void *b, CT count, MPI_Datatype type, int source, int tag, MPI_Comm c, \
+               MPI_Status *status) \
+{ \
+    MPI_Status own; \
+    if (status == MPI_STATUS_IGNORE) status = &own; \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(b, count, type, source, tag, c, status); \
+    struct rec *r = record(OP_RECV, t0, wtime(), c); \
+    if (r) { \
+        r->peer = to_world(r->comm, status->MPI_SOURCE); r->tag = status->MPI_TAG; \
+        r->rbytes = status_bytes(status); r->peer2 = to_world(r->comm, source); r->tag2 = tag; \
+    } \
+    return rc; \
+}
+RECV(Recv, int) RECV(Recv_c, MPI_Count)
+
+#define ISEND(NAME, CT, OP) \
+int MPI_##NAME(const void *b, CT count, MPI_Datatype type, int dest, int tag, MPI_Comm c, \
+               MPI_Request *request) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(b, count, type, dest, tag, c, request); \
+    struct rec *r = record(OP, t0, wtime(), c); \
+    if (r) { \
+        r->peer = to_world(r->comm, dest); r->tag = tag; r->bytes = type_bytes(count, type); \
+        r->req = add_req(*request, 0, r->comm); \
+    } \
+    return rc; \
+}
+ISEND(Isend, int, OP_ISEND) ISEND(Isend_c, MPI_Count, OP_ISEND)
+ISEND(Issend, int, OP_ISSEND) ISEND(Issend_c, MPI_Count, OP_ISSEND)
+
+#define IRECV(NAME, CT) \
+int MPI_##NAME(void *b, CT count, MPI_Datatype type, int source, int tag, MPI_Comm c, \
+               MPI_Request *request) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(b, count, type, source, tag, c, request); \
+    struct rec *r = record(OP_IRECV, t0, wtime(), c); \
+    if (r) { \
+        r->peer2 = to_world(r->comm, source); r->tag2 = tag; \
+        r->rbytes = type_bytes(count, type); r->req = add_req(*request, 1, r->comm); \
+    } \
+    return rc; \
+}
+IRECV(Irecv, int) IRECV(Irecv_c, MPI_Count)
+
+#define SENDRECV(NAME, CT) \
+int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, int dest, int stag, void *rb, \
+               CT rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm c, \
+               MPI_Status *status) \
+{ \
+    MPI_Status own; \
+    if (status == MPI_STATUS_IGNORE) status = &own; \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(sb, scount, stype, dest, stag, rb, rcount, rtype, source, rtag, c, \
+                         status); \
+    struct rec *r = record(OP_SENDRECV, t0, wtime(), c); \
+    if (r) { \
+        r->peer = to_world(r->comm, dest); r->tag = stag; r->bytes = type_bytes(scount, stype); \
+        r->peer2 = to_world(r->comm, status->MPI_SOURCE); r->tag2 = status->MPI_TAG; \
+        r->rbytes = status_bytes(status); \
+    } \
+    return rc; \
+}
+SENDRECV(Sendrecv, int) SENDRECV(Sendrecv_c, MPI_Count)
+
+#define SENDRECV_REPLACE(NAME, CT) \
+int MPI_##NAME(void *b, CT count, MPI_Datatype type, int dest, int stag, int source, int rtag, \
+               MPI_Comm c, MPI_Status *status) \
+{ \
+    MPI_Status own; \
+    if (status == MPI_STATUS_IGNORE) status = &own; \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(b, count, type, dest, stag, source, rtag, c, status); \
+    struct rec *r = record(OP_SENDRECV_REPLACE, t0, wtime(), c); \
+    if (r) { \
+        r->peer = to_world(r->comm, dest); r->tag = stag; r->bytes = type_bytes(count, type); \
+        r->peer2 = to_world(r->comm, status->MPI_SOURCE); r->tag2 = status->MPI_TAG; \
+        r->rbytes = status_bytes(status); \
+    } \
+    return rc; \
+}
+SENDRECV_REPLACE(Sendrecv_replace, int) SENDRECV_REPLACE(Sendrecv_replace_c, MPI_Count)
+
+int MPI_Probe(int source, int tag, MPI_Comm c, MPI_Status *status)
+{
+    MPI_Status own;
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    double t0 = wtime();
+    int rc = PMPI_Probe(source, tag, c, status);
+    struct rec *r = record(OP_PROBE, t0, wtime(), c);
+    if (r) {
+        r->peer = to_world(r->comm, status->MPI_SOURCE); r->tag = status->MPI_TAG;
+        r->rbytes = status_bytes(status); r->peer2 = to_world(r->comm, source); r->tag2 = tag;
+        r->aux = 1;
+    }
+    return rc;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm c, int *flag, MPI_Status *status)
+{
+    MPI_Status own;
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    double t0 = wtime();
+    int rc = PMPI_Iprobe(source, tag, c, flag, status);
+    struct rec *r = record(OP_IPROBE, t0, wtime(), c);
+    if (r) {
+        r->peer2 = to_world(r->comm, source); r->tag2 = tag; r->aux = *flag;
+        if (*flag) {
+            r->peer = to_world(r->comm, status->MPI_SOURCE); r->tag = status->MPI_TAG;
+            r->rbytes = status_bytes(status);
+        }
+    }
+    return rc;
+}
+
+/* ---- completion ---- */
+#define STACK_REQS 64
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    MPI_Status own;
+    MPI_Request h = *request;
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    double t0 = wtime();
+    int rc = PMPI_Wait(request, status);
+    double t1 = wtime();
+    struct rec *r = record(OP_WAIT, t0, t1, MPI_COMM_NULL);
+    if (r) { r->aux = 1; r->req = 1; complete(h, status, t1); }
+    return rc;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    MPI_Status own;
+    MPI_Request h = *request;
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    double t0 = wtime();
+    int rc = PMPI_Test(request, flag, status);
+    double t1 = wtime();
+    struct rec *r = record(OP_TEST, t0, t1, MPI_COMM_NULL);
+    if (r) {
+        struct req *q = req_slot(h, 0);
+        r->aux = *flag; r->req = 1; r->tag2 = q ? q->id : 0;
+        if (*flag) complete(h, status, t1);
+    }
+    return rc;
+}
+
+/* Copies of the handles and statuses a multi-request call needs afterwards. */
+struct many { MPI_Request h[STACK_REQS], *handles; MPI_Status s[STACK_REQS], *statuses; };
+
+static void many_open(struct many *m, int n, const MPI_Request *reqs, MPI_Status **user)
+{
+    m->handles = n <= STACK_REQS ? m->h : malloc(sizeof(MPI_Request) * n);
+    memcpy(m->handles, reqs, sizeof(MPI_Request) * n);
+    m->statuses = NULL;
+    if (*user == MPI_STATUSES_IGNORE) {
+        m->statuses = n <= STACK_REQS ? m->s : malloc(sizeof(MPI_Status) * n);
+        *user = m->statuses;
+    }
+}
+
+static void many_close(struct many *m)
+{
+    if (m->handles != m->h) free(m->handles);
+    if (m->statuses && m->statuses != m->s) free(m->statuses);
+}
+
+int MPI_Waitall(int n, MPI_Request reqs_[], MPI_Status statuses[])
+{
+    struct many m;
+    many_open(&m, n, reqs_, &statuses);
+    double t0 = wtime();
+    int rc = PMPI_Waitall(n, reqs_, statuses);
+    double t1 = wtime();
+    struct rec *r = record(OP_WAITALL, t0, t1, MPI_COMM_NULL);
+    if (r) {
+        r->req = n; r->aux = n;
+        for (int i = 0; i < n; i++) complete(m.handles[i], &statuses[i], t1);
+    }
+    many_close(&m);
+    return rc;
+}
+
+int MPI_Testall(int n, MPI_Request reqs_[], int *flag, MPI_Status statuses[])
+{
+    struct many m;
+    many_open(&m, n, reqs_, &statuses);
+    double t0 = wtime();
+    int rc = PMPI_Testall(n, reqs_, flag, statuses);
+    double t1 = wtime();
+    struct rec *r = record(OP_TESTALL, t0, t1, MPI_COMM_NULL);
+    if (r) {
+        r->req = n; r->aux = *flag ? n : 0;
+        if (*flag)
+            for (int i = 0; i < n; i++) complete(m.handles[i], &statuses[i], t1);
+    }
+    many_close(&m);
+    return rc;
+}
+
+/* Waitany and Testany: one request (at *index) completes, if any. */
+static void any_done(int op, double t0, int n, const MPI_Request *handles, int index,
+                     int done, const MPI_Status *status)
+{
+    double t1 = wtime();
+    struct rec *r = record(op, t0, t1, MPI_COMM_NULL);
+    if (!r) return;
+    r->req = n;
+    r->aux = done && index != MPI_UNDEFINED;
+    if (r->aux) complete(handles[index], status, t1);
+}
+
+int MPI_Waitany(int n, MPI_Request reqs_[], int *index, MPI_Status *status)
+{
+    MPI_Status own, *none = NULL;
+    struct many m;
+    many_open(&m, n, reqs_, &none);
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    double t0 = wtime();
+    int rc = PMPI_Waitany(n, reqs_, index, status);
+    any_done(OP_WAITANY, t0, n, m.handles, *index, 1, status);
+    many_close(&m);
+    return rc;
+}
+
+int MPI_Testany(int n, MPI_Request reqs_[], int *index, int *flag, MPI_Status *status)
+{
+    MPI_Status own, *none = NULL;
+    struct many m;
+    many_open(&m, n, reqs_, &none);
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    double t0 = wtime();
+    int rc = PMPI_Testany(n, reqs_, index, flag, status);
+    any_done(OP_TESTANY, t0, n, m.handles, *index, *flag, status);
+    many_close(&m);
+    return rc;
+}
+
+#define SOME(NAME, OP) \
+int MPI_##NAME(int n, MPI_Request reqs_[], int *outcount, int indices[], MPI_Status statuses[]) \
+{ \
+    struct many m; \
+    many_open(&m, n, reqs_, &statuses); \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(n, reqs_, outcount, indices, statuses); \
+    double t1 = wtime(); \
+    struct rec *r = record(OP, t0, t1, MPI_COMM_NULL); \
+    if (r) { \
+        r->req = n; r->aux = *outcount == MPI_UNDEFINED ? 0 : *outcount; \
+        for (int i = 0; i < r->aux; i++) complete(m.handles[indices[i]], &statuses[i], t1); \
+    } \
+    many_close(&m); \
+    return rc; \
+}
+SOME(Waitsome, OP_WAITSOME) SOME(Testsome, OP_TESTSOME)
+
+/* ---- collectives ---- */
+static struct rec *coll(int op, double t0, MPI_Comm c, int root, int64_t sent, int64_t recvd)
+{
+    struct rec *r = record(op, t0, wtime(), c);
+    if (r) { r->peer = root < 0 ? NO_PEER : to_world(r->comm, root); r->bytes = sent;
+             r->rbytes = recvd; }
+    return r;
+}
+
+static int comm_size(MPI_Comm c)
+{
+    int n;
+    PMPI_Comm_size(c, &n);
+    return n;
+}
+
+int MPI_Barrier(MPI_Comm c)
+{
+    double t0 = wtime();
+    int rc = PMPI_Barrier(c);
+    coll(OP_BARRIER, t0, c, -1, 0, 0);
+    return rc;
+}
+
+#define BCAST(NAME, CT) \
+int MPI_##NAME(void *b, CT count, MPI_Datatype type, int root, MPI_Comm c) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(b, count, type, root, c); \
+    int64_t n = type_bytes(count, type); \
+    coll(OP_BCAST, t0, c, root, n, n); \
+    return rc; \
+}
+BCAST(Bcast, int) BCAST(Bcast_c, MPI_Count)
+
+#define REDUCE(NAME, CT) \
+int MPI_##NAME(const void *sb, void *rb, CT count, MPI_Datatype type, MPI_Op o, int root, \
+               MPI_Comm c) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(sb, rb, count, type, o, root, c); \
+    int64_t n = type_bytes(count, type); \
+    coll(OP_REDUCE, t0, c, root, n, n); \
+    return rc; \
+}
+REDUCE(Reduce, int) REDUCE(Reduce_c, MPI_Count)
+
+#define ALLREDUCE(NAME, CT, OP) \
+int MPI_##NAME(const void *sb, void *rb, CT count, MPI_Datatype type, MPI_Op o, MPI_Comm c) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(sb, rb, count, type, o, c); \
+    int64_t n = type_bytes(count, type); \
+    coll(OP, t0, c, -1, n, n); \
+    return rc; \
+}
+ALLREDUCE(Allreduce, int, OP_ALLREDUCE) ALLREDUCE(Allreduce_c, MPI_Count, OP_ALLREDUCE)
+ALLREDUCE(Scan, int, OP_SCAN) ALLREDUCE(Scan_c, MPI_Count, OP_SCAN)
+ALLREDUCE(Reduce_scatter_block, int, OP_REDUCE_SCATTER_BLOCK)
+ALLREDUCE(Reduce_scatter_block_c, MPI_Count, OP_REDUCE_SCATTER_BLOCK)
+
+/* Gather, Scatter, Allgather, Alltoall: bytes per peer on each side. */
+#define ROOTED(NAME, CT, OP) \
+int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, CT rcount, \
+               MPI_Datatype rtype, int root, MPI_Comm c) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(sb, scount, stype, rb, rcount, rtype, root, c); \
+    int64_t s = sb == MPI_IN_PLACE ? 0 : type_bytes(scount, stype); \
+    int64_t r = rb == MPI_IN_PLACE ? 0 : type_bytes(rcount, rtype); \
+    coll(OP, t0, c, root, s ? s : r, r ? r : s); \
+    return rc; \
+}
+ROOTED(Gather, int, OP_GATHER) ROOTED(Gather_c, MPI_Count, OP_GATHER)
+ROOTED(Scatter, int, OP_SCATTER) ROOTED(Scatter_c, MPI_Count, OP_SCATTER)
+
+#define ALL(NAME, CT, OP) \
+int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, CT rcount, \
+               MPI_Datatype rtype, MPI_Comm c) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(sb, scount, stype, rb, rcount, rtype, c); \
+    int64_t r = type_bytes(rcount, rtype); \
+    int64_t s = sb == MPI_IN_PLACE ? r : type_bytes(scount, stype); \
+    coll(OP, t0, c, -1, s, r); \
+    return rc; \
+}
+ALL(Allgather, int, OP_ALLGATHER) ALL(Allgather_c, MPI_Count, OP_ALLGATHER)
+ALL(Alltoall, int, OP_ALLTOALL) ALL(Alltoall_c, MPI_Count, OP_ALLTOALL)
+
+/* The v-variants: mean bytes per peer. */
+static int64_t mean_bytes_int(const int *counts, MPI_Datatype t, int n)
+{
+    MPI_Count total = 0;
+    for (int i = 0; i < n; i++) total += counts[i];
+    return n ? type_bytes(total, t) / n : 0;
+}
+
+static int64_t mean_bytes_count(const MPI_Count *counts, MPI_Datatype t, int n)
+{
+    MPI_Count total = 0;
+    for (int i = 0; i < n; i++) total += counts[i];
+    return n ? type_bytes(total, t) / n : 0;
+}
+
+#define GATHERV(NAME, CT, DT, MEAN) \
+int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, const CT rcounts[], \
+               const DT displs[], MPI_Datatype rtype, int root, MPI_Comm c) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(sb, scount, stype, rb, rcounts, displs, rtype, root, c); \
+    int me; PMPI_Comm_rank(c, &me); \
+    int64_t r = me == root ? MEAN(rcounts, rtype, comm_size(c)) : 0; \
+    coll(OP_GATHERV, t0, c, root, sb == MPI_IN_PLACE ? r : type_bytes(scount, stype), r); \
+    return rc; \
+}
+GATHERV(Gatherv, int, int, mean_bytes_int)
+GATHERV(Gatherv_c, MPI_Count, MPI_Aint, mean_bytes_count)
+
+#define SCATTERV(NAME, CT, DT, MEAN) \
+int MPI_##NAME(const void *sb, const CT scounts[], const DT displs[], MPI_Datatype stype, \
+               void *rb, CT rcount, MPI_Datatype rtype, int root, MPI_Comm c) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(sb, scounts, displs, stype, rb, rcount, rtype, root, c); \
+    int me; PMPI_Comm_rank(c, &me); \
+    int64_t s = me == root ? MEAN(scounts, stype, comm_size(c)) : 0; \
+    coll(OP_SCATTERV, t0, c, root, s, rb == MPI_IN_PLACE ? s : type_bytes(rcount, rtype)); \
+    return rc; \
+}
+SCATTERV(Scatterv, int, int, mean_bytes_int)
+SCATTERV(Scatterv_c, MPI_Count, MPI_Aint, mean_bytes_count)
+
+#define ALLGATHERV(NAME, CT, DT, MEAN) \
+int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, const CT rcounts[], \
+               const DT displs[], MPI_Datatype rtype, MPI_Comm c) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(sb, scount, stype, rb, rcounts, displs, rtype, c); \
+    int64_t r = MEAN(rcounts, rtype, comm_size(c)); \
+    coll(OP_ALLGATHERV, t0, c, -1, sb == MPI_IN_PLACE ? r : type_bytes(scount, stype), r); \
+    return rc; \
+}
+ALLGATHERV(Allgatherv, int, int, mean_bytes_int)
+ALLGATHERV(Allgatherv_c, MPI_Count, MPI_Aint, mean_bytes_count)
+
+#define ALLTOALLV(NAME, CT, DT, MEAN) \
+int MPI_##NAME(const void *sb, const CT scounts[], const DT sdispls[], MPI_Datatype stype, \
+               void *rb, const CT rcounts[], const DT rdispls[], MPI_Datatype rtype, \
+               MPI_Comm c) \
+{ \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(sb, scounts, sdispls, stype, rb, rcounts, rdispls, rtype, c); \
+    int n = comm_size(c); \
+    int64_t r = MEAN(rcounts, rtype, n); \
+    coll(OP_ALLTOALLV, t0, c, -1, sb == MPI_IN_PLACE ? r : MEAN(scounts, stype, n), r); \
+    return rc; \
+}
+ALLTOALLV(Alltoallv, int, int, mean_bytes_int)
+ALLTOALLV(Alltoallv_c, MPI_Count, MPI_Aint, mean_bytes_count)
+
+/* ---- communicator creation: the new communicator's id and size ---- */
+static void created(int op, double t0, MPI_Comm parent, MPI_Comm *made)
+{
+    double t1 = wtime();
+    int id = *made == MPI_COMM_NULL ? -1 : add_comm(*made);
+    struct rec *r = record(op, t0, t1, parent);
+    if (r) { r->req = id; r->aux = id < 0 ? 0 : comms[id].size; }
+}
+
+int MPI_Comm_dup(MPI_Comm c, MPI_Comm *made)
+{
+    double t0 = wtime();
+    int rc = PMPI_Comm_dup(c, made);
+    created(OP_COMM_DUP, t0, c, made);
+    return rc;
+}
+
+int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm *made)
+{
+    double t0 = wtime();
+    int rc = PMPI_Comm_split(c, color, key, made);
+    created(OP_COMM_SPLIT, t0, c, made);
+    return rc;
+}
+
+int MPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm *made)
+{
+    double t0 = wtime();
+    int rc = PMPI_Comm_create(c, g, made);
+    created(OP_COMM_CREATE, t0, c, made);
+    return rc;
+}
+
+int MPI_Cart_create(MPI_Comm c, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm *made)
+{
+    double t0 = wtime();
+    int rc = PMPI_Cart_create(c, ndims, dims, periods, reorder, made);
+    created(OP_CART_CREATE, t0, c, made);
+    return rc;
+}
+
+int MPI_Cart_sub(MPI_Comm c, const int remain[], MPI_Comm *made)
+{
+    double t0 = wtime();
+    int rc = PMPI_Cart_sub(c, remain, made);
+    created(OP_CART_SUB, t0, c, made);
+    return rc;
+}

@@ -1,0 +1,67 @@
+"""Run an MPI program under the PMPI tracer and store its trace as OTF2.
+
+The tracer library (:mod:`pevpm.trace.build`) is put in ``LD_PRELOAD`` and
+``PEVPM_TRACE_DIR`` tells it where to write; ``mpiexec`` passes both to
+every rank.  mpi4py opens ``libmpi`` with ``dlopen``, and symbols already
+in the process (the preloaded wrappers) take precedence, so Python programs
+are traced unmodified, as are C programs linked against the same MPI.  The
+program's standard streams are the terminal's.  After the run the raw
+records (``DIR/raw``) are converted to ``DIR/traces.otf2`` and removed
+unless ``keep_raw``.
+
+    record(["mpiexec", "-n", "2", "python", "prog.py"], Path("run"))
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from pevpm.errors import PevpmError
+from pevpm.trace.build import find_mpicc, tracer_library
+from pevpm.trace.otf2_read import ARCHIVE_NAME
+from pevpm.trace.otf2_write import write_archive
+from pevpm.trace.raw import read_raw
+
+
+@dataclass(frozen=True)
+class Recorded:
+    archive: Path
+    numprocs: int
+    calls: int          # MPI calls recorded over all ranks
+    returncode: int
+
+
+def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recorded:
+    """Run ``command`` (``mpiexec ... PROGRAM ...``) traced into ``directory``."""
+    if not command:
+        raise PevpmError("no command to trace: pevpm trace -o DIR -- mpiexec -n N PROGRAM",
+                         "pevpm trace")
+    directory = Path(directory).resolve()
+    if (directory / ARCHIVE_NAME).exists():
+        raise PevpmError("already holds a trace; choose another -o or remove it",
+                         str(directory))
+    launcher = shutil.which(command[0])
+    if launcher is None:
+        raise PevpmError(f"command not found: {command[0]}", "pevpm trace")
+    library = tracer_library(find_mpicc(launcher) or find_mpicc())
+    raw = directory / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    for old in raw.glob("rank-*"):
+        old.unlink()
+    env = dict(os.environ)
+    env["PEVPM_TRACE_DIR"] = str(raw)
+    env["LD_PRELOAD"] = ":".join(filter(None, [str(library), env.get("LD_PRELOAD")]))
+    returncode = subprocess.run(command, check=False, env=env).returncode
+    if returncode != 0:
+        raise PevpmError(f"the traced command exited with status {returncode}; raw records "
+                         f"are in {raw}", "pevpm trace")
+    ranks = read_raw(raw)
+    archive = write_archive(ranks, directory)
+    calls = sum(int((r.records["op"] != r.op_code("COMPLETE")).sum()) for r in ranks)
+    if not keep_raw:
+        shutil.rmtree(raw)
+    return Recorded(archive, len(ranks), calls, returncode)

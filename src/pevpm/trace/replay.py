@@ -1,0 +1,273 @@
+"""Trace-driven simulation: a trace becomes a straight-line PEVPM model per rank.
+
+Each rank's calls turn into statements in program order, under one
+``Runon`` arm ``procnum == R``:
+
+* the time between two calls is ``Serial`` computation, divided by the
+  CPU speed ratio (``speed=2``: the target computes twice as fast);
+* sends, receives, Sendrecv, non-blocking calls and the Wait/Test that
+  completed them keep their peers, tags and sizes (a receive takes the
+  source and tag it actually matched, so ``MPI_ANY_SOURCE`` replays the
+  order that happened); requests are named ``q<id>``;
+* collectives keep their operation, root and bytes per peer; communicator
+  creation (``CREATE_HANDLE``) is a barrier;
+* polling -- an unsuccessful Test, an Iprobe, a Probe -- is waiting, not
+  computation: the gap before the call that ends a run of polls is
+  measured to the first poll's start, and the polls themselves vanish;
+* calls that move no data (``MPI_Comm_rank`` in a Score-P trace...) count
+  as computation.
+
+Only communicators with every rank, in world order, can carry
+collectives (the virtual machine has one communicator); point-to-point
+peers on any communicator are world ranks already.
+
+>>> from pevpm.trace.events import Call, Recv, Send, Trace
+>>> t = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Send", 3, 4, (Send(1, 0, 8),)),
+...             Call("MPI_Finalize", 6, 7)),
+...            (Call("MPI_Init", 0, 1), Call("MPI_Recv", 2, 4.5, (Recv(0, 0, 8),)),
+...             Call("MPI_Finalize", 6, 7))))
+>>> program = rank_statements(t, 0, speed=2.0)
+>>> [type(s).__name__ for s in program], program[0].time.evaluate({})
+(['Serial', 'Message', 'Serial'], 1.0)
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import dataclass
+
+from pevpm.errors import PevpmError
+from pevpm.model.ast import Message, Model, Serial, Statement
+from pevpm.model.builder import ModelBuilder
+from pevpm.model.expr import Expr
+from pevpm.trace.events import (
+    Call,
+    Collective,
+    Posted,
+    Recv,
+    Send,
+    SendDone,
+    Trace,
+    per_peer_size,
+)
+
+POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe")
+BLOCKING_SENDS = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend")
+
+#: The virtual machine's collective for each OTF2 collective operation.
+COLLECTIVE_OPS = {
+    "BARRIER": "MPI_Barrier", "CREATE_HANDLE": "MPI_Barrier", "BCAST": "MPI_Bcast",
+    "REDUCE": "MPI_Reduce", "ALLREDUCE": "MPI_Allreduce", "SCAN": "MPI_Scan",
+    "EXSCAN": "MPI_Scan", "REDUCE_SCATTER_BLOCK": "MPI_Allreduce", "GATHER": "MPI_Gather",
+    "GATHERV": "MPI_Gatherv", "SCATTER": "MPI_Scatter", "SCATTERV": "MPI_Scatterv",
+    "ALLGATHER": "MPI_Allgather", "ALLGATHERV": "MPI_Allgather", "ALLTOALL": "MPI_Alltoall",
+    "ALLTOALLV": "MPI_Alltoall",
+}
+
+
+def _num(value) -> Expr:
+    return Expr.of(value)
+
+
+def _message(op, size=0, *, source=None, dest=None, tag=None, request=None, requests=(),
+             root=None, recv_size=None) -> Message:
+    def opt(v):
+        return None if v is None else _num(v)
+    return Message(op, _num(size), opt(source), opt(dest), opt(tag), request, tuple(requests),
+                   opt(root), opt(recv_size))
+
+
+def _request(rid: int) -> str:
+    return f"q{rid}"
+
+
+class _RankConverter:
+    """Turns one rank's calls into statements."""
+
+    def __init__(self, trace: Trace, rank: int, speed: float):
+        self.trace, self.rank, self.speed = trace, rank, speed
+        self.world = tuple(range(trace.numprocs))
+        self.out: list[Statement] = []
+        # each non-blocking receive's completion, in order, per request id
+        self.completions: dict[int, deque] = defaultdict(deque)
+        for call in trace.ranks[rank]:
+            for e in call.events:
+                if isinstance(e, Recv) and e.request is not None:
+                    self.completions[e.request].append(e)
+        self.live: set[int] = set()   # requests posted and replayed, not yet completed
+        self.computed = 0.0           # traced seconds of computation (before speed scaling)
+
+    def where(self, call: Call) -> str:
+        return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
+
+    def serial(self, seconds: float) -> None:
+        if seconds > 0:
+            self.out.append(Serial(_num(seconds / self.speed)))
+            self.computed += seconds
+
+    def convert(self) -> list[Statement]:
+        trace, rank = self.trace, self.rank
+        begin, finish = trace.begin(rank), trace.finish(rank)
+        lead = begin - min(trace.begin(r) for r in self.world)
+        if lead > 0:
+            self.out.append(Serial(_num(lead)))   # the rank left MPI_Init later
+        previous = begin
+        polling_since: float | None = None
+        for call in trace.ranks[rank]:
+            if call.start < begin or call.start >= finish or call.is_init:
+                continue
+            statements = self.statements(call)
+            if statements is None:          # a poll: waiting starts here
+                if polling_since is None:
+                    polling_since = call.start
+                continue
+            if not statements:              # moves nothing: computation
+                continue
+            start = polling_since if polling_since is not None else call.start
+            self.serial(start - previous)
+            self.out.extend(statements)
+            previous, polling_since = call.end, None
+        self.serial(finish - (polling_since if polling_since is not None else previous))
+        return self.out
+
+    def statements(self, call: Call) -> list[Statement] | None:
+        """The call's statements; ``[]`` if it moves nothing, ``None`` if it is a poll."""
+        sends = [e for e in call.events if isinstance(e, Send)]
+        recvs = [e for e in call.events if isinstance(e, Recv)]
+        posted = [e for e in call.events if isinstance(e, Posted)]
+        done = [e.request for e in call.events if isinstance(e, SendDone)]
+        colls = [e for e in call.events if isinstance(e, Collective)]
+        out: list[Statement] = []
+        for c in colls:
+            out.append(self.collective(call, c))
+        blocking_sends = [s for s in sends if s.request is None]
+        blocking_recvs = [r for r in recvs if r.request is None]
+        if len(blocking_sends) == 1 and len(blocking_recvs) == 1:
+            out.extend(self.sendrecv(blocking_sends[0], blocking_recvs[0]))
+        else:
+            op = call.name if call.name in BLOCKING_SENDS else "MPI_Send"
+            for s in blocking_sends:
+                out.append(_message(op, s.size, source="procnum", dest=s.dest, tag=s.tag))
+            for r in blocking_recvs:
+                out.append(_message("MPI_Recv", r.size, source=r.source, dest="procnum",
+                                    tag=r.tag))
+        for s in sends:
+            if s.request is not None:
+                op = "MPI_Issend" if call.name == "MPI_Issend" else "MPI_Isend"
+                self.live.add(s.request)
+                out.append(_message(op, s.size, source="procnum", dest=s.dest, tag=s.tag,
+                                    request=_request(s.request)))
+        for p in posted:
+            queue = self.completions.get(p.request)
+            if queue:           # a receive never completed is not replayed
+                r = queue.popleft()
+                self.live.add(p.request)
+                out.append(_message("MPI_Irecv", r.size, source=r.source, dest="procnum",
+                                    tag=r.tag, request=_request(p.request)))
+        finished = [q for q in done + [r.request for r in recvs if r.request is not None]
+                    if q in self.live]
+        self.live.difference_update(finished)
+        if len(finished) == 1:
+            out.append(_message("MPI_Wait", request=_request(finished[0])))
+        elif finished:
+            out.append(_message("MPI_Waitall", requests=[_request(q) for q in finished]))
+        if not out and call.name in POLLS:
+            return None
+        return out
+
+    def sendrecv(self, s: Send, r: Recv) -> list[Statement]:
+        if s.tag == r.tag:
+            return [_message("MPI_Sendrecv", s.size, source=r.source, dest=s.dest, tag=s.tag,
+                             recv_size=r.size)]
+        # different tags: the same exchange as two non-blocking calls and a Waitall
+        names = [f"sr{self.rank}_{len(self.out)}_s", f"sr{self.rank}_{len(self.out)}_r"]
+        return [_message("MPI_Irecv", r.size, source=r.source, dest="procnum", tag=r.tag,
+                         request=names[1]),
+                _message("MPI_Isend", s.size, source="procnum", dest=s.dest, tag=s.tag,
+                         request=names[0]),
+                _message("MPI_Waitall", requests=names)]
+
+    def collective(self, call: Call, c: Collective) -> Message:
+        if c.members != self.world:
+            raise PevpmError(f"a collective ({c.op}) on a communicator of ranks "
+                             f"{list(c.members)} cannot be replayed: the virtual machine "
+                             "has only MPI_COMM_WORLD", self.where(call))
+        if c.op not in COLLECTIVE_OPS:
+            raise PevpmError(f"collective {c.op} cannot be replayed", self.where(call))
+        size = per_peer_size(c.op, c.sent, c.received, len(c.members), c.root == self.rank)
+        if c.op == "REDUCE_SCATTER_BLOCK":
+            size *= len(c.members)   # modelled as an Allreduce of the whole vector
+        return _message(COLLECTIVE_OPS[c.op], size, root=c.root)
+
+
+def rank_statements(trace: Trace, rank: int, speed: float = 1.0) -> list[Statement]:
+    """Rank ``rank``'s straight-line program."""
+    return _RankConverter(trace, rank, speed).convert()
+
+
+def trace_model(trace: Trace, speed: float = 1.0, source: str | None = None) -> Model:
+    """The whole trace as a model: one ``Runon`` arm per rank."""
+    if speed <= 0:
+        raise PevpmError(f"the speed ratio must be positive, got {speed}", "--speed")
+    b = ModelBuilder(source=source)
+    with b.runon() as arms:
+        for rank in range(trace.numprocs):
+            with arms.case(f"procnum == {rank}"):
+                for statement in rank_statements(trace, rank, speed):
+                    b.add(statement)
+    return b.build()
+
+
+@dataclass(frozen=True)
+class RankSummary:
+    """What a rank did in the trace: its computation (the gaps) and MPI time."""
+
+    rank: int
+    elapsed: float
+    compute: float
+    mpi: float
+
+
+def rank_summaries(trace: Trace) -> list[RankSummary]:
+    """Each rank's traced time split into computation (the replayed gaps) and MPI."""
+    out = []
+    for r in range(trace.numprocs):
+        converter = _RankConverter(trace, r, 1.0)
+        converter.convert()
+        elapsed = trace.finish(r) - trace.begin(r)
+        out.append(RankSummary(r, elapsed, converter.computed, elapsed - converter.computed))
+    return out
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A trace replayed: what was traced and what the virtual machine predicts."""
+
+    traced: float                   # traced run time (seconds)
+    ranks: list[RankSummary]
+    prediction: object              # pevpm.vm.prediction.Prediction
+    speed: float
+
+    @property
+    def error(self) -> float:
+        """Relative error of the predicted mean against the traced time."""
+        return self.prediction.mean / self.traced - 1.0 if self.traced > 0 else 0.0
+
+    def to_dict(self) -> dict:
+        p = self.prediction.to_dict()
+        return {"traced": self.traced, "mean": self.prediction.mean, "sd": self.prediction.sd,
+                "error": self.error, "speed": self.speed, "numprocs": p["numprocs"],
+                "traced_ranks": [{"rank": r.rank, "elapsed": r.elapsed, "compute": r.compute,
+                                  "mpi": r.mpi} for r in self.ranks],
+                "prediction": p}
+
+
+def replay(trace: Trace, machine, speed: float = 1.0, runs: int = 10, seed: int = 0,
+           workers: int | None = 1, source: str | None = None) -> Replay:
+    """Simulate ``trace`` on ``machine`` ``runs`` times at the traced rank count."""
+    from pevpm.vm.montecarlo import predict
+
+    model = trace_model(trace, speed, source)
+    prediction = predict(model, trace.numprocs, machine, runs=runs, seed=seed,
+                         workers=workers, bounds=False)
+    return Replay(trace.elapsed, rank_summaries(trace), prediction, speed)
