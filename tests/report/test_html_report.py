@@ -40,3 +40,12 @@ def test_rebuild_without_results_is_a_clear_error(tmp_path):
 def test_error_percent_is_signed():
     assert error_percent(110.0, 100.0) == pytest.approx(10.0)
     assert error_percent(90.0, 100.0) == pytest.approx(-10.0)
+
+
+def test_measurements_taken_on_a_busy_machine_are_flagged(tmp_path, sample_results):
+    rows = sample_results["validation"]["jacobi"]
+    rows[-1]["measured_others"] = 1.4
+    page = open(write_report(sample_results, str(tmp_path)), encoding="utf-8").read()
+    assert "(busy)</td>" in page
+    assert f"The real runs at n = {rows[-1]['n']} shared the machine" in page
+    assert "up to 1.40 cores" in page

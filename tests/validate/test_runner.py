@@ -42,6 +42,8 @@ def test_run_example_records_each_repeat_after_the_warmup():
     assert (m.program, m.nprocs, len(m.times), len(m.records)) == ("jacobi", 1, 2, 2)
     assert m.times == [r["wall_time"] for r in m.records]
     assert all(r["params"]["iterations"] == 3 for r in m.records)
+    assert len(m.others) == 2 and all(others >= 0 for others in m.others)   # machine load
+    assert m.busiest == max(m.others)
 
 
 @pytest.mark.mpi

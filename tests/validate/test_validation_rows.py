@@ -32,6 +32,18 @@ def test_table_shows_each_model_and_a_dash_where_missing():
     assert "full" in table[1] and "amdahl" in table[1]
     assert table[2].split()[-6:] == ["2.2000", "s", "+10.0", "2.0000", "s", "+0.0"]
     assert table[3].rstrip().endswith("-")
+    assert len(table) == 4                          # no load recorded: no note
+
+
+def test_runs_on_a_busy_machine_are_noted_under_the_table():
+    rows = [{"n": 1, "measured_mean": 2.0, "measured_sd": 0.0, "measured_others": 0.05,
+             "predictions": {"full": 2.2}},
+            {"n": 2, "measured_mean": 1.0, "measured_sd": 0.1, "measured_others": 1.2,
+             "predictions": {"full": 0.9}}]
+    table = format_rows("bag", rows).splitlines()
+    assert table[-1] == ("note: the real runs at n=2 shared the machine: other processes used "
+                         "up to 1.20 cores; their times may be too long")
+    assert len(table) == 5
 
 
 def test_fft_parameters_come_from_the_matching_calibration():

@@ -29,6 +29,7 @@ import json
 import os
 
 from pevpm.errors import PevpmError
+from pevpm.host import BUSY_THRESHOLD
 from pevpm.report import figures
 
 STYLE = """
@@ -95,9 +96,20 @@ def _validation_table(example: str, rows: list[dict], tolerance: float) -> str:
             err = error_percent(p, r["measured_mean"])
             cls = ' class="bad"' if abs(err) > tolerance else ""
             cells.append(f"<td>{_fmt_seconds(p)}</td><td{cls}>{err:+.1f}</td>")
-        out.append(f"<tr><td>{r['n']}</td><td>{_fmt_seconds(r['measured_mean'])} ± "
-                   f"{_fmt_seconds(r['measured_sd'])}</td>{''.join(cells)}</tr>")
+        busy = r.get("measured_others", 0.0) > BUSY_THRESHOLD
+        flag = (f' class="bad" title="other processes used up to {r["measured_others"]:.2f} '
+                f'cores during these runs"' if busy else "")
+        out.append(f"<tr><td>{r['n']}</td><td{flag}>{_fmt_seconds(r['measured_mean'])} ± "
+                   f"{_fmt_seconds(r['measured_sd'])}{' (busy)' if busy else ''}</td>"
+                   f"{''.join(cells)}</tr>")
     out.append("</table>")
+    busy = [r for r in rows if r.get("measured_others", 0.0) > BUSY_THRESHOLD]
+    if busy:
+        worst = max(r["measured_others"] for r in busy)
+        counts = ", ".join(str(r["n"]) for r in busy)
+        out.append(f"<p class=\"note\">The real runs at n = {counts} shared the machine with "
+                   f"other busy processes (up to {worst:.2f} cores' worth of CPU): their "
+                   "measured times, and the errors against them, may be too large.</p>")
     return "".join(out)
 
 

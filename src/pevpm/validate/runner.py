@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pevpm
 from pevpm.errors import PevpmError
+from pevpm.host import BUSY_THRESHOLD, BusyMeter
 from pevpm.validate.result import parse_result
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[3] / "examples"
@@ -43,6 +44,13 @@ class Measurement:
     args: list[str]
     times: list[float]
     records: list[dict] = field(repr=False, default_factory=list)
+    #: Cores' worth of CPU other processes used during each recorded run.
+    others: list[float] = field(default_factory=list)
+
+    @property
+    def busiest(self) -> float:
+        """The most other processes used during any recorded run (0 if not recorded)."""
+        return max(self.others, default=0.0)
 
     @property
     def mean(self) -> float:
@@ -163,10 +171,32 @@ def run_example(program: str | os.PathLike, nprocs: int, args: list[str] = (),
         raise PevpmError(f"need repeats >= 1 and warmup >= 0, got {repeats} and {warmup}")
     for _ in range(warmup):
         run_once(program, nprocs, args, timeout, launcher)
-    records = [run_once(program, nprocs, args, timeout, launcher) for _ in range(repeats)]
+    records, others = [], []
+    for _ in range(repeats):
+        meter, began = BusyMeter().start(), _job_cpu_seconds()
+        records.append(run_once(program, nprocs, args, timeout, launcher))
+        others.append(round(meter.others(_job_cpu_seconds() - began), 3))
     return Measurement(program=find_example(program).parent.name, nprocs=nprocs,
                        args=[str(a) for a in args],
-                       times=[r["wall_time"] for r in records], records=records)
+                       times=[r["wall_time"] for r in records], records=records, others=others)
+
+
+def _job_cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (mpiexec and the ranks)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def disturbance_notes(busiest: dict[int, float]) -> list[str]:
+    """Notes for the process counts whose real runs shared the machine with other
+    busy processes (``busiest``: count -> most cores others used in one run).
+
+    >>> disturbance_notes({1: 0.02, 2: 1.31})
+    ['note: the real runs at n=2 shared the machine: other processes used up to 1.31 cores; their times may be too long']
+    """
+    return [f"note: the real runs at n={n} shared the machine: other processes used up to "
+            f"{others:.2f} cores; their times may be too long"
+            for n, others in sorted(busiest.items()) if others > BUSY_THRESHOLD]
 
 
 def format_table(measurements: dict[int, Measurement]) -> str:
@@ -185,4 +215,5 @@ def format_table(measurements: dict[int, Measurement]) -> str:
         speedup = f"{base / m.median:6.2f}" if base else "     -"
         lines.append(f"{n:5d}  {len(m.times):7d}   {m.mean:.4f} +- {m.sd:.4f}  {m.median:.4f}"
                      f"   {min(m.times):.4f} .. {max(m.times):.4f} {speedup}")
+    lines += disturbance_notes({n: m.busiest for n, m in measurements.items()})
     return "\n".join(lines)

@@ -26,7 +26,7 @@ from pevpm.analytic.laws import amdahl_speedup, fit_amdahl
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
 from pevpm.validate.cases import Case, ProblemSize
-from pevpm.validate.runner import LocalLauncher, Measurement, run_example
+from pevpm.validate.runner import LocalLauncher, Measurement, disturbance_notes, run_example
 from pevpm.vm.montecarlo import predict
 
 #: Models compared at every point ("full" is PEVPM proper; see
@@ -97,7 +97,8 @@ def validate_case(case: Case, counts: list[int], profile_path: str, calibration:
     for n in counts:
         m = measured[n]
         rows.append({"n": n, "measured_mean": m.mean, "measured_sd": m.sd,
-                     "measured_times": list(m.times), **predicted[n]})
+                     "measured_times": list(m.times), "measured_others": m.busiest,
+                     **predicted[n]})
     add_amdahl(rows)
     return rows
 
@@ -118,4 +119,5 @@ def format_rows(example: str, rows: list[dict]) -> str:
             cells += f"{p:16.4f} s{err:+8.1f}"
         measured = f"{r['measured_mean']:.4f} s ± {r['measured_sd']:.4f}"
         lines.append(f"{r['n']:5d}  {measured:>22}{cells}")
+    lines += disturbance_notes({r["n"]: r.get("measured_others", 0.0) for r in rows})
     return "\n".join(lines)
