@@ -39,7 +39,7 @@ SMALLER = [
 
 def shell_blocks(text: str) -> list[str]:
     """The bodies of the page's fenced ``sh`` blocks, in order."""
-    return re.findall(r"^```sh\n(.*?)^```", text, flags=re.S | re.M)
+    return re.findall(r"^```sh\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
 
 
 def smaller(block: str) -> str:
@@ -97,7 +97,7 @@ def test_the_tutorial_runs_step_by_step(workspace):
     assert "examples/tutorial/cg.py: no problems found" in text
     assert re.search(r"-D t_matvec_call=\S+ -D t_matvec_cell=\S+", text)
     assert "speedup relative to 1 rank" in text
-    assert re.search(r"^\s+8\s+\d", text, flags=re.M)          # the scaling table reached 8
+    assert re.search(r"^\s+8\s+\d", text, flags=re.MULTILINE)          # the scaling table reached 8
     assert "serial fraction s = " in text
     assert (folder / "cg-2.trace.json").stat().st_size > 0
     assert (folder / "model-directives.txt").read_text().startswith("# PEVPM")
