@@ -33,7 +33,6 @@ SMALLER = [
     ("--runs 20", "--runs 2"),
     ("--runs 10", "--runs 2"),
     ("--runs 5", "--runs 2"),
-    ("--runs 4", "--runs 2"),
 ]
 
 
