@@ -1,7 +1,9 @@
 """Calibrate cg.py's two serial segments: seconds per call and per grid point.
 
 Times each kernel of one CG iteration on strips of several sizes with
-:func:`pevpm.validate.calibration.time_call` (median of timed batches),
+:func:`pevpm.validate.calibration.time_call` (the fastest of several timed
+batches: on a machine shared with other jobs, time the kernel spent waiting
+for a core only ever adds, so the minimum is what the kernel itself costs),
 fits ``t = call + cell * points`` by least squares, and prints the fitted
 numbers as ``-D`` options for ``pevpm predict``; the measurements and the
 fit's worst relative error go to standard error.
@@ -66,7 +68,7 @@ def main(argv=None) -> None:
     flags = []
     for name in ("matvec", "update"):
         times = np.array([time_call(kernels(args.nx, h)[name], args.repeats,
-                                    args.batch)["median"]
+                                    args.batch)["min"]
                           for h in heights])
         call, cell = fit_line(points, times)
         worst = np.max(np.abs(call + cell * points - times) / times)
