@@ -1,10 +1,10 @@
 """Calibrate cg.py's two serial segments: seconds per call and per grid point.
 
 Times each kernel of one CG iteration on strips of several sizes with
-:func:`pevpm.validate.calibration.time_call` (the fastest of several timed
-batches: on a machine shared with other jobs, time the kernel spent waiting
-for a core only ever adds, so the minimum is what the kernel itself costs),
-fits ``t = call + cell * points`` by least squares, and prints the fitted
+:func:`pevpm.validate.calibration.time_call`, keeping the fastest of many short
+batches taken in turn (on a machine shared with other jobs, time spent
+waiting for a core only ever adds, so the minimum is what the kernel itself
+costs), fits ``t = call + cell * points`` by least squares, and prints the fitted
 numbers as ``-D`` options for ``pevpm predict``; the measurements and the
 fit's worst relative error go to standard error.
 
@@ -36,6 +36,23 @@ def kernels(nx: int, rows: int) -> dict:
             "update": functools.partial(cg.update_and_dot, x, r, p, ap, 1e-9)}
 
 
+def fastest_times(strips: dict, rounds: int, batch: float) -> dict:
+    """Fastest seconds per call of every kernel on every strip over ``rounds`` rounds,
+    each round timing one batch of each in turn, so that a stretch of time when
+    other jobs hold the cores slows one batch of each kernel, not all batches of one.
+
+    >>> best = fastest_times({8: kernels(16, 8)}, rounds=2, batch=0.001)
+    >>> sorted(best[8]), best[8]["matvec"] > 0
+    (['matvec', 'update'], True)
+    """
+    best = {h: dict.fromkeys(fns, np.inf) for h, fns in strips.items()}
+    for _ in range(rounds):
+        for h, fns in strips.items():
+            for name, fn in fns.items():
+                best[h][name] = min(best[h][name], time_call(fn, 1, batch)["min"])
+    return best
+
+
 def fit_line(points: np.ndarray, times: np.ndarray) -> tuple[float, float]:
     """Least-squares ``t = call + cell * points`` with neither term negative (noise on
     a loaded machine can tilt a free fit below zero).
@@ -58,18 +75,18 @@ def main(argv=None) -> None:
     parser.add_argument("--nx", type=int, default=512, help="grid columns (512)")
     parser.add_argument("--rows", default="64,128,256,512",
                         help="strip heights to time (64,128,256,512)")
-    parser.add_argument("--repeats", type=int, default=5, help="timed batches per point (5)")
-    parser.add_argument("--batch", type=float, default=0.1,
-                        help="seconds per timed batch (0.1): long enough to average over "
-                             "the moments another process has the core")
+    parser.add_argument("--repeats", type=int, default=21,
+                        help="rounds: timed batches per kernel and strip (21)")
+    parser.add_argument("--batch", type=float, default=0.005,
+                        help="seconds per timed batch (0.005): short, so that some batches "
+                             "run while no other job has the core")
     args = parser.parse_args(argv)
     heights = [int(v) for v in args.rows.split(",")]
     points = np.array([h * args.nx for h in heights], dtype=float)
+    fastest = fastest_times({h: kernels(args.nx, h) for h in heights}, args.repeats, args.batch)
     flags = []
     for name in ("matvec", "update"):
-        times = np.array([time_call(kernels(args.nx, h)[name], args.repeats,
-                                    args.batch)["min"]
-                          for h in heights])
+        times = np.array([fastest[h][name] for h in heights])
         call, cell = fit_line(points, times)
         worst = np.max(np.abs(call + cell * points - times) / times)
         print(f"{name}: " + ", ".join(f"{h} rows {t * 1e6:.1f} us"
