@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 project = "pevpm"
 author = "the pevpm authors"
-copyright = "2026, the pevpm authors"  # noqa: A001 (Sphinx's name)
+copyright = "2026, the pevpm authors"
 
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "myst_parser"]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -32,7 +32,7 @@ suppress_warnings = ["myst.xref_missing"]
 
 autodoc_default_options = {"members": True, "undoc-members": True, "show-inheritance": True}
 autodoc_member_order = "bysource"
-autodoc_typehints = "description"
+autodoc_typehints = "signature"
 napoleon_google_docstring = True
 napoleon_numpy_docstring = True
 

@@ -156,3 +156,10 @@ def test_fit_of_a_builtin_shows_without_writing_into_the_package(tmp_path, capsy
     assert "built-in profile; its fits are shown, not stored" in err
     assert "isend" in out and "stored" not in out
     assert resolve_profile("default").read_bytes() == before
+
+
+def test_no_note_for_a_synthetic_machine(tmp_path, capsys):
+    path = tmp_path / "cluster.db"
+    assert main(["machine", "new", "--latency", "2us", "--bandwidth", "10GB/s",
+                 "--placements", "1x2,2x1", "--samples", "50", "-o", str(path)]) == 0
+    assert different_host_note(path) is None

@@ -55,3 +55,16 @@ def test_a_log_never_gets_carriage_returns_or_escape_codes():
     text = log.getvalue()
     assert "\r" not in text and "\x1b" not in text
     assert text.splitlines()[-1] == "bench 1x4: done, 50/50 blocks"
+
+
+def test_the_benchmark_with_its_progress_stays_light():
+    """A bench rank loads neither scipy nor matplotlib, nor tqdm when not on a terminal."""
+    import subprocess
+    import sys
+
+    code = ("import io, sys; import pevpm.bench.runner; from pevpm.progress import progress_bar; "
+            "progress_bar(3, 'bench', 'block', stream=io.StringIO()).update(1); "
+            "print(sorted(m for m in ('scipy', 'matplotlib', 'tqdm') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -78,7 +78,8 @@ def _amdahl_fit(path) -> int:
     print(f"Amdahl's law fitted to {len(times)} measured times: serial fraction "
           f"s = {serial:.4g}, parallel fraction f = {1 - serial:.4g}")
     print(_table(["n", "measured (s)", "amdahl (s)", "err %"],
-                 [[int(k), m, f, 100 * (f - m) / m] for k, m, f in zip(n, measured, fitted)]))
+                 [[int(k), m, f, f"{100 * (f - m) / m:+.1f}"]
+                  for k, m, f in zip(n, measured, fitted)]))
     return 0
 
 

@@ -38,6 +38,10 @@ from pevpm.profile.store import Profile, ProfileWriter
 #: File name suffix that makes a file in ``pevpm/data`` a built-in profile.
 BUILTIN_SUFFIX = "-profile.db"
 
+#: The MPI library a synthetic profile (``pevpm machine new``) records: a machine
+#: described, not measured, so no host to compare with.
+SYNTHETIC_LIBRARY = "synthetic"
+
 #: ``meta`` keys holding a profile's origin (written by ``pevpm bench``).
 ORIGIN_KEYS = ("host", "host_description", "cpu", "cores", "purpose")
 
@@ -197,14 +201,15 @@ def record_origin(writer: ProfileWriter, host: str | None = None) -> None:
 
 
 def different_host_note(spec: str | os.PathLike) -> str | None:
-    """A note when the profile was measured on another machine than this one, else None.
+    """A note when the profile was measured on another machine than this one, else None
+    (also for a synthetic profile, which describes a machine rather than measures one).
 
     >>> different_host_note("default") is None or "measured on" in different_host_note("default")
     True
     """
     origin = profile_origin(spec)
     here = ProfileOrigin.of_this_host()
-    if not origin.differs_from(here):
+    if origin.mpi_library == SYNTHETIC_LIBRARY or not origin.differs_from(here):
         return None
     name = f"'{spec}'" if is_builtin(spec) else str(spec)
     return (f"profile {name} was measured on {origin.summary()}; this is {here.host or '?'} "

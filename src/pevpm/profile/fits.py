@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from pevpm.errors import ModelError, ProfileError
 from pevpm.profile.store import BlockKey, Profile, ProfileWriter, block_contention
+from pevpm.progress import progress_bar
 from pevpm.stats.fitting import (
     DEFAULT_FAMILIES,
     FamilySelection,
@@ -136,11 +136,16 @@ def fit_profile(
                 where=str(path),
             )
         blocks, skipped = [], {}
-        for key in tqdm(keys, desc="fitting", unit="block", disable=not progress):
+        bar = progress_bar(len(keys), "fitting", "block", quiet_close=True) if progress else None
+        for key in keys:
             try:
                 blocks.append(fit_block(profile, key, families, seed))
             except ModelError as exc:
                 skipped[key.label] = str(exc)
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
     if store:
         with ProfileWriter.open(path) as writer:
             for block in blocks:
