@@ -1,7 +1,7 @@
 """Calibrate cg.py's two serial segments: seconds per call and per grid point.
 
 Times each kernel of one CG iteration on strips of several sizes with
-:func:`pevpm.validate.calibration.time_call`, keeping the fastest of many short
+:func:`pevpm.calibrate.time_call`, keeping the fastest of many short
 batches taken in turn (on a machine shared with other jobs, time spent
 waiting for a core only ever adds, so the minimum is what the kernel itself
 costs), fits ``t = call + cell * points`` by least squares, and prints the fitted
@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cg  # the program next to this script
 
-from pevpm.validate.calibration import time_call
+from pevpm.calibrate import time_call
 
 
 def kernels(nx: int, rows: int) -> dict:

@@ -56,14 +56,17 @@ class MachineState:
         return self.others > threshold
 
     def describe(self) -> str:
+        """One line for tables and notes."""
         return (f"load {self.load:.2f}, other processes used {self.others:.2f} of "
                 f"{self.cores} cores, spin {self.spin_rate / 1e6:.1f} M/s")
 
     def to_dict(self) -> dict:
+        """The snapshot as a plain dict (for JSON)."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> MachineState:
+        """The snapshot :meth:`to_dict` wrote."""
         return cls(**{name: data[name] for name in ("load", "cores", "others", "spin_rate")})
 
 
@@ -109,7 +112,11 @@ def probe_machine(interval: float = 0.2) -> MachineState:
 
 
 def usable_cores() -> int:
-    """Cores this process may run on (its CPU affinity)."""
+    """Cores this process may run on (its CPU affinity).
+
+    >>> usable_cores() >= 1
+    True
+    """
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -148,6 +155,7 @@ class BusyMeter:
     """
 
     def start(self) -> BusyMeter:
+        """Note the CPU counters now; returns the meter."""
         self._ticks = _cpu_ticks()
         self._began = time.perf_counter()
         return self
@@ -163,7 +171,11 @@ class BusyMeter:
 
 
 def load_average() -> float:
-    """The 1-minute load average (0 where the system does not say)."""
+    """The 1-minute load average (0 where the system does not say).
+
+    >>> load_average() >= 0
+    True
+    """
     try:
         return os.getloadavg()[0]
     except OSError:

@@ -61,6 +61,7 @@ class Calibration:
                 for item in ("-D", f"{name}={value:.6g}")]
 
     def to_dict(self) -> dict:
+        """The file's content: format tag, source, host, parameters, regions, load."""
         return {"format": FORMAT, "source": self.source, "host": self.host,
                 "parameters": self.parameters,
                 "regions": {name: s.to_dict() for name, s in self.regions.items()},
@@ -68,6 +69,7 @@ class Calibration:
                 "disturbed": self.disturbed}
 
     def save(self, path: str | Path) -> None:
+        """Write the calibration file (JSON) to ``path``."""
         try:
             Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
         except OSError as exc:
@@ -75,7 +77,14 @@ class Calibration:
 
 
 def load_parameters(path: str | Path) -> dict[str, float]:
-    """The parameters of a calibration file, checked: finite numbers, valid names."""
+    """The parameters of a calibration file, checked: finite numbers, valid names.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.json")
+    >>> Calibration.from_region_times({"io": [0.5, 0.5]}, source="demo").save(path)
+    >>> load_parameters(path)
+    {'t_io': 0.5, 't_io_sd': 0.0}
+    """
     try:
         data = json.loads(Path(path).read_text())
     except OSError as exc:

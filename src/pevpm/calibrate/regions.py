@@ -97,6 +97,10 @@ def run_program(command: Sequence[str], repeats: int = 1, timeout: float = 600.0
 
     The program's other output is dropped; a failing run or one that
     reports no region is a :class:`PevpmError` quoting the end of its output.
+
+    >>> import sys
+    >>> run_program([sys.executable, "-c", "print('PEVPM-REGION step 0.25')"], repeats=2)
+    {'step': [0.25, 0.25]}
     """
     if not command:
         raise PevpmError("no program to run (give it after --)")

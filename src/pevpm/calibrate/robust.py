@@ -39,6 +39,10 @@ class RobustSummary:
     ``body_mean`` and ``body_sd`` are the mean and sd after MPIBench's outlier
     rule removed ``outliers`` calls (what a model's ``gamma(mean, sd)``
     should get); ``mean`` and ``sd`` keep every call.
+
+    >>> s = robust_summary([2.0, 2.0, 2.0, 4.0])
+    >>> s.median, s.robust_cv, s.to_dict()["calls"]
+    (2.0, 0.0, 4)
     """
 
     calls: int
@@ -59,6 +63,7 @@ class RobustSummary:
         return self.robust_sd / self.median if self.median > 0 else 0.0
 
     def to_dict(self) -> dict:
+        """The figures as a plain dict (for JSON)."""
         return asdict(self)
 
 

@@ -138,6 +138,11 @@ class RegionTiming:
     how many times it was measured (more than one when the machine was
     busy); ``disturbed``: why the kept attempt still looks disturbed, or
     ``None``.
+
+    >>> t = time_region(lambda: None, "noop", calls=20, repeats=2, min_batch=0.001,
+    ...                 retries=0, probe_interval=0.01)
+    >>> t.to_dict()["spread"]["calls"], t.attempts
+    (20, 1)
     """
 
     name: str
@@ -150,6 +155,7 @@ class RegionTiming:
     disturbed: str | None
 
     def to_dict(self) -> dict:
+        """Plain data for JSON: the figures, the spread and both machine states."""
         return {"name": self.name, "nprocs": self.nprocs, "batches": self.batches,
                 "spread": self.spread.to_dict(), "before": self.before.to_dict(),
                 "after": self.after.to_dict(), "attempts": self.attempts,
