@@ -198,3 +198,19 @@ def test_compute_gap_and_chained_starts_are_recorded(tmp_path, start):
         assert prof.block_info(key)["start_mode"] == f"{start}+gap 20us"
         times = prof.samples(key)
         assert times.shape == (80,) and np.all(times > -prof.runs()[0].max_sync_error)
+
+
+def test_bench_refuses_to_append_to_a_damaged_profile(small_profile, tmp_path):
+    import shutil
+    import sqlite3
+
+    damaged = tmp_path / "damaged.db"
+    shutil.copyfile(small_profile[0], damaged)
+    with sqlite3.connect(damaged) as conn:
+        conn.execute("UPDATE blocks SET size = -4 WHERE id = 1")
+    before = damaged.read_bytes()
+    result = run_mpi(2, "-m", "pevpm", "bench", *SMALL, "-o", str(damaged))
+    assert result.returncode == 2
+    assert f"{damaged}: damaged profile: blocks row 1: size is -4, below 0" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert damaged.read_bytes() == before

@@ -181,8 +181,8 @@ def directive_case(draw):
 
 PY_BODIES = (
     "def model():\n    b = ModelBuilder()\n    b.serial({e!r})\n    return b\n",
-    "def model():\n    b = ModelBuilder()\n    with b.loop({e!r}):\n        b.serial(1e-6)\n"
-    "    return b.build()\n",
+    ("def model():\n    b = ModelBuilder()\n    with b.loop({e!r}):\n        b.serial(1e-6)\n"
+    "    return b.build()\n"),
     "def model():\n    b = ModelBuilder()\n    b.send({e!r}, dest=1)\n    return b\n",
     "MODEL = Model(body=None)\n",
     "MODEL = Model(body=(1, 2))\n",
@@ -222,11 +222,20 @@ BAD_VALUES = (-1, 0, -4096, "text", 9e999, -9e999, b"\x01\x02\x03", "{", "[1, 2]
               '{"50": "x"}', '{"50": 1e999}', "", 2**62)
 TABLES = ("meta", "runs", "clock_sync", "blocks", "raw_times", "outliers", "histograms",
           "summaries", "fits", "calibration")
-MESSAGE_MODEL = "\n".join([
-    "// PEVPM Runon c1 = procnum == 0", "// PEVPM &     c2 = procnum == 1", "// PEVPM {",
-    "// PEVPM Message type = MPI_Send", "// PEVPM & size = 1024", "// PEVPM & to = 1",
-    "// PEVPM }", "// PEVPM {", "// PEVPM Message type = MPI_Recv", "// PEVPM & size = 1024",
-    "// PEVPM & from = 0", "// PEVPM }", ""])
+MESSAGE_MODEL = """\
+// PEVPM Runon c1 = procnum == 0
+// PEVPM &     c2 = procnum == 1
+// PEVPM {
+// PEVPM Message type = MPI_Send
+// PEVPM & size = 1024
+// PEVPM & to = 1
+// PEVPM }
+// PEVPM {
+// PEVPM Message type = MPI_Recv
+// PEVPM & size = 1024
+// PEVPM & from = 0
+// PEVPM }
+"""
 
 
 def damage_sql(path: Path, statement: str, args=()) -> None:

@@ -36,16 +36,16 @@ def one_error(capsys) -> str:
     (["-D", "iterations=1e400"], "must be a finite number, got '1e400'"),
     (["-D", "iterations=-5"], "-D iterations=-5: Loop iterations 'iterations' would be -5"),
     (["--seed", "-1"], "argument --seed: must be a whole number from 0 to"),
-    (["--runs", "99999999999999999999"], "argument --runs: must be a whole number from 1 to "
-                                         "1000000"),
+    (["--runs", "99999999999999999999"], ("argument --runs: must be a whole number from 1 to "
+                                         "1000000")),
     (["--runs", "1e3"], "argument --runs: must be a whole number"),
     (["--max-events", "-5"], "argument --max-events: must be a whole number from 0"),
     (["--max-time", "nan"], "argument --max-time: must be a finite number > 0, got 'nan'"),
     (["--max-time", "0"], "argument --max-time: must be a finite number > 0"),
     (["--workers", "0"], "argument --workers: must be a whole number from 1"),
     (["--ppn", "0"], "argument --ppn: must be a whole number from 1"),
-    (["-n", "99999999999999999999999999"], "-n: process count 99999999999999999999999999 is "
-                                           "above the limit of 65536"),
+    (["-n", "99999999999999999999999999"], ("-n: process count 99999999999999999999999999 is "
+                                           "above the limit of 65536")),
     (["-n", "1000000000"], "above the limit of 65536"),
     (["--machine", "hockney:latency=1us,bandwidth=0"], "bandwidth must be above zero, got 0"),
     (["--machine", "hockney:latency=1e400s,bandwidth=1MB/s"], "latency=1e400s is too large"),

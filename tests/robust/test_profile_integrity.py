@@ -39,8 +39,8 @@ def refused(path) -> str:
     ("UPDATE blocks SET size = -4 WHERE id = 1", "blocks row 1: size is -4, below 0"),
     ("UPDATE blocks SET size = 'big' WHERE id = 2", "blocks row 2: size is 'big', not a whole"),
     ("UPDATE summaries SET count = 0 WHERE rowid = 1", "summaries row 1: count is 0, below 1"),
-    ("UPDATE summaries SET mean = 9e999 WHERE rowid = 3", "summaries row 3: mean is inf, not a "
-                                                          "finite number"),
+    ("UPDATE summaries SET mean = 9e999 WHERE rowid = 3", ("summaries row 3: mean is inf, not a "
+                                                          "finite number")),
     ("UPDATE runs SET hosts = '[1,' WHERE id = 1", "runs row 1: hosts is not valid JSON"),
     ("UPDATE runs SET plan = '[]' WHERE id = 1", "runs row 1: plan must be a JSON object"),
     ("UPDATE summaries SET quantiles = '{\"50\": NaN}' WHERE rowid = 1",
@@ -66,9 +66,9 @@ def test_damage_past_the_first_pages_fails_the_integrity_check(profile):
 
 
 def test_readers_open_read_only(profile):
-    with Profile.open(profile) as prof:
-        with pytest.raises(sqlite3.OperationalError, match="readonly"):
-            prof._conn.execute("DELETE FROM calibration")
+    with Profile.open(profile) as prof, \
+            pytest.raises(sqlite3.OperationalError, match="readonly"):
+        prof._conn.execute("DELETE FROM calibration")
 
 
 def test_writer_refuses_to_append_to_a_damaged_profile(profile):
