@@ -121,6 +121,7 @@ class Tally:
     by_family: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)
     inputs: int = 0
+    generator_errors: list = field(default_factory=list)
     warned: int = 0
     slowest: float = 0.0
 

@@ -244,7 +244,7 @@ def damage_sql(path: Path, statement: str, args=()) -> None:
     try:
         with conn:
             conn.execute(statement, args)
-    except sqlite3.Error:
+    except (sqlite3.Error, UnicodeDecodeError):
         pass
     finally:
         conn.close()
@@ -277,7 +277,7 @@ def damage(draw):
             conn = sqlite3.connect(path)
             try:
                 columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
-            except sqlite3.Error:
+            except (sqlite3.Error, UnicodeDecodeError):
                 columns = []
             finally:
                 conn.close()

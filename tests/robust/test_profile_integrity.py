@@ -100,3 +100,17 @@ def test_commands_give_one_line(profile, capsys, command):
     err = capsys.readouterr().err.strip()
     assert err == f"pevpm: error: {profile}: damaged profile: histograms row 2: bin_width is " \
                   "-1.0, below 0"
+
+
+def test_text_that_is_not_utf8_is_reported_on_one_line(profile):
+    damage(profile, "UPDATE summaries SET quantiles = CAST(X'7B2231223A20B0FF0A7D' AS TEXT) "
+                    "WHERE rowid = 2",
+           "UPDATE meta SET value = 'x' WHERE key = 'created'")
+    message = refused(profile)
+    assert "summaries row 2: quantiles is" in message and "not JSON text" in message
+    assert "\n" not in message
+
+
+def test_a_key_that_is_not_utf8_in_meta_is_reported(profile):
+    damage(profile, "UPDATE meta SET key = CAST(X'80FF' AS TEXT) WHERE key = 'created'")
+    assert "meta row" in refused(profile)
