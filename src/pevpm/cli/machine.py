@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 
 from pevpm.bench.options import parse_duration, parse_sizes
+from pevpm.cli import numbers
 from pevpm.cli.paths import writable_file, writable_folder
 from pevpm.errors import ModelError, ProfileError
 from pevpm.profile.fits import BlockFit, TrendGroup, fit_profile, pearson_trends
@@ -42,8 +43,9 @@ def register(subparsers) -> None:
         default=",".join(DEFAULT_FAMILIES),
         help="candidate families (default %(default)s; also: gengamma)",
     )
-    fit.add_argument("--seed", type=int, default=0, help="seed of the subsamples (0)")
-    fit.add_argument("--plots", type=writable_folder, help="directory for plots (default: <profile>-fits next to it)")
+    fit.add_argument("--seed", type=numbers.seed, default=0, help="seed of the subsamples (0)")
+    fit.add_argument("--plots", type=writable_folder,
+                     help="directory for plots (default: <profile>-fits next to it)")
     fit.add_argument("--no-plots", dest="plot", action="store_false", help="do not plot")
     fit.add_argument(
         "--no-store", dest="store", action="store_false", help="do not write fits back"
@@ -63,21 +65,23 @@ def register(subparsers) -> None:
                      help="profile file to create")
     new.add_argument("--latency", required=True, help="zero-byte latency between nodes, e.g. 2us")
     new.add_argument("--bandwidth", required=True, help="bandwidth between nodes, e.g. 10GB/s")
-    new.add_argument("--shape", type=float, default=4.0, help="Pearson V shape alone on a link (4)")
+    new.add_argument("--shape", type=numbers.finite, default=4.0,
+                     help="Pearson V shape alone on a link (4)")
     new.add_argument(
         "--spread",
-        type=float,
+        type=numbers.finite,
         default=0.25,
         help="mean delay over the minimum, as a fraction (0.25)",
     )
     new.add_argument(
         "--contention-exponent",
-        type=float,
+        type=numbers.finite,
         default=1.0,
         help="mean delay grows as contention^this (1: each message on the link adds as much)",
     )
     new.add_argument(
-        "--shape-decay", type=float, default=0.5, help="shape-1 falls as contention^-this (0.5)"
+        "--shape-decay", type=numbers.finite, default=0.5,
+        help="shape-1 falls as contention^-this (0.5)"
     )
     new.add_argument("--intra-latency", help="latency within a node (default: --latency)")
     new.add_argument("--intra-bandwidth", help="bandwidth within a node (default: --bandwidth)")
@@ -92,8 +96,9 @@ def register(subparsers) -> None:
         default=",".join(DEFAULT_PLACEMENTS),
         help="n x p placements to write (default %(default)s)",
     )
-    new.add_argument("--samples", type=int, default=2000, help="times per block (2000)")
-    new.add_argument("--seed", type=int, default=0, help="seed of the sampled times (0)")
+    new.add_argument("--samples", type=numbers.whole(1, 10**7), default=2000,
+                     help="times per block (2000)")
+    new.add_argument("--seed", type=numbers.seed, default=0, help="seed of the sampled times (0)")
     new.add_argument("--name", default="hypothetical", help="machine name")
     new.add_argument("--force", action="store_true", help="replace an existing output file")
     new.set_defaults(func=_run_machine_new)
