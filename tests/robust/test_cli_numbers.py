@@ -100,12 +100,12 @@ def test_local_workers_are_bounded_by_the_cpus(model, capsys):
 
 @pytest.mark.parametrize("argv, expected", [
     (["fit", "x.db", "--seed", "-1"], "argument --seed: must be a whole number from 0"),
-    (["lab", "run", "jacobi", "-n", "1", "--timeout", "nan"], "argument --timeout: must be a "
-                                                             "finite number > 0"),
+    (["lab", "run", "jacobi", "-n", "1", "--timeout", "nan"], ("argument --timeout: must be a "
+                                                             "finite number > 0")),
     (["machine", "new", "-o", "n.db", "--latency", "1us", "--bandwidth", "1GB/s",
       "--samples", "1e9"], "argument --samples: must be a whole number"),
-    (["bench", "-o", "b.db", "--outlier-multiplier", "inf"], "argument --outlier-multiplier: "
-                                                            "must be a finite number"),
+    (["bench", "-o", "b.db", "--outlier-multiplier", "inf"], ("argument --outlier-multiplier: "
+                                                            "must be a finite number")),
 ])
 def test_other_commands_check_their_numbers_too(capsys, argv, expected):
     assert main(argv) == 2

@@ -44,8 +44,9 @@ MAX_SEED = 2**128 - 1
 MAX_EVENTS = 10**15
 
 
-def whole(low: int, high: int):
-    """A type for a whole number in ``low..high``."""
+def whole(low: int, high: int, shown_high: str | None = None):
+    """A type for a whole number in ``low..high`` (``shown_high``: how messages
+    write ``high``)."""
     def convert(text: str) -> int:
         try:
             value = int(text)
@@ -53,7 +54,7 @@ def whole(low: int, high: int):
             value = None
         if value is None or not low <= value <= high:
             raise argparse.ArgumentTypeError(
-                f"must be a whole number from {low} to {high}, got {text!r}")
+                f"must be a whole number from {low} to {shown_high or high}, got {text!r}")
         return value
     return convert
 
@@ -98,7 +99,7 @@ def fraction(text: str) -> float:
     return value
 
 
-seed = whole(0, MAX_SEED)
+seed = whole(0, MAX_SEED, "2**128 - 1")
 runs = whole(1, MAX_RUNS)
 workers = whole(1, MAX_WORKERS)
 procs_per_node = whole(1, MAX_PROCS)
