@@ -104,6 +104,9 @@ def test_local_workers_are_bounded_by_the_cpus(model, capsys):
                                                              "finite number > 0")),
     (["machine", "new", "-o", "n.db", "--latency", "1us", "--bandwidth", "1GB/s",
       "--samples", "1e9"], "argument --samples: must be a whole number"),
+    (["machine", "new", "-o", "n.db", "--latency", "1e400us", "--bandwidth", "1GB/s"],
+     "--latency: 1e400us is too large"),
+    (["bench", "-o", "b.db", "--gap", "1e400us"], "--gap: 1e400us is too large"),
     (["bench", "-o", "b.db", "--outlier-multiplier", "inf"], ("argument --outlier-multiplier: "
                                                             "must be a finite number")),
 ])

@@ -114,3 +114,10 @@ def test_text_that_is_not_utf8_is_reported_on_one_line(profile):
 def test_a_key_that_is_not_utf8_in_meta_is_reported(profile):
     damage(profile, "UPDATE meta SET key = CAST(X'80FF' AS TEXT) WHERE key = 'created'")
     assert "meta row" in refused(profile)
+
+
+def test_writer_refuses_non_finite_times(tmp_path):
+    with ProfileWriter.open(tmp_path / "w.db") as w, \
+            pytest.raises(ProfileError, match="times must be finite numbers"):
+        w.write_block(1, BlockKey("isend", "", 8, 1, 2), np.array([[1e-6, np.inf]]), reps=2,
+                      warmup=0, start_mode="barrier", sync_error=0.0, elapsed=0.1)

@@ -131,14 +131,18 @@ def options_from_args(args) -> BenchOptions:
         placements=parse_placements(args.placements) if args.placements else [],
         resume=args.resume,
         sync=args.sync, resend_limit=pick("resend_limit"), start=args.start,
-        spacing=parse_duration(args.spacing) if args.spacing else None,
-        gap=parse_duration(args.gap) if args.gap else None,
-        budget=parse_duration(pick("budget")), outlier_percentile=args.outlier_percentile,
+        spacing=_duration(args.spacing, "--spacing") if args.spacing else None,
+        gap=_duration(args.gap, "--gap") if args.gap else None,
+        budget=_duration(pick("budget"), "--budget"), outlier_percentile=args.outlier_percentile,
         outlier_multiplier=args.outlier_multiplier,
-        bin_width=parse_duration(args.bin_width) if args.bin_width else None,
+        bin_width=_duration(args.bin_width, "--bin-width") if args.bin_width else None,
         max_raw=args.max_raw, seed=args.seed, machine=args.machine, bind=args.bind,
         progress=args.progress,
     )
+
+
+def _duration(text: str, option: str) -> float:
+    return numbers.finite_result(parse_duration, option)(text)
 
 
 def _run_bench(args) -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pevpm.bench.options import parse_duration, parse_sizes
 from pevpm.cli import numbers
+from pevpm.cli.numbers import finite_result
 from pevpm.cli.paths import writable_file, writable_folder
 from pevpm.errors import ModelError, ProfileError
 from pevpm.profile.fits import BlockFit, TrendGroup, fit_profile, pearson_trends
@@ -215,15 +216,18 @@ def _run_machine_new(args) -> int:
             raise ProfileError("already exists; pass --force to replace it", where=str(output))
         output.unlink()
     machine = HypotheticalMachine(
-        latency=parse_duration(args.latency),
-        bandwidth=parse_bandwidth(args.bandwidth),
+        latency=finite_result(parse_duration, "--latency")(args.latency),
+        bandwidth=finite_result(parse_bandwidth, "--bandwidth")(args.bandwidth),
         shape=args.shape,
         spread=args.spread,
         contention_exponent=args.contention_exponent,
         shape_decay=args.shape_decay,
-        intra_latency=_optional(args.intra_latency, parse_duration),
-        intra_bandwidth=_optional(args.intra_bandwidth, parse_bandwidth),
-        send_overhead=_optional(args.send_overhead, parse_duration),
+        intra_latency=_optional(args.intra_latency,
+                                finite_result(parse_duration, "--intra-latency")),
+        intra_bandwidth=_optional(args.intra_bandwidth,
+                                  finite_result(parse_bandwidth, "--intra-bandwidth")),
+        send_overhead=_optional(args.send_overhead,
+                                finite_result(parse_duration, "--send-overhead")),
     )
     placements = [p.strip() for p in args.placements.split(",") if p.strip()]
     count = write_profile(

@@ -106,6 +106,23 @@ procs_per_node = whole(1, MAX_PROCS)
 max_events = whole(0, MAX_EVENTS)
 
 
+def finite_result(parse, option: str):
+    """``parse`` (text -> number, e.g. ``parse_duration``), refusing a result
+    that overflowed to infinity (``1e400us``).
+
+    >>> finite_result(float, "--gap")("1e400")
+    Traceback (most recent call last):
+    ...
+    pevpm.errors.PevpmError: --gap: 1e400 is too large
+    """
+    def convert(text: str) -> float:
+        value = parse(text)
+        if not math.isfinite(value):
+            raise PevpmError(f"{text} is too large", option)
+        return value
+    return convert
+
+
 def check_count_list(text: str, option: str, limit: int = MAX_PROCS) -> None:
     """Refuse a count list (``1,2,4``, ``2..64``, ``1..64*2``) naming a count
     above ``limit`` before anything expands it."""
