@@ -100,6 +100,8 @@ def main() -> int:
           f"hangs {kinds['hang']}, unclean exits {kinds['unclean']}; "
           f"commands with Python warnings {tally.warned}; slowest command {tally.slowest:.1f} s; "
           f"inputs the generator failed to build {len(tally.generator_errors)}")
+    for warning, argv in list(tally.warnings.items())[:10]:
+        print(f"warning: {warning} (first from: pevpm {argv})")
     for error in tally.generator_errors[:5]:
         print(f"generator: {error}")
     for family, outcome in tally.failures[:20]:
