@@ -74,6 +74,11 @@ def test_analytic_counts_are_bounded_before_anything_is_expanded(capsys):
                                  "limit of 65536")
 
 
+def test_zero_bces_per_core_is_refused_not_read_as_the_default(capsys):
+    assert main(["analytic", "laws", "-f", "0.9", "-r", "0", "-n", "1,2"]) == 2
+    assert one_error(capsys) == "pevpm: error: BCEs per core r must be >= 1, got 0.0"
+
+
 def test_default_event_limit_is_a_few_million(model):
     from pevpm.cli.predict import DEFAULT_MAX_EVENTS
     assert DEFAULT_MAX_EVENTS == 5 * 10**6

@@ -71,7 +71,7 @@ def _laws(args) -> int:
         raise AnalyticError("give the parallel fraction with -f/--parallel-fraction or --config")
     n = np.array(_counts(args.processors, "1..64*2", "-n"), dtype=float)
     f = float(args.parallel_fraction)
-    r = float(args.bce_per_core or 1)
+    r = 1.0 if args.bce_per_core is None else float(args.bce_per_core)
     big = n >= r
     curves = {
         "Amdahl": laws.amdahl_speedup(n, f),
