@@ -75,27 +75,11 @@ def positive(text: str) -> float:
     return value
 
 
-def non_negative(text: str) -> float:
-    """A type for a finite number >= 0."""
-    value = _finite(text)
-    if value is None or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
-    return value
-
-
 def finite(text: str) -> float:
     """A type for any finite number."""
     value = _finite(text)
     if value is None:
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-    return value
-
-
-def fraction(text: str) -> float:
-    """A type for a number in [0, 1]."""
-    value = _finite(text)
-    if value is None or not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
     return value
 
 
