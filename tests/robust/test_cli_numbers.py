@@ -79,9 +79,14 @@ def test_zero_bces_per_core_is_refused_not_read_as_the_default(capsys):
     assert one_error(capsys) == "pevpm: error: BCEs per core r must be >= 1, got 0.0"
 
 
-def test_default_event_limit_is_a_few_million(model):
-    from pevpm.cli.predict import DEFAULT_MAX_EVENTS
-    assert DEFAULT_MAX_EVENTS == 5 * 10**6
+@pytest.mark.slow
+def test_default_event_limit_stops_a_model_that_never_ends(tmp_path, capsys):
+    forever = tmp_path / "forever.c"
+    forever.write_text("// PEVPM Loop iterations = 1e12\n// PEVPM {\n"
+                       "// PEVPM Serial time = 1e-9\n// PEVPM }\n")
+    assert main(["predict", str(forever), "-n", "1", "--runs", "1", "--workers", "1",
+                 "--no-bounds", "--machine", "constant:latency=1us"]) == 2
+    assert one_error(capsys).startswith("pevpm: error: simulation stopped after 5000000 events")
 
 
 def test_closed_standard_output_ends_quietly(model):
