@@ -67,7 +67,12 @@ def _explorer(family, strategy, count, seed, keep, profile, tally):
     def explore(case):
         tally.inputs += 1
         with tempfile.TemporaryDirectory() as tmp:
-            for argv in case(Path(tmp), profile):
+            try:
+                commands = case(Path(tmp), profile)
+            except Exception as exc:  # noqa: BLE001 - a bug of the generator, counted apart
+                tally.generator_errors.append(f"{family}: {type(exc).__name__}: {exc}")
+                return
+            for argv in commands:
                 outcome = run(argv)
                 tally.add(family, outcome)
                 if outcome.failed and keep is not None:
@@ -93,7 +98,12 @@ def main() -> int:
           f"seed {args.seed}; hang limit {LIMIT_SECONDS:.0f} s per command")
     print(f"ok {kinds['ok']}, clean errors {kinds['error']}, tracebacks {kinds['traceback']}, "
           f"hangs {kinds['hang']}, unclean exits {kinds['unclean']}; "
-          f"commands with Python warnings {tally.warned}; slowest command {tally.slowest:.1f} s")
+          f"commands with Python warnings {tally.warned}; slowest command {tally.slowest:.1f} s; "
+          f"inputs the generator failed to build {len(tally.generator_errors)}")
+    for warning, argv in list(tally.warnings.items())[:10]:
+        print(f"warning: {warning} (first from: pevpm {argv})")
+    for error in tally.generator_errors[:5]:
+        print(f"generator: {error}")
     for family, outcome in tally.failures[:20]:
         print(f"\n[{family}] {outcome.describe()}")
     return 1 if tally.failures else 0

@@ -215,3 +215,19 @@ def test_progress_into_a_log_file_has_no_carriage_return_frames(tmp_path):
     assert result.returncode == 0, text
     assert "blocks for 1x2" in text
     assert "\r" not in text and "\x1b[" not in text
+
+
+def test_bench_refuses_to_append_to_a_damaged_profile(small_profile, tmp_path):
+    import shutil
+    import sqlite3
+
+    damaged = tmp_path / "damaged.db"
+    shutil.copyfile(small_profile[0], damaged)
+    with sqlite3.connect(damaged) as conn:
+        conn.execute("UPDATE blocks SET size = -4 WHERE id = 1")
+    before = damaged.read_bytes()
+    result = run_mpi(2, "-m", "pevpm", "bench", *SMALL, "-o", str(damaged))
+    assert result.returncode == 2
+    assert f"{damaged}: damaged profile: blocks row 1: size is -4, below 0" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert damaged.read_bytes() == before

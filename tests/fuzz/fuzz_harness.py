@@ -121,13 +121,17 @@ class Tally:
     by_family: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)
     inputs: int = 0
+    generator_errors: list = field(default_factory=list)
     warned: int = 0
+    warnings: dict = field(default_factory=dict)
     slowest: float = 0.0
 
     def add(self, family: str, outcome: Outcome) -> None:
         self.kinds[outcome.kind] += 1
         self.by_family.setdefault(family, Counter())[outcome.kind] += 1
         self.warned += bool(outcome.warnings)
+        for warning in outcome.warnings:
+            self.warnings.setdefault(warning, " ".join(outcome.argv))
         self.slowest = max(self.slowest, outcome.seconds)
         if outcome.failed:
             self.failures.append((family, outcome))

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*/*.c"))
 #: A fast machine, tiny runs, in this process, a small event budget.
-PREDICT = ["--runs", "2", "--workers", "1", "--seed", "1", "--machine", "constant:latency=1us",
-           "--max-events", "200000"]
+PREDICT = ["--runs", "2", "--workers", "1", "--no-bounds", "--seed", "1", "--machine",
+           "constant:latency=1us", "--max-events", "20000"]
 
 # ----------------------------------------------------------------- expressions
 
@@ -81,10 +81,10 @@ def expression_model(place: str, expr: str) -> str:
         "// PEVPM Runon c1 = procnum == 0",
         "// PEVPM &     c2 = procnum == 1",
         "// PEVPM {",
-        f"// PEVPM Message type = MPI_Send & size = {size} & to = {dest}",
+        "// PEVPM Message type = MPI_Send", f"// PEVPM & size = {size}", f"// PEVPM & to = {dest}",
         "// PEVPM }",
         "// PEVPM {",
-        f"// PEVPM Message type = MPI_Recv & size = {size} & from = 0",
+        "// PEVPM Message type = MPI_Recv", f"// PEVPM & size = {size}", "// PEVPM & from = 0",
         "// PEVPM }",
         "// PEVPM }",
         "",
@@ -131,7 +131,9 @@ def generated_directives(draw) -> str:
         text = template
         while "{e}" in text:
             text = text.replace("{e}", draw(EXPRESSIONS), 1)
-        lines.append(f"// PEVPM {text}")
+        head, *more = text.split(" & ")
+        lines.append(f"// PEVPM {head}")
+        lines.extend(f"// PEVPM & {attribute}" for attribute in more)
     return "\n".join(lines) + "\n"
 
 
@@ -179,8 +181,8 @@ def directive_case(draw):
 
 PY_BODIES = (
     "def model():\n    b = ModelBuilder()\n    b.serial({e!r})\n    return b\n",
-    "def model():\n    b = ModelBuilder()\n    with b.loop({e!r}):\n        b.serial(1e-6)\n"
-    "    return b.build()\n",
+    ("def model():\n    b = ModelBuilder()\n    with b.loop({e!r}):\n        b.serial(1e-6)\n"
+    "    return b.build()\n"),
     "def model():\n    b = ModelBuilder()\n    b.send({e!r}, dest=1)\n    return b\n",
     "MODEL = Model(body=None)\n",
     "MODEL = Model(body=(1, 2))\n",
@@ -220,10 +222,20 @@ BAD_VALUES = (-1, 0, -4096, "text", 9e999, -9e999, b"\x01\x02\x03", "{", "[1, 2]
               '{"50": "x"}', '{"50": 1e999}', "", 2**62)
 TABLES = ("meta", "runs", "clock_sync", "blocks", "raw_times", "outliers", "histograms",
           "summaries", "fits", "calibration")
-MESSAGE_MODEL = "\n".join([
-    "// PEVPM Runon c1 = procnum == 0", "// PEVPM &     c2 = procnum == 1", "// PEVPM {",
-    "// PEVPM Message type = MPI_Send & size = 1024 & to = 1", "// PEVPM }", "// PEVPM {",
-    "// PEVPM Message type = MPI_Recv & size = 1024 & from = 0", "// PEVPM }", ""])
+MESSAGE_MODEL = """\
+// PEVPM Runon c1 = procnum == 0
+// PEVPM &     c2 = procnum == 1
+// PEVPM {
+// PEVPM Message type = MPI_Send
+// PEVPM & size = 1024
+// PEVPM & to = 1
+// PEVPM }
+// PEVPM {
+// PEVPM Message type = MPI_Recv
+// PEVPM & size = 1024
+// PEVPM & from = 0
+// PEVPM }
+"""
 
 
 def damage_sql(path: Path, statement: str, args=()) -> None:
@@ -232,7 +244,7 @@ def damage_sql(path: Path, statement: str, args=()) -> None:
     try:
         with conn:
             conn.execute(statement, args)
-    except sqlite3.Error:
+    except (sqlite3.Error, UnicodeDecodeError):
         pass
     finally:
         conn.close()
@@ -265,7 +277,7 @@ def damage(draw):
             conn = sqlite3.connect(path)
             try:
                 columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
-            except sqlite3.Error:
+            except (sqlite3.Error, UnicodeDecodeError):
                 columns = []
             finally:
                 conn.close()
@@ -313,7 +325,7 @@ def command_line_case(draw):
     template = draw(st.sampled_from([
         ["predict", "{model}", "-n", "{v}", *PREDICT],
         ["predict", "{model}", "-n", "2", "--runs", "{v}", "--workers", "1"],
-        ["predict", "{model}", "-n", "2", "--seed", "{v}", *PREDICT[2:]],
+        ["predict", "{model}", "-n", "2", *PREDICT, "--seed", "{v}"],
         ["predict", "{model}", "-n", "2", "-D", "n={v}", *PREDICT],
         ["predict", "{model}", "-n", "2", "--max-events", "{v}", "--runs", "1", "--workers",
          "1"],

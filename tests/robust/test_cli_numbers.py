@@ -36,16 +36,16 @@ def one_error(capsys) -> str:
     (["-D", "iterations=1e400"], "must be a finite number, got '1e400'"),
     (["-D", "iterations=-5"], "-D iterations=-5: Loop iterations 'iterations' would be -5"),
     (["--seed", "-1"], "argument --seed: must be a whole number from 0 to"),
-    (["--runs", "99999999999999999999"], "argument --runs: must be a whole number from 1 to "
-                                         "1000000"),
+    (["--runs", "99999999999999999999"], ("argument --runs: must be a whole number from 1 to "
+                                         "1000000")),
     (["--runs", "1e3"], "argument --runs: must be a whole number"),
     (["--max-events", "-5"], "argument --max-events: must be a whole number from 0"),
     (["--max-time", "nan"], "argument --max-time: must be a finite number > 0, got 'nan'"),
     (["--max-time", "0"], "argument --max-time: must be a finite number > 0"),
     (["--workers", "0"], "argument --workers: must be a whole number from 1"),
     (["--ppn", "0"], "argument --ppn: must be a whole number from 1"),
-    (["-n", "99999999999999999999999999"], "-n: process count 99999999999999999999999999 is "
-                                           "above the limit of 65536"),
+    (["-n", "99999999999999999999999999"], ("-n: process count 99999999999999999999999999 is "
+                                           "above the limit of 65536")),
     (["-n", "1000000000"], "above the limit of 65536"),
     (["--machine", "hockney:latency=1us,bandwidth=0"], "bandwidth must be above zero, got 0"),
     (["--machine", "hockney:latency=1e400s,bandwidth=1MB/s"], "latency=1e400s is too large"),
@@ -74,9 +74,19 @@ def test_analytic_counts_are_bounded_before_anything_is_expanded(capsys):
                                  "limit of 65536")
 
 
-def test_default_event_limit_is_a_few_million(model):
-    from pevpm.cli.predict import DEFAULT_MAX_EVENTS
-    assert DEFAULT_MAX_EVENTS == 5 * 10**6
+def test_zero_bces_per_core_is_refused_not_read_as_the_default(capsys):
+    assert main(["analytic", "laws", "-f", "0.9", "-r", "0", "-n", "1,2"]) == 2
+    assert one_error(capsys) == "pevpm: error: BCEs per core r must be >= 1, got 0.0"
+
+
+@pytest.mark.slow
+def test_default_event_limit_stops_a_model_that_never_ends(tmp_path, capsys):
+    forever = tmp_path / "forever.c"
+    forever.write_text("// PEVPM Loop iterations = 1e12\n// PEVPM {\n"
+                       "// PEVPM Serial time = 1e-9\n// PEVPM }\n")
+    assert main(["predict", str(forever), "-n", "1", "--runs", "1", "--workers", "1",
+                 "--no-bounds", "--machine", "constant:latency=1us"]) == 2
+    assert one_error(capsys).startswith("pevpm: error: simulation stopped after 5000000 events")
 
 
 def test_closed_standard_output_ends_quietly(model):
@@ -96,3 +106,20 @@ def test_usage_errors_return_status_2_in_process(capsys):
 def test_local_workers_are_bounded_by_the_cpus(model, capsys):
     assert main(["predict", model, "-n", "2", "--workers", "1000", "--runs", "1"]) == 2
     assert "--workers: 1000 local workers on" in one_error(capsys)
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["fit", "x.db", "--seed", "-1"], "argument --seed: must be a whole number from 0"),
+    (["lab", "run", "jacobi", "-n", "1", "--timeout", "nan"], ("argument --timeout: must be a "
+                                                             "finite number > 0")),
+    (["machine", "new", "-o", "n.db", "--latency", "1us", "--bandwidth", "1GB/s",
+      "--samples", "1e9"], "argument --samples: must be a whole number"),
+    (["machine", "new", "-o", "n.db", "--latency", "1e400us", "--bandwidth", "1GB/s"],
+     "--latency: 1e400us is too large"),
+    (["bench", "-o", "b.db", "--gap", "1e400us"], "--gap: 1e400us is too large"),
+    (["bench", "-o", "b.db", "--outlier-multiplier", "inf"], ("argument --outlier-multiplier: "
+                                                            "must be a finite number")),
+])
+def test_other_commands_check_their_numbers_too(capsys, argv, expected):
+    assert main(argv) == 2
+    assert expected in one_error(capsys)

@@ -19,15 +19,15 @@ def run(text: str, numprocs: int = 1):
 
 
 @pytest.mark.parametrize("time, expected", [
-    ("exponential(-1) + procnum", "m.c:1:10: exponential(-1) is undefined: needs a finite "
-                                  "mean >= 0"),
+    ("exponential(-1) + procnum", ("m.c:1:10: exponential(-1) is undefined: needs a finite "
+                                  "mean >= 0")),
     ("gamma(procnum, 1)", "m.c:1:10: gamma(0, 1) is undefined: needs finite mean > 0"),
     ("uniform(procnum, 1e308 * 10)", "m.c:1:10: uniform(0, inf) is undefined"),
-    ("gamma(1e-300, 1e300)", "m.c:1:10: gamma(1e-300, 1e+300) is undefined: the mean and sd "
-                             "are too far apart"),
+    ("gamma(1e-300, 1e300)", ("m.c:1:10: gamma(1e-300, 1e+300) is undefined: the mean and sd "
+                             "are too far apart")),
     ("log2(procnum - 1)", "m.c:1:10: log2(-1) is undefined: math domain error"),
-    ("1e308 * (procnum + 10)", "m.c:1:10: '1e+308 * (procnum + 10)' is inf on rank 0, not a "
-                               "finite number"),
+    ("1e308 * (procnum + 10)", ("m.c:1:10: '1e+308 * (procnum + 10)' is inf on rank 0, not a "
+                               "finite number")),
 ])
 def test_bad_values_at_run_time_name_the_place(time, expected):
     with pytest.raises(ModelError) as info:

@@ -39,8 +39,8 @@ def refused(path) -> str:
     ("UPDATE blocks SET size = -4 WHERE id = 1", "blocks row 1: size is -4, below 0"),
     ("UPDATE blocks SET size = 'big' WHERE id = 2", "blocks row 2: size is 'big', not a whole"),
     ("UPDATE summaries SET count = 0 WHERE rowid = 1", "summaries row 1: count is 0, below 1"),
-    ("UPDATE summaries SET mean = 9e999 WHERE rowid = 3", "summaries row 3: mean is inf, not a "
-                                                          "finite number"),
+    ("UPDATE summaries SET mean = 9e999 WHERE rowid = 3", ("summaries row 3: mean is inf, not a "
+                                                          "finite number")),
     ("UPDATE runs SET hosts = '[1,' WHERE id = 1", "runs row 1: hosts is not valid JSON"),
     ("UPDATE runs SET plan = '[]' WHERE id = 1", "runs row 1: plan must be a JSON object"),
     ("UPDATE summaries SET quantiles = '{\"50\": NaN}' WHERE rowid = 1",
@@ -66,9 +66,9 @@ def test_damage_past_the_first_pages_fails_the_integrity_check(profile):
 
 
 def test_readers_open_read_only(profile):
-    with Profile.open(profile) as prof:
-        with pytest.raises(sqlite3.OperationalError, match="readonly"):
-            prof._conn.execute("DELETE FROM calibration")
+    with Profile.open(profile) as prof, \
+            pytest.raises(sqlite3.OperationalError, match="readonly"):
+        prof._conn.execute("DELETE FROM calibration")
 
 
 def test_writer_refuses_to_append_to_a_damaged_profile(profile):
@@ -100,3 +100,24 @@ def test_commands_give_one_line(profile, capsys, command):
     err = capsys.readouterr().err.strip()
     assert err == f"pevpm: error: {profile}: damaged profile: histograms row 2: bin_width is " \
                   "-1.0, below 0"
+
+
+def test_text_that_is_not_utf8_is_reported_on_one_line(profile):
+    damage(profile, "UPDATE summaries SET quantiles = CAST(X'7B2231223A20B0FF0A7D' AS TEXT) "
+                    "WHERE rowid = 2",
+           "UPDATE meta SET value = 'x' WHERE key = 'created'")
+    message = refused(profile)
+    assert "summaries row 2: quantiles is" in message and "not JSON text" in message
+    assert "\n" not in message
+
+
+def test_a_key_that_is_not_utf8_in_meta_is_reported(profile):
+    damage(profile, "UPDATE meta SET key = CAST(X'80FF' AS TEXT) WHERE key = 'created'")
+    assert "meta row" in refused(profile)
+
+
+def test_writer_refuses_non_finite_times(tmp_path):
+    with ProfileWriter.open(tmp_path / "w.db") as w, \
+            pytest.raises(ProfileError, match="times must be finite numbers"):
+        w.write_block(1, BlockKey("isend", "", 8, 1, 2), np.array([[1e-6, np.inf]]), reps=2,
+                      warmup=0, start_mode="barrier", sync_error=0.0, elapsed=0.1)

@@ -92,7 +92,7 @@ def run_analytic_laws(args) -> int:
         raise AnalyticError("give the parallel fraction with -f/--parallel-fraction or --config")
     n = np.array(_counts(args.processors, "1..64*2", "-n"), dtype=float)
     f = float(args.parallel_fraction)
-    r = float(args.bce_per_core or 1)
+    r = 1.0 if args.bce_per_core is None else float(args.bce_per_core)
     big = n >= r
     curves = {
         "Amdahl": laws.amdahl_speedup(n, f),
@@ -266,14 +266,16 @@ def register(subparsers) -> None:
 
     p = sub.add_parser("laws", help="Amdahl, Gustafson, Hill-Marty, Sun-Chen, Khanyile")
     p.add_argument("-n", "--processors", help="counts, e.g. 1,2,4 or 1..64*2 (default)")
-    p.add_argument("-f", "--parallel-fraction", type=numbers.finite, help="parallel fraction f in [0, 1]")
+    p.add_argument("-f", "--parallel-fraction", type=numbers.finite,
+                   help="parallel fraction f in [0, 1]")
     p.add_argument("-r", "--bce-per-core", type=numbers.finite,
                    help="Hill-Marty/Sun-Chen: BCEs per core (default 1)")
     p.add_argument("--t-seq", type=numbers.finite, help="Khanyile: sequential time, s (enables it)")
     p.add_argument("--messages", help="Khanyile: messages on the critical path, one number "
                    "for every n > 1 or a list, one per n")
     p.add_argument("--message-bits", type=numbers.finite, help="Khanyile: message size, bits")
-    p.add_argument("--bandwidth", type=numbers.finite, help="Khanyile: bandwidth bound, bits/s (1e9)")
+    p.add_argument("--bandwidth", type=numbers.finite,
+                   help="Khanyile: bandwidth bound, bits/s (1e9)")
     p.add_argument("--distance", type=numbers.finite, help="Khanyile: cable length, m (0)")
     p.add_argument("--overhead", type=numbers.finite, help="Khanyile: per-message overhead, s (0)")
     p.add_argument("--velocity-factor", type=numbers.finite, help="Khanyile: cable NVP (0.67)")

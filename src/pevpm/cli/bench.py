@@ -24,6 +24,7 @@ from pevpm.bench.options import (
     parse_placements,
     parse_sizes,
 )
+from pevpm.cli import numbers
 from pevpm.cli.paths import writable_file, writable_folder
 from pevpm.errors import BenchmarkError, PevpmError
 
@@ -45,8 +46,10 @@ def register(subparsers) -> None:
     bench.add_argument("--sizes", help="message sizes: START-STEP-STOP, START-*FACTOR-STOP, "
                        f"lists, K/M suffixes (default {FULL_PRESET['sizes']})")
     bench.add_argument("--reps", type=int, help="repetitions per size (default 1000)")
-    bench.add_argument("--warmup", type=int, default=10, help="warm-up repetitions (10)")
-    bench.add_argument("--ppn", type=int, help="processes per node for placement "
+    bench.add_argument("--warmup", type=numbers.whole(0, 10**9), default=10,
+                       help="warm-up repetitions (10)")
+    bench.add_argument("--ppn", type=numbers.procs_per_node,
+                       help="processes per node for placement "
                        "(default: from the real host names)")
     bench.add_argument("--placements", help="benchmark these NxP placements inside this "
                        "launch, e.g. 1x2,1x4 (the first N nodes, the first P ranks on each; "
@@ -71,16 +74,17 @@ def register(subparsers) -> None:
                        "repetition, so messages follow computation as in most programs "
                        "(default: none)")
     bench.add_argument("--budget", help="time budget per test, e.g. 30s (default 60s)")
-    bench.add_argument("--outlier-percentile", type=float, default=99.0,
+    bench.add_argument("--outlier-percentile", type=numbers.finite, default=99.0,
                        help="percentile (in percent) of the outlier rule (99)")
-    bench.add_argument("--outlier-multiplier", type=float, default=10.0,
+    bench.add_argument("--outlier-multiplier", type=numbers.finite, default=10.0,
                        help="times above this multiple of the percentile are outliers "
                             "(10 as in the thesis text; its appendix B uses 5)")
     bench.add_argument("--bin-width", help="histogram bin width, e.g. 0.05ms "
                        "(default automatic from the spread)")
-    bench.add_argument("--max-raw", type=int, default=1_000_000,
+    bench.add_argument("--max-raw", type=numbers.whole(1, 10**12), default=1_000_000,
                        help="keep at most this many raw times per block (random subsample)")
-    bench.add_argument("--seed", type=int, default=0, help="seed of the raw-time subsampling")
+    bench.add_argument("--seed", type=numbers.seed, default=0,
+                       help="seed of the raw-time subsampling")
     bench.add_argument("--machine", default="", help="machine name (default: first host)")
     bench.add_argument("--no-bind", dest="bind", action="store_false",
                        help="do not pin ranks to cores")
@@ -129,14 +133,18 @@ def options_from_args(args) -> BenchOptions:
         placements=parse_placements(args.placements) if args.placements else [],
         resume=args.resume,
         sync=args.sync, resend_limit=pick("resend_limit"), start=args.start,
-        spacing=parse_duration(args.spacing) if args.spacing else None,
-        gap=parse_duration(args.gap) if args.gap else None,
-        budget=parse_duration(pick("budget")), outlier_percentile=args.outlier_percentile,
+        spacing=_duration(args.spacing, "--spacing") if args.spacing else None,
+        gap=_duration(args.gap, "--gap") if args.gap else None,
+        budget=_duration(pick("budget"), "--budget"), outlier_percentile=args.outlier_percentile,
         outlier_multiplier=args.outlier_multiplier,
-        bin_width=parse_duration(args.bin_width) if args.bin_width else None,
+        bin_width=_duration(args.bin_width, "--bin-width") if args.bin_width else None,
         max_raw=args.max_raw, seed=args.seed, machine=args.machine, bind=args.bind,
         progress=args.progress,
     )
+
+
+def _duration(text: str, option: str) -> float:
+    return numbers.finite_result(parse_duration, option)(text)
 
 
 def run_bench(args) -> int:

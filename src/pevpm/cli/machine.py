@@ -15,6 +15,8 @@ import textwrap
 from pathlib import Path
 
 from pevpm.bench.options import parse_duration, parse_sizes
+from pevpm.cli import numbers
+from pevpm.cli.numbers import finite_result
 from pevpm.cli.paths import writable_file, writable_folder
 from pevpm.errors import ModelError, ProfileError
 from pevpm.profile.fits import BlockFit, TrendGroup, fit_profile, pearson_trends
@@ -47,8 +49,9 @@ def register(subparsers) -> None:
         default=",".join(DEFAULT_FAMILIES),
         help="candidate families (default %(default)s; also: gengamma)",
     )
-    fit.add_argument("--seed", type=int, default=0, help="seed of the subsamples (0)")
-    fit.add_argument("--plots", type=writable_folder, help="directory for plots (default: <profile>-fits next to it)")
+    fit.add_argument("--seed", type=numbers.seed, default=0, help="seed of the subsamples (0)")
+    fit.add_argument("--plots", type=writable_folder,
+                     help="directory for plots (default: <profile>-fits next to it)")
     fit.add_argument("--no-plots", dest="plot", action="store_false", help="do not plot")
     fit.add_argument(
         "--no-store", dest="store", action="store_false", help="do not write fits back"
@@ -73,21 +76,23 @@ def register(subparsers) -> None:
                      help="profile file to create")
     new.add_argument("--latency", required=True, help="zero-byte latency between nodes, e.g. 2us")
     new.add_argument("--bandwidth", required=True, help="bandwidth between nodes, e.g. 10GB/s")
-    new.add_argument("--shape", type=float, default=4.0, help="Pearson V shape alone on a link (4)")
+    new.add_argument("--shape", type=numbers.finite, default=4.0,
+                     help="Pearson V shape alone on a link (4)")
     new.add_argument(
         "--spread",
-        type=float,
+        type=numbers.finite,
         default=0.25,
         help="mean delay over the minimum, as a fraction (0.25)",
     )
     new.add_argument(
         "--contention-exponent",
-        type=float,
+        type=numbers.finite,
         default=1.0,
         help="mean delay grows as contention^this (1: each message on the link adds as much)",
     )
     new.add_argument(
-        "--shape-decay", type=float, default=0.5, help="shape-1 falls as contention^-this (0.5)"
+        "--shape-decay", type=numbers.finite, default=0.5,
+        help="shape-1 falls as contention^-this (0.5)"
     )
     new.add_argument("--intra-latency", help="latency within a node (default: --latency)")
     new.add_argument("--intra-bandwidth", help="bandwidth within a node (default: --bandwidth)")
@@ -102,8 +107,9 @@ def register(subparsers) -> None:
         default=",".join(DEFAULT_PLACEMENTS),
         help="n x p placements to write (default %(default)s)",
     )
-    new.add_argument("--samples", type=int, default=2000, help="times per block (2000)")
-    new.add_argument("--seed", type=int, default=0, help="seed of the sampled times (0)")
+    new.add_argument("--samples", type=numbers.whole(1, 10**7), default=2000,
+                     help="times per block (2000)")
+    new.add_argument("--seed", type=numbers.seed, default=0, help="seed of the sampled times (0)")
     new.add_argument("--name", default="hypothetical", help="machine name")
     new.add_argument("--force", action="store_true", help="replace an existing output file")
     new.set_defaults(func=run_machine_new)
@@ -288,15 +294,18 @@ def run_machine_new(args) -> int:
             raise ProfileError("already exists; pass --force to replace it", where=str(output))
         output.unlink()
     machine = HypotheticalMachine(
-        latency=parse_duration(args.latency),
-        bandwidth=parse_bandwidth(args.bandwidth),
+        latency=finite_result(parse_duration, "--latency")(args.latency),
+        bandwidth=finite_result(parse_bandwidth, "--bandwidth")(args.bandwidth),
         shape=args.shape,
         spread=args.spread,
         contention_exponent=args.contention_exponent,
         shape_decay=args.shape_decay,
-        intra_latency=_optional(args.intra_latency, parse_duration),
-        intra_bandwidth=_optional(args.intra_bandwidth, parse_bandwidth),
-        send_overhead=_optional(args.send_overhead, parse_duration),
+        intra_latency=_optional(args.intra_latency,
+                                finite_result(parse_duration, "--intra-latency")),
+        intra_bandwidth=_optional(args.intra_bandwidth,
+                                  finite_result(parse_bandwidth, "--intra-bandwidth")),
+        send_overhead=_optional(args.send_overhead,
+                                finite_result(parse_duration, "--send-overhead")),
     )
     placements = [p.strip() for p in args.placements.split(",") if p.strip()]
     count = write_profile(

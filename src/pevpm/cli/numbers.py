@@ -44,8 +44,9 @@ MAX_SEED = 2**128 - 1
 MAX_EVENTS = 10**15
 
 
-def whole(low: int, high: int):
-    """A type for a whole number in ``low..high``."""
+def whole(low: int, high: int, shown_high: str | None = None):
+    """A type for a whole number in ``low..high`` (``shown_high``: how messages
+    write ``high``)."""
     def convert(text: str) -> int:
         try:
             value = int(text)
@@ -53,7 +54,7 @@ def whole(low: int, high: int):
             value = None
         if value is None or not low <= value <= high:
             raise argparse.ArgumentTypeError(
-                f"must be a whole number from {low} to {high}, got {text!r}")
+                f"must be a whole number from {low} to {shown_high or high}, got {text!r}")
         return value
     return convert
 
@@ -74,14 +75,6 @@ def positive(text: str) -> float:
     return value
 
 
-def non_negative(text: str) -> float:
-    """A type for a finite number >= 0."""
-    value = _finite(text)
-    if value is None or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
-    return value
-
-
 def finite(text: str) -> float:
     """A type for any finite number."""
     value = _finite(text)
@@ -90,19 +83,28 @@ def finite(text: str) -> float:
     return value
 
 
-def fraction(text: str) -> float:
-    """A type for a number in [0, 1]."""
-    value = _finite(text)
-    if value is None or not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
-    return value
-
-
-seed = whole(0, MAX_SEED)
+seed = whole(0, MAX_SEED, "2**128 - 1")
 runs = whole(1, MAX_RUNS)
 workers = whole(1, MAX_WORKERS)
 procs_per_node = whole(1, MAX_PROCS)
 max_events = whole(0, MAX_EVENTS)
+
+
+def finite_result(parse, option: str):
+    """``parse`` (text -> number, e.g. ``parse_duration``), refusing a result
+    that overflowed to infinity (``1e400us``).
+
+    >>> finite_result(float, "--gap")("1e400")
+    Traceback (most recent call last):
+    ...
+    pevpm.errors.PevpmError: --gap: 1e400 is too large
+    """
+    def convert(text: str) -> float:
+        value = parse(text)
+        if not math.isfinite(value):
+            raise PevpmError(f"{text} is too large", option)
+        return value
+    return convert
 
 
 def check_count_list(text: str, option: str, limit: int = MAX_PROCS) -> None:

@@ -21,7 +21,7 @@ from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
 from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError
-from pevpm.vm.executors import EXECUTOR_NAMES
+from pevpm.vm.executors import EXECUTOR_NAMES, default_workers
 
 DEFAULT_MACHINE = "perseus"
 #: Stops a model that never ends within seconds (the engine runs roughly a
@@ -62,7 +62,8 @@ def register(subparsers) -> None:
                    help="processor id of every rank (selects 'Serial on ID' lines)")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
                    help="set a model parameter (repeatable)")
-    p.add_argument("--workers", type=numbers.workers, metavar="W", help="parallel workers (CPUs)")
+    p.add_argument("--workers", type=numbers.workers, metavar="W",
+                   help="parallel workers (CPUs)")
     p.add_argument("--executor", default="local", metavar="KIND",
                    help=f"where runs execute: {' | '.join(EXECUTOR_NAMES)} | dask:ADDRESS "
                         "(local)")
@@ -211,8 +212,6 @@ def calibrated_parameters(path: str, model_path: str) -> dict[str, float]:
 
 def _check_local_workers(workers: int | None, executor: str) -> None:
     """Refuse more local worker processes than :data:`LOCAL_WORKERS_PER_CPU` per CPU."""
-    from pevpm.vm.executors import default_workers
-
     limit = LOCAL_WORKERS_PER_CPU * default_workers()
     if workers is not None and executor in ("local", "inline") and workers > limit:
         raise PevpmError(f"{workers} local workers on {default_workers()} CPUs; at most "

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 
+from pevpm.cli import numbers
 from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError
 from pevpm.validate.calibration import calibrate
@@ -56,7 +57,8 @@ def _add_link_options(parser) -> None:
     parser.add_argument("--rate", type=rate_value, default="80mbit",
                         help="each node's link rate, a tc rate (default 80mbit), or 'none'")
     parser.add_argument("--burst", default="4kb", help="token bucket size (default 4kb)")
-    parser.add_argument("--ranks-per-node", type=int, default=1, help="default 1")
+    parser.add_argument("--ranks-per-node", type=numbers.procs_per_node, default=1,
+                        help="default 1")
 
 
 def run_lab_check(args) -> int:
@@ -170,18 +172,22 @@ def register(subparsers) -> None:
     run.add_argument("example", help="jacobi, bag_of_tasks, fft2d or a program path")
     run.add_argument("-n", type=process_counts, required=True, help="e.g. 1,2,4 or 1..8")
     _add_link_options(run)
-    run.add_argument("--repeats", type=int, default=3, help="recorded runs per count (3)")
-    run.add_argument("--warmup", type=int, default=1, help="unrecorded runs first (1)")
-    run.add_argument("--timeout", type=float, default=300.0, help="seconds per run (300)")
+    run.add_argument("--repeats", type=numbers.whole(1, 10**6), default=3,
+                     help="recorded runs per count (3)")
+    run.add_argument("--warmup", type=numbers.whole(0, 10**6), default=1,
+                     help="unrecorded runs first (1)")
+    run.add_argument("--timeout", type=numbers.positive, default=300.0,
+                     help="seconds per run (300)")
     run.add_argument("--json", type=writable_file, help="also write the measurements to this file")
     run.add_argument("-a", "--args", dest="program_args", type=shlex.split, default=[],
                      help="arguments for the example, quoted: -a '--compute sleep --jobs 200'")
     run.set_defaults(func=run_lab_run)
 
     exec_ = sub.add_parser("exec", help="run a command as every rank of an MPI job in the lab")
-    exec_.add_argument("-n", type=int, required=True, help="number of ranks")
+    exec_.add_argument("-n", type=numbers.whole(1, numbers.MAX_PROCS), required=True,
+                       help="number of ranks")
     _add_link_options(exec_)
-    exec_.add_argument("--timeout", type=float, default=1800.0,
+    exec_.add_argument("--timeout", type=numbers.positive, default=1800.0,
                        help="seconds before the job is killed (1800)")
     exec_.add_argument("command", nargs="*", help="after '--': the command")
     exec_.set_defaults(func=run_lab_exec)
@@ -201,16 +207,18 @@ def register(subparsers) -> None:
     lab_validate.add_argument("--rate", type=rate_value, default="80mbit",
                               help="each node's link rate (default 80mbit), or 'none'")
     lab_validate.add_argument("--burst", default="4kb", help="token bucket size (default 4kb)")
-    lab_validate.add_argument("--repeats", type=int, default=3, help="real runs per count (3)")
-    lab_validate.add_argument("--runs", type=int, default=12, help="Monte Carlo runs (12)")
-    lab_validate.add_argument("--seed", type=int, default=1, help="seed of every draw (1)")
-    lab_validate.add_argument("--timeout", type=float, default=300.0,
+    lab_validate.add_argument("--repeats", type=numbers.whole(1, 10**6), default=3,
+                              help="real runs per count (3)")
+    lab_validate.add_argument("--runs", type=numbers.runs, default=12, help="Monte Carlo runs (12)")
+    lab_validate.add_argument("--seed", type=numbers.seed, default=1, help="seed of every draw (1)")
+    lab_validate.add_argument("--timeout", type=numbers.positive, default=300.0,
                               help="seconds per real run (300)")
-    lab_validate.add_argument("--jobs", type=int, default=LAB_JOBS,
+    lab_validate.add_argument("--jobs", type=numbers.whole(1, 10**6), default=LAB_JOBS,
                               help=f"jobs in the bag ({LAB_JOBS})")
-    lab_validate.add_argument("--max-compute", type=float, default=LAB_MAX_COMPUTE,
+    lab_validate.add_argument("--max-compute", type=numbers.positive, default=LAB_MAX_COMPUTE,
                               help=f"longest job, seconds ({LAB_MAX_COMPUTE})")
-    lab_validate.add_argument("--json", metavar="FILE", type=writable_file, help="also write the rows to this file")
+    lab_validate.add_argument("--json", metavar="FILE", type=writable_file,
+                              help="also write the rows to this file")
     lab_validate.add_argument("--measured", metavar="FILE",
                               help="take the real runs (and the calibration, if saved) from an "
                                    "earlier --json file instead of running the lab (predict "
@@ -232,13 +240,15 @@ def register_validate(subparsers) -> None:
     validate.add_argument("example", help="jacobi, bag_of_tasks or fft2d (or examples/NAME)")
     validate.add_argument("-n", type=process_counts, default=[1, 2],
                           help="process counts, e.g. 1,2,4 or 1..4 (default 1,2)")
-    validate.add_argument("--repeats", type=int, default=3, help="real runs per count (3)")
+    validate.add_argument("--repeats", type=numbers.whole(1, 10**6), default=3,
+                          help="real runs per count (3)")
     validate.add_argument("--machine", default="default", metavar="PROFILE",
                           help="machine profile from 'pevpm bench', or a built-in profile's "
                                "name ('default': the profile shipped with pevpm; see pevpm "
                                "machine list)")
-    validate.add_argument("--runs", type=int, default=12, help="Monte Carlo runs (12)")
-    validate.add_argument("--seed", type=int, default=1, help="seed of every random draw (1)")
+    validate.add_argument("--runs", type=numbers.runs, default=12, help="Monte Carlo runs (12)")
+    validate.add_argument("--seed", type=numbers.seed, default=1,
+                          help="seed of every random draw (1)")
     validate.add_argument("--quick", action="store_true", help="half-size problems")
     validate.add_argument("--json", metavar="FILE", type=writable_file,
                           help="also write the rows to this file")

@@ -31,7 +31,7 @@ contention 1), ``processor`` (the processor id ``Serial on`` selects) and
 ``Default`` directive.  Numbers take units:
 ``s ms us ns`` for times, ``B/s KB/s MB/s GB/s bit/s Kbit/s Mbit/s Gbit/s``
 for bandwidths, ``B KB KiB MB MiB`` for sizes.  Every number must be finite and
-not negative; bandwidths and speeds must be above zero, and ``ppn``,
+not negative; bandwidths at least 1 B/s, speeds above zero, and ``ppn``,
 ``nodes``, ``backplane`` and ``eager`` whole numbers (the first three at least 1).
 
 >>> m = parse_machine("hockney:latency=50us,bandwidth=100MB/s,ppn=2")
@@ -205,6 +205,8 @@ SWITCHES = {"on": True, "off": False}
 TEXT_KEYS = ("placement", "processor", "model", "source")
 #: Keys whose values must be above zero (a zero bandwidth never delivers).
 POSITIVE_KEYS = ("bandwidth", "intra_bandwidth", "speed")
+#: Least bandwidth, bytes/s: below it a large message's time overflows.
+MIN_BANDWIDTH = 1.0
 #: Keys whose values must be whole numbers, and their least values.
 WHOLE_KEYS = {"ppn": 1, "nodes": 1, "backplane": 1, "eager": 0}
 #: Largest whole-number value (sizes in bytes, counts).
@@ -235,6 +237,9 @@ def _checked(value: float, key: str, raw: str, where: str) -> float | int:
     :data:`WHOLE_KEYS`)."""
     if key in POSITIVE_KEYS and value <= 0:
         raise PevpmError(f"{key} must be above zero, got {raw.strip()}", where)
+    if key.endswith("bandwidth") and value < MIN_BANDWIDTH:
+        raise PevpmError(f"{key} must be at least {MIN_BANDWIDTH:g} B/s, got {raw.strip()}",
+                         where)
     if key in WHOLE_KEYS:
         least = WHOLE_KEYS[key]
         if value != int(value) or not least <= value <= MAX_WHOLE:

@@ -144,6 +144,13 @@ def check_shape(model: ast.Model, path: str | None = None) -> None:
         if not isinstance(name, str):
             raise ModelError(f"subroutine name {name!r} is not a string", where)
         _statements(body, f"subroutine {name}", where)
+    if not isinstance(model.defaults, ast.Defaults):
+        raise ModelError(f"defaults must be a Defaults, not a {type(model.defaults).__name__}",
+                         where)
+    for what in ("processors", "networks"):
+        if not isinstance(getattr(model, what), Mapping):
+            raise ModelError(f"{what} must be a mapping, not a "
+                             f"{type(getattr(model, what)).__name__}", where)
     for what in ("constants", "parameters"):
         values = getattr(model, what)
         if not isinstance(values, Mapping):

@@ -80,6 +80,8 @@ def check_profile(conn: sqlite3.Connection, path: str, format_tag: str = "pevpm-
                   schema_version: int = 1) -> None:
     """Raise :class:`ProfileError` unless the profile open on ``conn`` is whole
     (see the module doc)."""
+    factory = conn.text_factory
+    conn.text_factory = _lenient_text        # undecodable text is reported, not raised
     try:
         _check_sqlite(conn, path)
         _check_header(conn, path, format_tag, schema_version)
@@ -90,18 +92,37 @@ def check_profile(conn: sqlite3.Connection, path: str, format_tag: str = "pevpm-
             if conn.execute(f"PRAGMA table_info({table})").fetchone():
                 _check_rows(conn, path, table, rules)
         _check_block_parts(conn, path)
-    except sqlite3.DatabaseError as exc:
-        raise ProfileError(f"damaged profile ({exc})", where=path) from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        raise ProfileError(f"damaged profile ({_printable(str(exc))})", where=path) from None
+    finally:
+        conn.text_factory = factory
+
+
+def _lenient_text(data: bytes) -> str:
+    """Text as SQLite holds it; bytes that are not UTF-8 become lone surrogates."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _printable(text: str, width: int = 120) -> str:
+    """``text`` on one line of printable characters, at most ``width`` long.
+
+    >>> _printable("bad\\n\\udc80text")
+    'bad ?text'
+    """
+    shown = "".join(ch if ch.isprintable() else " " if ch.isspace() else "?" for ch in text)
+    shown = " ".join(shown.split())
+    return shown if len(shown) <= width else shown[:width - 3] + "..."
 
 
 def _check_sqlite(conn: sqlite3.Connection, path: str) -> None:
     try:
         problems = [row[0] for row in conn.execute("PRAGMA integrity_check(5)")]
     except sqlite3.DatabaseError as exc:
-        raise ProfileError(f"not a pevpm machine profile ({exc})", where=path) from None
+        raise ProfileError(f"not a pevpm machine profile ({_printable(str(exc))})",
+                           where=path) from None
     if problems != ["ok"]:
-        first = " ".join(" ".join(problems).replace("*** in database main ***", "").split())
-        raise ProfileError(f"damaged profile (SQLite integrity check: {first[:200]})",
+        first = " ".join(problems).replace("*** in database main ***", "")
+        raise ProfileError(f"damaged profile (SQLite integrity check: {_printable(first)})",
                            where=path)
 
 
@@ -110,12 +131,16 @@ def _check_header(conn, path: str, format_tag: str, schema_version: int) -> None
     if "meta" not in names:
         raise ProfileError("not a pevpm machine profile (no meta table)", where=path)
     meta = dict(conn.execute("SELECT key, value FROM meta"))
+    for key, value in meta.items():
+        if not (isinstance(key, str) and isinstance(value, str) and _valid_text(key + value)):
+            raise ProfileError(f"damaged profile: meta row {_shown(key)} is not valid text",
+                               where=path)
     if meta.get("format") != format_tag:
         raise ProfileError("not a pevpm machine profile (wrong format tag)", where=path)
     raw = meta.get("schema_version", "0")
-    if not isinstance(raw, str) or not raw.strip().isdigit():
-        raise ProfileError(f"damaged profile: schema version {raw!r} is not a whole number",
-                           where=path)
+    if not (raw.strip().isascii() and raw.strip().isdigit()):
+        raise ProfileError(f"damaged profile: schema version {_shown(raw)} is not a whole "
+                           "number", where=path)
     version = int(raw)
     if version > schema_version:
         raise ProfileError(f"profile schema version {version} is newer than this pevpm "
@@ -165,6 +190,8 @@ def _problem(kind: str, least, sql_type: str, value) -> str | None:
             return f"is {value}, not a finite number"
         return f"is {value}, below {least}" if least is not None and value < least else None
     if kind in (TEXT, TEXT_OR_NULL):
+        if sql_type == "text" and not _valid_text(value):
+            return f"is {_shown(value)}, not valid UTF-8 text"
         ok = sql_type == "text" or (kind == TEXT_OR_NULL and sql_type == "null")
         return None if ok else f"is {_shown(value)}, not text"
     if kind in (BLOB8, BLOB4_OR_NULL):
@@ -177,8 +204,13 @@ def _problem(kind: str, least, sql_type: str, value) -> str | None:
     return _json_problem(kind, sql_type, value)
 
 
+def _valid_text(text: str) -> bool:
+    """No byte that failed to decode (see :func:`_lenient_text`)."""
+    return not any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
 def _json_problem(kind: str, sql_type: str, value) -> str | None:
-    if sql_type != "text":
+    if sql_type != "text" or not _valid_text(value):
         return f"is {_shown(value)}, not JSON text"
     try:
         data = json.loads(value, parse_constant=_no_constant)
@@ -193,7 +225,7 @@ def _json_problem(kind: str, sql_type: str, value) -> str | None:
         if not isinstance(data, dict) or "50" not in data:
             return "must be a JSON object of percentiles including 50"
         for key, number in data.items():
-            if not key.isdigit() or isinstance(number, bool) \
+            if not (key.isascii() and key.isdigit()) or isinstance(number, bool) \
                     or not isinstance(number, (int, float)) or not math.isfinite(number):
                 return f"has {key!r}: {number!r}, not a percentile and a finite number"
     return None
@@ -204,8 +236,7 @@ def _no_constant(name: str):
 
 
 def _shown(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return _printable(repr(value), 40)
 
 
 def _check_block_parts(conn, path: str) -> None:

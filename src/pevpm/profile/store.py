@@ -608,8 +608,11 @@ class ProfileWriter(Profile):
         machine's load meanwhile) are stored alongside.
         """
         times = np.asarray(times, dtype=float)
-        if times.ndim != 2:
-            raise ProfileError(f"block {key.label}: times must be (ranks, reps)")
+        if times.ndim != 2 or times.size == 0:
+            raise ProfileError(f"block {key.label}: times must be a non-empty (ranks, reps) "
+                               "array")
+        if not np.isfinite(times).all():
+            raise ProfileError(f"block {key.label}: times must be finite numbers")
         ranks, count = times.shape
         flat = times.ravel()
         split = split_outliers(flat, *outlier_rule)
