@@ -58,6 +58,7 @@ cdef long PROC_NULL = _PROC_NULL
 cdef int SERIAL = vm.SERIAL, SEND = vm.SEND, RECV = vm.RECV, SENDRECV = vm.SENDRECV
 cdef int WAIT = vm.WAIT, TEST = vm.TEST, COLLECTIVE = vm.COLLECTIVE, LOOP = vm.LOOP
 cdef int NEXT = vm.NEXT, RUNON = vm.RUNON, CONDITION = vm.CONDITION, JUMP = vm.JUMP
+cdef int NEXT_MARKED = vm.NEXT_MARKED
 
 cdef int USER = 0, COLLECTIVE_CONTEXT = 1
 cdef int COMM_CONSTANT = 0, COMM_HOCKNEY = 1, COMM_LOGGP = 2, COMM_PYTHON = 3
@@ -200,7 +201,7 @@ cdef class Code:
             if _is_number(value) and value == int(value):
                 i.dv = value
                 i.konst = 2
-        elif op == NEXT or op == JUMP:
+        elif op == NEXT or op == JUMP or op == NEXT_MARKED:
             i.target = ins[1]
         elif op == RUNON:
             i.target = ins[2]
@@ -291,6 +292,7 @@ cdef class Rank:
     cdef Code code
     cdef int pc
     cdef list loops
+    cdef list marks
     cdef list frames
     cdef dict env
     cdef object proc_id
@@ -390,6 +392,7 @@ cdef class Core:
             rank.code = code_for(codes[r], False)
             rank.pc = 0
             rank.loops = []
+            rank.marks = []
             rank.frames = []
             rank.env = envs[r]
             rank.proc_id = proc_ids[r]
@@ -585,7 +588,10 @@ cdef class Core:
                             raise Unsupported("negative serial time")
                         seconds = value
                     self.spend(rank, 0, seconds * rank.factor)
-            elif op == NEXT:
+            elif op == NEXT or op == NEXT_MARKED:
+                if op == NEXT_MARKED:
+                    rank.marks.append((rank.clock, rank.spent[0], rank.spent[1], rank.spent[2],
+                                       self.messages))
                 top = rank.loops[-1]
                 top[0] += 1
                 if top[0] < top[1]:
@@ -1214,7 +1220,9 @@ cdef class Core:
             if last is None or rank.clock > last.clock:
                 last = rank
         critical = (last.path[0], last.path[1], last.path[2])
-        return times, critical, self.messages, self.collectives, self.records
+        marks = [rank.marks for rank in self.ranks]
+        return (times, critical, self.messages, self.collectives, self.records,
+                marks if any(marks) else None)
 
 
 cdef inline bint _before(Decision *a, Decision *b):

@@ -94,7 +94,12 @@ class Prediction:
     minimum/maximum (``None`` when not computed).  ``breakdown_mean`` and
     ``breakdown_sd`` have one row per rank and one column per kind of time
     (:data:`pevpm.vm.result.KINDS`: compute, communication, waiting);
-    ``finish_mean`` is each rank's mean finish time.
+    ``finish_mean`` is each rank's mean finish time.  ``extrapolation``
+    says whether a steady loop was extrapolated (:mod:`pevpm.vm.steady`):
+    ``{"extrapolated": True, "loop", "iterations", "from_iteration",
+    "estimated_error"}`` (a relative error of the mean), or
+    ``{"extrapolated": False, "loop", "reason"}`` for a long loop simulated
+    whole; ``None`` when there was no long loop or ``exact`` was asked.
     """
 
     numprocs: int
@@ -109,6 +114,7 @@ class Prediction:
     min_bound: float | None = None
     max_bound: float | None = None
     params: dict = field(default_factory=dict)
+    extrapolation: dict | None = None
 
     @property
     def runs(self) -> int:
@@ -165,6 +171,7 @@ class Prediction:
             "breakdown_totals": {kind: float(self.breakdown_mean[:, i].sum())
                                  for i, kind in enumerate(KINDS)},
             "collectives": [c.to_dict(per_rank) for c in self.collectives],
+            "extrapolation": self.extrapolation,
         }
         if per_rank:
             out["makespans"] = self.makespans.tolist()
@@ -199,6 +206,7 @@ class PredictionAccumulator:
         self._collectives: dict[tuple, list] = {}
         self.min_bound: float | None = None
         self.max_bound: float | None = None
+        self.extrapolation: dict | None = None
 
     def add(self, run: RunSummary) -> None:
         self._makespans.append(run.makespan)
@@ -230,4 +238,5 @@ class PredictionAccumulator:
             breakdown_mean=mean[:, :3], breakdown_sd=np.sqrt(var), finish_mean=mean[:, 3],
             critical_path_seconds={k: float(v / n) for k, v in zip(KINDS, self._critical)},
             messages_simulated=self._messages, collectives=collectives,
-            min_bound=self.min_bound, max_bound=self.max_bound, params=self.params)
+            min_bound=self.min_bound, max_bound=self.max_bound, params=self.params,
+            extrapolation=self.extrapolation)

@@ -20,6 +20,8 @@ An instruction is a tuple whose first item is its opcode:
 ``RUNON``      ``(RUNON, ((predicate, pc), ...), exit_pc, where)``
 ``CONDITION``  ``(CONDITION, ((weight, pc), ...), where)``
 ``JUMP``       ``(JUMP, pc)``
+``NEXT_MARKED`` ``(NEXT_MARKED, body_pc)``: a NEXT that also records the rank's
+               clock, times and the messages so far (:mod:`pevpm.vm.steady`)
 =============  ==========================================================
 
 Values (``time``, ``size``...) are callables ``f(env) -> number``; ``stmt`` is the
@@ -46,9 +48,9 @@ from pevpm.model import ast
 from pevpm.model import expr as ex
 
 (SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
- JUMP) = range(12)
+ JUMP, NEXT_MARKED) = range(13)
 OPCODE_NAMES = ("SERIAL", "SEND", "RECV", "SENDRECV", "WAIT", "TEST", "COLLECTIVE", "LOOP",
-                "NEXT", "RUNON", "CONDITION", "JUMP")
+                "NEXT", "RUNON", "CONDITION", "JUMP", "NEXT_MARKED")
 
 #: Names every rank's environment has.
 RANK_NAMES = ("procnum", "numprocs")
@@ -151,8 +153,11 @@ class _Compiler:
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ModelError(f"unknown name {name!r} in '{e}'{hint}", where)
         value = _compile(e.tree, e, where)
-        if e.names() <= self.invariant and not e.is_random():
-            value.invariant = True
+        if e.names() <= self.invariant:
+            if e.is_random():
+                value.random_invariant = True   # a draw, but the same draw every iteration
+            else:
+                value.invariant = True
         return value
 
     def block(self, statements: tuple, path: tuple[int, ...], scope: Mapping[str, str]) -> None:
