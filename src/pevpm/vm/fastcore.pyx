@@ -63,6 +63,8 @@ cdef int NEXT_MARKED = vm.NEXT_MARKED
 cdef int USER = 0, COLLECTIVE_CONTEXT = 1
 cdef int COMM_CONSTANT = 0, COMM_HOCKNEY = 1, COMM_LOGGP = 2, COMM_PYTHON = 3
 cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
+cdef enum:
+    PLAN_SLOTS = 1024           # entries of the direct-mapped plan cache
 
 
 cdef class Plan:
@@ -332,6 +334,8 @@ cdef class Core:
     cdef dict transfers
     cdef dict plans
     cdef bint planned
+    cdef long plan_keys[5 * PLAN_SLOTS]  # a direct-mapped cache in front of ``plans``
+    cdef list plan_slots
     # communication model
     cdef int comm_kind
     cdef bint contention_matters
@@ -425,6 +429,9 @@ cdef class Core:
         self.collectives = {}
         self.transfers = {}
         self.plans = {}
+        self.plan_slots = [None] * PLAN_SLOTS
+        for k in range(5 * PLAN_SLOTS):
+            self.plan_keys[k] = -1
         self.eager_limit = machine.eager_limit
         self._comm_model(comm)
         self.contention_matters = self.contention_matters and machine.node_contention
@@ -961,14 +968,24 @@ cdef class Core:
         cdef Req *q = &self.reqs[s]
         cdef Plan plan
         cdef double u, low, high, mixed
-        key = (local, q.opid, q.size, self.node_of[q.rank] == self.node_of[q.peer], contention)
-        found = self.plans.get(key)
-        if found is None:
-            if len(self.plans) > 65536:
-                self.plans.clear()
-            found = self.plans[key] = Plan(self.comm.draw_plan(self.transfer_of(s, contention),
-                                                               local))
-        plan = <Plan> found
+        cdef int intra = self.node_of[q.rank] == self.node_of[q.peer]
+        cdef long slot = ((((q.opid * 1000003 + q.size) * 31 + intra) * 31 + contention) * 2
+                          + local) & (PLAN_SLOTS - 1)
+        cdef long *k = &self.plan_keys[slot * 5]
+        if (k[0] == q.opid and k[1] == q.size and k[2] == intra and k[3] == contention
+                and k[4] == local):
+            plan = <Plan> self.plan_slots[slot]          # the common case: no Python lookup
+        else:
+            key = (local, q.opid, q.size, intra, contention)
+            found = self.plans.get(key)
+            if found is None:
+                if len(self.plans) > 65536:
+                    self.plans.clear()
+                found = self.plans[key] = Plan(self.comm.draw_plan(
+                    self.transfer_of(s, contention), local))
+            plan = <Plan> found
+            self.plan_slots[slot] = plan
+            k[0], k[1], k[2], k[3], k[4] = q.opid, q.size, intra, contention, local
         if plan.kind == PLAN_FIXED:
             return plan.value
         if plan.kind == PLAN_ONE:

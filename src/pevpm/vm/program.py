@@ -71,6 +71,7 @@ class Program:
     names: frozenset[str]
     invariant: frozenset[str] = frozenset(RANK_NAMES)
     _specialized: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _by_values: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def specialize(self, env: Mapping[str, object]) -> tuple[tuple, ...]:
         """The code one rank runs, its invariant values folded in ``env``.
@@ -92,6 +93,14 @@ class Program:
         >>> program.specialize({"procnum": 0, "numprocs": 2})[1][4](None)
         1
         """
+        try:                        # the same invariant values as a rank seen before?
+            known = tuple((name, type(env[name]), env[name])
+                          for name in sorted(self.invariant) if name in env)
+            code = self._by_values.get(known)
+        except TypeError:           # an unhashable value: fold afresh
+            known = code = None
+        if code is not None:
+            return code
         folded = [_fold(ins, env) for ins in self.code]
         key = tuple(values for values, _ in folded)
         code = self._specialized.get(key)
@@ -99,6 +108,10 @@ class Program:
             if len(self._specialized) >= SPECIALIZED_CACHE:
                 self._specialized.clear()
             code = self._specialized[key] = tuple(ins for _, ins in folded)
+        if known is not None:
+            if len(self._by_values) >= 16 * SPECIALIZED_CACHE:
+                self._by_values.clear()
+            self._by_values[known] = code
         return code
 
 
