@@ -10,7 +10,7 @@ def test_a_command_past_its_time_is_a_hang(tmp_path):
     model.write_text("// PEVPM Loop iterations = 1e12\n// PEVPM {\n// PEVPM Serial time = 1e-9\n"
                      "// PEVPM }\n")
     outcome = run(["predict", str(model), "-n", "1", "--runs", "1", "--workers", "1",
-                   "--max-events", "0", "--no-bounds"], limit=1.0)
+                   "--max-events", "0", "--no-bounds", "--exact"], limit=1.0)
     assert outcome.kind == "hang" and outcome.failed
 
 

@@ -75,6 +75,9 @@ def register(subparsers) -> None:
                    help="stop a run whose virtual time passes SECONDS")
     p.add_argument("--no-bounds", dest="bounds", action="store_false",
                    help="skip the min/max-bound runs")
+    p.add_argument("--exact", action="store_true",
+                   help="simulate every iteration of a long steady loop instead of "
+                        "extrapolating it once its pace has settled (docs/engine.md)")
     add_collective_arguments(p)
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
     p.add_argument("--trace", metavar="FILE", type=writable_file,
@@ -82,6 +85,18 @@ def register(subparsers) -> None:
     p.add_argument("--calibration", metavar="FILE",
                    help="parameters measured by 'pevpm calibrate' (-D options override them)")
     p.set_defaults(func=run_predict)
+
+
+def _extrapolation_note(extrapolation: dict | None) -> str | None:
+    """One line on a steady loop: extrapolated from where, how precisely, or why not."""
+    if not extrapolation:
+        return None
+    if extrapolation["extrapolated"]:
+        return (f"the loop at {extrapolation['loop']} was simulated for "
+                f"{extrapolation['from_iteration']} of {extrapolation['iterations']} "
+                f"iterations and extrapolated (estimated error of the mean "
+                f"{extrapolation['estimated_error']:.2%}; --exact simulates all)")
+    return f"simulated every iteration: {extrapolation['reason']}"
 
 
 def run_predict(args) -> int:
@@ -126,7 +141,12 @@ def run_predict(args) -> int:
             predictions.append(predict(model, n, machine, runs=args.runs, seed=args.seed,
                                        params=params, executor=executor,
                                        workers=args.workers, bounds=args.bounds,
-                                       progress=bar.update, limits=limits))
+                                       progress=bar.update, limits=limits,
+                                       exact=args.exact))
+    for n, prediction in zip(counts, predictions):
+        note = _extrapolation_note(prediction.extrapolation)
+        if note:
+            print(f"pevpm predict: note: {n} ranks: {note}", file=sys.stderr)
     if args.trace:
         _write_trace(model, max(counts), machine, params, args.seed, limits, args.trace)
     if args.json:

@@ -148,6 +148,7 @@ class _Rank:
         "frames",
         "id",
         "loops",
+        "marks",
         "outstanding",
         "path",
         "pc",
@@ -161,6 +162,7 @@ class _Rank:
         self.id, self.code, self.env, self.proc_id, self.factor = rank, code, env, proc_id, factor
         self.pc = 0
         self.loops: list[list] = []
+        self.marks: list[tuple] = []            # at NEXT_MARKED (steady-state loops)
         self.frames: list[tuple] = []           # suspended code while inside a collective
         self.clock = 0.0
         self.path = (0.0, 0.0, 0.0)             # critical path to the clock, by kind
@@ -311,7 +313,9 @@ class _Engine:
                         raise ModelError(f"negative serial time {seconds} from '{ins[4].time}'",
                                          ins[3])
                     self.spend(rank, COMPUTE, seconds * rank.factor, "Serial", ins[3])
-            elif op == vm.NEXT:
+            elif op == vm.NEXT or op == vm.NEXT_MARKED:
+                if op == vm.NEXT_MARKED:
+                    rank.marks.append((rank.clock, *rank.spent, self.messages))
                 top = loops[-1]
                 top[0] += 1
                 if top[0] < top[1]:
@@ -704,7 +708,8 @@ class _Engine:
             critical_path=dict(zip((COMPUTE, COMMUNICATION, WAITING), last.path)),
             messages_simulated=self.messages,
             collectives=sorted(self.collectives.values(), key=lambda c: (c.where, c.occurrence)),
-            slices=self.slices, messages=self.records)
+            slices=self.slices, messages=self.records,
+            marks=[r.marks for r in self.ranks] if any(r.marks for r in self.ranks) else None)
 
     def deadlock(self) -> DeadlockError:
         """One line naming every blocked rank, what it waits on and where."""

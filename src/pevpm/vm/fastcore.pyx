@@ -19,6 +19,7 @@ error of any kind) raises :class:`Unsupported`; the adapter
 generator state, so results and error messages are the reference's.
 """
 
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.math cimport INFINITY
 from libc.stdint cimport uint64_t, uint32_t
@@ -30,6 +31,10 @@ from pevpm.vm import program as vm
 from pevpm.vm.result import CollectiveRecord, MessageRecord
 
 import numpy as np
+
+# Every 65,536 events the core lets other threads run and checks for Ctrl-C
+# (a fraction of a microsecond per check).
+DEF SIGNAL_CHECK_MASK = 0xFFFF
 
 
 class Unsupported(Exception):
@@ -58,10 +63,13 @@ cdef long PROC_NULL = _PROC_NULL
 cdef int SERIAL = vm.SERIAL, SEND = vm.SEND, RECV = vm.RECV, SENDRECV = vm.SENDRECV
 cdef int WAIT = vm.WAIT, TEST = vm.TEST, COLLECTIVE = vm.COLLECTIVE, LOOP = vm.LOOP
 cdef int NEXT = vm.NEXT, RUNON = vm.RUNON, CONDITION = vm.CONDITION, JUMP = vm.JUMP
+cdef int NEXT_MARKED = vm.NEXT_MARKED
 
 cdef int USER = 0, COLLECTIVE_CONTEXT = 1
 cdef int COMM_CONSTANT = 0, COMM_HOCKNEY = 1, COMM_LOGGP = 2, COMM_PYTHON = 3
 cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
+cdef enum:
+    PLAN_SLOTS = 1024           # entries of the direct-mapped plan cache
 
 
 cdef class Plan:
@@ -200,7 +208,7 @@ cdef class Code:
             if _is_number(value) and value == int(value):
                 i.dv = value
                 i.konst = 2
-        elif op == NEXT or op == JUMP:
+        elif op == NEXT or op == JUMP or op == NEXT_MARKED:
             i.target = ins[1]
         elif op == RUNON:
             i.target = ins[2]
@@ -291,6 +299,7 @@ cdef class Rank:
     cdef Code code
     cdef int pc
     cdef list loops
+    cdef list marks
     cdef list frames
     cdef dict env
     cdef object proc_id
@@ -330,6 +339,8 @@ cdef class Core:
     cdef dict transfers
     cdef dict plans
     cdef bint planned
+    cdef long plan_keys[5 * PLAN_SLOTS]  # a direct-mapped cache in front of ``plans``
+    cdef list plan_slots
     # communication model
     cdef int comm_kind
     cdef bint contention_matters
@@ -390,6 +401,7 @@ cdef class Core:
             rank.code = code_for(codes[r], False)
             rank.pc = 0
             rank.loops = []
+            rank.marks = []
             rank.frames = []
             rank.env = envs[r]
             rank.proc_id = proc_ids[r]
@@ -422,6 +434,9 @@ cdef class Core:
         self.collectives = {}
         self.transfers = {}
         self.plans = {}
+        self.plan_slots = [None] * PLAN_SLOTS
+        for k in range(5 * PLAN_SLOTS):
+            self.plan_keys[k] = -1
         self.eager_limit = machine.eager_limit
         self._comm_model(comm)
         self.contention_matters = self.contention_matters and machine.node_contention
@@ -509,6 +524,10 @@ cdef class Core:
         self.events += 1
         if self.max_events >= 0 and self.events > self.max_events:
             raise Unsupported("event limit")
+        if (self.events & SIGNAL_CHECK_MASK) == 0:
+            with nogil:                 # let other threads run (timers, progress, executors)
+                pass
+            PyErr_CheckSignals()        # Ctrl-C (KeyboardInterrupt) reaches a long run
         return 0
 
     cdef int earliest_arrival(self, int ri) except -2:
@@ -585,7 +604,10 @@ cdef class Core:
                             raise Unsupported("negative serial time")
                         seconds = value
                     self.spend(rank, 0, seconds * rank.factor)
-            elif op == NEXT:
+            elif op == NEXT or op == NEXT_MARKED:
+                if op == NEXT_MARKED:
+                    rank.marks.append((rank.clock, rank.spent[0], rank.spent[1], rank.spent[2],
+                                       self.messages))
                 top = rank.loops[-1]
                 top[0] += 1
                 if top[0] < top[1]:
@@ -955,14 +977,24 @@ cdef class Core:
         cdef Req *q = &self.reqs[s]
         cdef Plan plan
         cdef double u, low, high, mixed
-        key = (local, q.opid, q.size, self.node_of[q.rank] == self.node_of[q.peer], contention)
-        found = self.plans.get(key)
-        if found is None:
-            if len(self.plans) > 65536:
-                self.plans.clear()
-            found = self.plans[key] = Plan(self.comm.draw_plan(self.transfer_of(s, contention),
-                                                               local))
-        plan = <Plan> found
+        cdef int intra = self.node_of[q.rank] == self.node_of[q.peer]
+        cdef long slot = ((((q.opid * 1000003 + q.size) * 31 + intra) * 31 + contention) * 2
+                          + local) & (PLAN_SLOTS - 1)
+        cdef long *k = &self.plan_keys[slot * 5]
+        if (k[0] == q.opid and k[1] == q.size and k[2] == intra and k[3] == contention
+                and k[4] == local):
+            plan = <Plan> self.plan_slots[slot]          # the common case: no Python lookup
+        else:
+            key = (local, q.opid, q.size, intra, contention)
+            found = self.plans.get(key)
+            if found is None:
+                if len(self.plans) > 65536:
+                    self.plans.clear()
+                found = self.plans[key] = Plan(self.comm.draw_plan(
+                    self.transfer_of(s, contention), local))
+            plan = <Plan> found
+            self.plan_slots[slot] = plan
+            k[0], k[1], k[2], k[3], k[4] = q.opid, q.size, intra, contention, local
         if plan.kind == PLAN_FIXED:
             return plan.value
         if plan.kind == PLAN_ONE:
@@ -1214,7 +1246,9 @@ cdef class Core:
             if last is None or rank.clock > last.clock:
                 last = rank
         critical = (last.path[0], last.path[1], last.path[2])
-        return times, critical, self.messages, self.collectives, self.records
+        marks = [rank.marks for rank in self.ranks]
+        return (times, critical, self.messages, self.collectives, self.records,
+                marks if any(marks) else None)
 
 
 cdef inline bint _before(Decision *a, Decision *b):

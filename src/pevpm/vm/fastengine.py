@@ -96,14 +96,14 @@ def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
     setup = engine.RankSetup.of(program, model, numprocs, machine, params, rng)
     core = fastcore.Core(setup.codes, setup.envs, setup.proc_ids, setup.factors, machine, comm,
                          rng, placement, limits.max_events, limits.max_time, records)
-    times, critical, messages, collectives, kept = core.run()
+    times, critical, messages, collectives, kept, marks = core.run()
     ranks = [RankTimes(*t) for t in times]
     return RunResult(
         makespan=max(t[3] for t in times), ranks=ranks,
         critical_path=dict(zip((COMPUTE, COMMUNICATION, WAITING), critical)),
         messages_simulated=messages,
         collectives=sorted(collectives.values(), key=lambda c: (c.where, c.occurrence)),
-        messages=kept if records else None)
+        messages=kept if records else None, marks=marks)
 
 
 __all__ = ["AVAILABLE", "UNAVAILABLE", "MessageRecord", "simulate", "why_reference"]

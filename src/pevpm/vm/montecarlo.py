@@ -7,6 +7,13 @@ number of workers and the chunking.  The two bound runs (every submodel at
 its minimum, then at its maximum) draw any Condition branches from a stream
 of their own.
 
+A model whose time goes into one long, regular outer loop is simulated for
+the loop's first iterations only and the rest is added analytically once
+every rank's pace per iteration has settled (:mod:`pevpm.vm.steady`; the
+prediction's ``extrapolation`` says so); ``exact=True`` simulates every
+iteration, and so does a run that the whole loop would take past its
+``limits`` (so the limit stops it as before).
+
 >>> from pevpm.model.builder import ModelBuilder
 >>> from pevpm.machine.presets import parse_machine
 >>> b = ModelBuilder()
@@ -69,6 +76,38 @@ def simulate_runs(model: Model, numprocs: int, machine, params: Mapping | None, 
             for i in range(start, stop)]
 
 
+def simulate_truncated_runs(model: Model, numprocs: int, machine, params: Mapping | None,
+                            seed: int, start: int, stop: int, limits, loop,
+                            iterations: int, window: int) -> list[tuple]:
+    """Runs ``start..stop-1`` with ``loop`` cut to ``iterations``: each run's
+    summary and its :class:`~pevpm.vm.steady.WindowStats`."""
+    from pevpm.vm.fastengine import simulate
+    from pevpm.vm.program import compile_model
+    from pevpm.vm.steady import WindowStats, truncated
+
+    program = truncated(compile_model(model, params), loop, iterations)
+    out = []
+    for i in range(start, stop):
+        run = simulate(model, numprocs, machine, params=params, rng=run_generator(seed, i),
+                       limits=limits, program=program)
+        out.append((RunSummary.of(run), WindowStats.of(run.marks, window)))
+    return out
+
+
+def simulate_truncated_bound(model: Model, numprocs: int, machine, params: Mapping | None,
+                             seed: int, bound: str, limits, loop, iterations: int,
+                             window: int) -> tuple[float, object]:
+    """A bound run with ``loop`` cut to ``iterations``: makespan and window statistics."""
+    from pevpm.vm.fastengine import simulate
+    from pevpm.vm.program import compile_model
+    from pevpm.vm.steady import WindowStats, truncated
+
+    program = truncated(compile_model(model, params), loop, iterations)
+    run = simulate(model, numprocs, machine, params=params, bound=bound,
+                   rng=run_generator(seed, BOUND_STREAM), limits=limits, program=program)
+    return float(run.makespan), WindowStats.of(run.marks, window)
+
+
 def simulate_bound(model: Model, numprocs: int, machine, params: Mapping | None, seed: int,
                    bound: str, limits=None) -> float:
     """Makespan with every submodel at its ``bound`` (``'min'`` or ``'max'``).
@@ -94,7 +133,8 @@ def simulate_bound(model: Model, numprocs: int, machine, params: Mapping | None,
 def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | None = 0,
             params: Mapping | None = None, executor: Executor | str | None = None,
             workers: int | None = None, bounds: bool = True,
-            progress: Callable[[int], None] | None = None, limits=None) -> Prediction:
+            progress: Callable[[int], None] | None = None, limits=None,
+            exact: bool = False) -> Prediction:
     """Simulate ``runs`` runs of ``model`` on ``numprocs`` ranks of ``machine``.
 
     ``executor`` is an open :class:`~concurrent.futures.Executor` (reused, not
@@ -103,7 +143,8 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
     process when ``workers`` is 1).  ``seed=None`` draws fresh entropy and
     records it in :attr:`Prediction.seed`.  ``progress(k)`` is called each
     time ``k`` more runs have finished.  ``limits`` (a
-    :class:`pevpm.vm.engine.Limits`) stops runaway runs.
+    :class:`pevpm.vm.engine.Limits`) stops runaway runs.  ``exact``: never
+    extrapolate a steady loop.
 
     >>> from pevpm.model.builder import ModelBuilder
     >>> from pevpm.machine.presets import parse_machine
@@ -130,6 +171,12 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
     chunks = chunk_ranges(runs, (workers or default_workers()) * CHUNKS_PER_WORKER)
     accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
     with context as pool:
+        if not exact:
+            steady = _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params,
+                                     bounds, progress, limits)
+            if isinstance(steady, Prediction):
+                return steady
+            accumulator.extrapolation = steady     # why not, for a long loop
         run_futures = [pool.submit(simulate_runs, model, numprocs, machine, params, seed,
                                    start, stop, limits) for start, stop in chunks]
         bound_futures = ([pool.submit(simulate_bound, model, numprocs, machine, params,
@@ -139,6 +186,67 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
     if bounds:
         accumulator.min_bound, accumulator.max_bound = (f.result() for f in bound_futures)
     return accumulator.build()
+
+
+def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, bounds,
+                    progress, limits) -> Prediction | dict | None:
+    """Extrapolate a steady loop (a Prediction), or say why not (a dict for
+    ``Prediction.extrapolation``; None: no long loop)."""
+    from pevpm.vm import steady
+    from pevpm.vm.program import compile_model
+
+    loop = steady.find_loop(compile_model(model, params), model, numprocs, params)
+    if isinstance(loop, str):
+        return None if "fewer than" in loop or "no outer loop" in loop else {
+            "extrapolated": False, "loop": None, "reason": loop}
+    if limits is not None and limits.max_events is not None and \
+            loop.count * (loop.next_pc - loop.loop_pc + 1) * numprocs > limits.max_events:
+        return {"extrapolated": False, "loop": loop.where,
+                "reason": "the whole loop would pass the run's event limit"}
+    iterations, reason = steady.FIRST, ""
+    while iterations <= loop.count // 4:
+        window = iterations // 4
+        futures = [pool.submit(simulate_truncated_runs, model, numprocs, machine, params, seed,
+                               start, stop, limits, loop, iterations, window)
+                   for start, stop in chunks]
+        bound_futures = ([pool.submit(simulate_truncated_bound, model, numprocs, machine, params,
+                                      seed, which, limits, loop, iterations, window)
+                          for which in ("min", "max")] if bounds else [])
+        results = []
+        for future in futures:
+            results.extend(future.result())
+        elapsed = float(np.mean([summary.makespan for summary, _ in results]))
+        assessment = steady.assess([stats for _, stats in results], window,
+                                   loop.count - iterations, elapsed)
+        if not assessment.converged:
+            for future in bound_futures:
+                future.cancel()
+            reason = assessment.reason
+            iterations *= 2
+            continue
+        remaining = loop.count - iterations
+        accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
+        for i, (summary, _) in enumerate(results):
+            z = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i, 1))).normal()
+            extended = steady.extend(summary, assessment, remaining, z)
+            if limits is not None and limits.max_time is not None and \
+                    extended.makespan > limits.max_time:
+                return {"extrapolated": False, "loop": loop.where,
+                        "reason": "the whole loop would pass the run's virtual time limit"}
+            accumulator.add(extended)
+        if bounds:
+            (low, low_stats), (high, high_stats) = (f.result() for f in bound_futures)
+            accumulator.min_bound = low + remaining * low_stats.pace_last / window
+            accumulator.max_bound = high + remaining * high_stats.pace_last / window
+            # (a bound run moves at the pace of its own last window)
+        accumulator.extrapolation = {
+            "extrapolated": True, "loop": loop.where, "iterations": loop.count,
+            "from_iteration": iterations, "estimated_error": assessment.error}
+        if progress:
+            progress(runs)
+        return accumulator.build()
+    return {"extrapolated": False, "loop": loop.where,
+            "reason": f"{reason} after {iterations // 2} of {loop.count} iterations"}
 
 
 def _collect(run_futures: list[Future], bound_futures: list[Future],

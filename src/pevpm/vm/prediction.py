@@ -97,7 +97,12 @@ class Prediction:
     minimum/maximum (``None`` when not computed).  ``breakdown_mean`` and
     ``breakdown_sd`` have one row per rank and one column per kind of time
     (:data:`pevpm.vm.result.KINDS`: compute, communication, waiting);
-    ``finish_mean`` is each rank's mean finish time.
+    ``finish_mean`` is each rank's mean finish time.  ``extrapolation``
+    says whether a steady loop was extrapolated (:mod:`pevpm.vm.steady`):
+    ``{"extrapolated": True, "loop", "iterations", "from_iteration",
+    "estimated_error"}`` (a relative error of the mean), or
+    ``{"extrapolated": False, "loop", "reason"}`` for a long loop simulated
+    whole; ``None`` when there was no long loop or ``exact`` was asked.
 
     :func:`pevpm.vm.montecarlo.predict` returns one.  Here rank 0 computes
     for 10 ms, ranks 1-3 for 2 or 4 ms at random, then all meet in a barrier:
@@ -126,7 +131,7 @@ class Prediction:
     >>> p.collectives[0].op, p.collectives[0].runs              # a CollectiveSummary
     ('MPI_Barrier', 50)
     >>> sorted(p.to_dict(per_rank=False))[:5]
-    ['breakdown_totals', 'collectives', 'critical_path', 'max', 'max_bound']
+    ['breakdown_totals', 'collectives', 'critical_path', 'extrapolation', 'max']
     """
 
     numprocs: int
@@ -141,6 +146,7 @@ class Prediction:
     min_bound: float | None = None
     max_bound: float | None = None
     params: dict = field(default_factory=dict)
+    extrapolation: dict | None = None
 
     @property
     def runs(self) -> int:
@@ -200,6 +206,7 @@ class Prediction:
             "breakdown_totals": {kind: float(self.breakdown_mean[:, i].sum())
                                  for i, kind in enumerate(KINDS)},
             "collectives": [c.to_dict(per_rank) for c in self.collectives],
+            "extrapolation": self.extrapolation,
         }
         if per_rank:
             out["makespans"] = self.makespans.tolist()
@@ -235,6 +242,7 @@ class PredictionAccumulator:
         self._collectives: dict[tuple, list] = {}
         self.min_bound: float | None = None
         self.max_bound: float | None = None
+        self.extrapolation: dict | None = None
 
     def add(self, run: RunSummary) -> None:
         """Fold in the next run (runs must arrive in run order)."""
@@ -268,4 +276,5 @@ class PredictionAccumulator:
             breakdown_mean=mean[:, :3], breakdown_sd=np.sqrt(var), finish_mean=mean[:, 3],
             critical_path_seconds={k: float(v / n) for k, v in zip(KINDS, self._critical)},
             messages_simulated=self._messages, collectives=collectives,
-            min_bound=self.min_bound, max_bound=self.max_bound, params=self.params)
+            min_bound=self.min_bound, max_bound=self.max_bound, params=self.params,
+            extrapolation=self.extrapolation)

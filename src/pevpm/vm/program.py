@@ -20,6 +20,8 @@ An instruction is a tuple whose first item is its opcode:
 ``RUNON``      ``(RUNON, ((predicate, pc), ...), exit_pc, where)``
 ``CONDITION``  ``(CONDITION, ((weight, pc), ...), where)``
 ``JUMP``       ``(JUMP, pc)``
+``NEXT_MARKED`` ``(NEXT_MARKED, body_pc)``: a NEXT that also records the rank's
+               clock, times and the messages so far (:mod:`pevpm.vm.steady`)
 =============  ==========================================================
 
 Values (``time``, ``size``...) are callables ``f(env) -> number``; ``stmt`` is the
@@ -49,9 +51,9 @@ from pevpm.model import expr as ex
 from pevpm.model.inlining import check_inlined_size
 
 (SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
- JUMP) = range(12)
+ JUMP, NEXT_MARKED) = range(13)
 OPCODE_NAMES = ("SERIAL", "SEND", "RECV", "SENDRECV", "WAIT", "TEST", "COLLECTIVE", "LOOP",
-                "NEXT", "RUNON", "CONDITION", "JUMP")
+                "NEXT", "RUNON", "CONDITION", "JUMP", "NEXT_MARKED")
 
 Value = Callable[[dict], float]
 
@@ -69,6 +71,7 @@ class Program:
     names: frozenset[str]
     invariant: frozenset[str] = frozenset(ex.RANK_NAMES)
     _specialized: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _by_values: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def specialize(self, env: Mapping[str, object]) -> tuple[tuple, ...]:
         """The code one rank runs, its invariant values folded in ``env``.
@@ -90,6 +93,14 @@ class Program:
         >>> program.specialize({"procnum": 0, "numprocs": 2})[1][4](None)
         1
         """
+        try:                        # the same invariant values as a rank seen before?
+            known = tuple((name, type(env[name]), env[name])
+                          for name in sorted(self.invariant) if name in env)
+            code = self._by_values.get(known)
+        except TypeError:           # an unhashable value: fold afresh
+            known = code = None
+        if code is not None:
+            return code
         folded = [_fold(ins, env) for ins in self.code]
         key = tuple(values for values, _ in folded)
         code = self._specialized.get(key)
@@ -97,6 +108,10 @@ class Program:
             if len(self._specialized) >= SPECIALIZED_CACHE:
                 self._specialized.clear()
             code = self._specialized[key] = tuple(ins for _, ins in folded)
+        if known is not None:
+            if len(self._by_values) >= 16 * SPECIALIZED_CACHE:
+                self._by_values.clear()
+            self._by_values[known] = code
         return code
 
 
@@ -154,8 +169,11 @@ class _Compiler:
         compiled = _compile(e.tree, e, where)
         if not _is_finite_constant(e):
             compiled = _finite(compiled, e, where)
-        if e.names() <= self.invariant and not e.is_random():
-            compiled.invariant = True
+        if e.names() <= self.invariant:
+            if e.is_random():
+                compiled.random_invariant = True   # a draw, but the same draw every iteration
+            else:
+                compiled.invariant = True
         return compiled
 
     def block(self, statements: tuple, path: tuple[int, ...], scope: Mapping[str, str]) -> None:

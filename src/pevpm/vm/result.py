@@ -82,3 +82,6 @@ class RunResult:
     collectives: list[CollectiveRecord] = field(default_factory=list)
     slices: list[Slice] | None = None
     messages: list[MessageRecord] | None = None
+    #: per rank, at each marked loop end: (clock, compute, communication, waiting,
+    #: messages matched so far); only for a loop marked by pevpm.vm.steady
+    marks: list[list[tuple]] | None = None

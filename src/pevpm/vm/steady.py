@@ -1,0 +1,284 @@
+"""Steady-state loops: simulate a long loop's first iterations, extrapolate the rest.
+
+Many models spend nearly all their time in one outer loop (``Loop
+iterations``) whose iterations, after a few, all look alike: every rank's
+clock advances by the same amount per iteration, up to Monte Carlo noise.
+Simulating a thousand identical iterations then buys nothing a hundred do
+not.  A prediction with a *steady loop* runs every Monte Carlo run with the
+loop cut to its first ``m`` iterations, recording each rank's clock and
+time breakdown at every iteration end; pooled over the runs, it checks that
+
+* every rank's mean advance per iteration over the last ``w`` iterations
+  agrees with its advance over the ``w`` before, within
+  :data:`TOLERANCE` (relative) plus three standard errors (the Monte Carlo
+  noise of the comparison), and
+* every rank advances at the pace of the whole program (the latest rank's
+  clock), within the same bound: the ranks move in lockstep, so what
+  follows the loop starts equally late on every rank;
+
+and if so adds the remaining ``N - m`` iterations to each run analytically:
+``S = (N - m) mu + sqrt(N - m) sigma z`` seconds, ``mu`` the pooled mean
+advance per iteration, ``sigma**2`` the variance of a ``w``-iteration
+window sum per iteration (autocorrelation included), ``z`` a standard normal
+drawn from the run's own stream.  Each rank's finish moves by ``S``, split
+over compute, communication and waiting as that rank's last window was.
+Otherwise it doubles ``m`` and tries again, and simulates every iteration
+once ``m`` would pass a quarter of the loop.
+
+Only loops whose every iteration runs the same statements qualify
+(:func:`find_loop`): an outer loop (not inside a Runon or Condition) with
+the same count on every rank, at least :data:`THRESHOLD` iterations, and a
+body without Conditions, ``MPI_ANY_SOURCE`` receives, ``MPI_Test``, nested
+loops, or any operand that changes from iteration to iteration (the loop
+index, a receive status).  Random serial times and message times are
+fine: that is the noise the check allows for.
+
+>>> from pevpm.model.builder import ModelBuilder
+>>> from pevpm.vm.program import compile_model
+>>> b = ModelBuilder(parameters={"iterations": 1000})
+>>> with b.loop("parameter iterations"):
+...     b.sendrecv(8, dest="(procnum + 1) % numprocs", source="(procnum + numprocs - 1) % numprocs")
+>>> loop = find_loop(compile_model(b.build()), b.build(), 4, {})
+>>> loop.count, loop.loop_pc, loop.next_pc
+(1000, 0, 2)
+>>> b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE")
+>>> find_loop(compile_model(b.build()), b.build(), 4, {}).count
+1000
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from pevpm.model.ast import Model
+from pevpm.model.expr import ANY_SOURCE
+from pevpm.vm import program as vm
+from pevpm.vm.prediction import RunSummary
+
+#: Loops shorter than this are simulated whole.
+THRESHOLD = 256
+#: Iterations simulated at first (doubled while the advance has not settled).
+FIRST = 64
+#: Relative agreement asked of per-iteration advances (besides the noise).
+TOLERANCE = 0.005
+#: Standard errors of Monte Carlo noise allowed in the comparisons.
+NOISE_SE = 3.0
+#: Largest estimated relative error of the mean run time accepted.
+MAX_ERROR = 0.01
+
+
+@dataclass(frozen=True)
+class SteadyLoop:
+    """The outer loop a prediction may extrapolate: its LOOP and NEXT
+    instructions, its iteration count and its place."""
+
+    loop_pc: int
+    next_pc: int
+    count: int
+    where: str
+
+
+def find_loop(program: vm.Program, model: Model, numprocs: int,
+              params: Mapping[str, float] | None) -> SteadyLoop | str:
+    """The longest outer loop that qualifies, or why none does."""
+    env = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs}
+    code = program.code
+    best, reason, pc = None, "the model has no outer loop", 0
+    while pc < len(code):
+        if code[pc][0] == vm.LOOP:
+            found = _qualifies(code, pc, code[pc][3], env, numprocs)
+            if isinstance(found, str):
+                reason = found
+            elif best is None or found.count > best.count:
+                best = found
+        pc = _after(code, pc)
+    return best if best is not None else reason
+
+
+def _after(code, pc: int) -> int:
+    """The pc after the statement starting at ``pc`` (a whole loop or branch)."""
+    ins = code[pc]
+    if ins[0] == vm.LOOP:
+        return ins[3]
+    if ins[0] == vm.RUNON:
+        return ins[2]
+    if ins[0] == vm.CONDITION:
+        p = ins[1][0][1]
+        while code[p][0] != vm.JUMP:        # the first arm ends in a jump to the end
+            p = _after(code, p)
+        return code[p][1]
+    return pc + 1
+
+
+def _qualifies(code, loop_pc: int, exit_pc: int, env: dict, numprocs: int) -> SteadyLoop | str:
+    ins = code[loop_pc]
+    where = ins[4]
+    if not getattr(ins[1], "invariant", False):
+        return f"the loop at {where} has a count that is not fixed for the run"
+    counts = {ins[1](dict(env, procnum=r)) for r in range(numprocs)}
+    if len(counts) != 1:
+        return f"the loop at {where} has a different count on different ranks"
+    count = counts.pop()
+    for body in code[loop_pc + 1:exit_pc - 1]:
+        op = body[0]
+        if op in (vm.CONDITION, vm.TEST, vm.LOOP):
+            return (f"the loop at {where} holds a {vm.OPCODE_NAMES[op].lower()}, whose "
+                    "pattern may change from iteration to iteration")
+        values = _operands(body)
+        if not all(_fixed(v) or _random_only(v) for v in values):
+            return (f"the loop at {where} uses a value that changes from iteration to "
+                    "iteration (the loop index or a receive status)")
+        if op in (vm.RECV, vm.SENDRECV):
+            source = body[4]
+            if not _fixed(source) or any(
+                    source(dict(env, procnum=r)) == ANY_SOURCE for r in range(numprocs)):
+                return f"the loop at {where} receives from MPI_ANY_SOURCE (a race)"
+    if count != int(count) or count < THRESHOLD:
+        return f"the loop at {where} has {count} iterations (fewer than {THRESHOLD})"
+    return SteadyLoop(loop_pc, exit_pc - 1, int(count), where)
+
+
+def _operands(ins: tuple) -> list:
+    op = ins[0]
+    if op == vm.RUNON:
+        return [predicate for predicate, _ in ins[1]]
+    return [ins[slot] for slot in vm._VALUE_SLOTS.get(op, ()) if ins[slot] is not None]
+
+
+def _fixed(value) -> bool:
+    """A value that is the same in every iteration (constant or invariant)."""
+    return getattr(value, "invariant", False) or hasattr(value, "value")
+
+
+def _random_only(value) -> bool:
+    """A random draw whose arguments depend on invariant names only."""
+    return getattr(value, "random_invariant", False)
+
+
+def truncated(program: vm.Program, loop: SteadyLoop, iterations: int) -> vm.Program:
+    """``program`` with ``loop`` cut to ``iterations`` and its iteration ends marked."""
+    code = list(program.code)
+    head = code[loop.loop_pc]
+    code[loop.loop_pc] = (head[0], vm._constant(iterations), *head[2:])
+    code[loop.next_pc] = (vm.NEXT_MARKED, code[loop.next_pc][1])
+    return replace(program, code=tuple(code))
+
+
+@dataclass(frozen=True)
+class WindowStats:
+    """What one truncated run says about its last two windows of ``w`` iterations:
+    per rank the mean clock advance per iteration in each window and the time
+    breakdown of the last window; the advance of the ranks' mean clock (the
+    program's pace: in lockstep every rank, the latest included, keeps it in
+    the long run, and the mean over ranks is the least noisy estimate) over
+    each window; messages matched per iteration."""
+
+    first: np.ndarray          # (ranks,) mean advance, window before last
+    last: np.ndarray           # (ranks,) mean advance, last window
+    kinds: np.ndarray          # (ranks, 3) compute, communication, waiting in the last window
+    pace_first: float          # mean-clock advance over the window before last (seconds)
+    pace_last: float           # the same over the last window
+    messages: float            # messages per iteration in the last window
+
+    @classmethod
+    def of(cls, marks: list[list[tuple]], window: int) -> WindowStats:
+        """From a run's marks (one row per iteration end, per rank)."""
+        data = np.array([rows[-(2 * window + 1):] for rows in marks], dtype=float)
+        clocks = data[:, :, 0]
+        first = (clocks[:, window] - clocks[:, 0]) / window
+        last = (clocks[:, 2 * window] - clocks[:, window]) / window
+        kinds = data[:, 2 * window, 1:4] - data[:, window, 1:4]
+        pace = clocks.mean(axis=0)
+        messages = (data[:, 2 * window, 4] - data[:, window, 4]).max() / window
+        return cls(first, last, kinds, float(pace[window] - pace[0]),
+                   float(pace[2 * window] - pace[window]), float(messages))
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """Whether the runs settled, and the per-iteration pace to extrapolate with."""
+
+    converged: bool
+    reason: str
+    pace: float = 0.0          # mean seconds per iteration
+    sigma: float = 0.0         # sd of the pace per sqrt(iteration)
+    shares: np.ndarray | None = None   # (ranks, 3) breakdown of a rank's advance
+    messages: float = 0.0
+    error: float = 0.0         # estimated relative error of the extrapolated mean
+
+
+def assess(stats: list[WindowStats], window: int, remaining: int,
+           makespan: float) -> Assessment:
+    """Pool the runs' window statistics and test convergence, lockstep and
+    the precision of the pace (both windows: ``2 window`` iterations) for
+    ``remaining`` iterations to come after a mean run time of ``makespan``."""
+    first = np.array([s.first for s in stats])
+    last = np.array([s.last for s in stats])
+    runs = len(stats)
+    a1, a2 = first.mean(axis=0), last.mean(axis=0)
+    paces = (np.array([s.pace_first for s in stats])
+             + np.array([s.pace_last for s in stats])) / (2 * window)
+    pace = float(paces.mean())
+    drift = float(np.mean([s.pace_last - s.pace_first for s in stats]) / window)
+    if runs > 1:
+        se = (last - first).std(axis=0, ddof=1) / math.sqrt(runs)
+        sigma = float(np.std(paces, ddof=1) * math.sqrt(2 * window))
+        pace_se = float(np.std(paces, ddof=1) / math.sqrt(runs))
+    else:
+        se = np.zeros_like(a1)
+        sigma = pace_se = 0.0
+    # one test per rank: widen the noise allowance with the number of ranks
+    # (the expected largest of that many standard normals), so a thousand
+    # ranks do not fail by chance alone
+    z = max(NOISE_SE, math.sqrt(2 * math.log(max(a1.size, 1))) + 1)
+    bound = TOLERANCE * np.abs(a2) + z * se
+    if not np.all(np.abs(a2 - a1) <= bound):
+        worst = int(np.argmax(np.abs(a2 - a1) - bound))
+        return Assessment(False, f"rank {worst}'s advance per iteration still changes")
+    if not np.all(np.abs(a2 - pace) <= TOLERANCE * pace + z * (se + pace_se)):
+        return Assessment(False, "the ranks do not advance in lockstep")
+    error = estimated_error(pace, pace_se, abs(drift), remaining, makespan)
+    if error > MAX_ERROR:
+        return Assessment(False, f"the extrapolated mean would be uncertain by {error:.1%} "
+                                 f"(pace standard error {pace_se / pace:.2%}, allowed "
+                                 f"{MAX_ERROR:.0%})")
+    kinds = np.array([s.kinds for s in stats]).mean(axis=0)
+    totals = kinds.sum(axis=1, keepdims=True)
+    shares = np.divide(kinds, totals, out=np.full_like(kinds, 1 / 3), where=totals > 0)
+    return Assessment(True, "", pace, sigma, shares,
+                      float(np.mean([s.messages for s in stats])), error)
+
+
+def extend(summary: RunSummary, assessment: Assessment, remaining: int,
+           z: float) -> RunSummary:
+    """``summary`` of a truncated run with ``remaining`` iterations added."""
+    shift = remaining * assessment.pace + math.sqrt(remaining) * assessment.sigma * z
+    shift = max(shift, 0.0)
+    times = summary.rank_times.copy()
+    times[:, :3] += shift * assessment.shares
+    times[:, 3] += shift
+    makespan = summary.makespan + shift
+    scale = makespan / summary.makespan if summary.makespan > 0 else 1.0
+    return RunSummary(makespan, times, summary.critical_path * scale,
+                      summary.messages_simulated + round(remaining * assessment.messages),
+                      summary.collectives)
+
+
+def estimated_error(pace: float, pace_se: float, drift: float, remaining: int,
+                    makespan: float) -> float:
+    """Relative error of the extrapolated mean run time: the remaining
+    iterations times three standard errors of the pace plus the drift between
+    the two windows (at most :data:`TOLERANCE` of the pace, or convergence
+    would have failed), over the extrapolated mean.
+
+    >>> round(estimated_error(1.0, 0.001, 0.002, 900, 100.0), 4)
+    0.0045
+    """
+    total = makespan + remaining * pace
+    if total <= 0:
+        return 0.0
+    return remaining * (NOISE_SE * pace_se + min(drift, TOLERANCE * pace)) / total

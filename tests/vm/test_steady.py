@@ -1,0 +1,138 @@
+"""Steady-state loops: which loops qualify, and extrapolated predictions that
+agree with simulating every iteration (the three examples, a deterministic
+and a measured-profile machine)."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pevpm.cli import main
+from pevpm.machine.presets import parse_machine
+from pevpm.model.builder import ModelBuilder
+from pevpm.vm import engine, fastengine, steady
+from pevpm.vm.montecarlo import predict
+from pevpm.vm.program import compile_model
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+RING = {"dest": "(procnum + 1) % numprocs", "source": "(procnum + numprocs - 1) % numprocs"}
+
+
+def example(name: str):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / name / "model.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.model().build()
+
+
+def loop_of(build, numprocs=4, params=None):
+    b = ModelBuilder(parameters={"iterations": 1000})
+    build(b)
+    model = b.build()
+    return steady.find_loop(compile_model(model, params), model, numprocs, params)
+
+
+def test_a_regular_outer_loop_qualifies():
+    def build(b):
+        b.serial(1.0)
+        with b.loop("parameter iterations"):
+            b.sendrecv(8, **RING)
+            b.serial("gamma(0.001 * (procnum + 1), 0.0001)")
+    loop = loop_of(build)
+    assert (loop.loop_pc, loop.count) == (1, 1000)
+
+
+@pytest.mark.parametrize("body, reason", [
+    (lambda b: b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE"), "MPI_ANY_SOURCE"),
+    (lambda b: b.serial("0.001 * i"), "changes from iteration to iteration"),
+    (lambda b: b.message("MPI_Recv", 8, source=0, request="s") or b.serial("s.MPI_TAG + 1"),
+     "changes from iteration to iteration"),
+])
+def test_loops_whose_iterations_differ_do_not_qualify(body, reason):
+    def build(b):
+        with b.loop("parameter iterations", index="i"):
+            body(b)
+    assert reason in loop_of(build)
+
+
+def test_conditions_short_loops_and_rank_dependent_counts_do_not_qualify():
+    def condition(b):
+        with b.loop("parameter iterations"), b.condition() as arms:
+            with arms.case(0.5):
+                b.serial(1.0)
+            with arms.case(0.5):
+                b.serial(2.0)
+    def counted(count):
+        def build(b):
+            with b.loop(count):
+                b.serial(1.0)
+        return build
+    assert "holds a condition" in loop_of(condition)
+    assert "fewer than 256" in loop_of(counted(100))
+    assert "different count on different ranks" in loop_of(counted("1000 + procnum"))
+
+
+def test_both_engines_mark_the_same_iteration_ends():
+    model = example("jacobi")
+    params = {"iterations": 300}
+    program = compile_model(model, params)
+    loop = steady.find_loop(program, model, 4, params)
+    cut = steady.truncated(program, loop, 20)
+    machine = parse_machine("default")
+    runs = [simulate(model, 4, machine, params=params, rng=np.random.default_rng(5),
+                     program=cut) for simulate in (engine.simulate, fastengine.simulate)]
+    assert runs[0].marks == runs[1].marks
+    assert [len(rows) for rows in runs[0].marks] == [20] * 4
+
+
+CASES = [  # example, machine, parameters, runs
+    ("jacobi", "perseus", {"iterations": 1000}, 4),
+    ("jacobi", "default", {"iterations": 1000, "t_iter": 2e-3}, 40),
+    ("fft2d", "perseus", {"iterations": 600, "t_sd": 1e-4}, 10),
+    ("fft2d", "default", {"iterations": 600}, 10),
+]
+
+
+@pytest.mark.parametrize("name, machine, params, runs", CASES)
+def test_extrapolated_predictions_match_exact_ones(name, machine, params, runs):
+    model, machine = example(name), parse_machine(machine)
+    fast = predict(model, 4, machine, runs=runs, seed=3, params=params, workers=1)
+    exact = predict(model, 4, machine, runs=runs, seed=3, params=params, workers=1, exact=True)
+    assert fast.extrapolation["extrapolated"] and exact.extrapolation is None
+    assert fast.extrapolation["from_iteration"] < params["iterations"] / 4
+    assert abs(fast.mean - exact.mean) <= 0.01 * exact.mean
+    assert abs(fast.sd - exact.sd) <= 0.01 * exact.mean
+    assert fast.extrapolation["estimated_error"] <= steady.MAX_ERROR
+    assert fast.min_bound == pytest.approx(exact.min_bound, rel=0.01)
+    assert fast.max_bound == pytest.approx(exact.max_bound, rel=0.01)
+    assert fast.breakdown_mean.sum() == pytest.approx(exact.breakdown_mean.sum(), rel=0.01)
+
+
+def test_the_bag_of_tasks_has_no_steady_loop_and_runs_exactly():
+    model, machine = example("bag_of_tasks"), parse_machine("default")
+    params = {"jobs": 300}
+    fast = predict(model, 4, machine, runs=3, seed=1, params=params, workers=1)
+    exact = predict(model, 4, machine, runs=3, seed=1, params=params, workers=1, exact=True)
+    assert fast.extrapolation is None
+    assert fast.makespans.tolist() == exact.makespans.tolist()
+
+
+def test_predict_notes_the_extrapolation_and_exact_turns_it_off(tmp_path, capsys):
+    path = tmp_path / "ring.py"
+    path.write_text(
+        "from pevpm.model.builder import ModelBuilder\n"
+        "def model():\n"
+        "    b = ModelBuilder(parameters={'iterations': 2000})\n"
+        "    with b.loop('parameter iterations'):\n"
+        "        b.sendrecv(64, dest='(procnum + 1) % numprocs',\n"
+        "                   source='(procnum + numprocs - 1) % numprocs')\n"
+        "        b.serial(0.001)\n"
+        "    return b\n")
+    args = ["predict", str(path), "-n", "4", "--machine", "perseus", "--runs", "2"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert ("note: 4 ranks: the loop at" in err and "was simulated for 64 of 2000 iterations "
+            "and extrapolated (estimated error of the mean 0.00%" in err)
+    assert main(args + ["--exact"]) == 0
+    assert "extrapolated" not in capsys.readouterr().err
