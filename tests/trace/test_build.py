@@ -1,11 +1,10 @@
 """The tracer library is built once per source and MPI, then reused from the cache."""
 
 import pytest
+from conftest import MPICC
 
 from pevpm.errors import PevpmError
 from pevpm.trace.build import LIBRARY, source_text, tracer_library
-
-from conftest import MPICC
 
 
 @pytest.mark.skipif(not MPICC, reason="needs mpicc")
@@ -24,5 +23,5 @@ def test_a_compiler_that_fails_is_one_error(tmp_path, monkeypatch):
     broken = tmp_path / "mpicc"
     broken.write_text("#!/bin/sh\necho 'no compiler here' >&2\nexit 1\n")
     broken.chmod(0o755)
-    with pytest.raises(PevpmError, match="building the tracer failed.*no compiler here"):
+    with pytest.raises(PevpmError, match="building the tracer with .* failed: no compiler here"):
         tracer_library(str(broken))

@@ -8,13 +8,12 @@ from collections import Counter
 import numpy as np
 import otf2
 import pytest
+from conftest import MPICC, MPIEXEC
 
 from pevpm.cli import main
 from pevpm.trace.events import Collective, Recv, Send
 from pevpm.trace.otf2_read import read_archive
 from pevpm.trace.raw import read_raw
-
-from conftest import MPICC, MPIEXEC
 
 pytestmark = [pytest.mark.mpi,
               pytest.mark.skipif(not (MPIEXEC and MPICC), reason="needs mpiexec and mpicc")]
@@ -83,7 +82,7 @@ def test_peers_tags_sizes_and_communicators(c_trace):
     assert by_name["MPI_Recv"][0].events == (Recv(0, 6, 128),)
     waitall = by_name["MPI_Waitall"][0].events
     assert {type(e).__name__ for e in waitall} == {"Recv", "SendDone"}
-    assert [e for e in waitall if isinstance(e, Recv)][0].size == 64
+    assert next(e for e in waitall if isinstance(e, Recv)).size == 64
     assert by_name["MPI_Bcast"][0].events == (Collective("BCAST", (0, 1), 0, 0, 128),)
     assert by_name["MPI_Alltoall"][0].events == (Collective("ALLTOALL", (0, 1), None, 16, 16),)
     # Comm_split by rank % 2 leaves each rank alone in its communicator
