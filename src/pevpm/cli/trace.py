@@ -3,6 +3,7 @@
     pevpm trace -o run -- mpiexec -n 2 python examples/jacobi/jacobi.py
     pevpm replay run --machine machine.db            # the same run on the profiled machine
     pevpm replay run --machine hockney:latency=50us,bandwidth=10MB/s --speed 2 --json
+    pevpm replay fft --machine machine.db --coll alltoall=pairwise
 
 See docs/trace.md.
 """
@@ -12,8 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+from pevpm.cli.arguments import add_collective_arguments, collective_config
 from pevpm.errors import PevpmError
 
 DEFAULT_MACHINE = "default"
@@ -46,6 +49,7 @@ def register(subparsers) -> None:
     r.add_argument("--runs", type=int, default=10, help="Monte Carlo runs (10)")
     r.add_argument("--seed", type=int, default=0, help="random seed (0)")
     r.add_argument("--workers", type=int, default=1, help="parallel workers (1)")
+    add_collective_arguments(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=run_replay)
 
@@ -70,6 +74,8 @@ def run_replay(args) -> int:
     if args.runs < 1:
         raise PevpmError(f"--runs must be at least 1, got {args.runs}")
     machine = parse_machine(args.machine)
+    if args.coll:
+        machine = replace(machine, collectives=collective_config(args, machine.collectives))
     trace = read_archive(Path(args.trace))
     result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,
                     workers=args.workers, source=str(args.trace))
