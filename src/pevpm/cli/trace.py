@@ -1,9 +1,10 @@
-"""``pevpm trace`` and ``pevpm replay``: record a real MPI run, simulate it again.
+"""``pevpm trace``, ``replay``, ``extract``: record a real MPI run, simulate it, model it.
 
     pevpm trace -o run -- mpiexec -n 2 python examples/jacobi/jacobi.py
     pevpm replay run --machine machine.db            # the same run on the profiled machine
     pevpm replay run --machine hockney:latency=50us,bandwidth=10MB/s --speed 2 --json
     pevpm replay fft --machine machine.db --coll alltoall=pairwise
+    pevpm extract run -o model.py && pevpm predict model.py -n 2 --machine machine.db
 
 See docs/trace.md.
 """
@@ -53,6 +54,15 @@ def register(subparsers) -> None:
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=run_replay)
 
+    x = subparsers.add_parser(
+        "extract", help="write a PEVPM model (Python) from a trace",
+        description="Compress each rank's calls into loops, merge ranks of the same shape, "
+                    "write peers relative to procnum and computations as fitted gamma "
+                    "draws, and write the result as a Python model file.")
+    x.add_argument("trace", help="trace directory or .otf2 anchor file")
+    x.add_argument("-o", "--output", required=True, metavar="MODEL.py", help="model file")
+    x.set_defaults(func=run_extract)
+
 
 def run_trace(args) -> int:
     from pevpm.trace.record import record
@@ -84,6 +94,22 @@ def run_replay(args) -> int:
                           **result.to_dict()}))
     else:
         print(format_replay(result, args.machine))
+    return 0
+
+
+def run_extract(args) -> int:
+    from pevpm.trace.extract import extract
+    from pevpm.trace.otf2_read import read_archive
+
+    result = extract(read_archive(Path(args.trace)), str(args.trace))
+    try:
+        Path(args.output).write_text(result.text)
+    except OSError as exc:
+        raise PevpmError(f"cannot write the model: {exc.strerror}", args.output) from None
+    for note in result.notes[1:]:
+        print(f"pevpm extract: note: {note}", file=sys.stderr)
+    print(f"pevpm extract: {result.events} MPI calls -> {result.lines} lines of model "
+          f"in {args.output}", file=sys.stderr)
     return 0
 
 
