@@ -197,8 +197,8 @@ def extract(trace: Trace, source: str = "trace") -> Extracted:
             body.append(f"        with ranks.case({guard!r}):")
             body += _lines(_merge([programs[r] for r in ranks]), 12)
     notes = [f"extracted from {source}: {trace.numprocs} ranks, {trace.call_count()} MPI calls",
-             "peers are written modulo numprocs relative to procnum; loop counts, sizes and "
-             "tags are the traced values (one trace cannot tell how they scale)"]
+             ("peers are written modulo numprocs relative to procnum; loop counts, sizes and "
+              "tags are the traced values (one trace cannot tell how they scale)")]
     if len(groups) > 1:
         notes.append(f"{len(groups)} different rank programs: one Runon arm each")
     header = ['"""PEVPM model extracted by `pevpm extract`.', ""]
