@@ -1,10 +1,11 @@
-"""Trace the three examples on 2 ranks and replay each trace on a measured profile.
+"""Trace the three examples on 2 ranks, replay each trace on a measured profile, extract models.
 
 For every example and repeat: ``pevpm trace`` runs the program (the same
 arguments and environment as ``pevpm validate``), then the trace is replayed
 on ``--machine`` (10 Monte Carlo runs) and the predicted mean is compared
-with the traced run time (MPI_Init to MPI_Finalize).  Prints each pair and,
-per example, the median error and its range.
+with the traced run time (MPI_Init to MPI_Finalize); ``pevpm extract``'s
+compression of the same trace (MPI calls in, model lines out) is printed
+too.  Prints each pair and, per example, the median error and its range.
 
 Run: PYTHONPATH=src python benchmarks/trace_replay_examples.py --machine machine.db
      [--repeats 3] [--quick] [-n 2]
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from pevpm.machine.collectives import CollectiveConfig
 from pevpm.machine.presets import parse_machine
+from pevpm.trace.extract import extract
 from pevpm.trace.otf2_read import read_archive
 from pevpm.trace.replay import replay
 from pevpm.validate.cases import CASES, ProblemSize
@@ -64,13 +66,16 @@ def main() -> None:
             for i in range(args.repeats):
                 out = Path(tmp) / f"{name}-{i}"
                 trace_example(name, args.n, size, out)
+                trace = read_archive(out)
                 start = time.perf_counter()
-                result = replay(read_archive(out), machine, runs=10, seed=i)
+                result = replay(trace, machine, runs=10, seed=i)
                 took = time.perf_counter() - start
                 errors.append(result.error)
+                model = extract(trace)
                 print(f"{name:13} n={args.n} traced {result.traced:.4f} s  predicted "
                       f"{result.prediction.mean:.4f} s (sd {result.prediction.sd:.2g})  "
-                      f"{result.error:+.1%}  [replay took {took:.1f} s]", flush=True)
+                      f"{result.error:+.1%}  [replay took {took:.1f} s; extract: "
+                      f"{model.events} calls -> {model.lines} lines]", flush=True)
             print(f"{name:13} median error {statistics.median(errors):+.1%} "
                   f"({min(errors):+.1%}..{max(errors):+.1%})", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
