@@ -150,3 +150,17 @@ def test_a_failing_program_is_one_error(tmp_path, cache_home):
     assert done.stderr.strip().splitlines()[-1] == (
         f"pevpm: error: pevpm trace: the traced command exited with status 3; raw records "
         f"are in {tmp_path.resolve() / 'raw'}")
+
+
+def test_a_program_without_mpi_leaves_no_trace_and_says_so(tmp_path, cache_home, capsys):
+    assert main(["trace", "-o", str(tmp_path), "--", MPIEXEC, "-n", "2", "true"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"pevpm: error: {tmp_path.resolve() / 'raw'}: rank 0 left no trace files "
+        "(did it call MPI_Finalize?)")
+
+
+def test_replay_options_are_checked_before_reading(py_trace, capsys):
+    directory, _ = py_trace
+    assert main(["replay", str(directory), "--speed", "0"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "pevpm: error: --speed: the speed ratio must be positive, got 0.0")

@@ -83,6 +83,8 @@ def run_replay(args) -> int:
 
     if args.runs < 1:
         raise PevpmError(f"--runs must be at least 1, got {args.runs}")
+    if not args.speed > 0:
+        raise PevpmError(f"the speed ratio must be positive, got {args.speed}", "--speed")
     machine = parse_machine(args.machine)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
