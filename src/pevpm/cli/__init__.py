@@ -40,6 +40,7 @@ COMMANDS = {
     "report": "pevpm.cli.report",
     "trace": "pevpm.cli.trace",
     "replay": "pevpm.cli.trace",
+    "extract": "pevpm.cli.trace",
 }
 
 

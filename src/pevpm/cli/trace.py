@@ -1,8 +1,10 @@
-"""``pevpm trace`` and ``pevpm replay``: record a real MPI run, simulate it again.
+"""``pevpm trace``, ``replay``, ``extract``: record a real MPI run, simulate it, model it.
 
     pevpm trace -o run -- mpiexec -n 2 python examples/jacobi/jacobi.py
     pevpm replay run --machine machine.db            # the same run on the profiled machine
     pevpm replay run --machine hockney:latency=50us,bandwidth=10MB/s --speed 2 --json
+    pevpm replay fft --machine machine.db --coll alltoall=pairwise
+    pevpm extract run -o model.py && pevpm predict model.py -n 2 --machine machine.db
 
 See docs/trace.md.
 """
@@ -12,8 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+from pevpm.cli.arguments import add_collective_arguments, collective_config
 from pevpm.errors import PevpmError
 
 DEFAULT_MACHINE = "default"
@@ -46,8 +50,18 @@ def register(subparsers) -> None:
     r.add_argument("--runs", type=int, default=10, help="Monte Carlo runs (10)")
     r.add_argument("--seed", type=int, default=0, help="random seed (0)")
     r.add_argument("--workers", type=int, default=1, help="parallel workers (1)")
+    add_collective_arguments(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=run_replay)
+
+    x = subparsers.add_parser(
+        "extract", help="write a PEVPM model (Python) from a trace",
+        description="Compress each rank's calls into loops, merge ranks of the same shape, "
+                    "write peers relative to procnum and computations as fitted gamma "
+                    "draws, and write the result as a Python model file.")
+    x.add_argument("trace", help="trace directory or .otf2 anchor file")
+    x.add_argument("-o", "--output", required=True, metavar="MODEL.py", help="model file")
+    x.set_defaults(func=run_extract)
 
 
 def run_trace(args) -> int:
@@ -69,7 +83,11 @@ def run_replay(args) -> int:
 
     if args.runs < 1:
         raise PevpmError(f"--runs must be at least 1, got {args.runs}")
+    if not args.speed > 0:
+        raise PevpmError(f"the speed ratio must be positive, got {args.speed}", "--speed")
     machine = parse_machine(args.machine)
+    if args.coll:
+        machine = replace(machine, collectives=collective_config(args, machine.collectives))
     trace = read_archive(Path(args.trace))
     result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,
                     workers=args.workers, source=str(args.trace))
@@ -78,6 +96,22 @@ def run_replay(args) -> int:
                           **result.to_dict()}))
     else:
         print(format_replay(result, args.machine))
+    return 0
+
+
+def run_extract(args) -> int:
+    from pevpm.trace.extract import extract
+    from pevpm.trace.otf2_read import read_archive
+
+    result = extract(read_archive(Path(args.trace)), str(args.trace))
+    try:
+        Path(args.output).write_text(result.text)
+    except OSError as exc:
+        raise PevpmError(f"cannot write the model: {exc.strerror}", args.output) from None
+    for note in result.notes[1:]:
+        print(f"pevpm extract: note: {note}", file=sys.stderr)
+    print(f"pevpm extract: {result.events} MPI calls -> {result.lines} lines of model "
+          f"in {args.output}", file=sys.stderr)
     return 0
 
 

@@ -72,7 +72,9 @@ def tracer_library(mpicc: str | None = None) -> Path:
     cmd = [mpicc, "-O2", "-shared", "-fPIC", "-o", str(partial), str(src)]
     done = subprocess.run(cmd, check=False, capture_output=True, text=True)
     if done.returncode != 0:
-        raise PevpmError(f"building the tracer failed: {' '.join(cmd)}\n{done.stderr.strip()}",
+        first_error = next((line for line in done.stderr.splitlines() if "error" in line),
+                           done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "")
+        raise PevpmError(f"building the tracer with {mpicc} failed: {first_error}",
                          "pevpm trace")
     partial.replace(target)
     return target

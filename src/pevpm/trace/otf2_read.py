@@ -31,7 +31,7 @@ def anchor_file(path: Path) -> Path:
         found = sorted(path.glob("*.otf2"))
         if not found:
             raise PevpmError("no OTF2 archive (*.otf2) in this directory", str(path))
-        return found[0]
+        path = found[0]
     if not path.is_file():
         raise PevpmError("no such trace", str(path))
     with open(path, "rb") as f:

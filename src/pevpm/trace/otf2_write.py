@@ -140,10 +140,10 @@ class _ArchiveWriter:
             is_send[req] = True
             if peer >= 0:
                 w.mpi_isend(t0, local(peer), comm, tag, int(rec["bytes"]), req)
-        elif op == "IRECV":
+        elif op in ("IRECV", "IMRECV"):
             is_send[req] = False
             w.mpi_irecv_request(t0, req)
-        elif op == "RECV" and peer >= 0:
+        elif op in ("RECV", "MRECV") and peer >= 0:
             w.mpi_recv(t1, local(peer), comm, tag, int(rec["rbytes"]))
         elif op in ("SENDRECV", "SENDRECV_REPLACE"):
             if peer >= 0:

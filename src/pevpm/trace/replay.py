@@ -10,8 +10,9 @@ Each rank's calls turn into statements in program order, under one
   source and tag it actually matched, so ``MPI_ANY_SOURCE`` replays the
   order that happened); requests are named ``q<id>``;
 * collectives keep their operation, root and bytes per peer; communicator
-  creation (``CREATE_HANDLE``) is a barrier;
-* polling -- an unsuccessful Test, an Iprobe, a Probe -- is waiting, not
+  creation (``CREATE_HANDLE``) is a barrier; a collective of one rank is
+  computation;
+* polling -- an unsuccessful Test, an Iprobe, a (matched) Probe -- is waiting, not
   computation: the gap before the call that ends a run of polls is
   measured to the first poll's start, and the polls themselves vanish;
 * calls that move no data (``MPI_Comm_rank`` in a Score-P trace...) count
@@ -51,7 +52,8 @@ from pevpm.trace.events import (
     per_peer_size,
 )
 
-POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe")
+POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
+         "MPI_Improbe", "MPI_Mprobe")
 BLOCKING_SENDS = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend")
 
 #: The virtual machine's collective for each OTF2 collective operation.
@@ -114,7 +116,9 @@ class _RankConverter:
         previous = begin
         polling_since: float | None = None
         for call in trace.ranks[rank]:
-            if call.start < begin or call.start >= finish or call.is_init:
+            if call.name == "MPI_Finalize":
+                break
+            if call.is_init:
                 continue
             statements = self.statements(call)
             if statements is None:          # a poll: waiting starts here
@@ -137,9 +141,7 @@ class _RankConverter:
         posted = [e for e in call.events if isinstance(e, Posted)]
         done = [e.request for e in call.events if isinstance(e, SendDone)]
         colls = [e for e in call.events if isinstance(e, Collective)]
-        out: list[Statement] = []
-        for c in colls:
-            out.append(self.collective(call, c))
+        out: list[Statement] = [self.collective(call, c) for c in colls if len(c.members) > 1]
         blocking_sends = [s for s in sends if s.request is None]
         blocking_recvs = [r for r in recvs if r.request is None]
         if len(blocking_sends) == 1 and len(blocking_recvs) == 1:

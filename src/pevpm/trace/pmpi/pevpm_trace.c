@@ -26,7 +26,8 @@
 
 #define OPS(X) \
     X(INIT) X(FINALIZE) X(SEND) X(SSEND) X(BSEND) X(RSEND) X(RECV) X(ISEND) X(ISSEND) \
-    X(IRECV) X(SENDRECV) X(SENDRECV_REPLACE) X(PROBE) X(IPROBE) X(WAIT) X(WAITALL) \
+    X(IRECV) X(SENDRECV) X(SENDRECV_REPLACE) X(PROBE) X(IPROBE) X(MPROBE) X(IMPROBE) \
+    X(MRECV) X(IMRECV) X(WAIT) X(WAITALL) \
     X(WAITANY) X(WAITSOME) X(TEST) X(TESTALL) X(TESTANY) X(TESTSOME) X(COMPLETE) \
     X(BARRIER) X(BCAST) X(REDUCE) X(ALLREDUCE) X(GATHER) X(GATHERV) X(SCATTER) X(SCATTERV) \
     X(ALLGATHER) X(ALLGATHERV) X(ALLTOALL) X(ALLTOALLV) X(REDUCE_SCATTER_BLOCK) X(SCAN) \
@@ -56,6 +57,7 @@ static int nbuf, rank = -1, world_size;
 static FILE *bin, *txt;
 static double offset;
 static int32_t next_req = 1;
+static void init_messages(void);
 
 /* ---- communicators: handle -> id, with each member's world rank ---- */
 struct comm { MPI_Comm handle; int size; int *world; };
@@ -224,6 +226,7 @@ static void start(double t0)
     fputc('\n', txt);
     add_comm(MPI_COMM_WORLD);
     add_comm(MPI_COMM_SELF);
+    init_messages();
     sync_clock();
     fprintf(txt, "offset %.17g\n", offset);
     record(OP_INIT, t0, wtime(), MPI_COMM_WORLD);
@@ -389,6 +392,101 @@ int MPI_Iprobe(int source, int tag, MPI_Comm c, int *flag, MPI_Status *status)
     }
     return rc;
 }
+
+/* Matched probes: remember each message's communicator until it is received. */
+#define MAX_MESSAGES 64
+static struct { MPI_Message handle; int comm; } messages[MAX_MESSAGES];
+
+static void message_found(MPI_Message m, int comm)
+{
+    for (int i = 0; i < MAX_MESSAGES; i++)
+        if (messages[i].handle == MPI_MESSAGE_NULL || messages[i].handle == m) {
+            messages[i].handle = m;
+            messages[i].comm = comm;
+            return;
+        }
+}
+
+static int message_taken(MPI_Message m)
+{
+    for (int i = 0; i < MAX_MESSAGES; i++)
+        if (messages[i].handle == m && m != MPI_MESSAGE_NULL) {
+            messages[i].handle = MPI_MESSAGE_NULL;
+            return messages[i].comm;
+        }
+    return -1;
+}
+
+static void init_messages(void)
+{
+    for (int i = 0; i < MAX_MESSAGES; i++) messages[i].handle = MPI_MESSAGE_NULL;
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm c, MPI_Message *m, MPI_Status *status)
+{
+    MPI_Status own;
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    double t0 = wtime();
+    int rc = PMPI_Mprobe(source, tag, c, m, status);
+    struct rec *r = record(OP_MPROBE, t0, wtime(), c);
+    if (r) {
+        r->peer = to_world(r->comm, status->MPI_SOURCE); r->tag = status->MPI_TAG;
+        r->rbytes = status_bytes(status); r->peer2 = to_world(r->comm, source); r->tag2 = tag;
+        r->aux = 1;
+        message_found(*m, r->comm);
+    }
+    return rc;
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm c, int *flag, MPI_Message *m, MPI_Status *status)
+{
+    MPI_Status own;
+    if (status == MPI_STATUS_IGNORE) status = &own;
+    double t0 = wtime();
+    int rc = PMPI_Improbe(source, tag, c, flag, m, status);
+    struct rec *r = record(OP_IMPROBE, t0, wtime(), c);
+    if (r) {
+        r->peer2 = to_world(r->comm, source); r->tag2 = tag; r->aux = *flag;
+        if (*flag) {
+            r->peer = to_world(r->comm, status->MPI_SOURCE); r->tag = status->MPI_TAG;
+            r->rbytes = status_bytes(status);
+            message_found(*m, r->comm);
+        }
+    }
+    return rc;
+}
+
+#define MRECV(NAME, CT) \
+int MPI_##NAME(void *b, CT count, MPI_Datatype type, MPI_Message *m, MPI_Status *status) \
+{ \
+    MPI_Status own; \
+    if (status == MPI_STATUS_IGNORE) status = &own; \
+    int comm = message_taken(*m); \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(b, count, type, m, status); \
+    struct rec *r = record(OP_MRECV, t0, wtime(), MPI_COMM_NULL); \
+    if (r) { \
+        r->comm = comm; r->peer = to_world(comm, status->MPI_SOURCE); r->tag = status->MPI_TAG; \
+        r->rbytes = status_bytes(status); \
+    } \
+    return rc; \
+}
+MRECV(Mrecv, int) MRECV(Mrecv_c, MPI_Count)
+
+#define IMRECV(NAME, CT) \
+int MPI_##NAME(void *b, CT count, MPI_Datatype type, MPI_Message *m, MPI_Request *request) \
+{ \
+    int comm = message_taken(*m); \
+    double t0 = wtime(); \
+    int rc = PMPI_##NAME(b, count, type, m, request); \
+    struct rec *r = record(OP_IMRECV, t0, wtime(), MPI_COMM_NULL); \
+    if (r) { \
+        r->comm = comm; r->rbytes = type_bytes(count, type); \
+        r->req = add_req(*request, 1, comm); \
+    } \
+    return rc; \
+}
+IMRECV(Imrecv, int) IMRECV(Imrecv_c, MPI_Count)
 
 /* ---- completion ---- */
 #define STACK_REQS 64

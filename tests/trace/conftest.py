@@ -1,0 +1,62 @@
+"""Shared fixtures: programs traced once per session under ``mpiexec -n 2``."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+BIN = Path(sys.executable).parent
+
+#: The traced programs run under mpiexec, never inside pytest (--doctest-modules would
+#: import ring.py, whose rank talks to itself and blocks).
+collect_ignore = ["programs"]
+MPIEXEC = shutil.which("mpiexec", path=str(BIN))
+MPICC = shutil.which("mpicc", path=str(BIN))
+
+
+@pytest.fixture(scope="session")
+def cache_home(tmp_path_factory):
+    """A private XDG cache, so the tests build the tracer themselves."""
+    path = tmp_path_factory.mktemp("cache")
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old
+
+
+def trace_command(directory: Path, *command: str) -> subprocess.CompletedProcess:
+    """``pevpm trace -o directory --keep-raw -- mpiexec -n 2 command...``, output captured."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "pevpm", "trace", "-o", str(directory),
+                           "--keep-raw", "--", MPIEXEC, "-n", "2", *command],
+                          capture_output=True, text=True, timeout=300, env=env, check=False)
+
+
+@pytest.fixture(scope="session")
+def c_trace(tmp_path_factory, cache_home):
+    """The C program tests/trace/programs/calls.c, compiled and traced on 2 ranks."""
+    work = tmp_path_factory.mktemp("calls")
+    exe = work / "calls"
+    subprocess.run([MPICC, "-O2", "-o", str(exe), str(PROGRAMS / "calls.c")], check=True,
+                   capture_output=True, timeout=120)
+    done = trace_command(work / "trace", str(exe))
+    assert done.returncode == 0, done.stderr
+    return work / "trace", done
+
+
+@pytest.fixture(scope="session")
+def py_trace(tmp_path_factory, cache_home):
+    """The mpi4py program tests/trace/programs/ring.py traced on 2 ranks."""
+    work = tmp_path_factory.mktemp("ring")
+    done = trace_command(work / "trace", sys.executable, str(PROGRAMS / "ring.py"))
+    assert done.returncode == 0, done.stderr
+    return work / "trace", done
