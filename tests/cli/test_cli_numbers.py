@@ -123,3 +123,14 @@ def test_local_workers_are_bounded_by_the_cpus(model, capsys):
 def test_other_commands_check_their_numbers_too(capsys, argv, expected):
     assert main(argv) == 2
     assert expected in one_error(capsys)
+
+
+def test_the_event_limit_names_the_rank_the_place_and_the_loop(tmp_path, capsys):
+    model = tmp_path / "forever.c"
+    model.write_text("// PEVPM Loop iterations = 1e12\n// PEVPM {\n"
+                     "// PEVPM Serial time = 1e-9\n// PEVPM }\n")
+    assert main(["predict", str(model), "-n", "1", "--runs", "1", "--max-events", "1000",
+                 "--exact", "--no-bounds"]) == 2
+    err = capsys.readouterr().err
+    assert (f"simulation stopped after 1000 events while rank 0 ran in iteration 500 of "
+            f"1000000000000 of the loop at {model}:1:10") in err

@@ -304,7 +304,8 @@ class _Engine:
             op = ins[0]
             self.events += 1
             if limit is not None and self.events > limit:
-                raise self.event_limit()
+                rank.pc = pc - 1
+                raise self.event_limit(rank, ins)
             pc += 1
             if op == vm.SERIAL:
                 if ins[2] is None or ins[2] == rank.proc_id:
@@ -330,7 +331,7 @@ class _Engine:
                     raise ModelError(f"loop count {count} from '{ins[5].count}' is not a whole "
                                      "number", ins[4])
                 if count > 0:
-                    loops.append([0, int(count), ins[2]])
+                    loops.append([0, int(count), ins[2], ins[4]])   # i, n, index, place
                     if ins[2]:
                         env[ins[2]] = 0
                 else:
@@ -592,10 +593,21 @@ class _Engine:
                                   f"rank {rank.id} at {where}; raise Limits.max_time if the "
                                   "model is meant to run this long")
 
-    def event_limit(self) -> SimulationError:
-        return SimulationError(f"simulation stopped after {self.limits.max_events} events "
-                               "(Limits.max_events): the model may not terminate; raise the "
-                               "limit if it is meant to run this long")
+    def event_limit(self, rank: _Rank | None = None, ins: tuple | None = None
+                    ) -> SimulationError:
+        """The error for a run past ``Limits.max_events``, naming the rank that was
+        running, its place and the iterations of the loops around it."""
+        running = ""
+        if rank is not None:
+            place = vm.place_of(ins) if ins is not None else None
+            loops = ", ".join(f"iteration {top[0] + 1} of {top[1]} of the loop at {top[3]}"
+                              + (f" ({top[2]} = {top[0]})" if top[2] else "")
+                              for top in rank.loops)
+            running = (f" while rank {rank.id} ran" + (f" {place}" if place else "")
+                       + (f" in {loops}" if loops else ""))
+        return SimulationError(f"simulation stopped after {self.limits.max_events} events"
+                               f"{running} (--max-events, Limits.max_events): the model may not "
+                               "terminate; raise the limit if it is meant to run this long")
 
     # ---------------------------------------------------------------- collectives
     def begin_collective(self, rank: _Rank, ins: tuple) -> bool:

@@ -76,7 +76,7 @@ def simulate_runs(model: Model, numprocs: int, machine, params: Mapping | None, 
             for i in range(start, stop)]
 
 
-def simulate_truncated_runs(model: Model, numprocs: int, machine, params: Mapping | None,
+def _simulate_truncated_runs(model: Model, numprocs: int, machine, params: Mapping | None,
                             seed: int, start: int, stop: int, limits, loop,
                             iterations: int, window: int) -> list[tuple]:
     """Runs ``start..stop-1`` with ``loop`` cut to ``iterations``: each run's
@@ -94,7 +94,7 @@ def simulate_truncated_runs(model: Model, numprocs: int, machine, params: Mappin
     return out
 
 
-def simulate_truncated_bound(model: Model, numprocs: int, machine, params: Mapping | None,
+def _simulate_truncated_bound(model: Model, numprocs: int, machine, params: Mapping | None,
                              seed: int, bound: str, limits, loop, iterations: int,
                              window: int) -> tuple[float, object]:
     """A bound run with ``loop`` cut to ``iterations``: makespan and window statistics."""
@@ -206,10 +206,10 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
     iterations, reason = steady.FIRST, ""
     while iterations <= loop.count // 4:
         window = iterations // 4
-        futures = [pool.submit(simulate_truncated_runs, model, numprocs, machine, params, seed,
+        futures = [pool.submit(_simulate_truncated_runs, model, numprocs, machine, params, seed,
                                start, stop, limits, loop, iterations, window)
                    for start, stop in chunks]
-        bound_futures = ([pool.submit(simulate_truncated_bound, model, numprocs, machine, params,
+        bound_futures = ([pool.submit(_simulate_truncated_bound, model, numprocs, machine, params,
                                       seed, which, limits, loop, iterations, window)
                           for which in ("min", "max")] if bounds else [])
         results = []

@@ -55,6 +55,21 @@ from pevpm.model.inlining import check_inlined_size
 OPCODE_NAMES = ("SERIAL", "SEND", "RECV", "SENDRECV", "WAIT", "TEST", "COLLECTIVE", "LOOP",
                 "NEXT", "RUNON", "CONDITION", "JUMP", "NEXT_MARKED")
 
+#: Where each opcode keeps its instruction's place (``where``) in the tuple.
+WHERE_INDEX = {SERIAL: 3, SEND: 7, RECV: 7, SENDRECV: 7, WAIT: 3, TEST: 2, COLLECTIVE: 4,
+               LOOP: 4, RUNON: 3, CONDITION: 2}
+
+
+def place_of(ins: tuple) -> str | None:
+    """The source place of an instruction (``None`` for jumps and loop ends).
+
+    >>> place_of((SERIAL, None, None, "jacobi.c:12:9", None)), place_of((JUMP, 4))
+    ('jacobi.c:12:9', None)
+    """
+    index = WHERE_INDEX.get(ins[0])
+    return ins[index] if index is not None else None
+
+
 Value = Callable[[dict], float]
 
 
