@@ -23,8 +23,10 @@ from pevpm.calibrate.regions import parse_region_lines, region, run_program
 from pevpm.calibrate.robust import RobustSummary, robust_summary
 from pevpm.calibrate.timing import (
     RegionTiming,
+    Watched,
     call_spread,
     neighbours_running,
+    quietest,
     single_call_times,
     time_call,
     time_region,
@@ -34,6 +36,6 @@ from pevpm.host import MachineState, disturbance, probe_machine
 __all__ = [
     "Calibration", "MachineState", "RegionTiming", "RobustSummary", "call_spread",
     "disturbance", "load_parameters", "neighbours_running", "parse_region_lines",
-    "probe_machine", "region", "robust_summary", "run_program", "single_call_times",
-    "time_call", "time_region",
+    "probe_machine", "quietest", "region", "robust_summary", "run_program", "single_call_times",
+    "time_call", "time_region", "Watched",
 ]

@@ -175,18 +175,56 @@ def time_region(fn: Callable[[], object], name: str = "region", *, nprocs: int =
     """
     if nprocs < 1:
         raise PevpmError(f"a job has at least one rank, got {nprocs}")
-    best: RegionTiming | None = None
+
+    def measure():
+        with neighbours_running(fn, nprocs):
+            return time_call(fn, repeats, min_batch), robust_summary(single_call_times(fn, calls))
+
+    watched = quietest(measure, retries, probe_interval)
+    batches, spread = watched.value
+    return RegionTiming(name, nprocs, batches, spread, watched.before, watched.after,
+                        watched.attempts, watched.disturbed)
+
+
+@dataclass(frozen=True)
+class Watched:
+    """A measurement's ``value`` with the machine's state ``before`` and ``after``
+    it, the ``attempts`` it took and why it still looks ``disturbed`` (or None).
+
+    >>> from pevpm.host import MachineState
+    >>> quiet = MachineState(load=0.1, cores=2, others=0.0, spin_rate=4e7)
+    >>> Watched(1.5, quiet, quiet, 1, None).disturbed is None
+    True
+    """
+
+    value: object
+    before: MachineState
+    after: MachineState
+    attempts: int
+    disturbed: str | None
+
+
+def quietest(measure: Callable[[], object], retries: int = 2, probe_interval: float = 0.2,
+             on_retry: Callable[[str], None] = lambda why: None) -> Watched:
+    """Run ``measure()`` between two probes of the machine; while other processes
+    kept it busy, measure again (up to ``retries`` more times, ``on_retry(why)``
+    before each) and keep the quietest attempt.
+
+    >>> watched = quietest(lambda: 42, retries=0, probe_interval=0.01)
+    >>> watched.value, watched.attempts
+    (42, 1)
+    """
+    best, best_others = None, 0.0
     for attempt in range(1, retries + 2):
         before = probe_machine(probe_interval)
-        with neighbours_running(fn, nprocs):
-            batches = time_call(fn, repeats, min_batch)
-            spread = robust_summary(single_call_times(fn, calls))
+        value = measure()
         after = probe_machine(probe_interval)
-        worst = max(before, after, key=lambda state: state.others)
-        timing = RegionTiming(name, nprocs, batches, spread, before, after, attempt,
-                              disturbance(before, worst) if worst.busy() else None)
-        if best is None or worst.others < max(best.before.others, best.after.others):
-            best = timing
-        if timing.disturbed is None:
-            return timing
-    return replace(best, attempts=retries + 1)
+        busiest = max(before, after, key=lambda state: state.others)
+        why = disturbance(before, busiest) if busiest.busy() else None
+        if best is None or busiest.others < best_others:
+            best, best_others = Watched(value, before, after, attempt, why), busiest.others
+        if why is None:
+            break
+        if attempt <= retries:
+            on_retry(why)
+    return replace(best, attempts=attempt)

@@ -14,7 +14,7 @@ import argparse
 import shlex
 import sys
 
-from pevpm.errors import PevpmError
+from pevpm.cli import numbers
 
 
 def register(subparsers) -> None:
@@ -25,14 +25,14 @@ def register(subparsers) -> None:
                     "'pevpm predict --calibration'.")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the calibration (JSON) here; without it, only print")
-    p.add_argument("--repeats", type=int, default=3, metavar="N",
+    p.add_argument("--repeats", type=numbers.whole(1, 1000), default=3, metavar="N",
                    help="runs of the program whose region times are pooled (default 3)")
     p.add_argument("--prefix", default="t_",
                    help="parameter names are PREFIX + region name (default t_)")
-    p.add_argument("--busy-retries", type=int, default=1, metavar="N",
+    p.add_argument("--busy-retries", type=numbers.whole(0, 100), default=1, metavar="N",
                    help="measure again up to N times when other processes kept the machine "
                         "busy (default 1)")
-    p.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=numbers.positive, default=600.0, metavar="SECONDS",
                    help="longest one run of the program may take (default 600)")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
                    help="the program to run, after --")
@@ -40,30 +40,16 @@ def register(subparsers) -> None:
 
 
 def run_calibrate(args) -> int:
-    from pevpm.calibrate import Calibration, disturbance, probe_machine, run_program
+    from pevpm.calibrate import Calibration, quietest, run_program
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if args.busy_retries < 0:
-        raise PevpmError(f"must be >= 0, got {args.busy_retries}", "--busy-retries")
-    if not args.timeout > 0:
-        raise PevpmError(f"must be a positive number of seconds, got {args.timeout}",
-                         "--timeout")
-    chosen = None
-    for attempt in range(args.busy_retries + 1):
-        before = probe_machine()
-        times = run_program(command, args.repeats, args.timeout)
-        after = probe_machine()
-        busiest = max(before, after, key=lambda state: state.others)
-        why = disturbance(before, busiest) if busiest.busy() else None
-        if chosen is None or busiest.others < chosen[1].others:
-            chosen = (times, busiest, (before, after), why)
-        if why is None:
-            break
-        if attempt < args.busy_retries:
-            print(f"pevpm calibrate: note: {why}; measuring again", file=sys.stderr)
-    times, _, states, why = chosen
-    calibration = Calibration.from_region_times(times, shlex.join(command), args.prefix,
-                                                states, why)
+    watched = quietest(
+        lambda: run_program(command, args.repeats, args.timeout), args.busy_retries,
+        on_retry=lambda why: print(f"pevpm calibrate: note: {why}; measuring again",
+                                   file=sys.stderr))
+    why = watched.disturbed
+    calibration = Calibration.from_region_times(watched.value, shlex.join(command), args.prefix,
+                                                (watched.before, watched.after), why)
     print(format_calibration(calibration))
     if why:
         print(f"pevpm calibrate: warning: measured while the machine was {why}; the times "

@@ -17,6 +17,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config
 from pevpm.errors import PevpmError
 
@@ -47,9 +48,9 @@ def register(subparsers) -> None:
     r.add_argument("--speed", type=float, default=1.0, metavar="RATIO",
                    help="the target's CPU speed over the traced one; computation is divided "
                         "by it (default 1)")
-    r.add_argument("--runs", type=int, default=10, help="Monte Carlo runs (10)")
-    r.add_argument("--seed", type=int, default=0, help="random seed (0)")
-    r.add_argument("--workers", type=int, default=1, help="parallel workers (1)")
+    r.add_argument("--runs", type=numbers.runs, default=10, help="Monte Carlo runs (10)")
+    r.add_argument("--seed", type=numbers.seed, default=0, help="random seed (0)")
+    r.add_argument("--workers", type=numbers.workers, default=1, help="parallel workers (1)")
     add_collective_arguments(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.set_defaults(func=run_replay)
