@@ -90,9 +90,7 @@ def probe_machine(interval: float = 0.2) -> MachineState:
     >>> state.cores >= 1 and state.spin_rate > 0 and state.others >= 0
     True
     """
-    cores = usable_cores()
-    before_total, before_idle = _cpu_ticks()
-    before_own = own_cpu_seconds()
+    meter, own = BusyMeter().start(), own_cpu_seconds()
     began = time.perf_counter()
     spins = 0
     while time.perf_counter() - began < interval:
@@ -100,14 +98,8 @@ def probe_machine(interval: float = 0.2) -> MachineState:
             pass
         spins += 1000
     elapsed = time.perf_counter() - began
-    after_total, after_idle = _cpu_ticks()
-    own = own_cpu_seconds() - before_own
-    others = 0.0
-    if after_total > before_total:
-        busy_share = 1 - (after_idle - before_idle) / (after_total - before_total)
-        all_cores = os.cpu_count() or cores
-        others = max(0.0, busy_share * all_cores - own / elapsed)
-    return MachineState(load=load_average(), cores=cores, others=round(others, 3),
+    others = meter.others(own_cpu_seconds() - own)
+    return MachineState(load=load_average(), cores=usable_cores(), others=round(others, 3),
                         spin_rate=spins / elapsed)
 
 

@@ -101,7 +101,7 @@ def _extrapolation_note(extrapolation: dict | None) -> str | None:
 
 def run_predict(args) -> int:
     from pevpm.machine.presets import parse_machine
-    from pevpm.model.loader import load_model
+    from pevpm.model.loader import load_model, with_parameters
     from pevpm.vm.engine import Limits
     from pevpm.vm.executors import open_executor
     from pevpm.vm.fastengine import why_reference
@@ -117,8 +117,6 @@ def run_predict(args) -> int:
         raise PevpmError("give the model file to predict (or --list-models)")
     params = parse_defines(args.defines)
     _check_local_workers(args.workers, args.executor)
-    if args.calibration:
-        params = {**calibrated_parameters(args.calibration, args.model), **params}
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
@@ -126,7 +124,11 @@ def run_predict(args) -> int:
         print(f"pevpm predict: note: {note}", file=sys.stderr)
     if not Path(args.model).is_file():
         raise PevpmError("no such model file", args.model)
-    model = load_model(args.model, params, processor=args.processor)
+    model = load_model(args.model, processor=args.processor)
+    if args.calibration:
+        params = {**calibrated_parameters(args.calibration, model), **params}
+    if params:
+        model = with_parameters(model, params)
     engine_note = why_reference(compile_model(model, params))
     if engine_note:
         print(f"pevpm predict: note: {engine_note}", file=sys.stderr)
@@ -208,16 +210,13 @@ def parse_counts(text: str) -> list[int]:
     return sorted(set(counts))
 
 
-def calibrated_parameters(path: str, model_path: str) -> dict[str, float]:
-    """The parameters of calibration file ``path`` that the model at ``model_path``
-    declares (a note names the others; none at all is an error)."""
+def calibrated_parameters(path: str, model) -> dict[str, float]:
+    """The parameters of calibration file ``path`` that ``model`` declares (a note
+    names the others; none at all is an error)."""
     from pevpm.calibrate import load_parameters
-    from pevpm.model.loader import load_model, parameter_names
+    from pevpm.model.loader import parameter_names
 
     measured = load_parameters(path)
-    if not Path(model_path).is_file():
-        raise PevpmError("no such model file", model_path)
-    model = load_model(model_path)
     known = parameter_names(model) | set(model.constants)
     used = {name: value for name, value in measured.items() if name in known}
     if not used:
