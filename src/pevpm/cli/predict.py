@@ -105,6 +105,7 @@ def run_predict(args) -> int:
     from pevpm.vm.engine import Limits
     from pevpm.vm.executors import open_executor
     from pevpm.vm.fastengine import why_reference
+    from pevpm.vm.leftovers import warning_lines
     from pevpm.vm.montecarlo import predict
     from pevpm.vm.program import compile_model
 
@@ -149,6 +150,8 @@ def run_predict(args) -> int:
         note = _extrapolation_note(prediction.extrapolation)
         if note:
             print(f"pevpm predict: note: {n} ranks: {note}", file=sys.stderr)
+    for line in warning_lines((p.numprocs, p.runs, p.outstanding) for p in predictions):
+        print(f"pevpm predict: warning: {line}", file=sys.stderr)
     if args.trace:
         _write_trace(model, max(counts), machine, params, args.seed, limits, args.trace)
     if args.json:

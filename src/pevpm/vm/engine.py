@@ -67,9 +67,12 @@ from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, Post
 from pevpm.vm.result import (
     COMMUNICATION,
     COMPUTE,
+    NEVER_COMPLETED,
+    NEVER_MATCHED,
     WAITING,
     CollectiveRecord,
     MessageRecord,
+    Outstanding,
     RankTimes,
     RunResult,
     Slice,
@@ -721,7 +724,28 @@ class _Engine:
             messages_simulated=self.messages,
             collectives=sorted(self.collectives.values(), key=lambda c: (c.where, c.occurrence)),
             slices=self.slices, messages=self.records,
-            marks=[r.marks for r in self.ranks] if any(r.marks for r in self.ranks) else None)
+            marks=[r.marks for r in self.ranks] if any(r.marks for r in self.ranks) else None,
+            outstanding=self.outstanding())
+
+    def outstanding(self) -> tuple[Outstanding, ...]:
+        """The user's requests left at the end: sends and receives never matched
+        (a blocked one is a deadlock, reported before this), then requests
+        matched but never waited on or tested complete; grouped by place,
+        rank, operation, peer and tag."""
+        counts: dict[tuple, int] = {}
+        unmatched = set()
+        receives = [r for rank in self.ranks for r in self.queues.unmatched_receives(rank.id)]
+        for record in (*self.queues.unmatched_sends(), *receives):
+            if record.context == USER:
+                unmatched.add(record.seq)
+                key = _request_key(record, NEVER_MATCHED)
+                counts[key] = counts.get(key, 0) + 1
+        for rank in self.ranks:
+            for record in rank.outstanding.values():
+                if record.seq not in unmatched:
+                    key = _request_key(record, NEVER_COMPLETED)
+                    counts[key] = counts.get(key, 0) + 1
+        return tuple(Outstanding(*key, count) for key, count in counts.items())
 
     def deadlock(self) -> DeadlockError:
         """One line naming every blocked rank, what it waits on and where."""
@@ -761,6 +785,13 @@ def _truncated(send: PostedSend, recv: PostedRecv) -> TruncationError:
         f"message truncated: rank {recv.rank}'s {recv.op} takes at most {recv.size} bytes "
         f"but matched {send.size} bytes with tag {send.tag} from rank {send.src}'s {send.op} "
         f"at {send.where} (MPI_ERR_TRUNCATE)", recv.where)
+
+
+def _request_key(record: PostedSend | PostedRecv, state: str) -> tuple:
+    """``Outstanding``'s fields but the count, for ``record``."""
+    if isinstance(record, PostedSend):
+        return (record.where, record.src, record.op, record.dst, record.tag, state)
+    return (record.where, record.rank, record.op, record.src, record.tag, state)
 
 
 def _post_order(send: PostedSend) -> tuple:

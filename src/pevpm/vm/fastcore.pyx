@@ -498,6 +498,8 @@ cdef class Core:
         for rank in self.ranks:
             if not rank.done:
                 raise Unsupported("deadlock")
+            if rank.outstanding or self.send_queues[rank.id] or self.recv_buckets[rank.id]:
+                raise Unsupported("requests left at the end")   # the reference reports them
         return self.result()
 
     cdef bint match_sweep(self) except -1:

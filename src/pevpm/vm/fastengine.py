@@ -10,7 +10,9 @@ instead when
   says why),
 * ``trace`` asks for time slices, or the model uses ``MPI_Test``,
 * the core stops on something it does not handle (a hardware or measured
-  collective, a deadlock, any error): the generator is put back to its
+  collective, a deadlock, any error, a run that ends with requests left
+  unmatched or never waited on, which the reference engine lists in
+  :attr:`~pevpm.vm.result.RunResult.outstanding`): the generator is put back to its
   state at the start and the reference engine runs the model from there,
   so errors read exactly as the reference's.
 

@@ -202,14 +202,19 @@ class MatchingQueues:
         if not bucket:
             del buckets[key]
 
+    def unmatched_sends(self) -> list[PostedSend]:
+        """Every send no receive has taken, in posting order."""
+        return sorted((s for by_source in self._sends for queue in by_source.values()
+                       for s in queue), key=_posting_order)
+
     def unmatched_receives(self, rank: int) -> list[PostedRecv]:
         """``rank``'s unmatched receives in posting order."""
         return sorted((r for bucket in self._recvs[rank].values() for r in bucket.values()),
                       key=_posting_order)
 
 
-def _posting_order(recv: PostedRecv) -> int:
-    return recv.seq
+def _posting_order(record: PostedSend | PostedRecv) -> int:
+    return record.seq
 
 
 def _first_match(queue, recv: PostedRecv) -> PostedSend | None:

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pevpm.vm.result import KINDS, RunResult
+from pevpm.vm.leftovers import LeftoverSummary, LeftoverTally
+from pevpm.vm.result import KINDS, Outstanding, RunResult
 
 #: Quantiles reported by :meth:`Prediction.to_dict`.
 REPORTED_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -45,6 +46,7 @@ class RunSummary:
     critical_path: np.ndarray
     messages_simulated: int
     collectives: dict[tuple[str, str | None, int], np.ndarray]
+    outstanding: tuple[Outstanding, ...] = ()
 
     @classmethod
     def of(cls, result: RunResult) -> RunSummary:
@@ -55,7 +57,7 @@ class RunSummary:
         collectives = {(c.op, c.where, c.occurrence): np.asarray(c.completion, dtype=float)
                        for c in result.collectives}
         return cls(float(result.makespan), rank_times, critical,
-                   int(result.messages_simulated), collectives)
+                   int(result.messages_simulated), collectives, tuple(result.outstanding))
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,8 @@ class Prediction:
     "estimated_error"}`` (a relative error of the mean), or
     ``{"extrapolated": False, "loop", "reason"}`` for a long loop simulated
     whole; ``None`` when there was no long loop or ``exact`` was asked.
+    ``outstanding`` lists the requests runs left unmatched or never
+    completed (:mod:`pevpm.vm.leftovers`).
 
     :func:`pevpm.vm.montecarlo.predict` returns one.  Here rank 0 computes
     for 10 ms, ranks 1-3 for 2 or 4 ms at random, then all meet in a barrier:
@@ -147,6 +151,7 @@ class Prediction:
     max_bound: float | None = None
     params: dict = field(default_factory=dict)
     extrapolation: dict | None = None
+    outstanding: tuple[LeftoverSummary, ...] = ()
 
     @property
     def runs(self) -> int:
@@ -207,6 +212,7 @@ class Prediction:
                                  for i, kind in enumerate(KINDS)},
             "collectives": [c.to_dict(per_rank) for c in self.collectives],
             "extrapolation": self.extrapolation,
+            "outstanding": [left.to_dict() for left in self.outstanding],
         }
         if per_rank:
             out["makespans"] = self.makespans.tolist()
@@ -240,6 +246,7 @@ class PredictionAccumulator:
         self._critical = np.zeros(len(KINDS))
         self._messages = 0
         self._collectives: dict[tuple, list] = {}
+        self._leftovers = LeftoverTally()
         self.min_bound: float | None = None
         self.max_bound: float | None = None
         self.extrapolation: dict | None = None
@@ -251,6 +258,7 @@ class PredictionAccumulator:
         self._sumsq += run.rank_times[:, :3] ** 2
         self._critical += run.critical_path
         self._messages += run.messages_simulated
+        self._leftovers.add(run.outstanding)
         for key, completion in run.collectives.items():
             entry = self._collectives.setdefault(key, [0, 0.0, 0.0, 0.0])
             entry[0] += 1
@@ -277,4 +285,4 @@ class PredictionAccumulator:
             critical_path_seconds={k: float(v / n) for k, v in zip(KINDS, self._critical)},
             messages_simulated=self._messages, collectives=collectives,
             min_bound=self.min_bound, max_bound=self.max_bound, params=self.params,
-            extrapolation=self.extrapolation)
+            extrapolation=self.extrapolation, outstanding=self._leftovers.build())

@@ -265,7 +265,7 @@ def extend(summary: RunSummary, assessment: Assessment, remaining: int,
     scale = makespan / summary.makespan if summary.makespan > 0 else 1.0
     return RunSummary(makespan, times, summary.critical_path * scale,
                       summary.messages_simulated + round(remaining * assessment.messages),
-                      summary.collectives)
+                      summary.collectives, summary.outstanding)
 
 
 def estimated_error(pace: float, pace_se: float, drift: float, remaining: int,
