@@ -49,6 +49,10 @@ class DeadlockError(SimulationError):
     """No virtual processor can move and not all have terminated."""
 
 
+class WallClockLimitError(SimulationError):
+    """A run took longer in real time than ``Limits.max_wall`` allowed."""
+
+
 class TruncationError(SimulationError):
     """A receive matched a message larger than it takes (MPI_ERR_TRUNCATE)."""
 

@@ -72,7 +72,10 @@ def register(subparsers) -> None:
                    help="stop a run after N instructions and matches: a model that never "
                         f"ends (default {DEFAULT_MAX_EVENTS:.0e}; 0 = no limit)")
     p.add_argument("--max-time", type=numbers.positive, metavar="SECONDS",
-                   help="stop a run whose virtual time passes SECONDS")
+                   help="stop a run whose simulated (virtual) time passes SECONDS")
+    p.add_argument("--max-wall", type=numbers.positive, metavar="SECONDS",
+                   help="stop a run after SECONDS of real (wall-clock) time; each run has "
+                        "its own allowance (default: none, docs/reliability.md)")
     p.add_argument("--no-bounds", dest="bounds", action="store_false",
                    help="skip the min/max-bound runs")
     p.add_argument("--exact", action="store_true",
@@ -134,7 +137,8 @@ def run_predict(args) -> int:
     if engine_note:
         print(f"pevpm predict: note: {engine_note}", file=sys.stderr)
     counts = parse_counts(args.procs) if args.procs else _default_counts(model)
-    limits = Limits(max_events=args.max_events or None, max_time=args.max_time)
+    limits = Limits(max_events=args.max_events or None, max_time=args.max_time,
+                    max_wall=args.max_wall)
 
     predictions = []
     with _progress(len(counts) * args.runs) as bar, \

@@ -48,6 +48,7 @@ forwards.
 from __future__ import annotations
 
 import heapq
+import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -55,7 +56,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from pevpm.errors import DeadlockError, ModelError, SimulationError, TruncationError, did_you_mean
+from pevpm.errors import (
+    DeadlockError,
+    ModelError,
+    SimulationError,
+    TruncationError,
+    WallClockLimitError,
+    did_you_mean,
+)
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.transfer import Transfer
@@ -82,11 +90,18 @@ from pevpm.vm.scoreboard import ContentionScoreboard
 
 @dataclass(frozen=True)
 class Limits:
-    """Stop a run after ``max_events`` instructions and decisions, or when a
-    rank's clock passes ``max_time`` virtual seconds."""
+    """Stop a run after ``max_events`` instructions and decisions, when a
+    rank's clock passes ``max_time`` virtual (simulated) seconds, or after
+    ``max_wall`` seconds of real time (looked at every
+    :data:`WALL_CHECK_EVENTS` events)."""
 
     max_events: int | None = None
     max_time: float | None = None
+    max_wall: float | None = None
+
+
+#: Events between two looks at the real-time clock for ``Limits.max_wall``.
+WALL_CHECK_EVENTS = 65536
 
 
 def simulate(model: Model, numprocs: int, machine: Machine, *,
@@ -233,6 +248,8 @@ class _Engine:
         self.seq = 0
         self.events = 0
         self.limits = limits
+        self.deadline = None if limits.max_wall is None else time.monotonic() + limits.max_wall
+        self.checkpoint = self.next_checkpoint()
         self.messages = 0
         self.slices = [] if trace else None
         self.records = [] if trace else None
@@ -257,8 +274,8 @@ class _Engine:
         while heap:
             _, _, event = heapq.heappop(heap)
             self.events += 1
-            if self.limits.max_events is not None and self.events > self.limits.max_events:
-                raise self.event_limit()
+            if self.checkpoint is not None and self.events > self.checkpoint:
+                self.check_limits()
             if event.__class__ is _Test:
                 if not event.resolved:
                     self.resolve_test(event, flag=False)
@@ -293,7 +310,7 @@ class _Engine:
         """Run ``rank`` until it blocks or ends (alg. 1)."""
         env, code, pc, loops = rank.env, rank.code, rank.pc, rank.loops
         end = len(code)
-        limit = self.limits.max_events
+        limit = self.checkpoint
         while True:
             if pc == end:
                 if not rank.frames:
@@ -307,8 +324,8 @@ class _Engine:
             op = ins[0]
             self.events += 1
             if limit is not None and self.events > limit:
-                rank.pc = pc - 1
-                raise self.event_limit(rank, ins)
+                self.check_limits(rank, ins)
+                limit = self.checkpoint
             pc += 1
             if op == vm.SERIAL:
                 if ins[2] is None or ins[2] == rank.proc_id:
@@ -596,21 +613,21 @@ class _Engine:
                                   f"rank {rank.id} at {where}; raise Limits.max_time if the "
                                   "model is meant to run this long")
 
-    def event_limit(self, rank: _Rank | None = None, ins: tuple | None = None
-                    ) -> SimulationError:
-        """The error for a run past ``Limits.max_events``, naming the rank that was
-        running, its place and the iterations of the loops around it."""
-        running = ""
-        if rank is not None:
-            place = vm.place_of(ins) if ins is not None else None
-            loops = ", ".join(f"iteration {top[0] + 1} of {top[1]} of the loop at {top[3]}"
-                              + (f" ({top[2]} = {top[0]})" if top[2] else "")
-                              for top in rank.loops)
-            running = (f" while rank {rank.id} ran" + (f" {place}" if place else "")
-                       + (f" in {loops}" if loops else ""))
-        return SimulationError(f"simulation stopped after {self.limits.max_events} events"
-                               f"{running} (--max-events, Limits.max_events): the model may not "
-                               "terminate; raise the limit if it is meant to run this long")
+    def next_checkpoint(self) -> int | None:
+        """The event count past which :meth:`check_limits` runs next (None: never)."""
+        due = [] if self.limits.max_events is None else [self.limits.max_events]
+        if self.deadline is not None:
+            due.append(self.events + WALL_CHECK_EVENTS)
+        return min(due, default=None)
+
+    def check_limits(self, rank: _Rank | None = None, ins: tuple | None = None) -> None:
+        """Raise the event or wall-clock limit's error if one has passed (``rank``
+        was about to run ``ins``), else set the next checkpoint."""
+        if self.limits.max_events is not None and self.events > self.limits.max_events:
+            raise event_limit(self.limits.max_events, *_running(rank, ins))
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise wall_limit(self.limits.max_wall, self.events, *_running(rank, ins))
+        self.checkpoint = self.next_checkpoint()
 
     # ---------------------------------------------------------------- collectives
     def begin_collective(self, rank: _Rank, ins: tuple) -> bool:
@@ -785,6 +802,50 @@ def _truncated(send: PostedSend, recv: PostedRecv) -> TruncationError:
         f"message truncated: rank {recv.rank}'s {recv.op} takes at most {recv.size} bytes "
         f"but matched {send.size} bytes with tag {send.tag} from rank {send.src}'s {send.op} "
         f"at {send.where} (MPI_ERR_TRUNCATE)", recv.where)
+
+
+def _running(rank: _Rank | None, ins: tuple | None) -> tuple:
+    """(rank id, place, loops) of what ``rank`` was running, for the limits' errors."""
+    if rank is None:
+        return (None, None, ())
+    return (rank.id, vm.place_of(ins) if ins is not None else None, rank.loops)
+
+
+def running_at(rank: int | None, place: str | None, loops) -> str:
+    """`` while rank 0 ran at m.c:3:5 in iteration 2 of 10 of the loop at m.c:1:10``
+    (``loops``: [index, count, variable, place] of each enclosing loop); ``""``
+    when no rank was running (a match sweep).
+
+    >>> running_at(0, "m.c:3:5", [[1, 10, "i", "m.c:1:10"]])
+    ' while rank 0 ran at m.c:3:5 in iteration 2 of 10 of the loop at m.c:1:10 (i = 1)'
+    """
+    if rank is None:
+        return ""
+    iterations = ", ".join(f"iteration {top[0] + 1} of {top[1]} of the loop at {top[3]}"
+                           + (f" ({top[2]} = {top[0]})" if top[2] else "") for top in loops)
+    return (f" while rank {rank} ran" + (f" at {place}" if place else "")
+            + (f" in {iterations}" if iterations else ""))
+
+
+def event_limit(max_events: int, rank: int | None = None, place: str | None = None,
+                loops=()) -> SimulationError:
+    """The error for a run past ``Limits.max_events``, naming the rank that was
+    running, its place and the iterations of the loops around it."""
+    return SimulationError(f"simulation stopped after {max_events} events"
+                           f"{running_at(rank, place, loops)} (--max-events, Limits.max_events): "
+                           "the model may not terminate; raise the limit if it is meant to run "
+                           "this long")
+
+
+def wall_limit(max_wall: float, events: int, rank: int | None = None, place: str | None = None,
+               loops=()) -> WallClockLimitError:
+    """The error for a run past ``Limits.max_wall`` seconds of real time, like
+    :func:`event_limit`'s."""
+    return WallClockLimitError(
+        f"simulation stopped after {max_wall:g} s of real time and {events} events"
+        f"{running_at(rank, place, loops)} (--max-wall, Limits.max_wall): the model may not "
+        "terminate, or is too big for the time allowed; raise the limit if it is meant to run "
+        "this long")
 
 
 def _request_key(record: PostedSend | PostedRecv, state: str) -> tuple:

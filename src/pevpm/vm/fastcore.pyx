@@ -27,8 +27,11 @@ from libc.stdlib cimport free, malloc, realloc
 
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
+from pevpm.vm import engine
 from pevpm.vm import program as vm
 from pevpm.vm.result import CollectiveRecord, MessageRecord
+
+import time
 
 import numpy as np
 
@@ -332,6 +335,7 @@ cdef class Core:
     cdef long events
     cdef long max_events
     cdef double max_time
+    cdef double max_wall, deadline      # deadline < 0: no wall-clock limit
     cdef public long messages
     cdef list records
     cdef list statuses
@@ -381,7 +385,7 @@ cdef class Core:
         free(self.capends)
 
     def __init__(self, list codes, list envs, list proc_ids, list factors, machine, comm, rng,
-                 placement, max_events, max_time, bint records):
+                 placement, max_events, max_time, bint records, max_wall=None):
         cdef int r, k
         cdef Rank rank
         self.numprocs = len(codes)
@@ -390,6 +394,8 @@ cdef class Core:
                                                               "BitGenerator")
         self.max_events = -1 if max_events is None else max_events
         self.max_time = INFINITY if max_time is None else max_time
+        self.max_wall = -1.0 if max_wall is None else max_wall
+        self.deadline = -1.0 if max_wall is None else time.monotonic() + max_wall
         self.ranks = []
         for r in range(self.numprocs):
             rank = Rank()
@@ -508,7 +514,8 @@ cdef class Core:
         cdef int best
         while self.nheap > 0:
             d = self.heap_pop()
-            self.count_event()
+            if self.count_event():
+                raise self.wall_limit(None, None)
             r = &self.reqs[d.req]
             r.queued = 0
             if r.done:
@@ -523,6 +530,7 @@ cdef class Core:
         return False
 
     cdef inline int count_event(self) except -1:
+        """Count an event; 1 when the wall-clock limit has passed."""
         self.events += 1
         if self.max_events >= 0 and self.events > self.max_events:
             raise Unsupported("event limit")
@@ -530,7 +538,17 @@ cdef class Core:
             with nogil:                 # let other threads run (timers, progress, executors)
                 pass
             PyErr_CheckSignals()        # Ctrl-C (KeyboardInterrupt) reaches a long run
+            if self.deadline >= 0 and time.monotonic() > self.deadline:
+                return 1
         return 0
+
+    cdef wall_limit(self, Rank rank, tuple ins):
+        """The reference engine's error for ``Limits.max_wall``, from here (a rerun
+        would take as long again)."""
+        if rank is None:
+            return engine.wall_limit(self.max_wall, self.events)
+        return engine.wall_limit(self.max_wall, self.events, rank.id, vm.place_of(ins),
+                                 rank.loops)
 
     cdef int earliest_arrival(self, int ri) except -2:
         """The candidate send the receive takes (alg. 2), or -1."""
@@ -593,7 +611,8 @@ cdef class Core:
                 continue
             ins = &code.ins[pc]
             op = ins.op
-            self.count_event()
+            if self.count_event():
+                raise self.wall_limit(rank, code.code[pc])
             pc += 1
             if op == SERIAL:
                 py = code.code[pc - 1]
@@ -627,7 +646,7 @@ cdef class Core:
                     if count != int(count):
                         raise Unsupported("loop count")
                 if count > 0:
-                    rank.loops.append([0, int(count), py[2]])
+                    rank.loops.append([0, int(count), py[2], py[4]])   # i, n, index, place
                     if py[2]:
                         rank.env[py[2]] = 0
                 else:

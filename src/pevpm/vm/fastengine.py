@@ -33,7 +33,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from pevpm.errors import PevpmError
+from pevpm.errors import PevpmError, WallClockLimitError
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Model
 from pevpm.vm import engine
@@ -83,6 +83,8 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
     try:
         return _run_core(program, model, int(numprocs), machine, params, rng, bound,
                          limits or engine.Limits(), records)
+    except WallClockLimitError:
+        raise                       # the core names the place itself: a rerun would take as long
     except (fastcore.Unsupported, PevpmError, ArithmeticError, ValueError):
         rng.bit_generator.state = start
         result = engine.simulate(model, numprocs, machine, params=params, rng=rng, bound=bound,
@@ -97,7 +99,8 @@ def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
     placement = machine.topology.place(numprocs)
     setup = engine.RankSetup.of(program, model, numprocs, machine, params, rng)
     core = fastcore.Core(setup.codes, setup.envs, setup.proc_ids, setup.factors, machine, comm,
-                         rng, placement, limits.max_events, limits.max_time, records)
+                         rng, placement, limits.max_events, limits.max_time, records,
+                         limits.max_wall)
     times, critical, messages, collectives, kept, marks = core.run()
     ranks = [RankTimes(*t) for t in times]
     return RunResult(
