@@ -25,8 +25,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pevpm.errors import SimulationError
 from pevpm.vm.leftovers import LeftoverSummary, LeftoverTally
 from pevpm.vm.result import KINDS, Outstanding, RunResult
+
+#: Longest run time (simulated seconds) a prediction takes: squares of longer
+#: times, summed over up to 10**8 runs, would overflow a float (1e308); no
+#: program runs 1e142 years.
+MAX_RUN_SECONDS = 1e150
 
 #: Quantiles reported by :meth:`Prediction.to_dict`.
 REPORTED_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -252,7 +258,15 @@ class PredictionAccumulator:
         self.extrapolation: dict | None = None
 
     def add(self, run: RunSummary) -> None:
-        """Fold in the next run (runs must arrive in run order)."""
+        """Fold in the next run (runs must arrive in run order); a run longer than
+        :data:`MAX_RUN_SECONDS` is an error, as its statistics would overflow."""
+        if not run.makespan <= MAX_RUN_SECONDS:
+            raise SimulationError(
+                f"run {len(self._makespans)} on {self.numprocs} rank"
+                f"{'s' if self.numprocs > 1 else ''} lasted {run.makespan:.6g} simulated "
+                f"seconds, more than the {MAX_RUN_SECONDS:g} s a prediction's statistics can "
+                "take without overflowing: a Serial time, size or loop count of the model is "
+                "far too large (--max-time stops runs earlier)")
         self._makespans.append(run.makespan)
         self._sum += run.rank_times
         self._sumsq += run.rank_times[:, :3] ** 2
