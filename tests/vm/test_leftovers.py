@@ -125,6 +125,6 @@ def test_warnings_are_capped_per_state():
         *(f"w.c:{i}:1: rank {i}: MPI_Irecv from any source tag 1 never matched (in 1 of 1 "
           "runs on 8 ranks)" for i in range(5)),
         "and 2 more kinds of request never matched (--json lists them all)",
-        "w.c:9:1: rank 0: MPI_Isend to rank 1 tag 1 never completed by MPI_Wait or MPI_Test "
-        "(4 requests a run, in 1 of 1 runs on 8 ranks)",
+        ("w.c:9:1: rank 0: MPI_Isend to rank 1 tag 1 never completed by MPI_Wait or MPI_Test "
+         "(4 requests a run, in 1 of 1 runs on 8 ranks)"),
     ]
