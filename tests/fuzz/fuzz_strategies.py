@@ -330,6 +330,7 @@ def command_line_case(draw):
         ["predict", "{model}", "-n", "2", "--max-events", "{v}", "--runs", "1", "--workers",
          "1"],
         ["predict", "{model}", "-n", "2", "--max-time", "{v}", *PREDICT],
+        ["predict", "{model}", "-n", "2", "--max-wall", "{v}", *PREDICT],
         ["predict", "{model}", "-n", "2", "--ppn", "{v}", *PREDICT],
         ["predict", "{model}", "-n", "2", "--workers", "{v}", "--runs", "1"],
         ["predict", "{model}", "-n", "2", "--runs", "1", "--workers", "1", "--machine",

@@ -30,7 +30,7 @@ from pevpm.vm.leftovers import LeftoverSummary, LeftoverTally
 from pevpm.vm.result import KINDS, Outstanding, RunResult
 
 #: Longest run time (simulated seconds) a prediction takes: squares of longer
-#: times, summed over up to 10**8 runs, would overflow a float (1e308); no
+#: times, summed over 10**6 runs (predict's most), would overflow a float; no
 #: program runs 1e142 years.
 MAX_RUN_SECONDS = 1e150
 
