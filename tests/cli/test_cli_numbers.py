@@ -117,6 +117,12 @@ def test_local_workers_are_bounded_by_the_cpus(model, capsys):
     (["machine", "new", "-o", "n.db", "--latency", "1e400us", "--bandwidth", "1GB/s"],
      "--latency: 1e400us is too large"),
     (["bench", "-o", "b.db", "--gap", "1e400us"], "--gap: 1e400us is too large"),
+    (["machine", "new", "-o", "n.db", "--latency", "1e-300us", "--bandwidth", "1e-300GB/s"],
+     "--bandwidth: must be at least 1 B/s, got 1e-300GB/s"),
+    (["machine", "new", "-o", "n.db", "--latency", "1e300s", "--bandwidth", "1GB/s"],
+     "--latency: must be at most 1e+150 s, got 1e300s"),
+    (["machine", "new", "-o", "n.db", "--latency", "1us", "--bandwidth", "1GB/s", "--sizes",
+      "0," + "9" * 30], "--sizes: message size " + "9" * 30 + " is above the largest"),
     (["bench", "-o", "b.db", "--outlier-multiplier", "inf"], ("argument --outlier-multiplier: "
                                                             "must be a finite number")),
 ])

@@ -33,6 +33,9 @@ _PLACEMENT = re.compile(r"^([1-9][0-9]*)x([1-9][0-9]*)$")
 _DURATION = re.compile(r"^([0-9]*\.?[0-9]+(?:e-?[0-9]+)?)\s*(ns|us|ms|s|min)?$")
 _PER_SECOND = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0, "min": 1 / 60, None: 1.0}
 MAX_SIZES = 10_000
+#: Largest message size (1 TiB): more than any buffer a benchmark can send, and
+#: well inside the profile's 64-bit integers.
+MAX_SIZE = 2**40
 
 
 def _bytes(digits: str, unit: str) -> int:
@@ -66,6 +69,9 @@ def parse_sizes(text: str) -> list[int]:
             raise BenchmarkError(f"--sizes: more than {MAX_SIZES} sizes")
     if not sizes:
         raise BenchmarkError("--sizes: no sizes given")
+    if max(sizes) > MAX_SIZE:
+        raise BenchmarkError(f"--sizes: message size {max(sizes)} is above the largest, "
+                             f"{MAX_SIZE} bytes (1 TiB)")
     return sorted(sizes)
 
 

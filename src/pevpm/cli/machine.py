@@ -18,7 +18,7 @@ from pevpm.bench.options import parse_duration, parse_sizes
 from pevpm.cli import numbers
 from pevpm.cli.numbers import finite_result
 from pevpm.cli.paths import writable_file, writable_folder
-from pevpm.errors import ModelError, ProfileError
+from pevpm.errors import ModelError, PevpmError, ProfileError
 from pevpm.profile.fits import BlockFit, TrendGroup, fit_profile, pearson_trends
 from pevpm.profile.synthetic import (
     DEFAULT_PLACEMENTS,
@@ -283,8 +283,29 @@ def run_fit(args) -> int:
     return 0
 
 
-def _optional(text, parse):
-    return None if text is None else parse(text)
+#: Longest latency or overhead ``machine new`` takes (seconds): the squares of
+#: longer times overflow the profile's statistics.
+MAX_DURATION = 1e150
+
+
+def _duration(text: str, option: str) -> float:
+    """A duration option of ``machine new``: finite and at most :data:`MAX_DURATION`."""
+    value = finite_result(parse_duration, option)(text)
+    if value > MAX_DURATION:
+        raise PevpmError(f"must be at most {MAX_DURATION:g} s, got {text}", option)
+    return value
+
+
+def _bandwidth(text: str, option: str) -> float:
+    """A bandwidth option of ``machine new``: finite and at least
+    ``MIN_BANDWIDTH`` B/s, as in ``--machine`` specs (slower links give times
+    whose statistics overflow)."""
+    from pevpm.machine.presets import MIN_BANDWIDTH
+
+    value = finite_result(parse_bandwidth, option)(text)
+    if value < MIN_BANDWIDTH:
+        raise PevpmError(f"must be at least {MIN_BANDWIDTH:g} B/s, got {text}", option)
+    return value
 
 
 def run_machine_new(args) -> int:
@@ -294,18 +315,18 @@ def run_machine_new(args) -> int:
             raise ProfileError("already exists; pass --force to replace it", where=str(output))
         output.unlink()
     machine = HypotheticalMachine(
-        latency=finite_result(parse_duration, "--latency")(args.latency),
-        bandwidth=finite_result(parse_bandwidth, "--bandwidth")(args.bandwidth),
+        latency=_duration(args.latency, "--latency"),
+        bandwidth=_bandwidth(args.bandwidth, "--bandwidth"),
         shape=args.shape,
         spread=args.spread,
         contention_exponent=args.contention_exponent,
         shape_decay=args.shape_decay,
-        intra_latency=_optional(args.intra_latency,
-                                finite_result(parse_duration, "--intra-latency")),
-        intra_bandwidth=_optional(args.intra_bandwidth,
-                                  finite_result(parse_bandwidth, "--intra-bandwidth")),
-        send_overhead=_optional(args.send_overhead,
-                                finite_result(parse_duration, "--send-overhead")),
+        intra_latency=(None if args.intra_latency is None
+                       else _duration(args.intra_latency, "--intra-latency")),
+        intra_bandwidth=(None if args.intra_bandwidth is None
+                         else _bandwidth(args.intra_bandwidth, "--intra-bandwidth")),
+        send_overhead=(None if args.send_overhead is None
+                       else _duration(args.send_overhead, "--send-overhead")),
     )
     placements = [p.strip() for p in args.placements.split(",") if p.strip()]
     count = write_profile(
