@@ -235,11 +235,11 @@ class SeriesIndex:
     def choose(self, intra_node: bool, contention: int, baseline: bool,
                ranks_per_node: int | None = None, oversubscribed: bool = False) -> SizeSeries:
         """The series for a message.  Candidates, the first group that has any:
-        blocks of the message's node class (intra/inter) that the run may
-        borrow, then such blocks of the other class, then all of its class,
-        then all.  A run may borrow a block measured with at most its own
-        ``ranks_per_node`` (``None``: any) and, unless the run is
-        ``oversubscribed``, not oversubscribed.  Among them: an oversubscribed
+        blocks measured with at most the run's ``ranks_per_node`` (``None``:
+        any) and, unless the run is ``oversubscribed``, not oversubscribed;
+        then blocks satisfying only the second condition; then any block.
+        Within each, the message's node class (intra/inter) comes before the
+        other.  Among the candidates: an oversubscribed
         run prefers oversubscribed blocks; then the nearest contention on a log
         scale (ties go up; a two-process ``baseline``: the lowest contention);
         then the run's own ranks per node.
@@ -259,13 +259,16 @@ class SeriesIndex:
 
     def _choose(self, intra_node: bool, contention: int, baseline: bool,
                 ranks_per_node: int | None, oversubscribed: bool) -> SizeSeries:
-        def allowed(s: SizeSeries) -> bool:
-            return ((ranks_per_node is None or s.ranks_per_node <= ranks_per_node)
-                    and (oversubscribed or not s.oversubscribed))
+        def fits(s: SizeSeries) -> bool:
+            return ranks_per_node is None or s.ranks_per_node <= ranks_per_node
+
+        def borrowable(s: SizeSeries) -> bool:
+            return oversubscribed or not s.oversubscribed
 
         same = [s for s in self.series if s.intra_node == intra_node]
-        groups = ([s for s in same if allowed(s)], [s for s in self.series if allowed(s)],
-                  same, list(self.series))
+        groups = [[s for s in group if test(s)]
+                  for test in (lambda s: fits(s) and borrowable(s), borrowable, lambda s: True)
+                  for group in (same, self.series)]
         pool = next(group for group in groups if group)
         target = math.log(max(contention, 1))
 
