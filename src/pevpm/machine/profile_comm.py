@@ -23,8 +23,7 @@ the node.  So a ``2x1`` or ``1x2`` block has contention 1.
 Placement: a model told the run's ranks per node (:meth:`ProfileCommModel.for_placement`,
 which the engines call) prefers blocks measured with no more ranks per node
 than the run has, and never borrows a block measured *oversubscribed* (more
-ranks on a node than the cores it had: the profile's ``conditions`` or its
-origin's ``cores``) unless the run is oversubscribed too; then it prefers
+ranks on a node than the cores its origin records) unless the run is oversubscribed too; then it prefers
 oversubscribed blocks, whose times include the ranks' sharing of the cores.
 
 Named models (the thesis's baselines, so one command can compare them):
@@ -157,15 +156,11 @@ def _best_stored_fit(profile: Profile, key: BlockKey) -> Distribution:
     return from_params(best.family, best.params)
 
 
-def _oversubscribed(profile: Profile, keys: Sequence[BlockKey], cores: int | None) -> bool:
-    """Whether any of ``keys`` ran more ranks per node than the cores it had
-    (its recorded conditions, else the profile's ``cores``; neither: no)."""
-    for key in keys:
-        conditions = profile.block_conditions(key)
-        usable = conditions.cores if conditions is not None else cores
-        if usable is not None and key.p > usable:
-            return True
-    return False
+def _oversubscribed(keys: Sequence[BlockKey], cores: int | None) -> bool:
+    """Whether ``keys`` ran more ranks per node than the node's ``cores`` (the
+    profile origin's; ``None``: not recorded, so no).  (A block's recorded
+    ``conditions`` do not say: their ``cores`` is one bound rank's affinity.)"""
+    return cores is not None and any(key.p > cores for key in keys)
 
 
 def load_series(profile: Profile, test: str, source: str = "empirical") -> list[SizeSeries]:
@@ -218,7 +213,7 @@ def load_series(profile: Profile, test: str, source: str = "empirical") -> list[
                 distributions=tuple(distributions),
                 minimums=tuple(minimums),
                 means=tuple(means),
-                oversubscribed=_oversubscribed(profile, placement_keys, cores),
+                oversubscribed=_oversubscribed(placement_keys, cores),
             )
         )
     return series

@@ -125,12 +125,12 @@ def format_explanation(numprocs: int, uses: list[BlockUse]) -> str:
     >>> use = BlockUse("transfer", "MPI_Send", False, "send", "1x2", False, 4, (8, 64), (1, 1))
     >>> print(format_explanation(2, [use]))
     2 ranks: profile blocks used by one run
-      kind              operation       exchange  block                      sizes (B)         contention  messages
-      transfer          MPI_Send        one-way   send 1x2                   8..64             1                  4
+      kind              operation       exchange  block                          sizes (B)         contention  messages
+      transfer          MPI_Send        one-way   send 1x2                       8..64             1                  4
     """
     lines = [f"{numprocs} rank{'s' if numprocs != 1 else ''}: profile blocks used by one run",
-             f"  {'kind':<17} {'operation':<15} {'exchange':<9} {'block':<30} "
-             f"{'sizes (B)':<17} {'contention':<11} {'messages':>8}"]
+             (f"  {'kind':<17} {'operation':<15} {'exchange':<9} {'block':<30} "
+             f"{'sizes (B)':<17} {'contention':<11} {'messages':>8}")]
     for use in uses:
         kind, op, exchange, block, sizes, contention, messages = use.row()
         lines.append(f"  {kind:<17} {op:<15} {exchange:<9} {block:<30} {sizes:<17} "
