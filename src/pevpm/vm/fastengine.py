@@ -19,7 +19,6 @@ instead when
 >>> from pevpm.model.builder import ModelBuilder
 >>> from pevpm.machine.comm_models import Constant
 >>> from pevpm.machine.machine import Machine
-from pevpm.machine.transfer import for_placement
 >>> b = ModelBuilder()
 >>> b.sendrecv(8, dest="(procnum + 1) % numprocs", source="(procnum + numprocs - 1) % numprocs")
 >>> simulate(b.build(), 4, Machine(Constant(0.25))).makespan
