@@ -89,20 +89,22 @@ def test_the_whole_run_follows_its_placement(two_core_profile):
     assert {use.test + " " + use.nxp for use in explain(ring(3), 8, spread)} == {"sendrecv 1x2"}
 
 
-def test_a_run_with_fewer_ranks_per_node_than_a_block_does_not_use_it(two_core_profile):
-    model = ProfileCommModel.from_profile(two_core_profile)
-    with ProfileWriter.open(two_core_profile) as writer:
-        writer.set_metadata(cores="8")                   # nothing oversubscribed now
-    roomy = ProfileCommModel.from_profile(two_core_profile)
-    assert model.cores == 2 and roomy.cores == 8
+def test_contention_decides_within_the_cores_and_ranks_per_node_breaks_ties(tmp_path):
+    # 1x4 and 1x5 both have contention 2; nothing is oversubscribed on 8 cores
+    blocks = {("isend", 0, 1, 2): (5, 5.0001), ("isend", 0, 1, 4): (20, 20.0001),
+              ("isend", 0, 1, 5): (30, 30.0001)}
+    path = write_blocks(tmp_path / "roomy.db", blocks)
+    with ProfileWriter.open(path) as writer:
+        writer.set_metadata(cores="8")
+    model = ProfileCommModel.from_profile(path)
     rng = np.random.default_rng(0)
-    # contention 2 is the 1x4 block's, but a 2-rank-per-node run cannot meet 4 ranks' load
-    assert for_placement(roomy, [0, 0]).transfer_time(
-        one_message(contention=2), rng) == approx(5 * US)
-    assert for_placement(roomy, [0, 0, 0, 0]).transfer_time(
-        one_message(contention=2), rng) == approx(20 * US)
-    # told nothing about the placement, contention alone decides (as before)
-    assert roomy.transfer_time(one_message(contention=2), rng) == approx(20 * US)
+    t = Transfer("MPI_Isend", 0, 0, 1, intra_node=True, contention=2)
+    # two messages on the node's memory: the contention-2 blocks even at 2 ranks per node
+    assert for_placement(model, [0, 0]).transfer_time(t, rng) == approx(20 * US)
+    assert for_placement(model, [0] * 5).transfer_time(t, rng) == approx(30 * US)
+    assert model.transfer_time(t, rng) == approx(20 * US)        # no placement: by name
+    assert for_placement(model, [0, 0]).transfer_time(
+        Transfer("MPI_Isend", 0, 0, 1, intra_node=True, contention=1), rng) == approx(5 * US)
 
 
 def test_duplex_messages_prefer_their_own_measurement(tmp_path):

@@ -20,11 +20,13 @@ complement pattern sends ``p`` messages through each node's link at once when
 ``n >= 2``; with all ranks on one node (``1 x p``) the ``p/2`` pairs share
 the node.  So a ``2x1`` or ``1x2`` block has contention 1.
 
-Placement: a model told the run's ranks per node (:meth:`ProfileCommModel.for_placement`,
-which the engines call) prefers blocks measured with no more ranks per node
-than the run has, and never borrows a block measured *oversubscribed* (more
-ranks on a node than the cores its origin records) unless the run is oversubscribed too; then it prefers
+Placement: a model told the run's ranks per node
+(:meth:`ProfileCommModel.for_placement`, which the engines call) never borrows
+a block measured *oversubscribed* (more ranks on a node than the cores its
+origin records) unless the run is oversubscribed too; then it prefers
 oversubscribed blocks, whose times include the ranks' sharing of the cores.
+Between equally near contention levels it prefers the run's own ranks per
+node.
 
 Named models (the thesis's baselines, so one command can compare them):
 
@@ -163,6 +165,11 @@ def _oversubscribed(keys: Sequence[BlockKey], cores: int | None) -> bool:
     return cores is not None and any(key.p > cores for key in keys)
 
 
+def _all_fitted(profile: Profile, test: str) -> bool:
+    """Whether every block of ``test`` has a stored fit."""
+    return all(profile.fits(key) for key in profile.blocks(test=test) if key.variant == "")
+
+
 def load_series(profile: Profile, test: str, source: str = "empirical") -> list[SizeSeries]:
     """Every placement of ``test`` in ``profile`` as a :class:`SizeSeries`.
 
@@ -229,15 +236,16 @@ class SeriesIndex:
 
     def choose(self, intra_node: bool, contention: int, baseline: bool,
                ranks_per_node: int | None = None, oversubscribed: bool = False) -> SizeSeries:
-        """The series for a message.  Candidates, the first group that has any:
-        blocks measured with at most the run's ``ranks_per_node`` (``None``:
-        any) and, unless the run is ``oversubscribed``, not oversubscribed;
-        then blocks satisfying only the second condition; then any block.
-        Within each, the message's node class (intra/inter) comes before the
-        other.  Among the candidates: an oversubscribed
-        run prefers oversubscribed blocks; then the nearest contention on a log
-        scale (ties go up; a two-process ``baseline``: the lowest contention);
-        then the run's own ranks per node.
+        """The series for a message.  Candidates, the first group that has
+        any: blocks of the message's node class (intra/inter) that the run may
+        borrow, such blocks of the other class, all of its class, all.  A run
+        may borrow any block unless it is not ``oversubscribed`` and the block
+        was.  Among the candidates: an oversubscribed run prefers
+        oversubscribed blocks; then the nearest contention on a log scale (ties
+        go up; a two-process ``baseline``: the lowest contention); then the
+        run's own ``ranks_per_node`` (``None``: no preference).  (The ``p`` of
+        an inter-node block is its link contention, which a run with fewer
+        ranks per node meets at a hot spot, so ranks per node only breaks ties.)
 
         >>> from pevpm.profile.builtin import open_profile
         >>> with open_profile("default") as prof:
@@ -254,16 +262,10 @@ class SeriesIndex:
 
     def _choose(self, intra_node: bool, contention: int, baseline: bool,
                 ranks_per_node: int | None, oversubscribed: bool) -> SizeSeries:
-        def fits(s: SizeSeries) -> bool:
-            return ranks_per_node is None or s.ranks_per_node <= ranks_per_node
-
-        def borrowable(s: SizeSeries) -> bool:
-            return oversubscribed or not s.oversubscribed
-
         same = [s for s in self.series if s.intra_node == intra_node]
-        groups = [[s for s in group if test(s)]
-                  for test in (lambda s: fits(s) and borrowable(s), borrowable, lambda s: True)
-                  for group in (same, self.series)]
+        groups = [[s for s in same if oversubscribed or not s.oversubscribed],
+                  [s for s in self.series if oversubscribed or not s.oversubscribed],
+                  same, list(self.series)]
         pool = next(group for group in groups if group)
         target = math.log(max(contention, 1))
 
@@ -329,15 +331,20 @@ class ProfileCommModel:
         extrapolate: bool = False,
     ) -> ProfileCommModel:
         """Load the ``isend`` and (if present) ``send``, ``isendlocal``,
-        ``sendrecv`` and ``isendduplex`` blocks."""
+        ``sendrecv`` and ``isendduplex`` blocks (the last two, with ``source=
+        "fitted"``, only when every block of theirs has stored fits: they are
+        an option, and exchanges use the other tests without them)."""
         opened = profile if isinstance(profile, Profile) else Profile.open(profile)
         try:
             tests = tuple(sorted({key.test for key in opened.blocks()}))
-            transfer, local, blocking, duplex, exchange = (
+            transfer, local, blocking = (
                 SeriesIndex(test, tuple(load_series(opened, test, source)))
                 if test == TRANSFER_TEST or test in tests else None
-                for test in (TRANSFER_TEST, LOCAL_TEST, BLOCKING_TEST, DUPLEX_TEST,
-                             EXCHANGE_TEST))
+                for test in (TRANSFER_TEST, LOCAL_TEST, BLOCKING_TEST))
+            duplex, exchange = (
+                SeriesIndex(test, tuple(load_series(opened, test, source)))
+                if test in tests and (source != "fitted" or _all_fitted(opened, test)) else None
+                for test in (DUPLEX_TEST, EXCHANGE_TEST))
             cores = origin_of(opened).cores
         finally:
             if opened is not profile:
@@ -372,6 +379,10 @@ class ProfileCommModel:
         if self.blocking is None:
             notes.append(f"{BLOCKING_TEST}: not measured; blocking sends use the "
                          f"{TRANSFER_TEST} times (benchmark --tests {BLOCKING_TEST} for their own)")
+        notes.extend(f"{test}: no stored fits; bidirectional exchanges use the one-way tests "
+                     f"(pevpm fit --tests {test})"
+                     for test, index in ((DUPLEX_TEST, self.duplex), (EXCHANGE_TEST, self.exchange))
+                     if index is None and test in self.available_tests)
         return tuple(notes)
 
     def index_for(self, transfer: Transfer, local: bool = False) -> SeriesIndex | None:
