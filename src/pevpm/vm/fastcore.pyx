@@ -922,8 +922,11 @@ cdef class Core:
             link = links[k]
             while self.nends[link] > 0 and self.ends[link][0].end <= at:
                 self.link_pop(link)
-            mine = self.pair_counts.get((link * P + src) * P + dst, 0)
-            theirs = self.pair_counts.get((link * P + dst) * P + src, 0)
+            if self.nends[link] == 0:           # an empty link: no counts to look up
+                mine = theirs = 0
+            else:
+                mine = self.pair_counts.get((link * P + src) * P + dst, 0)
+                theirs = self.pair_counts.get((link * P + dst) * P + src, 0)
             if theirs > 0:
                 self.duplex = True
             c = (self.load[link] + (mine >= theirs) + self.capacity[link] - 1) \
@@ -948,8 +951,11 @@ cdef class Core:
         cdef int i, parent, mine, theirs
         cdef long P = self.numprocs
         key = (link * P + src) * P + dst
-        mine = self.pair_counts.get(key, 0)
-        theirs = self.pair_counts.get((link * P + dst) * P + src, 0)
+        if self.nends[link] == 0:
+            mine = theirs = 0
+        else:
+            mine = self.pair_counts.get(key, 0)
+            theirs = self.pair_counts.get((link * P + dst) * P + src, 0)
         if mine >= theirs:
             self.load[link] += 1
         self.pair_counts[key] = mine + 1
@@ -993,7 +999,8 @@ cdef class Core:
             self.pair_counts[key] = left
         else:
             del self.pair_counts[key]
-        theirs = self.pair_counts.get((link * P + first.dst) * P + first.src, 0)
+        theirs = 0 if n == 0 else self.pair_counts.get(
+            (link * P + first.dst) * P + first.src, 0)
         if left >= theirs:
             self.load[link] -= 1
 
