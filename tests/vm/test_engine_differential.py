@@ -28,7 +28,7 @@ pytestmark = pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core 
 
 PEER = "procnum % 2 == 0 ? procnum + 1 : procnum - 1"
 BLOCKS = ("nonblocking", "sendrecv", "ordered", "gather", "ring", "loop", "condition",
-          "random_serial", "allreduce", "alltoall", "bcast", "barrier")
+          "random_serial", "allreduce", "alltoall", "bcast", "barrier", "self")
 COMMS = {
     "hockney": Hockney(2e-5, 1e8, share_bandwidth=True, intra_latency=5e-6),
     "loggp": LogGP(L=5e-6, o=1e-6, g=2e-6, G=1e-9),
@@ -78,6 +78,11 @@ def add_block(b, kind, size, i):
                 b.serial("uniform(0, 1e-4)")
             with branch.case(0.7):
                 b.serial(2e-5)
+    elif kind == "self":
+        b.isend(size, dest="procnum", request="me")
+        b.sendrecv(size, dest="procnum", source="procnum")
+        b.recv(size, source="procnum")
+        b.wait("me")
     elif kind == "random_serial":
         b.serial("gamma(1e-4, 3e-5) + exponential(1e-5)")
     elif kind == "allreduce":
@@ -128,12 +133,15 @@ def test_the_core_and_the_reference_agree(blocks, numprocs, comm, eager, ppn, se
 @settings(max_examples=15, deadline=None)
 @given(blocks=st.lists(st.tuples(st.sampled_from(BLOCKS), st.sampled_from([0, 1024, 16384])),
                        min_size=1, max_size=4),
-       numprocs=st.integers(2, 8), seed=st.integers(0, 2**32))
-def test_the_core_and_the_reference_agree_on_the_measured_profile(blocks, numprocs, seed):
+       numprocs=st.integers(2, 8), ppn=st.sampled_from([None, 1, 2, 3, 8]),
+       seed=st.integers(0, 2**32))
+def test_the_core_and_the_reference_agree_on_the_measured_profile(blocks, numprocs, ppn, seed):
+    """On the shipped 2-core profile: runs within its cores, across nodes and
+    oversubscribed (ppn 3 and 8) choose their blocks alike in both engines."""
     b = ModelBuilder()
     for i, (kind, size) in enumerate(blocks):
         add_block(b, kind, size, i)
-    check_same(b.build(), numprocs, parse_machine("default"), seed)
+    check_same(b.build(), numprocs, parse_machine("default", ppn=ppn), seed)
 
 
 def test_a_deadlock_is_reported_by_the_reference_engine():

@@ -3,6 +3,7 @@
     pevpm predict jacobi.c -n 2..64 --runs 200 --seed 1 --machine perseus
     pevpm predict model.py -n 1,2,4 -D iterations=10 --json
     pevpm predict model.py -n 16 --trace jacobi16.json     # open in ui.perfetto.dev
+    pevpm predict ring.py -n 2 --machine default --explain  # which profile blocks served what
 
 ``-n`` takes counts (``1,2,4``), doubling ranges (``2..64`` = 2, 4, ..., 64)
 or both (``2,3,8..64``).  The table shows the predicted mean run time, its
@@ -82,6 +83,10 @@ def register(subparsers) -> None:
                    help="simulate every iteration of a long steady loop instead of "
                         "extrapolating it once its pace has settled (docs/engine.md)")
     add_collective_arguments(p)
+    p.add_argument("--explain", action="store_true",
+                   help="after the table, say which profile block served which kind of "
+                        "message in one run per count (operation, sizes, contention, "
+                        "placement, how many)")
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
     p.add_argument("--trace", metavar="FILE", type=writable_file,
                    help="write a Chrome/Perfetto trace of one run at the largest count")
@@ -124,8 +129,6 @@ def run_predict(args) -> int:
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
-    for note in (*_origin_notes(args.machine), *getattr(machine.comm, "notes", ())):
-        print(f"pevpm predict: note: {note}", file=sys.stderr)
     if not Path(args.model).is_file():
         raise PevpmError("no such model file", args.model)
     model = load_model(args.model, processor=args.processor)
@@ -137,6 +140,8 @@ def run_predict(args) -> int:
     if engine_note:
         print(f"pevpm predict: note: {engine_note}", file=sys.stderr)
     counts = parse_counts(args.procs) if args.procs else _default_counts(model)
+    for note in (*_origin_notes(args.machine), *_profile_notes(machine, counts)):
+        print(f"pevpm predict: note: {note}", file=sys.stderr)
     limits = Limits(max_events=args.max_events or None, max_time=args.max_time,
                     max_wall=args.max_wall)
 
@@ -158,15 +163,45 @@ def run_predict(args) -> int:
         print(f"pevpm predict: warning: {line}", file=sys.stderr)
     if args.trace:
         _write_trace(model, max(counts), machine, params, args.seed, limits, args.trace)
+    explanations = {}
+    if args.explain:
+        from pevpm.vm.explain import explain
+
+        explanations = {n: explain(model, n, machine, params=params, seed=args.seed,
+                                   limits=limits) for n in counts}
     if args.json:
         base = predictions[0].mean
         print(json.dumps({"model": args.model, "machine": args.machine, "seed": args.seed,
                           "runs": args.runs, "speedup_base": predictions[0].numprocs,
                           "predictions": [{**p.to_dict(), "speedup": base / p.mean if p.mean
-                                           else None} for p in predictions]}))
+                                           else None, **_explained(explanations, p.numprocs)}
+                                          for p in predictions]}))
     else:
         print(format_table(predictions))
+        if explanations:
+            from pevpm.vm.explain import format_explanation
+
+            for n, uses in explanations.items():
+                print()
+                print(format_explanation(n, uses))
     return 0
+
+
+def _explained(explanations: dict, numprocs: int) -> dict:
+    """``{"explain": [...]}`` for a count that was explained, else nothing."""
+    if numprocs not in explanations:
+        return {}
+    return {"explain": [use.to_dict() for use in explanations[numprocs]]}
+
+
+def _profile_notes(machine, counts: list[int]) -> tuple[str, ...]:
+    """The profile model's fallback notes that apply to these counts (one about
+    inter-node messages only when some count puts ranks on two nodes)."""
+    notes_for = getattr(machine.comm, "notes_for", None)
+    if notes_for is None:
+        return ()
+    leaves_node = any(len(set(machine.topology.place(n).node_of)) > 1 for n in counts)
+    return notes_for(leaves_node)
 
 
 def _origin_notes(spec: str) -> list[str]:

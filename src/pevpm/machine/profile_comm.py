@@ -6,16 +6,27 @@ from MPIBench blocks: end-to-end times of blocking sends (``MPI_Send``,
 other message from the ``isend`` test; local completion of a non-blocking
 send from ``isendlocal``.  (From Python the two end-to-end tests differ by
 the software cost of the extra calls an Isend/Irecv/Wait exchange makes:
-10-20% of a small intra-node message on the development machine.)  For
-each message it picks the benchmarked placement by intra/inter node and
-contention, and interpolates between the two benchmarked sizes around the
-message size.
+10-20% of a small intra-node message on the development machine.)
+Bidirectional exchanges (``Transfer.duplex``) come from a duplex
+measurement when the profile has one: an ``MPI_Sendrecv``'s message from the
+``sendrecv`` test (else ``isendduplex``), any other from ``isendduplex``
+(else ``sendrecv``).  For each message it picks the benchmarked placement
+(see :meth:`SeriesIndex.choose`) and interpolates between the two
+benchmarked sizes around the message size.
 
 Contention of a block (messages in transit on the busiest link, as the VM's
-scoreboard counts them): MPIBench's complement pattern sends ``p`` messages
-through each node's link at once when ``n >= 2``; with all ranks on one node
-(``1 x p``) the ``p/2`` pairs share the node.  So a ``2x1`` or ``1x2`` block
-has contention 1.
+scoreboard counts them, a pair exchanging both ways counting once): MPIBench's
+complement pattern sends ``p`` messages through each node's link at once when
+``n >= 2``; with all ranks on one node (``1 x p``) the ``p/2`` pairs share
+the node.  So a ``2x1`` or ``1x2`` block has contention 1.
+
+Placement: a model told the run's ranks per node
+(:meth:`ProfileCommModel.for_placement`, which the engines call) never borrows
+a block measured *oversubscribed* (more ranks on a node than the cores its
+origin records) unless the run is oversubscribed too; then it prefers
+oversubscribed blocks, whose times include the ranks' sharing of the cores.
+Between equally near contention levels it prefers the run's own ranks per
+node.
 
 Named models (the thesis's baselines, so one command can compare them):
 
@@ -49,8 +60,11 @@ import numpy as np
 
 from pevpm.errors import ProfileError
 from pevpm.machine.transfer import Bound, Transfer
+from pevpm.profile.builtin import origin_of
 from pevpm.profile.store import (
     BLOCKING_TEST,
+    DUPLEX_TEST,
+    EXCHANGE_TEST,
     LOCAL_TEST,
     TRANSFER_TEST,
     BlockKey,
@@ -76,6 +90,12 @@ class SizeSeries:
     distributions: tuple[Distribution, ...]
     minimums: tuple[float, ...]
     means: tuple[float, ...]
+    oversubscribed: bool = False
+
+    @property
+    def ranks_per_node(self) -> int:
+        """The ``p`` of the block's ``n x p`` placement."""
+        return int(self.nxp.split("x")[1])
 
     def _bracket(self, size: int, extrapolate: bool) -> tuple[int, int, float]:
         """Indices of the sizes around ``size`` and the weight of the upper one."""
@@ -138,12 +158,30 @@ def _best_stored_fit(profile: Profile, key: BlockKey) -> Distribution:
     return from_params(best.family, best.params)
 
 
+def _oversubscribed(keys: Sequence[BlockKey], cores: int | None) -> bool:
+    """Whether ``keys`` ran more ranks per node than the node's ``cores`` (the
+    profile origin's; ``None``: not recorded, so no).  (A block's recorded
+    ``conditions`` do not say: their ``cores`` is one bound rank's affinity.)"""
+    return cores is not None and any(key.p > cores for key in keys)
+
+
+def _all_fitted(profile: Profile, test: str) -> bool:
+    """Whether every block of ``test`` has a stored fit."""
+    return all(profile.fits(key) for key in profile.blocks(test=test) if key.variant == "")
+
+
 def load_series(profile: Profile, test: str, source: str = "empirical") -> list[SizeSeries]:
     """Every placement of ``test`` in ``profile`` as a :class:`SizeSeries`.
 
     ``source="empirical"`` samples the measured times (outliers included);
     ``source="fitted"`` uses the best distribution stored by ``pevpm fit``.
+
+    >>> from pevpm.profile.builtin import open_profile
+    >>> with open_profile("default") as prof:
+    ...     [(s.nxp, s.contention, s.oversubscribed) for s in load_series(prof, "sendrecv")]
+    [('1x2', 1, False), ('1x4', 2, True)]
     """
+    cores = origin_of(profile).cores
     if source not in SOURCES:
         raise ProfileError(
             f"unknown distribution source {source!r}; choose from {', '.join(SOURCES)}"
@@ -182,6 +220,7 @@ def load_series(profile: Profile, test: str, source: str = "empirical") -> list[
                 distributions=tuple(distributions),
                 minimums=tuple(minimums),
                 means=tuple(means),
+                oversubscribed=_oversubscribed(placement_keys, cores),
             )
         )
     return series
@@ -195,23 +234,51 @@ class SeriesIndex:
     series: tuple[SizeSeries, ...]
     _chosen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def choose(self, intra_node: bool, contention: int, baseline: bool) -> SizeSeries:
-        """Same node class if measured (else the other); nearest contention on a log
-        scale (ties go up), or the lowest contention for a two-process baseline."""
-        query = (intra_node, contention, baseline)
+    def choose(self, intra_node: bool, contention: int, baseline: bool,
+               ranks_per_node: int | None = None, oversubscribed: bool = False) -> SizeSeries:
+        """The series for a message.  Candidates, the first group that has
+        any: blocks of the message's node class (intra/inter) that the run may
+        borrow, such blocks of the other class, all of its class, all.  A run
+        may borrow any block unless it is not ``oversubscribed`` and the block
+        was.  Among the candidates: an oversubscribed run prefers
+        oversubscribed blocks; then the nearest contention on a log scale (ties
+        go up; a two-process ``baseline``: the lowest contention); then the
+        run's own ``ranks_per_node`` (``None``: no preference).  (The ``p`` of
+        an inter-node block is its link contention, which a run with fewer
+        ranks per node meets at a hot spot, so ranks per node only breaks ties.)
+
+        >>> from pevpm.profile.builtin import open_profile
+        >>> with open_profile("default") as prof:
+        ...     index = SeriesIndex("isend", tuple(load_series(prof, "isend")))
+        >>> index.choose(True, 2, False, ranks_per_node=2).nxp
+        '1x2'
+        >>> index.choose(True, 2, False, ranks_per_node=8, oversubscribed=True).nxp
+        '1x4'
+        """
+        query = (intra_node, contention, baseline, ranks_per_node, oversubscribed)
         if query not in self._chosen:
-            self._chosen[query] = self._choose(intra_node, contention, baseline)
+            self._chosen[query] = self._choose(*query)
         return self._chosen[query]
 
-    def _choose(self, intra_node: bool, contention: int, baseline: bool) -> SizeSeries:
+    def _choose(self, intra_node: bool, contention: int, baseline: bool,
+                ranks_per_node: int | None, oversubscribed: bool) -> SizeSeries:
         same = [s for s in self.series if s.intra_node == intra_node]
-        pool = same or list(self.series)
-        if baseline:
-            return min(pool, key=lambda s: (s.contention, s.nxp))
+        groups = [[s for s in same if oversubscribed or not s.oversubscribed],
+                  [s for s in self.series if oversubscribed or not s.oversubscribed],
+                  same, list(self.series)]
+        pool = next(group for group in groups if group)
         target = math.log(max(contention, 1))
-        return min(pool, key=lambda s: (abs(math.log(s.contention) - target), -s.contention, s.nxp))
+
+        def rank(s: SizeSeries) -> tuple:
+            if baseline:
+                return s.contention, s.nxp
+            return (s.oversubscribed != oversubscribed, abs(math.log(s.contention) - target),
+                    -s.contention, s.ranks_per_node != ranks_per_node, s.nxp)
+
+        return min(pool, key=rank)
 
     def notes(self) -> tuple[str, ...]:
+        """What this test lacks: ``inter-node`` or ``intra-node`` placements."""
         kinds = {s.intra_node for s in self.series}
         if len(kinds) == 2:
             return ()
@@ -228,7 +295,11 @@ class ProfileCommModel:
     :data:`MODEL_NAMES`; ``extrapolate`` lets sizes outside the benchmarked
     range extend the two nearest sizes linearly instead of raising
     :class:`~pevpm.errors.ProfileError`; ``bound`` makes every ``full`` time
-    its minimum or its maximum (see :meth:`bounded`).
+    its minimum or its maximum (see :meth:`bounded`).  ``duplex`` and
+    ``exchange`` hold the ``sendrecv`` and ``isendduplex`` series when
+    measured; ``ranks_per_node`` and ``oversubscribed`` describe the run's
+    placement (see :meth:`for_placement`); ``cores``: the profile's cores per
+    node (``None``: not recorded).
     """
 
     transfer: SeriesIndex
@@ -238,6 +309,11 @@ class ProfileCommModel:
     bound: Bound | None = None
     available_tests: tuple[str, ...] = ()
     blocking: SeriesIndex | None = None
+    duplex: SeriesIndex | None = None
+    exchange: SeriesIndex | None = None
+    cores: int | None = None
+    ranks_per_node: int | None = None
+    oversubscribed: bool = False
 
     def __post_init__(self) -> None:
         if self.model not in MODEL_NAMES:
@@ -254,7 +330,10 @@ class ProfileCommModel:
         source: str = "empirical",
         extrapolate: bool = False,
     ) -> ProfileCommModel:
-        """Load the ``isend`` and (if present) ``send`` and ``isendlocal`` blocks."""
+        """Load the ``isend`` and (if present) ``send``, ``isendlocal``,
+        ``sendrecv`` and ``isendduplex`` blocks (the last two, with ``source=
+        "fitted"``, only when every block of theirs has stored fits: they are
+        an option, and exchanges use the other tests without them)."""
         opened = profile if isinstance(profile, Profile) else Profile.open(profile)
         try:
             tests = tuple(sorted({key.test for key in opened.blocks()}))
@@ -262,26 +341,80 @@ class ProfileCommModel:
                 SeriesIndex(test, tuple(load_series(opened, test, source)))
                 if test == TRANSFER_TEST or test in tests else None
                 for test in (TRANSFER_TEST, LOCAL_TEST, BLOCKING_TEST))
+            duplex, exchange = (
+                SeriesIndex(test, tuple(load_series(opened, test, source)))
+                if test in tests and (source != "fitted" or _all_fitted(opened, test)) else None
+                for test in (DUPLEX_TEST, EXCHANGE_TEST))
+            cores = origin_of(opened).cores
         finally:
             if opened is not profile:
                 opened.close()
-        return cls(transfer, local, model, extrapolate, None, tests, blocking)
+        return cls(transfer, local, model, extrapolate, None, tests, blocking, duplex, exchange,
+                   cores)
+
+    def for_placement(self, ranks_per_node: int) -> ProfileCommModel:
+        """This model for a run with at most ``ranks_per_node`` ranks on a node:
+        blocks are chosen for that placement, oversubscribed when it exceeds
+        the profile's cores per node (see :meth:`SeriesIndex.choose`).
+
+        >>> model = ProfileCommModel.from_profile("default")   # doctest: +SKIP
+        >>> model.for_placement(8).oversubscribed               # doctest: +SKIP
+        True
+        """
+        return replace(self, ranks_per_node=ranks_per_node,
+                       oversubscribed=self.cores is not None and ranks_per_node > self.cores)
 
     @property
     def notes(self) -> tuple[str, ...]:
         """Fallbacks this profile forces (e.g. no inter-node measurements)."""
+        return self.notes_for(leaves_node=True)
+
+    def notes_for(self, leaves_node: bool) -> tuple[str, ...]:
+        """The fallback notes that apply to runs in which some message can
+        (``leaves_node``) or cannot leave its node: a profile measured on one
+        node only matters to messages between nodes."""
         indexes = [index for index in (self.transfer, self.blocking, self.local) if index]
-        notes = [note for index in indexes for note in index.notes()]
+        notes = [note for index in indexes for note in index.notes()
+                 if leaves_node or "only intra-node" not in note]
         if self.blocking is None:
             notes.append(f"{BLOCKING_TEST}: not measured; blocking sends use the "
                          f"{TRANSFER_TEST} times (benchmark --tests {BLOCKING_TEST} for their own)")
+        notes.extend(f"{test}: no stored fits; bidirectional exchanges use the one-way tests "
+                     f"(pevpm fit --tests {test})"
+                     for test, index in ((DUPLEX_TEST, self.duplex), (EXCHANGE_TEST, self.exchange))
+                     if index is None and test in self.available_tests)
         return tuple(notes)
 
-    def _time(self, index: SeriesIndex, transfer: Transfer, rng: np.random.Generator) -> float:
+    def index_for(self, transfer: Transfer, local: bool = False) -> SeriesIndex | None:
+        """The test whose blocks serve ``transfer`` (``local``: its local completion):
+        ``isendlocal``; a duplex measurement for a bidirectional exchange; ``send``
+        for a blocking send; else ``isend``.  None: local completion not measured."""
+        if local:
+            return self.local
+        if transfer.duplex:
+            preferred = ((self.duplex, self.exchange) if transfer.op == "MPI_Sendrecv"
+                         else (self.exchange, self.duplex))
+            measured = next((index for index in preferred if index is not None), None)
+            if measured is not None:
+                return measured
+        if self.blocking is not None and transfer.op in BLOCKING_SENDS:
+            return self.blocking
+        return self.transfer
+
+    def series_for(self, transfer: Transfer, local: bool = False) -> SizeSeries | None:
+        """The benchmarked placement that serves ``transfer`` (see :meth:`index_for`
+        and :meth:`SeriesIndex.choose`); None when local completion is not measured."""
+        index = self.index_for(transfer, local)
+        if index is None:
+            return None
+        return index.choose(transfer.intra_node, transfer.contention,
+                            self.model.endswith("2x1"), self.ranks_per_node,
+                            self.oversubscribed)
+
+    def _time(self, transfer: Transfer, rng: np.random.Generator, local: bool) -> float:
         if transfer.size < 0:
             raise ProfileError(f"negative message size {transfer.size} for {transfer.op}")
-        baseline = self.model.endswith("2x1")
-        series = index.choose(transfer.intra_node, transfer.contention, baseline)
+        series = self.series_for(transfer, local)
         if self.model == "full":
             if self.bound is not None:
                 return series.bound(transfer.size, self.bound, self.extrapolate)
@@ -290,11 +423,9 @@ class ProfileCommModel:
         return series.statistic(transfer.size, statistic, self.extrapolate)
 
     def transfer_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
-        """End-to-end time of one message (seconds): a blocking send's from the ``send``
-        blocks if measured, any other from the ``isend`` blocks."""
-        if self.blocking is not None and transfer.op in BLOCKING_SENDS:
-            return self._time(self.blocking, transfer, rng)
-        return self._time(self.transfer, transfer, rng)
+        """End-to-end time of one message (seconds), from the blocks of
+        :meth:`index_for`."""
+        return self._time(transfer, rng, local=False)
 
     def draw_plan(self, transfer: Transfer, local: bool = False) -> tuple | None:
         """How :meth:`transfer_time` (``local``: :meth:`local_completion_time`)
@@ -305,16 +436,9 @@ class ProfileCommModel:
         when only the method itself can draw it (fitted distributions)."""
         if transfer.size < 0:
             return None
-        if local:
-            if self.local is None:
-                return None
-            index = self.local
-        elif self.blocking is not None and transfer.op in BLOCKING_SENDS:
-            index = self.blocking
-        else:
-            index = self.transfer
-        series = index.choose(transfer.intra_node, transfer.contention,
-                              self.model.endswith("2x1"))
+        series = self.series_for(transfer, local)
+        if series is None:
+            return None
         if self.model != "full":
             statistic = "min" if self.model.startswith("min") else "mean"
             return ("fixed", series.statistic(transfer.size, statistic, self.extrapolate))
@@ -335,7 +459,7 @@ class ProfileCommModel:
                 f"profile has no {LOCAL_TEST} blocks (needed for when a non-blocking send "
                 f"returns); it has: {', '.join(self.available_tests)}"
             )
-        return self._time(self.local, transfer, rng)
+        return self._time(transfer, rng, local=True)
 
     def with_model(self, model: str) -> ProfileCommModel:
         """The same data under another named model."""

@@ -166,10 +166,13 @@ class BlockKey:
 
 
 #: The point-to-point tests the communication models read: a non-blocking
-#: send's completion (transfers), a blocking send, and a transfer within a node.
+#: send's completion (transfers), a blocking send, and a transfer within a node;
+#: bidirectional exchanges: an MPI_Sendrecv call, non-blocking sends both ways.
 TRANSFER_TEST = "isend"
 BLOCKING_TEST = "send"
 LOCAL_TEST = "isendlocal"
+DUPLEX_TEST = "sendrecv"
+EXCHANGE_TEST = "isendduplex"
 
 
 def block_contention(key: BlockKey) -> int:

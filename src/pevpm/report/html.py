@@ -12,6 +12,8 @@ Results layout (every key optional)::
      "breakdowns": {example: {"numprocs": n, "ranks": [{"compute", "communication",
                                                         "waiting"}]}},
      "collectives": [{"title", "completions": [seconds]}],
+     "explain": {title: [{"kind", "op", "exchange", "block", "sizes",
+                          "contention", "messages"}]},   # pevpm predict --explain
      "figures": [{"title", "file", "caption"}],     # PNGs already in the folder
      "trace": "trace.json", "notes": [str]}
 
@@ -113,12 +115,33 @@ def _validation_table(example: str, rows: list[dict], tolerance: float) -> str:
     return "".join(out)
 
 
+#: Columns of the explain table: (heading, key of a ``BlockUse.to_dict`` row).
+EXPLAIN_COLUMNS = (("kind", "kind"), ("operation", "op"), ("exchange", "exchange"),
+                   ("profile block", "block"), ("sizes (B)", "sizes"),
+                   ("contention", "contention"), ("messages", "messages"))
+
+
+def _explain_section(explain: dict) -> str:
+    """Which profile block served which messages (``pevpm predict --explain``
+    rows, one table per prediction)."""
+    head = "".join(f"<th class='l'>{_e(title)}</th>" for title, _ in EXPLAIN_COLUMNS)
+    out = [("<h2>Profile blocks behind the predictions</h2><p>For one simulated run: which "
+           "measured block gave each kind of message its time, for how many messages, at "
+           "which sizes and contention.</p>")]
+    for title, rows in explain.items():
+        out.append(f"<h3>{_e(title)}</h3><table><tr>{head}</tr>")
+        out.extend("<tr>" + "".join(f"<td class='l'>{_e(row[key])}</td>"
+                                    for _, key in EXPLAIN_COLUMNS) + "</tr>" for row in rows)
+        out.append("</table>")
+    return "".join(out)
+
+
 def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
     """Draw the plots and write ``outdir/index.html``; returns its path."""
     os.makedirs(outdir, exist_ok=True)
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>"
+    parts = [(f"<!doctype html><html><head><meta charset='utf-8'><title>"
              f"{_e(results.get('title', 'pevpm report'))}</title><style>{STYLE}</style>"
-             f"</head><body><h1>{_e(results.get('title', 'pevpm report'))}</h1>"]
+             f"</head><body><h1>{_e(results.get('title', 'pevpm report'))}</h1>")]
     for note in results.get("notes", []):
         parts.append(f"<p>{_e(note)}</p>")
     if results.get("machine"):
@@ -163,6 +186,9 @@ def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
             file = f"collective-{i}.png"
             figures.completion_histogram(c["title"], c["completions"], os.path.join(outdir, file))
             parts.append(_img(file, c["title"], c.get("caption", "")))
+
+    if results.get("explain"):
+        parts.append(_explain_section(results["explain"]))
 
     if results.get("figures"):
         parts.append("<h2>Machine profile and fitted distributions</h2>")

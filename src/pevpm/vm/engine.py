@@ -66,7 +66,7 @@ from pevpm.errors import (
 )
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
-from pevpm.machine.transfer import Transfer
+from pevpm.machine.transfer import Transfer, for_placement, self_copy_time
 from pevpm.model.ast import ROOTED_COLLECTIVES, Model, status_fields, status_names
 from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME
 from pevpm.vm import collectives
@@ -235,9 +235,10 @@ class _Engine:
     def __init__(self, program, model, numprocs, machine, params, rng, bound, trace, limits):
         self.numprocs = numprocs
         self.machine = machine
-        self.comm = machine.comm if bound is None else machine.comm.bounded(bound)
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.placement = machine.topology.place(numprocs)
+        comm = machine.comm if bound is None else machine.comm.bounded(bound)
+        self.comm = for_placement(comm, self.placement.node_of)
         self.scoreboard = ContentionScoreboard(self.placement.capacities)
         setup = RankSetup.of(program, model, numprocs, machine, params, self.rng)
         self.ranks = [_Rank(r, *fields) for r, fields in enumerate(zip(
@@ -454,9 +455,8 @@ class _Engine:
         if dst == PROC_NULL:
             send.complete(rank.clock, rank.path, 0.0)
             return send
-        if local:
-            transfer = self.transfer(send, self.contention(
-                self.placement.route(rank.id, dst), rank.clock))
+        if local and dst != rank.id:
+            transfer = self.transfer(send, *self.contention(send, rank.clock))
             self.spend(rank, COMMUNICATION, self.comm.local_completion_time(transfer, self.rng),
                        op, where)
         if eager:
@@ -491,30 +491,38 @@ class _Engine:
         rank.outstanding[record.seq] = record
 
     # ------------------------------------------------------------------- matching
-    def contention(self, route, at: float) -> int:
-        """The contention a message on ``route`` starting at ``at`` meets: the
-        scoreboard's count, or 1 on a machine without node-link contention."""
+    def contention(self, send: PostedSend, at: float) -> tuple[int, bool]:
+        """The contention ``send`` starting at ``at`` meets (the scoreboard's
+        count, or 1 on a machine without node-link contention) and whether it is
+        a bidirectional exchange (an MPI_Sendrecv's message, or one meeting a
+        message the other way between the same ranks on the scoreboard)."""
+        exchange = send.op == "MPI_Sendrecv"
         if not self.machine.node_contention:
-            return 1
-        return self.scoreboard.contention(route, at)
+            return 1, exchange
+        route = self.placement.route(send.src, send.dst)
+        level = self.scoreboard.contention(route, at, send.src, send.dst)
+        return level, exchange or self.scoreboard.opposite(route, send.src, send.dst)
 
-    def transfer(self, send: PostedSend, contention: int) -> Transfer:
+    def transfer(self, send: PostedSend, contention: int, duplex: bool) -> Transfer:
         """What the communication model is told about ``send`` (shared, immutable)."""
-        key = (send.op, send.size, send.src, send.dst, contention)
+        key = (send.op, send.size, send.src, send.dst, contention, duplex)
         transfer = self.transfers.get(key)
         if transfer is None:
             if len(self.transfers) > 4096:
                 self.transfers.clear()
             transfer = self.transfers[key] = Transfer(
                 send.op, send.size, send.src, send.dst,
-                self.placement.intra_node(send.src, send.dst), contention)
+                self.placement.intra_node(send.src, send.dst), contention, duplex)
         return transfer
 
     def draw_transfer(self, send: PostedSend) -> None:
-        """The message's transfer time, drawn once at the contention it meets."""
-        route = self.placement.route(send.src, send.dst)
-        contention = self.contention(route, send.posted)
-        seconds = self.comm.transfer_time(self.transfer(send, contention), self.rng)
+        """The message's transfer time, drawn once at the contention it meets (a
+        message to the sender itself: a local copy, no draw)."""
+        if send.src == send.dst:
+            send.transfer = self_copy_time(send.size)
+            return
+        seconds = self.comm.transfer_time(
+            self.transfer(send, *self.contention(send, send.posted)), self.rng)
         if not seconds >= 0:
             raise SimulationError(f"communication model gave transfer time {seconds!r} for "
                                   f"{send.size} bytes from rank {send.src} to {send.dst}")
@@ -530,7 +538,9 @@ class _Engine:
             env = self.ranks[recv.rank].env
             env[source], env[tag] = send.src, send.tag
         arrival = send.posted + send.transfer
-        self.scoreboard.add(self.placement.route(send.src, send.dst), arrival)
+        if send.src != send.dst:
+            self.scoreboard.add(self.placement.route(send.src, send.dst), arrival,
+                                send.src, send.dst)
         self.messages += 1
         if arrival > recv.posted:
             o = send.origin

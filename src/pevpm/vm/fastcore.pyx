@@ -158,6 +158,9 @@ cdef int op_id(str name):
     return i
 
 
+cdef int SENDRECV_OP = op_id("MPI_Sendrecv")
+
+
 cdef class Code:
     """One compiled code tuple as C instructions (shared by every rank that runs it)."""
     cdef Ins *ins
@@ -294,6 +297,12 @@ cdef struct Decision:
     int req
 
 
+cdef struct Transit:
+    double end          # a message on a link until ``end``, from ``src`` to ``dst``
+    int src
+    int dst
+
+
 cdef class Rank:
     cdef public int id
     cdef double clock
@@ -357,9 +366,13 @@ cdef class Core:
     cdef int *node_of
     cdef int nlinks
     cdef int *capacity
-    cdef double **ends
+    cdef Transit **ends
     cdef int *nends
     cdef int *capends
+    cdef long *load            # per link: sum over rank pairs of the busier direction
+    cdef dict pair_counts      # (link * P + src) * P + dst -> messages in transit
+    cdef bint duplex           # the last contention() query met an opposite message
+    cdef double copy_rate
 
     def __cinit__(self):
         self.reqs = NULL
@@ -369,6 +382,7 @@ cdef class Core:
         self.ends = NULL
         self.nends = NULL
         self.capends = NULL
+        self.load = NULL
         self.nlinks = 0
 
     def __dealloc__(self):
@@ -383,6 +397,7 @@ cdef class Core:
         free(self.ends)
         free(self.nends)
         free(self.capends)
+        free(self.load)
 
     def __init__(self, list codes, list envs, list proc_ids, list factors, machine, comm, rng,
                  placement, max_events, max_time, bint records, max_wall=None):
@@ -444,6 +459,8 @@ cdef class Core:
         for k in range(5 * PLAN_SLOTS):
             self.plan_keys[k] = -1
         self.eager_limit = machine.eager_limit
+        from pevpm.machine.transfer import LOCAL_COPY_RATE
+        self.copy_rate = LOCAL_COPY_RATE
         self._comm_model(comm)
         self.contention_matters = self.contention_matters and machine.node_contention
         self._scoreboard(placement)
@@ -479,14 +496,17 @@ cdef class Core:
             self.node_of[k] = placement.node_of[k]
         self.nlinks = len(placement.capacities)
         self.capacity = <int *> malloc(self.nlinks * sizeof(int))
-        self.ends = <double **> malloc(self.nlinks * sizeof(double *))
+        self.ends = <Transit **> malloc(self.nlinks * sizeof(Transit *))
         self.nends = <int *> malloc(self.nlinks * sizeof(int))
         self.capends = <int *> malloc(self.nlinks * sizeof(int))
+        self.load = <long *> malloc(self.nlinks * sizeof(long))
+        self.pair_counts = {}
         for k in range(self.nlinks):
             self.capacity[k] = placement.capacities[k]
             self.ends[k] = NULL
             self.nends[k] = 0
             self.capends[k] = 0
+            self.load[k] = 0
 
     # -------------------------------------------------------------- main loop
     def run(self):
@@ -829,9 +849,9 @@ cdef class Core:
         if dst == PROC_NULL:
             self.complete(s, rank.clock, rank.path, 0.0)
             return s
-        if local:
-            contention = self.contention(rank.id, dst, rank.clock)
-            self.spend(rank, 1, self.local_completion(s, contention))
+        if local and dst != rank.id:
+            contention = self.contention(rank.id, dst, rank.clock, opid)
+            self.spend(rank, 1, self.local_completion(s, contention, self.duplex))
         if eager:
             self.complete(s, rank.clock, rank.path, 0.0)
         self.reqs[s].refs += 1
@@ -901,14 +921,18 @@ cdef class Core:
         self.reqs[i].refs += 2
 
     # ---------------------------------------------------------------- matching
-    cdef int contention(self, int src, long dst, double at) except -1:
-        """The scoreboard's contention level for a message starting at ``at``."""
+    cdef int contention(self, int src, long dst, double at, int opid) except -1:
+        """The scoreboard's contention level for a message starting at ``at``
+        (a pair exchanging both ways counts once per link); sets ``duplex``:
+        an MPI_Sendrecv's message, or one meeting a message the other way."""
+        self.duplex = opid == SENDRECV_OP
         if not self.contention_matters:
             return 1
         cdef int a = self.node_of[src], b = self.node_of[dst], n = self.nodes
-        cdef int level = 1, link, k, c
+        cdef int level = 1, link, k, c, mine, theirs
         cdef int links[3]
         cdef int nl
+        cdef long P = self.numprocs
         if a == b:
             links[0] = 2 * n + a
             nl = 1
@@ -917,63 +941,93 @@ cdef class Core:
             nl = 3
         for k in range(nl):
             link = links[k]
-            while self.nends[link] > 0 and self.ends[link][0] <= at:
+            while self.nends[link] > 0 and self.ends[link][0].end <= at:
                 self.link_pop(link)
-            c = (self.nends[link] + 1 + self.capacity[link] - 1) // self.capacity[link]
+            if self.nends[link] == 0:           # an empty link: no counts to look up
+                mine = theirs = 0
+            else:
+                mine = self.pair_counts.get((link * P + src) * P + dst, 0)
+                theirs = self.pair_counts.get((link * P + dst) * P + src, 0)
+            if theirs > 0:
+                self.duplex = True
+            c = (self.load[link] + (mine >= theirs) + self.capacity[link] - 1) \
+                // self.capacity[link]
             if c > level:
                 level = c
         return level
 
     cdef void scoreboard_add(self, int src, long dst, double end):
-        if not self.contention_matters:
+        if not self.contention_matters or src == dst:
             return
         cdef int a = self.node_of[src], b = self.node_of[dst], n = self.nodes
         if a == b:
-            self.link_push(2 * n + a, end)
+            self.link_push(2 * n + a, end, src, dst)
         else:
-            self.link_push(a, end)
-            self.link_push(3 * n, end)
-            self.link_push(n + b, end)
+            self.link_push(a, end, src, dst)
+            self.link_push(3 * n, end, src, dst)
+            self.link_push(n + b, end, src, dst)
 
-    cdef void link_push(self, int link, double end):
-        cdef double *h
-        cdef int i, parent
+    cdef void link_push(self, int link, double end, int src, int dst):
+        cdef Transit *h
+        cdef int i, parent, mine, theirs
+        cdef long P = self.numprocs
+        key = (link * P + src) * P + dst
+        if self.nends[link] == 0:
+            mine = theirs = 0
+        else:
+            mine = self.pair_counts.get(key, 0)
+            theirs = self.pair_counts.get((link * P + dst) * P + src, 0)
+        if mine >= theirs:
+            self.load[link] += 1
+        self.pair_counts[key] = mine + 1
         if self.nends[link] == self.capends[link]:
             self.capends[link] = max(8, 2 * self.capends[link])
-            self.ends[link] = <double *> realloc(self.ends[link],
-                                                 self.capends[link] * sizeof(double))
+            self.ends[link] = <Transit *> realloc(self.ends[link],
+                                                  self.capends[link] * sizeof(Transit))
         h = self.ends[link]
         i = self.nends[link]
         self.nends[link] += 1
         while i > 0:
             parent = (i - 1) >> 1
-            if h[parent] <= end:
+            if h[parent].end <= end:
                 break
             h[i] = h[parent]
             i = parent
-        h[i] = end
+        h[i].end, h[i].src, h[i].dst = end, src, dst
 
     cdef void link_pop(self, int link):
-        cdef double *h = self.ends[link]
-        cdef int n = self.nends[link] - 1, i = 0, child
-        cdef double last = h[n]
+        cdef Transit *h = self.ends[link]
+        cdef int n = self.nends[link] - 1, i = 0, child, left, theirs
+        cdef Transit last = h[n]
+        cdef Transit first = h[0]
+        cdef long P = self.numprocs
         self.nends[link] = n
         while True:
             child = 2 * i + 1
             if child >= n:
                 break
-            if child + 1 < n and h[child + 1] < h[child]:
+            if child + 1 < n and h[child + 1].end < h[child].end:
                 child += 1
-            if last <= h[child]:
+            if last.end <= h[child].end:
                 break
             h[i] = h[child]
             i = child
         if n > 0:
             h[i] = last
+        key = (link * P + first.src) * P + first.dst
+        left = self.pair_counts[key] - 1
+        if left:
+            self.pair_counts[key] = left
+        else:
+            del self.pair_counts[key]
+        theirs = 0 if n == 0 else self.pair_counts.get(
+            (link * P + first.dst) * P + first.src, 0)
+        if left >= theirs:
+            self.load[link] -= 1
 
-    cdef object transfer_of(self, int s, int contention):
+    cdef object transfer_of(self, int s, int contention, bint duplex):
         cdef Req *q = &self.reqs[s]
-        key = (q.opid, q.size, q.rank, q.peer, contention)
+        key = (q.opid, q.size, q.rank, q.peer, contention, duplex)
         transfer = self.transfers.get(key)
         if transfer is None:
             from pevpm.machine.transfer import Transfer
@@ -981,41 +1035,43 @@ cdef class Core:
                 self.transfers.clear()
             transfer = self.transfers[key] = Transfer(
                 OP_NAMES[q.opid], q.size, q.rank, q.peer,
-                self.node_of[q.rank] == self.node_of[q.peer], contention)
+                self.node_of[q.rank] == self.node_of[q.peer], contention, duplex)
         return transfer
 
-    cdef double local_completion(self, int s, int contention) except? -1.0:
+    cdef double local_completion(self, int s, int contention, bint duplex) except? -1.0:
         if self.comm_kind == COMM_CONSTANT or self.comm_kind == COMM_HOCKNEY:
             return self.local_time
         if self.comm_kind == COMM_LOGGP:
             return max(self.o, self.g)
         if self.planned:
-            return self.planned_time(s, contention, True)
-        return self.comm.local_completion_time(self.transfer_of(s, contention), self.rng)
+            return self.planned_time(s, contention, duplex, True)
+        return self.comm.local_completion_time(self.transfer_of(s, contention, duplex), self.rng)
 
-    cdef double planned_time(self, int s, int contention, bint local) except? -1.0:
+    cdef double planned_time(self, int s, int contention, bint duplex,
+                             bint local) except? -1.0:
         """A profile model's time through its draw plan (cached per message kind)."""
         cdef Req *q = &self.reqs[s]
         cdef Plan plan
         cdef double u, low, high, mixed
         cdef int intra = self.node_of[q.rank] == self.node_of[q.peer]
-        cdef long slot = ((((q.opid * 1000003 + q.size) * 31 + intra) * 31 + contention) * 2
-                          + local) & (PLAN_SLOTS - 1)
+        cdef long kind = local + 2 * duplex
+        cdef long slot = ((((q.opid * 1000003 + q.size) * 31 + intra) * 31 + contention) * 4
+                          + kind) & (PLAN_SLOTS - 1)
         cdef long *k = &self.plan_keys[slot * 5]
         if (k[0] == q.opid and k[1] == q.size and k[2] == intra and k[3] == contention
-                and k[4] == local):
+                and k[4] == kind):
             plan = <Plan> self.plan_slots[slot]          # the common case: no Python lookup
         else:
-            key = (local, q.opid, q.size, intra, contention)
+            key = (kind, q.opid, q.size, intra, contention)
             found = self.plans.get(key)
             if found is None:
                 if len(self.plans) > 65536:
                     self.plans.clear()
                 found = self.plans[key] = Plan(self.comm.draw_plan(
-                    self.transfer_of(s, contention), local))
+                    self.transfer_of(s, contention, duplex), local))
             plan = <Plan> found
             self.plan_slots[slot] = plan
-            k[0], k[1], k[2], k[3], k[4] = q.opid, q.size, intra, contention, local
+            k[0], k[1], k[2], k[3], k[4] = q.opid, q.size, intra, contention, kind
         if plan.kind == PLAN_FIXED:
             return plan.value
         if plan.kind == PLAN_ONE:
@@ -1027,15 +1083,21 @@ cdef class Core:
             high = _interp(u, plan.cdf1, plan.knots1)
             mixed = (1 - plan.w) * low + plan.w * high
             return 0.0 if 0.0 > mixed else mixed
-        transfer = self.transfer_of(s, contention)
+        transfer = self.transfer_of(s, contention, duplex)
         if local:
             return self.comm.local_completion_time(transfer, self.rng)
         return self.comm.transfer_time(transfer, self.rng)
 
     cdef int draw_transfer(self, int s) except -1:
         cdef Req *q = &self.reqs[s]
-        cdef int contention = self.contention(q.rank, q.peer, q.posted)
+        cdef int contention
         cdef double seconds, latency, bandwidth
+        if q.rank == q.peer:                 # a message to itself: a local copy
+            q.transfer = q.size / self.copy_rate
+            q.drawn = 1
+            return 0
+        contention = self.contention(q.rank, q.peer, q.posted, q.opid)
+        q = &self.reqs[s]
         if self.comm_kind == COMM_HOCKNEY:
             latency, bandwidth = self.latency, self.bandwidth
             if self.node_of[q.rank] == self.node_of[q.peer]:
@@ -1051,9 +1113,10 @@ cdef class Core:
         elif self.comm_kind == COMM_LOGGP:
             seconds = 2 * self.o + self.L + max(q.size - 1, 0) * self.G
         elif self.planned:
-            seconds = self.planned_time(s, contention, False)
+            seconds = self.planned_time(s, contention, self.duplex, False)
         else:
-            seconds = self.comm.transfer_time(self.transfer_of(s, contention), self.rng)
+            seconds = self.comm.transfer_time(self.transfer_of(s, contention, self.duplex),
+                                              self.rng)
         if not seconds >= 0:
             raise Unsupported("negative transfer time")
         q = &self.reqs[s]

@@ -35,6 +35,7 @@ import numpy as np
 
 from pevpm.errors import PevpmError, WallClockLimitError
 from pevpm.machine.machine import Machine
+from pevpm.machine.transfer import for_placement
 from pevpm.model.ast import Model
 from pevpm.vm import engine
 from pevpm.vm import program as vm
@@ -95,8 +96,9 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
 
 def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
               records) -> RunResult:
-    comm = machine.comm if bound is None else machine.comm.bounded(bound)
     placement = machine.topology.place(numprocs)
+    comm = for_placement(machine.comm if bound is None else machine.comm.bounded(bound),
+                         placement.node_of)
     setup = engine.RankSetup.of(program, model, numprocs, machine, params, rng)
     core = fastcore.Core(setup.codes, setup.envs, setup.proc_ids, setup.factors, machine, comm,
                          rng, placement, limits.max_events, limits.max_time, records,
