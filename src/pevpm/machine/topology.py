@@ -18,6 +18,16 @@ that node's ``down`` link.
 ([0, 0, 1, 1], True, False)
 >>> [placed.link_names[i] for i in placed.route(1, 2)]
 ['up 0', 'backplane', 'down 1']
+
+A node has ``cores`` cores (``None``: as many as it has ranks, the thesis's
+one process per processor).  With more ranks than cores the ranks share them
+(see :mod:`pevpm.vm.sharing`); ``wait`` says whether a rank blocked in an MPI
+call keeps its core busy polling (``"poll"``, MPICH's default) or sleeps
+(``"sleep"``):
+
+>>> shared = Topology(procs_per_node=8, cores=2).place(8)
+>>> shared.cores, shared.wait, shared.oversubscribed
+(2, 'poll', True)
 """
 
 from __future__ import annotations
@@ -27,18 +37,23 @@ from dataclasses import dataclass
 from pevpm.errors import SimulationError
 
 PLACEMENTS = ("block", "cyclic")
+#: How a rank blocked in an MPI call waits: busy-polling its core, or asleep.
+WAIT_STYLES = ("poll", "sleep")
 
 
 @dataclass(frozen=True)
 class Topology:
     """A switched cluster: ``procs_per_node`` ranks per node, ``placement``
     ``block`` (ranks 0..p-1 on node 0) or ``cyclic`` (rank r on node r mod n);
-    ``nodes`` defaults to as many as the ranks need."""
+    ``nodes`` defaults to as many as the ranks need; ``cores``: cores per
+    node (``None``: no sharing); ``wait``: one of :data:`WAIT_STYLES`."""
 
     procs_per_node: int = 1
     placement: str = "block"
     nodes: int | None = None
     backplane_capacity: int = 1
+    cores: int | None = None
+    wait: str = "poll"
 
     def __post_init__(self) -> None:
         if self.procs_per_node < 1:
@@ -49,6 +64,10 @@ class Topology:
             raise ValueError(f"nodes must be >= 1, got {self.nodes}")
         if self.backplane_capacity < 1:
             raise ValueError(f"backplane_capacity must be >= 1, got {self.backplane_capacity}")
+        if self.cores is not None and self.cores < 1:
+            raise ValueError(f"cores must be >= 1, got {self.cores}")
+        if self.wait not in WAIT_STYLES:
+            raise ValueError(f"wait must be one of {WAIT_STYLES}, got {self.wait!r}")
 
     def place(self, numprocs: int) -> Placement:
         """Put ``numprocs`` ranks on the nodes."""
@@ -61,15 +80,24 @@ class Topology:
             node_of = [rank // ppn for rank in range(numprocs)]
         else:
             node_of = [rank % nodes for rank in range(numprocs)]
-        return Placement(node_of, nodes, self.backplane_capacity)
+        return Placement(node_of, nodes, self.backplane_capacity, self.cores, self.wait)
 
 
 class Placement:
-    """A topology with ranks placed: node of each rank, link ids and capacities."""
+    """A topology with ranks placed: node of each rank, link ids and capacities,
+    cores per node and wait style; ``oversubscribed``: some node has more ranks
+    than cores."""
 
-    def __init__(self, node_of: list[int], nodes: int, backplane_capacity: int):
+    def __init__(self, node_of: list[int], nodes: int, backplane_capacity: int,
+                 cores: int | None = None, wait: str = "poll"):
         self.node_of = node_of
         self.nodes = nodes
+        self.cores = cores
+        self.wait = wait
+        per_node = [0] * nodes
+        for node in node_of:
+            per_node[node] += 1
+        self.oversubscribed = cores is not None and max(per_node, default=0) > cores
         self.link_names = ([f"up {k}" for k in range(nodes)]
                            + [f"down {k}" for k in range(nodes)]
                            + [f"mem {k}" for k in range(nodes)] + ["backplane"])
