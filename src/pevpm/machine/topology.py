@@ -35,20 +35,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pevpm.errors import SimulationError
+from pevpm.host import WAIT_STYLES
 
 PLACEMENTS = ("block", "cyclic")
-#: How a rank blocked in an MPI call waits: busy-polling its core, or asleep.
-WAIT_STYLES = ("poll", "sleep")
 
 
 @dataclass(frozen=True)
 class Topology:
     """A switched cluster: ``procs_per_node`` ranks per node, ``placement``
     ``block`` (ranks 0..p-1 on node 0) or ``cyclic`` (rank r on node r mod n);
-    ``nodes`` defaults to as many as the ranks need; ``cores``: cores per
-    node (``None``: no sharing); ``wait``: one of :data:`WAIT_STYLES`."""
+    ``nodes`` defaults to as many as the ranks need; ``procs_per_node=None``
+    spreads the ranks evenly over ``nodes`` (default 1: every rank on one
+    node); ``cores``: cores per node (``None``: no sharing); ``wait``: one of
+    :data:`WAIT_STYLES`.
 
-    procs_per_node: int = 1
+    >>> Topology(procs_per_node=None, cores=2).place(8).node_of
+    [0, 0, 0, 0, 0, 0, 0, 0]
+    >>> Topology(procs_per_node=None, nodes=2).place(5).node_of
+    [0, 0, 0, 1, 1]
+    """
+
+    procs_per_node: int | None = 1
     placement: str = "block"
     nodes: int | None = None
     backplane_capacity: int = 1
@@ -56,7 +63,7 @@ class Topology:
     wait: str = "poll"
 
     def __post_init__(self) -> None:
-        if self.procs_per_node < 1:
+        if self.procs_per_node is not None and self.procs_per_node < 1:
             raise ValueError(f"procs_per_node must be >= 1, got {self.procs_per_node}")
         if self.placement not in PLACEMENTS:
             raise ValueError(f"placement must be one of {PLACEMENTS}, got {self.placement!r}")
@@ -72,7 +79,11 @@ class Topology:
     def place(self, numprocs: int) -> Placement:
         """Put ``numprocs`` ranks on the nodes."""
         ppn = self.procs_per_node
-        nodes = self.nodes if self.nodes is not None else -(-numprocs // ppn)
+        if ppn is None:
+            nodes = self.nodes or 1
+            ppn = max(1, -(-numprocs // nodes))
+        else:
+            nodes = self.nodes if self.nodes is not None else -(-numprocs // ppn)
         if nodes * ppn < numprocs:
             raise SimulationError(f"{numprocs} ranks do not fit on {nodes} nodes x {ppn} "
                                   "processes per node")
