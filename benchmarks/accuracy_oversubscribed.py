@@ -28,14 +28,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent / "oversubscribed"
 sys.path.insert(0, str(HERE))
 
-from master_worker import generate  # noqa: E402
+from master_worker import generate
 
-from pevpm.host import mpi_wait_style, probe_machine, usable_cores  # noqa: E402
-from pevpm.machine.profile_model import machine_from_profile  # noqa: E402
-from pevpm.machine.topology import Topology  # noqa: E402
-from pevpm.model.loader import load_model  # noqa: E402
-from pevpm.validate.runner import find_mpiexec  # noqa: E402
-from pevpm.vm.montecarlo import predict  # noqa: E402
+from pevpm.host import mpi_wait_style, probe_machine, usable_cores
+from pevpm.machine.profile_model import machine_from_profile
+from pevpm.machine.topology import Topology
+from pevpm.model.loader import load_model
+from pevpm.validate.runner import find_mpiexec
+from pevpm.vm.montecarlo import predict
 
 
 def median_seconds(action, repeats: int) -> float:

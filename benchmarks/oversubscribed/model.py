@@ -30,12 +30,12 @@ def model():
                 b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", dest="procnum", tag="RESULT",
                           request="done")
                 b.send(8, dest="done.MPI_SOURCE", tag="STOP")
-        with role.case("procnum > 0"):
-            with b.loop("parameter tasks + 1"), b.on_ranks("order.MPI_TAG != STOP"):
-                b.message("MPI_Recv", 8, source=0, dest="procnum", tag="MPI_ANY_TAG",
-                          request="order")
-                with b.on_ranks("order.MPI_TAG == WORK"):
-                    b.serial("parameter t_nap", sleep=True)
-                    b.send(8, dest=0, tag="RESULT")
+        with (role.case("procnum > 0"), b.loop("parameter tasks + 1"),
+              b.on_ranks("order.MPI_TAG != STOP")):
+            b.message("MPI_Recv", 8, source=0, dest="procnum", tag="MPI_ANY_TAG",
+                      request="order")
+            with b.on_ranks("order.MPI_TAG == WORK"):
+                b.serial("parameter t_nap", sleep=True)
+                b.send(8, dest=0, tag="RESULT")
     b.collective("MPI_Barrier")
     return b
