@@ -115,6 +115,16 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def loads_differ(others: float, reference: float | None) -> bool:
+    """Whether two measurements of other processes' CPU (cores) differ by more
+    than :data:`BUSY_THRESHOLD` (False when ``reference`` was not taken).
+
+    >>> loads_differ(1.1, 0.05), loads_differ(0.1, 0.05), loads_differ(1.1, None)
+    (True, False, False)
+    """
+    return reference is not None and abs(others - reference) > BUSY_THRESHOLD
+
+
 #: How an MPI rank blocked in a call waits: busy-polling its core, or asleep.
 WAIT_STYLES = ("poll", "sleep")
 

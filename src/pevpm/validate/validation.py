@@ -29,7 +29,7 @@ from collections.abc import Callable
 import numpy as np
 
 from pevpm.analytic.laws import amdahl_speedup, fit_amdahl
-from pevpm.host import BUSY_THRESHOLD, BusyMeter
+from pevpm.host import BusyMeter, loads_differ
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
 from pevpm.validate.cases import Case, ProblemSize
@@ -129,7 +129,7 @@ def validate_case(case: Case, counts: list[int], profile_path: str, calibration:
 
 def condition_notes(rows: list[dict]) -> list[str]:
     """Notes for the points whose calibration and real runs saw different loads
-    (other processes' CPU differing by more than :data:`pevpm.host.BUSY_THRESHOLD`).
+    (:func:`pevpm.host.loads_differ`).
 
     >>> condition_notes([{"n": 1, "calibration_others": 0.05, "measured_others": 0.1},
     ...                  {"n": 4, "calibration_others": 0.05, "measured_others": 1.1}])
@@ -138,7 +138,7 @@ def condition_notes(rows: list[dict]) -> list[str]:
     notes = []
     for r in rows:
         during = r.get("calibration_others")
-        if during is None or abs(r["measured_others"] - during) <= BUSY_THRESHOLD:
+        if not loads_differ(r.get("measured_others", 0.0), during):
             continue
         notes.append(f"note: at n={r['n']} the calibration and the real runs saw different "
                      f"loads: other processes used {during:.2f} cores during the calibration, "
