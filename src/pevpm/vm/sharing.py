@@ -21,7 +21,9 @@ blocked periods in a sleeping library, its end) up to its own clock; past
 its clock a rank is assumed to go on as it is (a runnable or busy-polling
 rank keeps wanting a core, a sleeping-blocked or ended one does not).  Both
 engines call this one object at the same points, so their results agree to
-the bit.
+the bit.  Each node keeps one time-ordered list of the changes in how many
+of its ranks are idle, so a segment's cost does not grow with the node's
+rank count, only with the changes it spans.
 
 >>> share = CpuSharing([0, 0, 0, 0], cores=2, poll=True)
 >>> [share.run_for(r, 0.0, 1.0) for r in range(4)]     # 4 ranks, 2 cores: 2 s each
@@ -39,15 +41,34 @@ the bit.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 
-_NEVER = float("inf")
-#: Idle periods kept per rank before the ones no rank can ask about are dropped.
-_KEEP = 64
+#: Changes kept per node before those no rank can ask about any more are folded.
+_KEEP = 256
+
+
+class _Node:
+    """The idle-count changes of one oversubscribed node: ``times`` ascending,
+    ``deltas`` +1 (a rank stops wanting a core) or -1 (it wants one again),
+    ``base`` the idle count before ``times[0]``."""
+
+    __slots__ = ("base", "deltas", "keep", "ranks", "times")
+
+    def __init__(self, ranks: list[int]):
+        self.ranks = ranks
+        self.times: list[float] = []
+        self.deltas: list[int] = []
+        self.base = 0
+        self.keep = _KEEP
+
+    def change(self, at: float, delta: int) -> None:
+        i = bisect_right(self.times, at)
+        self.times.insert(i, at)
+        self.deltas.insert(i, delta)
 
 
 class CpuSharing:
-    """Idle periods of every rank on an oversubscribed node, and the time a
+    """When the ranks of oversubscribed nodes want a core, and the time a
     segment takes among them.
 
     ``node_of``: node of each rank; ``cores``: cores per node; ``poll``: a
@@ -61,104 +82,83 @@ class CpuSharing:
         members: dict[int, list[int]] = {}
         for rank, node in enumerate(node_of):
             members.setdefault(node, []).append(rank)
-        self.shared = [len(members[node]) > cores for node in node_of]
-        self.peers = [[q for q in members[node] if q != rank]
-                      for rank, node in enumerate(node_of)]
-        n = len(node_of)
-        self.starts: list[list[float]] = [[] for _ in range(n)]
-        self.ends: list[list[float]] = [[] for _ in range(n)]
-        self.seen = [0.0] * n          # a time no later than each rank's clock
-        self.ended = [False] * n
-        self.keep = [_KEEP] * n
+        nodes = {node: _Node(ranks) for node, ranks in members.items() if len(ranks) > cores}
+        self.node = [nodes.get(node) for node in node_of]
+        self.shared = [node is not None for node in self.node]
+        self.seen = [0.0] * len(node_of)    # a time no later than each rank's clock
+        self.ended = [False] * len(node_of)
 
     # ------------------------------------------------------------ what ranks do
     def sleep(self, rank: int, start: float, seconds: float) -> None:
         """``rank`` sleeps (wants no core) for ``seconds`` from ``start``."""
-        if self.shared[rank] and seconds > 0:
+        node = self.node[rank]
+        if node is not None and seconds > 0:
             self.seen[rank] = start
-            self._idle(rank, start, start + seconds)
+            node.change(start, 1)
+            node.change(start + seconds, -1)
+            self._fold(node)
 
     def block(self, rank: int, at: float) -> None:
         """``rank`` blocks in an MPI call at ``at``."""
-        if self.shared[rank]:
+        node = self.node[rank]
+        if node is not None:
             self.seen[rank] = at
             if not self.poll:
-                self._idle(rank, at, _NEVER)
+                node.change(at, 1)
 
     def resume(self, rank: int, at: float) -> None:
         """``rank``'s blocking call returned at ``at``."""
-        if self.shared[rank]:
+        node = self.node[rank]
+        if node is not None:
             self.seen[rank] = at
             if not self.poll:
-                starts, ends = self.starts[rank], self.ends[rank]
-                if starts[-1] < at:
-                    ends[-1] = at
-                else:
-                    starts.pop()
-                    ends.pop()
+                node.change(at, -1)
+                self._fold(node)
 
     def finish(self, rank: int, at: float) -> None:
         """``rank`` ended at ``at``."""
-        if self.shared[rank]:
+        node = self.node[rank]
+        if node is not None:
             self.ended[rank] = True
-            self._idle(rank, at, _NEVER)
+            node.change(at, 1)
+            self._fold(node)
 
-    def _idle(self, rank: int, start: float, end: float) -> None:
-        starts, ends = self.starts[rank], self.ends[rank]
-        starts.append(start)
-        ends.append(end)
-        if len(starts) > self.keep[rank]:
-            self._forget(rank)
-
-    def _forget(self, rank: int) -> None:
-        """Drop the idle periods that ended before any rank of the node can
-        still start a segment (the least clock of the node's live ranks)."""
-        live = [self.seen[q] for q in [rank, *self.peers[rank]] if not self.ended[q]]
-        floor = min(live) if live else _NEVER
-        ends = self.ends[rank]
-        drop = bisect_right(ends, floor)
-        drop = min(drop, len(ends) - 1)        # the last period stays
-        del self.starts[rank][:drop], ends[:drop]
-        self.keep[rank] = max(_KEEP, 2 * len(ends))
+    def _fold(self, node: _Node) -> None:
+        """Fold the changes no rank of the node can still ask about (those up
+        to the least clock of its live ranks) into ``base``."""
+        if len(node.times) <= node.keep:
+            return
+        live = [self.seen[q] for q in node.ranks if not self.ended[q]]
+        if live:
+            k = bisect_right(node.times, min(live))
+            node.base += sum(node.deltas[:k])
+            del node.times[:k], node.deltas[:k]
+        node.keep = max(_KEEP, 2 * len(node.times))
 
     # --------------------------------------------------------------- stretching
     def run_for(self, rank: int, start: float, work: float) -> float:
         """Wall-clock seconds ``work`` CPU-seconds of ``rank`` take from ``start``."""
-        if not self.shared[rank] or work <= 0:
+        node = self.node[rank]
+        if node is None or work <= 0:
             return work
         self.seen[rank] = start
-        peers = self.peers[rank]
-        cores = self.cores
-        horizon = start + work * (len(peers) + 1) / cores     # the slowest it can go
-        wanting = 1
-        changes: list[tuple[float, int]] = []
-        for q in peers:
-            starts, ends = self.starts[q], self.ends[q]
-            idle_now = False
-            for j in range(bisect_right(ends, start), len(ends)):
-                s = starts[j]
-                if s >= horizon:
-                    break
-                if s <= start:
-                    idle_now = True
-                else:
-                    changes.append((s, -1))
-                if ends[j] < horizon:
-                    changes.append((ends[j], 1))
-            if not idle_now:
-                wanting += 1
-        if wanting <= cores and not changes:
+        times, deltas, cores = node.times, node.deltas, self.cores
+        size = len(node.ranks)
+        first = bisect_right(times, start)
+        last = bisect_left(times, start + work * size / cores, first)   # the slowest it can go
+        wanting = size - node.base - sum(deltas[:first])
+        if wanting <= cores and first == last:
             return work
-        changes.sort()
         now, left, stretched = start, work, False
-        for at, delta in changes:
+        for k in range(first, last):
+            at = times[k]
             rate = 1.0 if wanting <= cores else cores / wanting
             if (at - now) * rate >= left:
                 break
             left -= (at - now) * rate
             stretched = stretched or rate < 1.0
             now = at
-            wanting += delta
+            wanting -= deltas[k]
         rate = 1.0 if wanting <= cores else cores / wanting
         if rate == 1.0 and not stretched:
             return work
