@@ -118,3 +118,11 @@ def test_serial_kind_sleep_in_directives():
     assert parse_directives(to_directives(model), "m.c").body == model.body
     with pytest.raises(PevpmError, match="Serial kind must be one of compute, sleep, got 'nap'"):
         parse_directives("// PEVPM Serial time = 1\n// PEVPM & kind = nap\n", "m.c")
+
+
+@pytest.mark.parametrize("simulate", ENGINES)
+def test_a_rank_costed_before_a_peer_is_known_to_end_is_costed_with_it(simulate):
+    # the documented approximation (docs/cpu-sharing.md): exact sharing gives [3, 2]
+    b = ModelBuilder()
+    b.serial("procnum == 0 ? 2 : 1")
+    assert finishes(b.build(), 2, node(2, 1), simulate) == [4.0, 2.0]
