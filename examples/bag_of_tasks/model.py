@@ -9,7 +9,10 @@ compute times are uniform draws like the program's job stream; a job costs
 ``overhead + slope * compute`` seconds (from calibration).  In ``--compute
 sleep`` mode a rank waiting for a message polls with sleeps of ``poll``
 seconds, so a receive that had to wait ends up to one poll late (``poll = 0``
-models ``--compute spin``).  On one rank the master does every job itself.
+models ``--compute spin``).  In sleep mode (``poll > 0``) a job and a poll
+are sleeps (``kind = sleep``): they need no core, so 4 or 8 ranks on 2 cores
+do not slow each other down (docs/cpu-sharing.md); in spin mode a job is CPU
+work.  On one rank the master does every job itself.
 
     pevpm predict examples/bag_of_tasks/model.py -n 1,2,4,8 -D jobs=400
 """
@@ -18,6 +21,16 @@ from pevpm.model.builder import ModelBuilder
 
 #: How late a polled receive that had to wait completes after its message arrived.
 POLL_DELAY = "uniform(0, parameter poll)"
+JOB_TIME = "parameter overhead + parameter slope * uniform(0, parameter max_compute)"
+
+
+def _job(b: ModelBuilder) -> None:
+    """One job: a sleep in ``--compute sleep`` mode (``poll > 0``), else CPU work."""
+    with b.runon() as mode:
+        with mode.case("parameter poll > 0"):
+            b.serial(JOB_TIME, sleep=True)
+        with mode.case("parameter poll == 0"):
+            b.serial(JOB_TIME)
 
 
 def model():
@@ -26,11 +39,10 @@ def model():
         parameters={"jobs": 400, "max_size": 65536, "max_compute": 0.01,
                     "overhead": 0.0, "slope": 1.0, "poll": 0.0})
     job_size = "floor(uniform(0, parameter max_size))"
-    job_time = "parameter overhead + parameter slope * uniform(0, parameter max_compute)"
     primed = "min(numprocs - 1, parameter jobs)"
     with b.runon() as role:
         with role.case("numprocs == 1"), b.loop("parameter jobs"):
-            b.serial(job_time)
+            _job(b)
         with role.case("procnum == 0"):
             with b.loop(primed, index="k"):
                 b.send("JOBDEF", dest="k + 1", tag="DEFN")
@@ -47,10 +59,10 @@ def model():
             with b.loop("parameter jobs + 1"), b.on_ranks("order.MPI_TAG != DIE"):
                 b.message("MPI_Recv", "JOBDEF", source=0, dest="procnum", tag="MPI_ANY_TAG",
                           request="order")
-                b.serial(POLL_DELAY)
+                b.serial(POLL_DELAY, sleep=True)
                 with b.on_ranks("order.MPI_TAG == DEFN"):
                     b.recv("parameter max_size", source=0, tag="WORK")
-                    b.serial(job_time)
+                    _job(b)
                     b.send("JOBDEF", dest=0, tag="DEFN")
                     b.send(job_size, dest=0, tag="WORK")
     return b
@@ -60,5 +72,5 @@ def _collect_result(b: ModelBuilder) -> None:
     """The master takes the next finished job from whichever worker has one."""
     b.message("MPI_Recv", "JOBDEF", source="MPI_ANY_SOURCE", dest="procnum", tag="DEFN",
               request="done")
-    b.serial(POLL_DELAY)
+    b.serial(POLL_DELAY, sleep=True)
     b.recv("parameter max_size", source="done.MPI_SOURCE", tag="WORK")

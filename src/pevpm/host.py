@@ -115,6 +115,35 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+def loads_differ(others: float, reference: float | None) -> bool:
+    """Whether two measurements of other processes' CPU (cores) differ by more
+    than :data:`BUSY_THRESHOLD` (False when ``reference`` was not taken).
+
+    >>> loads_differ(1.1, 0.05), loads_differ(0.1, 0.05), loads_differ(1.1, None)
+    (True, False, False)
+    """
+    return reference is not None and abs(others - reference) > BUSY_THRESHOLD
+
+
+#: How an MPI rank blocked in a call waits: busy-polling its core, or asleep.
+WAIT_STYLES = ("poll", "sleep")
+
+
+def mpi_wait_style(environ: dict[str, str] | None = None) -> str:
+    """How this machine's MPI library waits in a blocking call, from the
+    environment: ``"sleep"`` when Intel MPI's ``I_MPI_WAIT_MODE`` is on, else
+    ``"poll"`` (MPICH's and Open MPI's default: a waiting rank keeps its core
+    busy; Open MPI's ``mpi_yield_when_idle`` still polls between yields).
+
+    >>> mpi_wait_style({}), mpi_wait_style({"I_MPI_WAIT_MODE": "1"})
+    ('poll', 'sleep')
+    """
+    env = os.environ if environ is None else environ
+    if env.get("I_MPI_WAIT_MODE", "").strip().lower() in ("1", "on", "yes", "enable"):
+        return "sleep"
+    return "poll"
+
+
 def own_cpu_seconds() -> float:
     """CPU seconds (user + system) this process has used."""
     times = os.times()

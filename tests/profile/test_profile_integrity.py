@@ -50,6 +50,9 @@ def refused(path) -> str:
     ("UPDATE meta SET value = 'one' WHERE key = 'schema_version'",
      "schema version 'one' is not a whole number"),
     ("DROP TABLE fits", "table 'fits' is missing"),
+    ("UPDATE meta SET value = 'two' WHERE key = 'cores'", "meta cores 'two' is not a whole"),
+    ("UPDATE meta SET value = '0' WHERE key = 'cores'", "meta cores '0' is not a whole number"),
+    ("INSERT INTO meta(key, value) VALUES ('wait', 'spin')", "meta wait 'spin' is not one of"),
     ("DELETE FROM summaries WHERE block_id = 5", "blocks row 5 ("),
 ])
 def test_damage_is_refused_naming_the_row(profile, sql, expected):
@@ -121,3 +124,11 @@ def test_writer_refuses_non_finite_times(tmp_path):
             pytest.raises(ProfileError, match="times must be finite numbers"):
         w.write_block(1, BlockKey("isend", "", 8, 1, 2), np.array([[1e-6, np.inf]]), reps=2,
                       warmup=0, start_mode="barrier", sync_error=0.0, elapsed=0.1)
+
+
+def test_a_profile_without_cores_or_wait_is_accepted_and_shares_nothing(profile):
+    damage(profile, "DELETE FROM meta WHERE key = 'cores'")
+    from pevpm.machine.profile_model import machine_from_profile
+    topology = machine_from_profile(str(profile)).topology
+    assert (topology.cores, topology.wait) == (None, "poll")
+    assert not topology.place(8).oversubscribed

@@ -2,6 +2,7 @@
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +50,14 @@ def test_measurements_taken_on_a_busy_machine_are_flagged(tmp_path, sample_resul
     assert "(busy)</td>" in page
     assert f"The real runs at n = {rows[-1]['n']} shared the machine" in page
     assert "up to 1.40 cores" in page
+
+
+def test_a_point_calibrated_under_another_load_is_noted(tmp_path, sample_results):
+    rows = sample_results["validation"]["jacobi"]
+    rows[0]["measured_others"], rows[0]["calibration_others"] = 0.1, 0.05
+    rows[-1]["measured_others"], rows[-1]["calibration_others"] = 1.2, 0.05
+    page = Path(write_report(sample_results, str(tmp_path))).read_text(encoding="utf-8")
+    assert (f"At n = {rows[-1]['n']} the calibration and the real runs saw different loads: "
+            "other processes used 0.05 cores during the calibration, up to 1.20 during the "
+            "runs.") in page
+    assert f"At n = {rows[0]['n']} the calibration" not in page

@@ -1,9 +1,10 @@
 """The compiled core and the reference engine agree run for run (Hypothesis).
 
 Random models (exchanges in three styles, wildcard gathers, loops whose
-index sets the size, random serial times, Condition branches, collectives)
-on random machines (Hockney with shared bandwidth, LogGP, a per-size
-distribution called from the core, the shipped measured profile) must give
+index sets the size, random serial times, sleeps, Condition branches,
+collectives) on random machines (Hockney with shared bandwidth, LogGP, a
+per-size distribution called from the core, the shipped measured profile;
+nodes with fewer cores than ranks, busy-polling or sleeping waits) must give
 the same makespan, per-rank times, critical path, message records and
 collective completions for the same seed; where the reference stops with an
 error, the core stops too (and the adapter then reruns the reference).
@@ -28,7 +29,7 @@ pytestmark = pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core 
 
 PEER = "procnum % 2 == 0 ? procnum + 1 : procnum - 1"
 BLOCKS = ("nonblocking", "sendrecv", "ordered", "gather", "ring", "loop", "condition",
-          "random_serial", "allreduce", "alltoall", "bcast", "barrier", "self")
+          "random_serial", "sleep", "allreduce", "alltoall", "bcast", "barrier", "self")
 COMMS = {
     "hockney": Hockney(2e-5, 1e8, share_bandwidth=True, intra_latency=5e-6),
     "loggp": LogGP(L=5e-6, o=1e-6, g=2e-6, G=1e-9),
@@ -85,6 +86,9 @@ def add_block(b, kind, size, i):
         b.wait("me")
     elif kind == "random_serial":
         b.serial("gamma(1e-4, 3e-5) + exponential(1e-5)")
+    elif kind == "sleep":
+        b.serial("uniform(0, 1e-4)", sleep=True)
+        b.serial("procnum * 1e-5")
     elif kind == "allreduce":
         b.collective("MPI_Allreduce", size)
     elif kind == "alltoall":
@@ -121,12 +125,15 @@ def check_same(model, numprocs, machine, seed):
 @given(blocks=st.lists(st.tuples(st.sampled_from(BLOCKS), st.integers(0, 70_000)),
                        min_size=1, max_size=5),
        numprocs=st.integers(1, 9), comm=st.sampled_from(sorted(COMMS)),
-       eager=st.sampled_from([0, 1024]), ppn=st.integers(1, 3), seed=st.integers(0, 2**32))
-def test_the_core_and_the_reference_agree(blocks, numprocs, comm, eager, ppn, seed):
+       eager=st.sampled_from([0, 1024]), ppn=st.integers(1, 3), seed=st.integers(0, 2**32),
+       cores=st.sampled_from([None, 1, 2]), wait=st.sampled_from(["poll", "sleep"]))
+def test_the_core_and_the_reference_agree(blocks, numprocs, comm, eager, ppn, seed, cores,
+                                          wait):
     b = ModelBuilder()
     for i, (kind, size) in enumerate(blocks):
         add_block(b, kind, size, i)
-    machine = Machine(COMMS[comm], Topology(procs_per_node=ppn), eager_limit=eager)
+    machine = Machine(COMMS[comm], Topology(procs_per_node=ppn, cores=cores, wait=wait),
+                      eager_limit=eager)
     check_same(b.build(), numprocs, machine, seed)
 
 

@@ -19,6 +19,7 @@ from pevpm.cli import numbers
 from pevpm.cli.numbers import finite_result
 from pevpm.cli.paths import writable_file, writable_folder
 from pevpm.errors import ModelError, PevpmError, ProfileError
+from pevpm.host import WAIT_STYLES
 from pevpm.profile.fits import BlockFit, TrendGroup, fit_profile, pearson_trends
 from pevpm.profile.synthetic import (
     DEFAULT_PLACEMENTS,
@@ -107,6 +108,12 @@ def register(subparsers) -> None:
         default=",".join(DEFAULT_PLACEMENTS),
         help="n x p placements to write (default %(default)s)",
     )
+    new.add_argument("--cores", type=numbers.whole(1, 10**6), metavar="C",
+                     help="cores per node: more ranks than cores on a node share them "
+                          "(default: no limit)")
+    new.add_argument("--wait", choices=WAIT_STYLES, default="poll",
+                     help="how a rank blocked in MPI waits: poll (keeps its core busy, "
+                          "MPICH's default) or sleep (poll)")
     new.add_argument("--samples", type=numbers.whole(1, 10**7), default=2000,
                      help="times per block (2000)")
     new.add_argument("--seed", type=numbers.seed, default=0, help="seed of the sampled times (0)")
@@ -337,6 +344,8 @@ def run_machine_new(args) -> int:
         samples=args.samples,
         name=args.name,
         random_state=args.seed,
+        cores=args.cores,
+        wait=args.wait,
     )
     print(f"wrote {count} blocks ({len(placements)} placements) to {output}")
     return 0

@@ -56,9 +56,10 @@ def register(subparsers) -> None:
                         "default (the profile shipped with pevpm; pevpm machine list) "
                         "(default perseus)")
     p.add_argument("--ppn", type=numbers.procs_per_node, metavar="P",
-                   help="processes per node (n x p placement); on the machine a profile was "
-                        "measured on, the ranks it runs per node (e.g. --ppn 2 on one "
-                        "2-core node)")
+                   help="processes per node (n x p placement; default for a profile measured "
+                        "on one host: every rank on that host, sharing its cores)")
+    p.add_argument("--nodes", type=numbers.procs_per_node, metavar="N",
+                   help="spread the ranks evenly over N nodes (with --ppn: N nodes of P)")
     p.add_argument("--processor", metavar="ID",
                    help="processor id of every rank (selects 'Serial on ID' lines)")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
@@ -126,7 +127,8 @@ def run_predict(args) -> int:
         raise PevpmError("give the model file to predict (or --list-models)")
     params = parse_defines(args.defines)
     _check_local_workers(args.workers, args.executor)
-    machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor)
+    machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor,
+                            nodes=args.nodes)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
     if not Path(args.model).is_file():

@@ -17,6 +17,7 @@ on the lab's profile (:mod:`pevpm.validate.lab_validation`).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shlex
@@ -271,10 +272,11 @@ def run_validate(args) -> int:
     note = different_host_note(args.machine)
     if note:
         print(f"pevpm validate: note: {note}", file=sys.stderr)
-    default_progress(f"{case.name}: calibrating serial segments on one rank")
-    calibration = calibrate([case.name], nprocs=args.n, repeats=5)
-    rows = validate_case(case, args.n, profile, calibration, size, args.repeats, args.runs,
-                         args.seed, progress=default_progress)
+    default_progress(f"{case.name}: calibration interleaved with the real runs")
+    rows = validate_case(case, args.n, profile, None, size, args.repeats, args.runs,
+                         args.seed, progress=default_progress,
+                         recalibrate=functools.partial(calibrate, [case.name], nprocs=args.n,
+                                                       repeats=5))
     print(format_rows(case.name, rows))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:

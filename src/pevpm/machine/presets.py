@@ -26,7 +26,10 @@ n x p), ``placement`` (``block``/``cyclic``), ``nodes``, ``backplane``
 (messages the switch carries at full speed), ``eager`` (largest blocking send,
 in bytes, that returns without waiting for its receive), ``contention``
 (``on``, or ``off`` for the restricted PEVPM that costs every message at
-contention 1), ``processor`` (the processor id ``Serial on`` selects) and
+contention 1), ``cores`` (cores per node: more ranks than cores on a node
+share them, see :mod:`pevpm.vm.sharing`), ``wait`` (``poll``: a rank blocked
+in MPI keeps its core busy, MPICH's default; ``sleep``: it does not),
+``processor`` (the processor id ``Serial on`` selects) and
 ``speed`` (MHz); the last two replace the processor settings of the model's
 ``Default`` directive.  Numbers take units:
 ``s ms us ns`` for times, ``B/s KB/s MB/s GB/s bit/s Kbit/s Mbit/s Gbit/s``
@@ -41,6 +44,8 @@ not negative; bandwidths at least 1 B/s, speeds above zero, and ``ppn``,
 2
 >>> parse_machine("perseus:contention=off").node_contention
 False
+>>> parse_machine("constant:latency=1us,cores=2", nodes=1).topology.place(8).oversubscribed
+True
 >>> parse_machine("default:model=latency-bandwidth", ppn=2).comm.bandwidth > 1e8
 True
 """
@@ -58,7 +63,7 @@ from pevpm.errors import PevpmError, did_you_mean
 from pevpm.machine.comm_models import Constant, Hockney, LogGP
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
-from pevpm.machine.topology import Topology
+from pevpm.machine.topology import WAIT_STYLES, Topology
 from pevpm.profile.builtin import is_builtin, resolve_profile
 
 #: Perseus (thesis ch. 4): Fast Ethernet through Intel 510T switches.
@@ -85,8 +90,8 @@ DESCRIPTIONS = {
                 "reproducing the thesis's predictions (Serial on perseus applies)"),
 }
 
-MACHINE_KEYS = ("ppn", "placement", "nodes", "backplane", "eager", "contention", "processor",
-                "speed")
+MACHINE_KEYS = ("ppn", "placement", "nodes", "backplane", "eager", "contention", "cores",
+                "wait", "processor", "speed")
 
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
 
@@ -121,17 +126,20 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Callable, dict]] = {
 }
 
 
-def parse_machine(spec: str, ppn: int | None = None, processor: str | None = None) -> Machine:
+def parse_machine(spec: str, ppn: int | None = None, processor: str | None = None,
+                  nodes: int | None = None) -> Machine:
     """The :class:`~pevpm.machine.machine.Machine` a spec names (see module doc).
 
-    ``ppn`` (``--ppn``) and ``processor`` (``--processor``) override the
-    spec's processes per node and processor id.
+    ``ppn`` (``--ppn``), ``nodes`` (``--nodes``) and ``processor``
+    (``--processor``) override the spec's processes per node, node count and
+    processor id; ``nodes`` without ``ppn`` spreads the ranks evenly over the
+    nodes.
     """
     spec = spec.strip()
     kind, _, rest = spec.partition(":")
     profile = profile_of(spec)
     if profile is not None:
-        return _profile_machine(str(profile), rest, ppn, processor)
+        return _profile_machine(str(profile), rest, ppn, processor, nodes)
     where = f"--machine {spec}"
     if kind not in KINDS:
         hint = did_you_mean(kind, KINDS)
@@ -141,6 +149,9 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
     values = _parse_pairs(rest, comm_keys + MACHINE_KEYS, where)
     machine_values = {**machine_defaults,
                       **{k: values.pop(k) for k in MACHINE_KEYS if k in values}}
+    if nodes is not None:
+        machine_values["nodes"] = nodes
+        machine_values.setdefault("ppn", None)
     if ppn is not None:
         machine_values["ppn"] = ppn
     if processor is not None:
@@ -169,16 +180,19 @@ def profile_of(spec: str) -> Path | None:
     return Path(kind) if kind not in KINDS and os.path.exists(kind) else None
 
 
-PROFILE_KEYS = ("model", "source", "eager", "ppn", "contention")
+PROFILE_KEYS = ("model", "source", "eager", "ppn", "nodes", "contention")
 
 
-def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | None) -> Machine:
-    """``PATH[:model=mean2x1,source=fitted,eager=0,ppn=2,contention=off]``: a measured
-    machine."""
+def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | None,
+                     nodes: int | None = None) -> Machine:
+    """``PATH[:model=mean2x1,source=fitted,eager=0,ppn=2,nodes=1,contention=off]``: a
+    measured machine."""
     from pevpm.machine.profile_model import MPICH_EAGER_LIMIT, machine_from_profile
 
     values = _parse_pairs(rest, PROFILE_KEYS, f"--machine {path}") if rest else {}
     return machine_from_profile(path, ppn=ppn or (int(values["ppn"]) if "ppn" in values else None),
+                                nodes=nodes or (int(values["nodes"]) if "nodes" in values
+                                                else None),
                                 processor=processor, model=str(values.get("model", "full")),
                                 source=str(values.get("source", "empirical")),
                                 eager_limit=int(values.get("eager", MPICH_EAGER_LIMIT)),
@@ -186,10 +200,15 @@ def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | Non
 
 
 def _assemble(comm, values: dict) -> Machine:
-    topology = Topology(procs_per_node=int(values.get("ppn", 1)),
+    ppn = values.get("ppn", 1)
+    wait = str(values.get("wait", "poll"))
+    if wait not in WAIT_STYLES:
+        raise ValueError(f"wait must be one of {', '.join(WAIT_STYLES)}, got {wait!r}")
+    topology = Topology(procs_per_node=None if ppn is None else int(ppn),
                         placement=str(values.get("placement", "block")),
                         nodes=int(values["nodes"]) if "nodes" in values else None,
-                        backplane_capacity=int(values.get("backplane", 1)))
+                        backplane_capacity=int(values.get("backplane", 1)),
+                        cores=int(values["cores"]) if "cores" in values else None, wait=wait)
     processors = None
     if "processor" in values or "speed" in values:
         processors = ProcessorModel(name=str(values.get("processor", "default")),
@@ -202,13 +221,13 @@ def _assemble(comm, values: dict) -> Machine:
 SWITCH_KEYS = ("contention",)
 SWITCHES = {"on": True, "off": False}
 #: Keys whose values are words, not numbers.
-TEXT_KEYS = ("placement", "processor", "model", "source")
+TEXT_KEYS = ("placement", "processor", "model", "source", "wait")
 #: Keys whose values must be above zero (a zero bandwidth never delivers).
 POSITIVE_KEYS = ("bandwidth", "intra_bandwidth", "speed")
 #: Least bandwidth, bytes/s: below it a large message's time overflows.
 MIN_BANDWIDTH = 1.0
 #: Keys whose values must be whole numbers, and their least values.
-WHOLE_KEYS = {"ppn": 1, "nodes": 1, "backplane": 1, "eager": 0}
+WHOLE_KEYS = {"ppn": 1, "nodes": 1, "backplane": 1, "eager": 0, "cores": 1}
 #: Largest whole-number value (sizes in bytes, counts).
 MAX_WHOLE = 2**62
 

@@ -10,6 +10,14 @@ This is where ``--machine machine.db`` on the command line lands.
 >>> m.topology.procs_per_node, m.comm.model, m.eager_limit
 (4, 'mean2x1', 65536)
 
+A profile measured on one host describes that host: without ``ppn`` or
+``nodes`` every rank runs on it, sharing the cores the benchmark could use
+(the ``cores`` and ``wait`` its origin records):
+
+>>> here = machine_from_profile("default").topology
+>>> here.procs_per_node, here.nodes, here.cores, here.wait
+(None, 1, 2, 'poll')
+
 Besides the profile-driven models, ``model="latency-bandwidth"`` costs every
 message by a straight line ``latency + size / bandwidth`` fitted to the
 two-process ping-pong means (the ``latency-bandwidth`` column of the
@@ -33,7 +41,7 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.profile_comm import MODEL_NAMES, ProfileCommModel
 from pevpm.machine.topology import Topology
-from pevpm.profile.builtin import resolve_profile
+from pevpm.profile.builtin import origin_of, resolve_profile
 from pevpm.profile.store import TRANSFER_TEST, Profile
 
 #: The model fitted to the profile rather than sampled from it.
@@ -59,7 +67,8 @@ assert set(COMM_MODELS) == {*MODEL_NAMES, LATENCY_BANDWIDTH}
 MPICH_EAGER_LIMIT = 65536
 
 
-def machine_from_profile(path: str, ppn: int | None = None, processor: str | None = None,
+def machine_from_profile(path: str, ppn: int | None = None, nodes: int | None = None,
+                         processor: str | None = None,
                          model: str = "full", collectives: str | None = None,
                          source: str = "empirical", extrapolate: bool = True,
                          eager_limit: int = MPICH_EAGER_LIMIT,
@@ -67,8 +76,13 @@ def machine_from_profile(path: str, ppn: int | None = None, processor: str | Non
     """The machine of the profile at ``path``.
 
     ``path`` is a file or a built-in profile's name (``"default"``).
-    ``ppn``: processes per node (default: the profile's own n x p when it has
-    one placement, else one per node); ``model``: one of :data:`COMM_MODELS`
+    ``ppn``: processes per node; ``nodes``: how many nodes (with no ``ppn``,
+    the ranks spread evenly over them).  With neither, a profile whose blocks
+    all ran on one node and that records its host's cores puts every rank on
+    that one node; otherwise the default is the profile's own n x p when it
+    has one placement, else one rank per node.  Nodes have the cores and the
+    MPI wait style the profile's origin records (none recorded: no sharing).
+    ``model``: one of :data:`COMM_MODELS`
     (``full``, ``min2x1``, ``mean2x1``, ``min-nxp``, ``mean-nxp``,
     ``latency-bandwidth``); ``collectives``: overrides
     such as ``"alltoall=pairwise"``; ``source``: ``empirical`` histograms or
@@ -86,12 +100,16 @@ def machine_from_profile(path: str, ppn: int | None = None, processor: str | Non
             comm = ProfileCommModel.from_profile(profile, model, source=source,
                                                  extrapolate=extrapolate)
         config = CollectiveConfig.for_profile(profile, collectives or ())
-        if ppn is None:
-            placements = {(k.n, k.p) for k in profile.blocks()}
-            ppn = next(iter(placements))[1] if len(placements) == 1 else 1
+        origin = origin_of(profile)
+        placements = {(k.n, k.p) for k in profile.blocks()}
+        if ppn is None and nodes is None:
+            if origin.cores and placements and all(n == 1 for n, _ in placements):
+                nodes = 1
+            else:
+                ppn = next(iter(placements))[1] if len(placements) == 1 else 1
+    topology = Topology(procs_per_node=ppn, nodes=nodes, cores=origin.cores, wait=origin.wait)
     processors = ProcessorModel(name=processor) if processor else None
-    return Machine(comm, Topology(procs_per_node=ppn), processors, eager_limit, config,
-                   node_contention)
+    return Machine(comm, topology, processors, eager_limit, config, node_contention)
 
 
 def latency_bandwidth_fit(profile: Profile) -> Hockney:

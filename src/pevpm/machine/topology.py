@@ -18,6 +18,16 @@ that node's ``down`` link.
 ([0, 0, 1, 1], True, False)
 >>> [placed.link_names[i] for i in placed.route(1, 2)]
 ['up 0', 'backplane', 'down 1']
+
+A node has ``cores`` cores (``None``: as many as it has ranks, the thesis's
+one process per processor).  With more ranks than cores the ranks share them
+(see :mod:`pevpm.vm.sharing`); ``wait`` says whether a rank blocked in an MPI
+call keeps its core busy polling (``"poll"``, MPICH's default) or sleeps
+(``"sleep"``):
+
+>>> shared = Topology(procs_per_node=8, cores=2).place(8)
+>>> shared.cores, shared.wait, shared.oversubscribed
+(2, 'poll', True)
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pevpm.errors import SimulationError
+from pevpm.host import WAIT_STYLES
 
 PLACEMENTS = ("block", "cyclic")
 
@@ -33,15 +44,26 @@ PLACEMENTS = ("block", "cyclic")
 class Topology:
     """A switched cluster: ``procs_per_node`` ranks per node, ``placement``
     ``block`` (ranks 0..p-1 on node 0) or ``cyclic`` (rank r on node r mod n);
-    ``nodes`` defaults to as many as the ranks need."""
+    ``nodes`` defaults to as many as the ranks need; ``procs_per_node=None``
+    spreads the ranks evenly over ``nodes`` (default 1: every rank on one
+    node); ``cores``: cores per node (``None``: no sharing); ``wait``: one of
+    :data:`WAIT_STYLES`.
 
-    procs_per_node: int = 1
+    >>> Topology(procs_per_node=None, cores=2).place(8).node_of
+    [0, 0, 0, 0, 0, 0, 0, 0]
+    >>> Topology(procs_per_node=None, nodes=2).place(5).node_of
+    [0, 0, 0, 1, 1]
+    """
+
+    procs_per_node: int | None = 1
     placement: str = "block"
     nodes: int | None = None
     backplane_capacity: int = 1
+    cores: int | None = None
+    wait: str = "poll"
 
     def __post_init__(self) -> None:
-        if self.procs_per_node < 1:
+        if self.procs_per_node is not None and self.procs_per_node < 1:
             raise ValueError(f"procs_per_node must be >= 1, got {self.procs_per_node}")
         if self.placement not in PLACEMENTS:
             raise ValueError(f"placement must be one of {PLACEMENTS}, got {self.placement!r}")
@@ -49,11 +71,19 @@ class Topology:
             raise ValueError(f"nodes must be >= 1, got {self.nodes}")
         if self.backplane_capacity < 1:
             raise ValueError(f"backplane_capacity must be >= 1, got {self.backplane_capacity}")
+        if self.cores is not None and self.cores < 1:
+            raise ValueError(f"cores must be >= 1, got {self.cores}")
+        if self.wait not in WAIT_STYLES:
+            raise ValueError(f"wait must be one of {WAIT_STYLES}, got {self.wait!r}")
 
     def place(self, numprocs: int) -> Placement:
         """Put ``numprocs`` ranks on the nodes."""
         ppn = self.procs_per_node
-        nodes = self.nodes if self.nodes is not None else -(-numprocs // ppn)
+        if ppn is None:
+            nodes = self.nodes or 1
+            ppn = max(1, -(-numprocs // nodes))
+        else:
+            nodes = self.nodes if self.nodes is not None else -(-numprocs // ppn)
         if nodes * ppn < numprocs:
             raise SimulationError(f"{numprocs} ranks do not fit on {nodes} nodes x {ppn} "
                                   "processes per node")
@@ -61,15 +91,24 @@ class Topology:
             node_of = [rank // ppn for rank in range(numprocs)]
         else:
             node_of = [rank % nodes for rank in range(numprocs)]
-        return Placement(node_of, nodes, self.backplane_capacity)
+        return Placement(node_of, nodes, self.backplane_capacity, self.cores, self.wait)
 
 
 class Placement:
-    """A topology with ranks placed: node of each rank, link ids and capacities."""
+    """A topology with ranks placed: node of each rank, link ids and capacities,
+    cores per node and wait style; ``oversubscribed``: some node has more ranks
+    than cores."""
 
-    def __init__(self, node_of: list[int], nodes: int, backplane_capacity: int):
+    def __init__(self, node_of: list[int], nodes: int, backplane_capacity: int,
+                 cores: int | None = None, wait: str = "poll"):
         self.node_of = node_of
         self.nodes = nodes
+        self.cores = cores
+        self.wait = wait
+        per_node = [0] * nodes
+        for node in node_of:
+            per_node[node] += 1
+        self.oversubscribed = cores is not None and max(per_node, default=0) > cores
         self.link_names = ([f"up {k}" for k in range(nodes)]
                            + [f"down {k}" for k in range(nodes)]
                            + [f"mem {k}" for k in range(nodes)] + ["backplane"])

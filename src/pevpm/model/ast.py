@@ -70,10 +70,14 @@ class Serial:
 
     With ``on`` set, the segment applies only to ranks whose processor model
     has that id (several ``Serial on`` nodes in a row give one time per model).
+    With ``sleep`` the rank waits without using its core (a ``sleep()``, I/O):
+    the time neither scales with processor speed nor stretches when ranks
+    share cores (:mod:`pevpm.vm.sharing`).
     """
 
     time: Expr
     on: str | None = None
+    sleep: bool = False
     loc: Location | None = field(default=None, compare=False)
 
 

@@ -123,7 +123,7 @@ class ModelBuilder:
         >>> b = ModelBuilder()
         >>> b.add(Serial(Expr.of(0.5)))
         >>> b.build().body
-        (Serial(time=Expr('0.5'), on=None, loc=None),)
+        (Serial(time=Expr('0.5'), on=None, sleep=False, loc=None),)
         """
         self._stack[-1].append(statement)
 
@@ -137,19 +137,23 @@ class ModelBuilder:
             self._stack.pop()
 
     # -- computation and control flow ---------------------------------------------
-    def serial(self, time, on: str | None = None) -> None:
+    def serial(self, time, on: str | None = None, sleep: bool = False) -> None:
         """Local computation of ``time`` seconds (at the timing basis); ``on`` names the
-        processor this time applies to (``Serial on ID``; other processors skip it).
+        processor this time applies to (``Serial on ID``; other processors skip it);
+        ``sleep``: the rank waits ``time`` seconds without using its core (``kind = sleep``).
 
         >>> b = ModelBuilder(constants={"n": 1000})
         >>> b.serial("0.002 * n")
         >>> b.serial(0.5, on="fast")
+        >>> b.serial(0.01, sleep=True)
         >>> print(b.directives(), end="")
         #define n 1000
         // PEVPM Serial time = 0.002 * n
         // PEVPM Serial on fast time = 0.5
+        // PEVPM Serial time = 0.01
+        // PEVPM &      kind = sleep
         """
-        self.add(Serial(Expr.of(time), on))
+        self.add(Serial(Expr.of(time), on, sleep))
 
     @contextmanager
     def loop(self, count, index: str | None = None) -> Iterator[None]:

@@ -63,6 +63,9 @@ from pevpm.model.source import COMMENT_MARKERS, DirectiveLine, located_error, sc
 #: Seconds per unit for ``Serial`` times (``time = 3.24 ms``, ``Default time unit = ms``).
 TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 
+#: ``Serial kind = ...``: ``compute`` uses the rank's core, ``sleep`` does not.
+SERIAL_KINDS = ("compute", "sleep")
+
 KEYWORDS = ("Processor", "Network", "Default", "Parameter", "Serial", "Message", "Loop",
             "Condition", "Runon", "Subroutine", "Call")
 _TOP_LEVEL_ONLY = frozenset({"Processor", "Network", "Default", "Parameter", "Subroutine"})
@@ -393,7 +396,12 @@ class _Parser:
 
     # -- statements ---------------------------------------------------------------------
     def on_serial(self, d: Directive) -> Serial:
-        attr = self.attributes(d, ("time",), ("time",))["time"]
+        attrs = self.attributes(d, ("time", "kind"), ("time",))
+        attr = attrs["time"]
+        kind = attrs.get("kind")
+        if kind is not None and kind.value.strip() not in SERIAL_KINDS:
+            raise self.error_at(f"Serial kind must be one of {', '.join(SERIAL_KINDS)}, "
+                                f"got {kind.value.strip()!r}", kind, value=True)
         m = _UNIT_SUFFIX.match(attr.value)
         scale = TIME_UNITS[m.group("unit")] if m else self.time_scale
         time = self.expr(attr, "Serial time", m.group("expr") if m else attr.value)
@@ -403,7 +411,8 @@ class _Parser:
         if scale != 1.0:
             time = Expr(Binary("*", time.tree, Num(scale)), time.where)
         self.seen_serial = True
-        return Serial(time, d.serial_on, self.where(d))
+        sleep = kind is not None and kind.value.strip() == "sleep"
+        return Serial(time, d.serial_on, sleep, self.where(d))
 
     def on_message(self, d: Directive) -> Message:
         attrs = self.attributes(d, ("type", "size", "from", "to", "tag", "root", "recv_size")

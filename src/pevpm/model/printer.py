@@ -136,7 +136,8 @@ def _statement(stmt: Statement, depth: int) -> Iterator[str]:
         if _UNIT_AMBIGUOUS.match(time):
             time += " s"
         head = f"on {stmt.on} " if stmt.on else ""
-        yield from _directive("Serial", [("time", time)], depth, head)
+        attrs = [("time", time)] + ([("kind", "sleep")] if stmt.sleep else [])
+        yield from _directive("Serial", attrs, depth, head)
     elif isinstance(stmt, Message):
         yield from _directive("Message", _message_attributes(stmt), depth)
     elif isinstance(stmt, Loop):
@@ -242,7 +243,8 @@ class _Tree:
             where = f"  [line {stmt.loc.line}]" if stmt.loc else ""
             if isinstance(stmt, Serial):
                 on = f" on {stmt.on}" if stmt.on else ""
-                out.append(f"{pad}Serial{on}: {self.show(stmt.time, ' s')}{where}")
+                sleep = " (sleep)" if stmt.sleep else ""
+                out.append(f"{pad}Serial{on}: {self.show(stmt.time, ' s')}{sleep}{where}")
             elif isinstance(stmt, Message):
                 out.append(f"{pad}{stmt.op}: {self.message(stmt)}{where}")
             elif isinstance(stmt, Loop):

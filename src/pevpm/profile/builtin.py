@@ -18,8 +18,8 @@ records it in the profile's ``meta`` table (:func:`record_origin`); for older
 profiles it is pieced together from the runs:
 
 >>> origin = profile_origin("default")
->>> origin.host, origin.cores, origin.mpi_library
-('vm', 2, 'MPICH 5.0.2')
+>>> origin.host, origin.cores, origin.mpi_library, origin.wait
+('vm', 2, 'MPICH 5.0.2', 'poll')
 >>> origin.measured
 '2026-11-22T02:29'
 """
@@ -33,6 +33,7 @@ from importlib import resources
 from pathlib import Path
 
 from pevpm.errors import ProfileError
+from pevpm.host import mpi_wait_style, usable_cores
 from pevpm.profile.store import Profile, ProfileWriter
 
 #: File name suffix that makes a file in ``pevpm/data`` a built-in profile.
@@ -42,8 +43,10 @@ BUILTIN_SUFFIX = "-profile.db"
 #: described, not measured, so no host to compare with.
 SYNTHETIC_LIBRARY = "synthetic"
 
-#: ``meta`` keys holding a profile's origin (written by ``pevpm bench``).
-ORIGIN_KEYS = ("host", "host_description", "cpu", "cores", "purpose")
+#: ``meta`` keys holding a profile's origin (written by ``pevpm bench``): ``cores``
+#: are the cores the benchmark could use (its affinity), ``wait`` how the MPI
+#: library waits (``poll`` or ``sleep``; profiles without it: ``poll``).
+ORIGIN_KEYS = ("host", "host_description", "cpu", "cores", "wait", "purpose")
 
 
 def _data_dir() -> Path:
@@ -120,6 +123,7 @@ class ProfileOrigin:
     mpi_library: str
     measured: str
     purpose: str = ""
+    wait: str = "poll"
 
     def summary(self) -> str:
         """One line: host (description), MPI library, date measured.
@@ -135,8 +139,9 @@ class ProfileOrigin:
 
     @classmethod
     def of_this_host(cls) -> ProfileOrigin:
-        """The machine pevpm runs on now."""
-        return cls(platform.node(), "", cpu_model(), os.cpu_count(), "", "")
+        """The machine pevpm runs on now (``cores``: those this process may use)."""
+        return cls(platform.node(), "", cpu_model(), usable_cores(), "", "",
+                   wait=mpi_wait_style())
 
     def differs_from(self, other: ProfileOrigin) -> bool:
         """Whether ``other`` is evidently another machine: another host name, or
@@ -173,6 +178,7 @@ def origin_of(profile: Profile) -> ProfileOrigin:
         mpi_library=_library_name(runs[-1].mpi_library) if runs else "",
         measured=(runs[0].started[:16] if runs else meta.get("created", "")[:16]),
         purpose=meta.get("purpose", ""),
+        wait=meta.get("wait", "poll"),
     )
 
 
@@ -183,8 +189,9 @@ def profile_origin(spec: str | os.PathLike) -> ProfileOrigin:
 
 
 def record_origin(writer: ProfileWriter, host: str | None = None) -> None:
-    """Write this machine's host name, processor and core count into a profile
-    (what ``pevpm bench`` does), keeping a description or purpose already there.
+    """Write this machine's host name, processor, usable cores and MPI wait style
+    into a profile (what ``pevpm bench`` does), keeping a description or purpose
+    already there.
 
     >>> import tempfile, shutil, os
     >>> folder = tempfile.mkdtemp()
@@ -192,12 +199,13 @@ def record_origin(writer: ProfileWriter, host: str | None = None) -> None:
     >>> with ProfileWriter.open(copy) as writer:
     ...     record_origin(writer, host="node7")
     >>> origin = profile_origin(copy)
-    >>> origin.host, origin.cores == os.cpu_count(), origin.description[:7]
-    ('node7', True, '2-core ')
+    >>> origin.host, origin.cores == usable_cores(), origin.wait, origin.description[:7]
+    ('node7', True, 'poll', '2-core ')
     >>> shutil.rmtree(folder)
     """
     here = ProfileOrigin.of_this_host()
-    writer.set_metadata(host=host or here.host, cpu=here.cpu, cores=str(here.cores or ""))
+    writer.set_metadata(host=host or here.host, cpu=here.cpu, cores=str(here.cores or ""),
+                        wait=here.wait)
 
 
 def different_host_note(spec: str | os.PathLike) -> str | None:

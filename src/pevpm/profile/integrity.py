@@ -26,6 +26,7 @@ import math
 import sqlite3
 
 from pevpm.errors import ProfileError
+from pevpm.host import WAIT_STYLES
 
 # Column kinds: INT (whole number, with a least value), REAL (finite, with a
 # least value or None), ANY_REAL (a number, infinities allowed), TEXT, TEXT_OR_NULL,
@@ -137,6 +138,13 @@ def _check_header(conn, path: str, format_tag: str, schema_version: int) -> None
                                where=path)
     if meta.get("format") != format_tag:
         raise ProfileError("not a pevpm machine profile (wrong format tag)", where=path)
+    cores = meta.get("cores", "").strip()
+    if cores and not (cores.isascii() and cores.isdigit() and int(cores) >= 1):
+        raise ProfileError(f"damaged profile: meta cores {_shown(cores)} is not a whole "
+                           "number >= 1", where=path)
+    if meta.get("wait", "poll") not in WAIT_STYLES:
+        raise ProfileError(f"damaged profile: meta wait {_shown(meta['wait'])} is not one of "
+                           f"{', '.join(WAIT_STYLES)}", where=path)
     raw = meta.get("schema_version", "0")
     if not (raw.strip().isascii() and raw.strip().isdigit()):
         raise ProfileError(f"damaged profile: schema version {_shown(raw)} is not a whole "

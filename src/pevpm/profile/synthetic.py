@@ -132,8 +132,14 @@ def write_profile(
     samples: int = 2000,
     name: str = "hypothetical",
     random_state=None,
+    cores: int | None = None,
+    wait: str = "poll",
 ) -> int:
     """Write a synthetic profile with ``samples`` times per block; returns the block count.
+
+    ``cores``: cores per node of the machine described (recorded in the
+    profile's origin with ``wait``, how its MPI library waits; ``None``: no
+    limit, ranks never share a core).
 
     Each placement ``NxP`` becomes a run with one ``isend`` and one
     ``isendlocal`` block per size, sampled from the machine's Pearson V and
@@ -150,6 +156,8 @@ def write_profile(
     rng = as_generator(random_state)
     written = 0
     with ProfileWriter.open(path, machine=name) as writer:
+        if cores is not None:
+            writer.set_metadata(cores=str(cores), wait=wait)
         for n, p in layouts:
             ranks = n * p
             run_id = writer.begin_run(

@@ -31,7 +31,7 @@ import json
 import os
 
 from pevpm.errors import PevpmError
-from pevpm.host import BUSY_THRESHOLD
+from pevpm.host import BUSY_THRESHOLD, loads_differ
 from pevpm.report import figures
 
 STYLE = """
@@ -112,6 +112,12 @@ def _validation_table(example: str, rows: list[dict], tolerance: float) -> str:
         out.append(f"<p class=\"note\">The real runs at n = {counts} shared the machine with "
                    f"other busy processes (up to {worst:.2f} cores' worth of CPU): their "
                    "measured times, and the errors against them, may be too large.</p>")
+    for r in rows:
+        if loads_differ(r.get("measured_others", 0.0), r.get("calibration_others")):
+            out.append(f"<p class=\"note\">At n = {r['n']} the calibration and the real runs "
+                       f"saw different loads: other processes used "
+                       f"{r['calibration_others']:.2f} cores during the calibration, up to "
+                       f"{r['measured_others']:.2f} during the runs.</p>")
     return "".join(out)
 
 

@@ -173,15 +173,15 @@ def run_example(program: str | os.PathLike, nprocs: int, args: list[str] = (),
         run_once(program, nprocs, args, timeout, launcher)
     records, others = [], []
     for _ in range(repeats):
-        meter, began = BusyMeter().start(), _job_cpu_seconds()
+        meter, began = BusyMeter().start(), job_cpu_seconds()
         records.append(run_once(program, nprocs, args, timeout, launcher))
-        others.append(round(meter.others(_job_cpu_seconds() - began), 3))
+        others.append(round(meter.others(job_cpu_seconds() - began), 3))
     return Measurement(program=find_example(program).parent.name, nprocs=nprocs,
                        args=[str(a) for a in args],
                        times=[r["wall_time"] for r in records], records=records, others=others)
 
 
-def _job_cpu_seconds() -> float:
+def job_cpu_seconds() -> float:
     """CPU seconds of this process and its finished children (mpiexec and the ranks)."""
     times = os.times()
     return times.user + times.system + times.children_user + times.children_system

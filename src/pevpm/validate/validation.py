@@ -14,6 +14,12 @@ fitted to the ping-pong means and evaluated on the same program structure.
 jacobi
     n      measured mean ± sd              full   err %           mean2x1   err %
     2       1.0000 s ± 0.0200          1.0400 s    +4.0          0.8000 s   -20.0
+
+With ``recalibrate`` :func:`validate_case` interleaves calibration with the
+real runs (calibrate, run at 1 rank, calibrate, run at 2 ranks, ...), so a
+point's prediction uses serial times measured in the conditions of its own
+runs; the table notes a point whose calibration and runs still saw different
+loads (other processes' CPU, :class:`pevpm.host.BusyMeter`).
 """
 
 from __future__ import annotations
@@ -23,10 +29,17 @@ from collections.abc import Callable
 import numpy as np
 
 from pevpm.analytic.laws import amdahl_speedup, fit_amdahl
+from pevpm.host import BusyMeter, loads_differ
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
 from pevpm.validate.cases import Case, ProblemSize
-from pevpm.validate.runner import LocalLauncher, Measurement, disturbance_notes, run_example
+from pevpm.validate.runner import (
+    LocalLauncher,
+    Measurement,
+    disturbance_notes,
+    job_cpu_seconds,
+    run_example,
+)
 from pevpm.vm.montecarlo import predict
 
 #: Models compared at every point ("full" is PEVPM proper; see
@@ -85,22 +98,52 @@ def add_amdahl(rows: list[dict]) -> None:
         r["predictions"]["amdahl"] = float(t1 / amdahl_speedup(r["n"], 1.0 - serial))
 
 
-def validate_case(case: Case, counts: list[int], profile_path: str, calibration: dict,
+def validate_case(case: Case, counts: list[int], profile_path: str, calibration: dict | None,
                   size: ProblemSize, repeats: int, runs: int, seed: int,
-                  progress: Callable[[str], None] = lambda _: None) -> list[dict]:
-    """Measured vs predicted rows for ``case`` at each count (see module doc)."""
+                  progress: Callable[[str], None] = lambda _: None,
+                  recalibrate: Callable[[], dict] | None = None) -> list[dict]:
+    """Measured vs predicted rows for ``case`` at each count (see module doc).
+
+    ``recalibrate``: called right before the real runs at each count; its
+    calibration (instead of ``calibration``) predicts that count, and the
+    row records the other processes' CPU during it (``calibration_others``).
+    """
     case.check_procs(counts, size)
-    measured = measure(case, counts, size, repeats, progress)
-    predicted = predict_case(case, counts, profile_path, calibration, size, runs, seed,
-                             progress)
     rows = []
     for n in counts:
-        m = measured[n]
+        row_calibration, calibration_others = calibration, None
+        if recalibrate is not None:
+            progress(f"{case.name}: calibrating again before the runs on {n} process(es)")
+            meter, began = BusyMeter().start(), job_cpu_seconds()
+            row_calibration = recalibrate()
+            calibration_others = round(meter.others(job_cpu_seconds() - began), 3)
+        m = measure(case, [n], size, repeats, progress)[n]
+        predicted = predict_case(case, [n], profile_path, row_calibration, size, runs, seed,
+                                 progress)
         rows.append({"n": n, "measured_mean": m.mean, "measured_sd": m.sd,
                      "measured_times": list(m.times), "measured_others": m.busiest,
-                     **predicted[n]})
+                     "calibration_others": calibration_others, **predicted[n]})
     add_amdahl(rows)
     return rows
+
+
+def condition_notes(rows: list[dict]) -> list[str]:
+    """Notes for the points whose calibration and real runs saw different loads
+    (:func:`pevpm.host.loads_differ`).
+
+    >>> condition_notes([{"n": 1, "calibration_others": 0.05, "measured_others": 0.1},
+    ...                  {"n": 4, "calibration_others": 0.05, "measured_others": 1.1}])
+    ['note: at n=4 the calibration and the real runs saw different loads: other processes used 0.05 cores during the calibration, up to 1.10 during the runs']
+    """
+    notes = []
+    for r in rows:
+        during = r.get("calibration_others")
+        if not loads_differ(r.get("measured_others", 0.0), during):
+            continue
+        notes.append(f"note: at n={r['n']} the calibration and the real runs saw different "
+                     f"loads: other processes used {during:.2f} cores during the calibration, "
+                     f"up to {r['measured_others']:.2f} during the runs")
+    return notes
 
 
 def format_rows(example: str, rows: list[dict]) -> str:
@@ -120,4 +163,5 @@ def format_rows(example: str, rows: list[dict]) -> str:
         measured = f"{r['measured_mean']:.4f} s ± {r['measured_sd']:.4f}"
         lines.append(f"{r['n']:5d}  {measured:>22}{cells}")
     lines += disturbance_notes({r["n"]: r.get("measured_others", 0.0) for r in rows})
+    lines += condition_notes(rows)
     return "\n".join(lines)

@@ -86,6 +86,7 @@ from pevpm.vm.result import (
     Slice,
 )
 from pevpm.vm.scoreboard import ContentionScoreboard
+from pevpm.vm.sharing import CpuSharing
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,9 @@ class _Engine:
         comm = machine.comm if bound is None else machine.comm.bounded(bound)
         self.comm = for_placement(comm, self.placement.node_of)
         self.scoreboard = ContentionScoreboard(self.placement.capacities)
+        self.sharing = (CpuSharing(self.placement.node_of, self.placement.cores,
+                                   self.placement.wait == "poll")
+                        if self.placement.oversubscribed else None)
         setup = RankSetup.of(program, model, numprocs, machine, params, self.rng)
         self.ranks = [_Rank(r, *fields) for r, fields in enumerate(zip(
             setup.codes, setup.envs, setup.proc_ids, setup.factors))]
@@ -316,6 +320,8 @@ class _Engine:
             if pc == end:
                 if not rank.frames:
                     rank.done = True
+                    if self.sharing is not None:
+                        self.sharing.finish(rank.id, rank.clock)
                     return
                 self.end_collective(rank)
                 code, pc, loops = rank.code, rank.pc, rank.loops
@@ -334,7 +340,7 @@ class _Engine:
                     if seconds < 0:
                         raise ModelError(f"negative serial time {seconds} from '{ins[4].time}'",
                                          ins[3])
-                    self.spend(rank, COMPUTE, seconds * rank.factor, "Serial", ins[3])
+                    self.serial(rank, seconds, ins[4].sleep, ins[3])
             elif op == vm.NEXT or op == vm.NEXT_MARKED:
                 if op == vm.NEXT_MARKED:
                     rank.marks.append((rank.clock, *rank.spent, self.messages))
@@ -429,6 +435,21 @@ class _Engine:
         else:
             return self.begin_collective(rank, ins)
         return False
+
+    def serial(self, rank: _Rank, seconds: float, sleep: bool, where: str) -> None:
+        """A Serial segment: ``seconds`` at the timing basis, stretched when the
+        rank's node has more ranks wanting a core than cores; a sleep takes
+        ``seconds`` as written and frees the core."""
+        sharing = self.sharing
+        if sleep:
+            if sharing is not None:
+                sharing.sleep(rank.id, rank.clock, seconds)
+            self.spend(rank, COMPUTE, seconds, "Serial", where)
+            return
+        seconds *= rank.factor
+        if sharing is not None:
+            seconds = sharing.run_for(rank.id, rank.clock, seconds)
+        self.spend(rank, COMPUTE, seconds, "Serial", where)
 
     def choose(self, ins: tuple, env: dict) -> int:
         """Pick a Condition arm at random by weight."""
@@ -580,6 +601,8 @@ class _Engine:
             self.finish_wait(state, resume=False)
             return False
         rank.blocked = state
+        if self.sharing is not None:
+            self.sharing.block(rank.id, rank.clock)
         return True
 
     def finish_wait(self, state: _Wait, resume: bool = True) -> None:
@@ -595,6 +618,8 @@ class _Engine:
             rank.path = last.path
         rank.blocked = None
         if resume:
+            if self.sharing is not None:
+                self.sharing.resume(rank.id, rank.clock)
             self.runnable.append(rank)
 
     def resolve_test(self, test: _Test, flag: bool) -> None:
@@ -671,6 +696,8 @@ class _Engine:
         arrived.append(rank)
         if len(arrived) < self.numprocs:
             rank.blocked = _Wait(rank, [], f"{op} (until every rank joins)", where)
+            if self.sharing is not None:
+                self.sharing.block(rank.id, rank.clock)
             return True
         del self.timed_arrivals[rank.timed_calls]
         entries = np.empty(self.numprocs)
@@ -686,6 +713,8 @@ class _Engine:
             self.spend(r, COMMUNICATION, done[r.id] - r.clock, op, where)
             if r is not rank:
                 r.blocked = None
+                if self.sharing is not None:
+                    self.sharing.resume(r.id, r.clock)
                 self.runnable.append(r)
         return False
 

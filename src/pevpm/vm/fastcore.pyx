@@ -30,6 +30,7 @@ from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PRO
 from pevpm.vm import engine
 from pevpm.vm import program as vm
 from pevpm.vm.result import CollectiveRecord, MessageRecord
+from pevpm.vm.sharing import CpuSharing
 
 import time
 
@@ -138,7 +139,7 @@ cdef double _interp(double x, double[::1] xp, double[::1] fp):
 cdef struct Ins:
     int op
     int target          # JUMP target, LOOP exit, NEXT body
-    int blocking
+    int blocking        # SEND/RECV: blocking; SERIAL: a sleep
     int opid            # index of the MPI op name in OP_NAMES
     int konst           # bit k: operand slot k is a valid constant in iv/dv
     long iv[7]
@@ -194,6 +195,7 @@ cdef class Code:
             if _is_number(value) and value >= 0:
                 i.dv = value
                 i.konst = 2
+            i.blocking = 1 if ins[4] is not None and ins[4].sleep else 0
         elif op == SEND or op == RECV:
             i.opid = op_id(ins[1])
             i.blocking = 1 if ins[2] else 0
@@ -329,6 +331,7 @@ cdef class Rank:
 cdef class Core:
     cdef int numprocs
     cdef object machine, comm, rng, placement, limits
+    cdef object sharing         # a CpuSharing on oversubscribed nodes, else None
     cdef pevpm_bitgen_t *bitgen
     cdef list ranks
     cdef Req *reqs
@@ -464,6 +467,8 @@ cdef class Core:
         self._comm_model(comm)
         self.contention_matters = self.contention_matters and machine.node_contention
         self._scoreboard(placement)
+        self.sharing = (CpuSharing(placement.node_of, placement.cores, placement.wait == "poll")
+                        if placement.oversubscribed else None)
 
     cdef _comm_model(self, comm):
         from pevpm.machine.comm_models import Constant, Hockney, LogGP
@@ -624,6 +629,8 @@ cdef class Core:
             if pc == code.n:
                 if not rank.frames:
                     rank.done = 1
+                    if self.sharing is not None:
+                        self.sharing.finish(rank.id, rank.clock)
                     return 0
                 rank.pc = pc
                 self.end_collective(rank)
@@ -644,7 +651,14 @@ cdef class Core:
                         if not value >= 0:
                             raise Unsupported("negative serial time")
                         seconds = value
-                    self.spend(rank, 0, seconds * rank.factor)
+                    if ins.blocking:
+                        if self.sharing is not None:
+                            self.sharing.sleep(rank.id, rank.clock, seconds)
+                    else:
+                        seconds = seconds * rank.factor
+                        if self.sharing is not None:
+                            seconds = self.sharing.run_for(rank.id, rank.clock, seconds)
+                    self.spend(rank, 0, seconds)
             elif op == NEXT or op == NEXT_MARKED:
                 if op == NEXT_MARKED:
                     rank.marks.append((rank.clock, rank.spent[0], rank.spent[1], rank.spent[2],
@@ -1205,6 +1219,8 @@ cdef class Core:
             self.finish_wait(rank, False)
             return False
         rank.blocked = 1
+        if self.sharing is not None:
+            self.sharing.block(rank.id, rank.clock)
         return True
 
     cdef int finish_wait(self, Rank rank, bint resume) except -1:
@@ -1228,6 +1244,8 @@ cdef class Core:
         rank.wait_records = None
         rank.blocked = 0
         if resume:
+            if self.sharing is not None:
+                self.sharing.resume(rank.id, rank.clock)
             self.runnable.append(rank)
         return 0
 
