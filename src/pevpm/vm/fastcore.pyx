@@ -283,6 +283,7 @@ cdef Code code_for(tuple code, bint collective):
     if c is None or (<Code> c).code is not code:
         if len(_CODES) > 65536:
             _CODES.clear()
+            _BOXES.clear()      # the codes still running keep their boxes
         c = _CODES[id(code)] = Code(code, collective)
     return <Code> c
 
