@@ -19,7 +19,7 @@ machine).
 
 pevpm runs on the compiled core when it is built (``--engine reference`` for
 the pure-Python engine); msg/s is per CPU second of the simulating process.
-``--collectives`` also times one MPI_Alltoall and one MPI_Allreduce call
+``--collectives`` also times one MPI_Alltoall, MPI_Allreduce and MPI_Allgather call
 (1 KiB) at 64-1,024 ranks; ``--memory-ranks`` adds Jacobi rows measured by
 pevpm only (messages per CPU second, peak memory).
 
@@ -120,14 +120,19 @@ def collective_model(op: str, size: int = 1024):
 def print_collectives(simulate, counts) -> None:
     print("\nOne collective call (1 KiB), machine perseus: CPU seconds of a first run "
           "(expansion included) and a second (expansion cached), messages per CPU second")
-    print(f"{'op':>14} {'ranks':>6} {'messages':>9} {'first s':>8} {'again s':>8} {'msg/s':>9}")
-    for op in ("MPI_Alltoall", "MPI_Allreduce"):
+    print(f"{'op':>14} {'ranks':>6} {'messages':>9} {'first s':>8} {'again s':>8} {'msg/s':>9} "
+          f"{'RSS MB':>7}  (RSS: the process's peak so far)")
+    for op in ("MPI_Alltoall", "MPI_Allreduce", "MPI_Allgather"):
         for n in counts:
             model = collective_model(op)
             first = time_pevpm(model, n, 1, simulate, memory=False)
             again = time_pevpm(model, n, 1, simulate, memory=False)
             print(f"{op:>14} {n:>6} {again['messages']:>9} {first['cpu']:>8.3f} "
-                  f"{again['cpu']:>8.3f} {again['rate']:>9.0f}", flush=True)
+                  f"{again['cpu']:>8.3f} {again['rate']:>9.0f} {_peak_rss_mb():>7.0f}", flush=True)
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def ensure_smpi() -> bool:
@@ -242,7 +247,7 @@ def main(argv=None) -> int:
           "predicted / simulated: virtual run time (s) from each simulator; ratios: "
           "pevpm / SMPI (below 1: pevpm is faster)")
     print(f"process max RSS (pevpm side): "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} MB")
+          f"{_peak_rss_mb():.1f} MB")
     shutil.rmtree(workdir, ignore_errors=True)
     return 0
 

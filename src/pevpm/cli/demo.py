@@ -10,7 +10,8 @@
    each process count's runs (calibrate, run, calibrate, run, ...) so that
    prediction and measurement see the same machine;
 5. predict each case out to 64 and 1024 processes (beyond what this
-   machine runs: hypothetical nodes like this one);
+   machine runs: hypothetical nodes like this one; past the FFT grid's rows
+   the grid grows with the ranks, see :func:`fft_beyond_grid`);
 6. the collective "Pascal triangle", a Perfetto trace of one simulated run,
    and the report (``pevpm-report/index.html``).
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import platform
 import shutil
 import subprocess
@@ -147,8 +149,11 @@ def scaling_predictions(profile: Path, calibration: dict, plan: DemoPlan,
         points = []
         for n in plan.scaling_counts:
             if name == "fft2d" and plan.size.grid % n:
-                continue
-            params = case.model_params(calibration, n, plan.size)
+                params = fft_beyond_grid(calibration, n, plan.size)
+                if params is None:
+                    continue
+            else:
+                params = case.model_params(calibration, n, plan.size)
             scale = 1.0
             if name in MESSAGES_PER_ITERATION:
                 full = params["iterations"]
@@ -158,9 +163,38 @@ def scaling_predictions(profile: Path, calibration: dict, plan: DemoPlan,
             machine = machine_from_profile(str(profile), ppn=2, collectives=case.collectives)
             pred = predict(model, n, machine, runs=max(2, plan.runs // 4), seed=1,
                            params=params, bounds=False, workers=1)
-            points.append({"n": n, "mean": pred.mean * scale, "sd": pred.sd * scale})
+            points.append({"n": n, "mean": pred.mean * scale, "sd": pred.sd * scale,
+                           **({"grid": params["N"]} if params.get("N", plan.size.grid)
+                              != plan.size.grid else {})})
         out[name] = points
     return out
+
+
+def fft_beyond_grid(calibration: dict, numprocs: int, size: ProblemSize) -> dict | None:
+    """The FFT's parameters on more ranks than its grid has rows: the grid grows to
+    ``numprocs`` rows (one row per rank), and a rank's serial time is that of the
+    calibrated count holding as many grid points, ``grid**2 / numprocs`` ranks, scaled
+    by ``log2`` of the row length (an FFT's work per point); None when that count was
+    not calibrated.
+
+    >>> cal = {"fft2d": {"row_ffts": {"64": {"median": 1e-4}}, "transpose": {},
+    ...                  "program_iteration": {"median": 6.4e-3}}}
+    >>> p = fft_beyond_grid(cal, 1024, ProblemSize())
+    >>> p["N"], round(p["t_serial"] / 1e-4, 6)
+    (1024, 1.25)
+    >>> fft_beyond_grid(cal, 512, ProblemSize()) is None     # 128 ranks not calibrated
+    True
+    """
+    grid = size.grid
+    if numprocs <= grid or numprocs % grid or (grid * grid) % numprocs:
+        return None
+    same_points = grid * grid // numprocs
+    if str(same_points) not in calibration.get("fft2d", {}).get("row_ffts", {}):
+        return None
+    params = CASES["fft2d"].model_params(calibration, same_points, size)
+    longer = math.log2(numprocs) / math.log2(grid)
+    return {**params, "N": numprocs, "t_serial": params["t_serial"] * longer,
+            "t_sd": params["t_sd"] * longer}
 
 
 def pascal_triangle(runs: int = 200, numprocs: int = 16) -> dict:
@@ -224,7 +258,10 @@ def run_demo(outdir: str = "pevpm-report", quick: bool = False, profile: str | N
                   f"{time.monotonic() - started:.0f} s. Real runs: {plan.repeats} repeats after "
                   "a warm-up; predictions: Monte Carlo over the measured distributions. "
                   "Predictions beyond the measured counts assume nodes like this one, 2 ranks "
-                  "each, on a network that behaves like its shared memory."],
+                  "each, on a network that behaves like its shared memory."]
+                 + [f"{name} at {p['n']} processes: a {p['grid']} x {p['grid']} grid (one row "
+                    "per rank), serial time from the calibrated count with as many points"
+                    for name, points in scaling.items() for p in points if "grid" in p],
         "machine": described, "validation": validation, "scaling": scaling,
         "breakdowns": breakdowns, "collectives": collectives, "figures": figures,
         "trace": "trace.json",

@@ -507,8 +507,9 @@ class _Engine:
         recv.queued = True
         heapq.heappush(self.decisions, (recv.posted, recv.seq, recv))
 
-    def keep_request(self, rank: _Rank, name: str, record) -> None:
-        rank.requests[name] = record
+    def keep_request(self, rank: _Rank, name: str | None, record) -> None:
+        if name is not None:            # a collective's requests have no names
+            rank.requests[name] = record
         rank.outstanding[record.seq] = record
 
     # ------------------------------------------------------------------- matching
@@ -831,8 +832,7 @@ def _expansion(op: str, size: int, root: int, rank: int, numprocs: int, config,
                where: str) -> tuple[tuple, ...]:
     """The compiled code ``rank`` runs for one collective call (shared by every
     run in this process: a Monte Carlo prediction expands each call once)."""
-    return vm.compile_statements(
-        collectives.expand(op, size, root, rank, numprocs, config), where)
+    return collectives.expand_code(op, size, root, rank, numprocs, config, where)
 
 
 def _truncated(send: PostedSend, recv: PostedRecv) -> TruncationError:

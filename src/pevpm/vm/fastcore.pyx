@@ -160,69 +160,95 @@ cdef int op_id(str name):
 
 
 cdef int SENDRECV_OP = op_id("MPI_Sendrecv")
+cdef class InsBox:
+    """One instruction tuple as a C instruction; equal tuples (a collective's
+    expansions share theirs across ranks) share one box."""
+    cdef Ins ins
+    cdef readonly tuple py
+
+    def __cinit__(self, tuple py, bint collective):
+        self.py = py
+        _translate(&self.ins, py, collective)
 
 
 cdef class Code:
-    """One compiled code tuple as C instructions (shared by every rank that runs it)."""
-    cdef Ins *ins
+    """One compiled code tuple as pointers to C instructions (shared by every
+    rank that runs it)."""
+    cdef Ins **ins
     cdef int n
     cdef readonly tuple code
-    cdef bint collective        # a collective's expansion: tags below 0 are its own
+    cdef list boxes             # keeps the instructions alive
 
     def __cinit__(self, tuple code, bint collective):
         self.code = code
-        self.collective = collective
         self.n = len(code)
-        self.ins = <Ins *> malloc(max(self.n, 1) * sizeof(Ins))
+        self.ins = <Ins **> malloc(max(self.n, 1) * sizeof(Ins *))
+        self.boxes = []
         cdef int pc
+        cdef InsBox box
         for pc in range(self.n):
-            self._translate(pc, code[pc])
+            box = box_for(code[pc], collective)
+            self.boxes.append(box)
+            self.ins[pc] = &box.ins
 
     def __dealloc__(self):
         free(self.ins)
 
-    cdef int _translate(self, int pc, tuple ins) except -1:
-        cdef Ins *i = &self.ins[pc]
-        i.op = ins[0]
-        i.konst = 0
-        i.target = 0
-        i.blocking = 0
-        i.opid = 0
-        i.dv = 0.0
-        op = i.op
-        if op == SERIAL:
-            value = getattr(ins[1], "value", None)
-            if _is_number(value) and value >= 0:
-                i.dv = value
-                i.konst = 2
-            i.blocking = 1 if ins[4] is not None and ins[4].sleep else 0
-        elif op == SEND or op == RECV:
-            i.opid = op_id(ins[1])
-            i.blocking = 1 if ins[2] else 0
-            _integer_slot(i, 3, ins[3], 1)
-            _peer_slot(i, 4, ins[4], op == RECV)
-            _integer_slot(i, 5, ins[5], 3 if self.collective else 0 if op == SEND else 2)
-        elif op == SENDRECV:
-            i.opid = op_id("MPI_Sendrecv")
-            _integer_slot(i, 1, ins[1], 1)
-            _peer_slot(i, 2, ins[2], False)
-            _integer_slot(i, 3, ins[3], 1)
-            _peer_slot(i, 4, ins[4], True)
-            _integer_slot(i, 5, ins[5], 3 if self.collective else 0)
-            _integer_slot(i, 6, ins[6], 3 if self.collective else 2)
-        elif op == LOOP:
-            i.target = ins[3]
-            value = getattr(ins[1], "value", None)
-            if _is_number(value) and value == int(value):
-                i.dv = value
-                i.konst = 2
-        elif op == NEXT or op == JUMP or op == NEXT_MARKED:
-            i.target = ins[1]
-        elif op == RUNON:
-            i.target = ins[2]
-        elif op == WAIT:
-            i.opid = op_id(ins[1])
-        return 0
+
+cdef dict _BOXES = {}
+
+
+cdef InsBox box_for(tuple py, bint collective):
+    key = (id(py), collective)
+    box = _BOXES.get(key)
+    if box is None or (<InsBox> box).py is not py:
+        if len(_BOXES) > 262144:
+            _BOXES.clear()
+        box = _BOXES[key] = InsBox(py, collective)
+    return <InsBox> box
+
+
+cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
+    i.op = ins[0]
+    i.konst = 0
+    i.target = 0
+    i.blocking = 0
+    i.opid = 0
+    i.dv = 0.0
+    op = i.op
+    if op == SERIAL:
+        value = getattr(ins[1], "value", None)
+        if _is_number(value) and value >= 0:
+            i.dv = value
+            i.konst = 2
+        i.blocking = 1 if ins[4] is not None and ins[4].sleep else 0
+    elif op == SEND or op == RECV:
+        i.opid = op_id(ins[1])
+        i.blocking = 1 if ins[2] else 0
+        _integer_slot(i, 3, ins[3], 1)
+        _peer_slot(i, 4, ins[4], op == RECV)
+        _integer_slot(i, 5, ins[5], 3 if collective else 0 if op == SEND else 2)
+    elif op == SENDRECV:
+        i.opid = op_id("MPI_Sendrecv")
+        _integer_slot(i, 1, ins[1], 1)
+        _peer_slot(i, 2, ins[2], False)
+        _integer_slot(i, 3, ins[3], 1)
+        _peer_slot(i, 4, ins[4], True)
+        _integer_slot(i, 5, ins[5], 3 if collective else 0)
+        _integer_slot(i, 6, ins[6], 3 if collective else 2)
+    elif op == LOOP:
+        i.target = ins[3]
+        value = getattr(ins[1], "value", None)
+        if _is_number(value) and value == int(value):
+            i.dv = value
+            i.konst = 2
+    elif op == NEXT or op == JUMP or op == NEXT_MARKED:
+        i.target = ins[1]
+    elif op == RUNON:
+        i.target = ins[2]
+    elif op == WAIT:
+        i.opid = op_id(ins[1])
+    return 0
 
 
 cdef bint _is_number(value):
@@ -263,6 +289,7 @@ cdef Code code_for(tuple code, bint collective):
     if c is None or (<Code> c).code is not code:
         if len(_CODES) > 65536:
             _CODES.clear()
+            _BOXES.clear()      # the codes still running keep their boxes
         c = _CODES[id(code)] = Code(code, collective)
     return <Code> c
 
@@ -636,7 +663,7 @@ cdef class Core:
                 self.end_collective(rank)
                 code, pc = rank.code, rank.pc
                 continue
-            ins = &code.ins[pc]
+            ins = code.ins[pc]
             op = ins.op
             if self.count_event():
                 raise self.wall_limit(rank, code.code[pc])
@@ -714,7 +741,7 @@ cdef class Core:
         return ins[1][-1][1]
 
     cdef long size_of(self, Code code, int pc, int slot, Rank rank) except -1:
-        cdef Ins *ins = &code.ins[pc]
+        cdef Ins *ins = code.ins[pc]
         if ins.konst & (1 << slot):
             return ins.iv[slot]
         value = code.code[pc][slot](rank.env)
@@ -725,7 +752,7 @@ cdef class Core:
         return int(value)
 
     cdef long peer_of(self, Code code, int pc, int slot, Rank rank, bint source) except? -99:
-        cdef Ins *ins = &code.ins[pc]
+        cdef Ins *ins = code.ins[pc]
         cdef long value
         if ins.konst & (1 << slot):
             value = ins.iv[slot]
@@ -742,7 +769,7 @@ cdef class Core:
         raise Unsupported("peer out of range")
 
     cdef long tag_of(self, Code code, int pc, int slot, Rank rank, bint receiving) except? -99:
-        cdef Ins *ins = &code.ins[pc]
+        cdef Ins *ins = code.ins[pc]
         if ins.konst & (1 << slot):
             return ins.iv[slot]
         value = code.code[pc][slot](rank.env)
@@ -752,7 +779,7 @@ cdef class Core:
         raise Unsupported("tag")
 
     cdef bint communicate(self, Rank rank, Code code, int pc) except -1:
-        cdef Ins *ins = &code.ins[pc]
+        cdef Ins *ins = code.ins[pc]
         cdef int op = ins.op, s, r
         cdef long size
         py = code.code[pc]
@@ -927,12 +954,14 @@ cdef class Core:
         self.heap_push(self.reqs[r].posted, self.reqs[r].seq, r)
 
     cdef void keep_request(self, Rank rank, name, int i):
-        old = rank.requests.get(name)
-        if old is not None:
-            self.release(old)
-        rank.requests[name] = i
+        if name is not None:        # a collective's requests have no names
+            old = rank.requests.get(name)
+            if old is not None:
+                self.release(old)
+            rank.requests[name] = i
+            self.reqs[i].refs += 1
         rank.outstanding[self.reqs[i].seq] = i
-        self.reqs[i].refs += 2
+        self.reqs[i].refs += 1
 
     # ---------------------------------------------------------------- matching
     cdef int contention(self, int src, long dst, double at, int opid) except -1:

@@ -41,7 +41,7 @@ statement's place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -148,13 +148,6 @@ def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -
     return Program(tuple(compiler.code), frozenset(known), frozenset(invariant))
 
 
-def compile_statements(statements: Iterable[ast.Statement], where: str) -> tuple[tuple, ...]:
-    """Compile statements that use no names (a collective's expansion)."""
-    compiler = _Compiler({}, set(ex.RANK_NAMES), where)
-    compiler.block(tuple(statements), (), {})
-    return tuple(compiler.code)
-
-
 class _Compiler:
     def __init__(self, subroutines: Mapping[str, tuple], known: set[str], source: str,
                  invariant: set[str] = frozenset(ex.RANK_NAMES)):
@@ -175,7 +168,7 @@ class _Compiler:
 
     def value(self, e: ex.Expr | None, where: str, default=None, scope=()) -> Value | None:
         if e is None:
-            return None if default is None else _constant(default)
+            return None if default is None else constant_fn(default)
         unknown = sorted(n for n in e.names() if n not in self.known and n not in scope)
         if unknown:
             name = unknown[0]
@@ -300,13 +293,13 @@ def _fold(ins: tuple, env: Mapping[str, object]) -> tuple[tuple, tuple]:
         folded = [_evaluate(weight, env) for weight, _ in ins[1]]
         if _UNFOLDED in folded:
             return (), ins
-        arms = tuple((_constant(w), pc) for w, (_, pc) in zip(folded, ins[1]))
+        arms = tuple((constant_fn(w), pc) for w, (_, pc) in zip(folded, ins[1]))
         return tuple((type(w), w) for w in folded), (CONDITION, arms, ins[2])
     values, new = [], list(ins)
     for slot in slots:
         value = _evaluate(ins[slot], env)
         if value is not _UNFOLDED:
-            constant = _constant(value)
+            constant = constant_fn(value)
             if constant is not ins[slot]:       # else a constant already
                 values.append((slot, type(value), value))
                 new[slot] = constant
@@ -326,7 +319,7 @@ def _evaluate(fn: Value | None, env: Mapping[str, object]):
 # ----------------------------------------------------------------- expressions
 
 
-def _constant(value) -> Value:
+def constant_fn(value) -> Value:
     """``f(env) -> value``; equal values of one type share one function."""
     try:
         return _interned_constant(type(value), value)
@@ -368,14 +361,14 @@ def _compile(node, e: ex.Expr, where: str) -> Value:
     """A closure computing ``node`` the way :meth:`Expr.evaluate` does
     (constant parts folded, ``name op number`` in one step)."""
     if isinstance(node, ex.Num):
-        return _constant(node.value)
+        return constant_fn(node.value)
     if ex.Expr(node).is_constant():
         try:
-            return _constant(ex.Expr(node).evaluate({}))
+            return constant_fn(ex.Expr(node).evaluate({}))
         except ModelError:
             pass                    # e.g. 1/0: reported if and when it runs
     if isinstance(node, ex.SizeOf):
-        return _constant(ex.C_TYPE_SIZES[node.type_name])
+        return constant_fn(ex.C_TYPE_SIZES[node.type_name])
     if isinstance(node, ex.Name):
         name = node.id
         if name in ex.BUILTIN_CONSTANTS:

@@ -163,7 +163,7 @@ def truncated(program: vm.Program, loop: SteadyLoop, iterations: int) -> vm.Prog
     """``program`` with ``loop`` cut to ``iterations`` and its iteration ends marked."""
     code = list(program.code)
     head = code[loop.loop_pc]
-    code[loop.loop_pc] = (head[0], vm._constant(iterations), *head[2:])
+    code[loop.loop_pc] = (head[0], vm.constant_fn(iterations), *head[2:])
     code[loop.next_pc] = (vm.NEXT_MARKED, code[loop.next_pc][1])
     return replace(program, code=tuple(code))
 

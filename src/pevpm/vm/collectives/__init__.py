@@ -48,6 +48,7 @@ from pevpm.machine.collectives import (
 )
 from pevpm.model.ast import Statement
 from pevpm.vm.collectives.call import FAMILY_OF, CollectiveCall, normalise_size
+from pevpm.vm.collectives.compiled import compile_script
 from pevpm.vm.collectives.script import REQUEST_PREFIX, RankScript
 from pevpm.vm.collectives.selection import ALGORITHMS
 from pevpm.vm.collectives.tags import COLLECTIVE_TAG_BASE, collective_tag, is_collective_tag
@@ -94,8 +95,22 @@ def expand(op: str, size, root: int | None, rank: int, numprocs: int,
     return _expand(op, size, root or 0, rank, numprocs, config or DEFAULT_CONFIG)
 
 
+def expand_code(op: str, size, root: int | None, rank: int, numprocs: int,
+                config: CollectiveConfig | None, where: str) -> tuple[tuple, ...]:
+    """What :func:`expand` gives, as the engines' compact code for the call at ``where``
+    (see :mod:`pevpm.vm.collectives.compiled`)."""
+    if isinstance(size, list):
+        size = tuple(size)
+    return compile_script(_script(op, size, root or 0, rank, numprocs,
+                                  config or DEFAULT_CONFIG).finish(), where)
+
+
 @lru_cache(maxsize=65536)
 def _expand(op, size, root, rank, numprocs, config) -> tuple[Statement, ...]:
+    return _script(op, size, root, rank, numprocs, config).statements()
+
+
+def _script(op, size, root, rank, numprocs, config) -> RankScript:
     call = CollectiveCall(op, size, root=root, rank=rank, numprocs=numprocs)
     name = config.algorithm(op, call.nbytes, numprocs)
     if name in TIMED_ALGORITHMS:
@@ -103,7 +118,7 @@ def _expand(op, size, root, rank, numprocs, config) -> tuple[Statement, ...]:
     script = RankScript(rank, collective_tag(call.family))
     if numprocs > 1:
         ALGORITHMS[call.family][name](script, call, config.options)
-    return script.statements()
+    return script
 
 
 def timed_completion(op: str, size, root: int | None, entries,
@@ -149,6 +164,7 @@ __all__ = [
     "algorithm_for",
     "collective_tag",
     "expand",
+    "expand_code",
     "is_collective_tag",
     "is_timed",
     "synchronised_completion",

@@ -24,18 +24,25 @@ from pevpm.model.expr import Expr
 REQUEST_PREFIX = "__coll"
 
 
+#: Kinds of :attr:`RankScript.steps`: ``(MESSAGE, op, size, src, dst, tag, request)``,
+#: ``(EXCHANGE, size, src, dst, tag, recv_size)``, ``(WAITALL, requests)``, ``(COMPUTE, seconds)``.
+MESSAGE, EXCHANGE, WAITALL, COMPUTE = range(4)
+
+
 class RankScript:
     """The statements one rank runs for one collective call.
 
     ``tag`` is the collective tag used unless a call gives its own.  Sizes
     and ranks are plain ints; negative sizes are clamped to zero (they only
-    arise from integer division of empty blocks).
+    arise from integer division of empty blocks).  :attr:`steps` holds the
+    calls as small tuples of numbers (what the engines compile, see
+    :mod:`pevpm.vm.collectives.compiled`); :meth:`statements` spells them as AST.
     """
 
     def __init__(self, rank: int, tag: int):
         self.rank = rank
         self.tag = tag
-        self._body: list[Statement] = []
+        self.steps: list[tuple] = []
         self._pending: list[str] = []
         self._next_request = 0
 
@@ -58,26 +65,28 @@ class RankScript:
                  tag: int | None = None) -> None:
         """Send ``size`` bytes to ``dst`` while receiving ``recv_size`` from ``src``."""
         recv = size if recv_size is None else recv_size
-        self._body.append(Message("MPI_Sendrecv", _const(max(size, 0)), src=_const(src),
-                                  dst=_const(dst), tag=_const(self._tag(tag)),
-                                  recv_size=_const(max(recv, 0))))
+        self.steps.append((EXCHANGE, max(size, 0), src, dst, self._tag(tag), max(recv, 0)))
 
     def waitall(self) -> None:
         """Wait for every request started since the last waitall (if any)."""
         if self._pending:
-            self._body.append(Message("MPI_Waitall", requests=tuple(self._pending)))
+            self.steps.append((WAITALL, tuple(self._pending)))
             self._pending = []
 
     # -- computation ----------------------------------------------------------------
     def compute(self, seconds: float) -> None:
         """Local work (e.g. applying a reduction operator); zero time adds nothing."""
         if seconds > 0:
-            self._body.append(Serial(_const(float(seconds))))
+            self.steps.append((COMPUTE, float(seconds)))
+
+    def finish(self) -> list[tuple]:
+        """The finished :attr:`steps`; outstanding requests are waited for at the end."""
+        self.waitall()
+        return self.steps
 
     def statements(self) -> tuple[Statement, ...]:
-        """The finished script; outstanding requests are waited for at the end."""
-        self.waitall()
-        return tuple(self._body)
+        """The finished script as AST statements."""
+        return tuple(statement_of(step) for step in self.finish())
 
     # -- plumbing -------------------------------------------------------------------
     def _tag(self, tag: int | None) -> int:
@@ -91,9 +100,24 @@ class RankScript:
 
     def _message(self, op: str, size: int, src: int, dst: int, tag: int | None,
                  request: str | None = None) -> str | None:
-        self._body.append(Message(op, _const(max(size, 0)), src=_const(src), dst=_const(dst),
-                                  tag=_const(self._tag(tag)), request=request))
+        self.steps.append((MESSAGE, op, max(size, 0), src, dst, self._tag(tag), request))
         return request
+
+
+def statement_of(step: tuple) -> Statement:
+    """One step of :attr:`RankScript.steps` as an AST statement."""
+    kind = step[0]
+    if kind == MESSAGE:
+        _, op, size, src, dst, tag, request = step
+        return Message(op, _const(size), src=_const(src), dst=_const(dst), tag=_const(tag),
+                       request=request)
+    if kind == EXCHANGE:
+        _, size, src, dst, tag, recv = step
+        return Message("MPI_Sendrecv", _const(size), src=_const(src), dst=_const(dst),
+                       tag=_const(tag), recv_size=_const(recv))
+    if kind == WAITALL:
+        return Message("MPI_Waitall", requests=step[1])
+    return Serial(_const(step[1]))
 
 
 def _const(value: float) -> Expr:
