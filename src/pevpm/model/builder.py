@@ -26,6 +26,7 @@ from contextlib import contextmanager
 
 from pevpm.errors import ModelError
 from pevpm.model.ast import (
+    REPEAT_CAP,
     Branch,
     Call,
     Condition,
@@ -183,7 +184,7 @@ class ModelBuilder:
         """
         with self._block() as body:
             yield
-        cap = Repeat(Expr.of(0), ()).cap if max is None else Expr.of(max)
+        cap = Expr.of(REPEAT_CAP) if max is None else Expr.of(max)
         self.add(Repeat(Expr.of(until), tuple(body), cap, index))
 
     @contextmanager

@@ -36,6 +36,7 @@ from pevpm.errors import DirectiveError, ModelError, PevpmError, did_you_mean
 from pevpm.model.ast import (
     ALL_OPERATIONS,
     COLLECTIVES,
+    REPEAT_CAP,
     ROOTED_COLLECTIVES,
     Branch,
     Call,
@@ -470,7 +471,7 @@ class _Parser:
     def on_repeat(self, d: Directive) -> Repeat:
         attrs = self.attributes(d, ("until", "max", "index"), ("until",))
         index = self.loop_index(d, attrs.get("index"))
-        cap = Repeat(Expr.of(0), ()).cap
+        cap = Expr.of(REPEAT_CAP)
         if "max" in attrs:
             cap = self.expr(attrs["max"], "Repeat max")
             value = self.constant(cap, attrs["max"])
