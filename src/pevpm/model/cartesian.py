@@ -1,5 +1,6 @@
 """Cartesian process grids as expression functions: MPI_Dims_create, the
-coordinates of a rank and MPI_Cart_shift, so one model serves every rank count.
+coordinates of a rank and MPI_Cart_shift, so one model serves every rank count;
+and ``xor`` for butterfly partners.
 
 Ranks are laid out row-major as MPI lays them out (the last dimension varies
 fastest).  ``dims_create`` picks the grid MPICH picks: the most even
@@ -84,6 +85,16 @@ def cart_coord(rank, nnodes, ndims, dim) -> int:
     dims, dim = _checked_grid(nnodes, ndims, dim)
     rank = _whole(rank, "the rank", 0, int(nnodes) - 1)
     return rank // _stride(dims, dim) % dims[dim]
+
+
+def xor(a, b) -> int:
+    """Bitwise exclusive or of two whole numbers >= 0: the partner of a
+    butterfly or recursive-doubling exchange (``xor(procnum, 1 << k)``).
+
+    >>> [xor(r, 2) for r in range(4)]
+    [2, 3, 0, 1]
+    """
+    return _whole(a, "xor's first argument", 0) ^ _whole(b, "xor's second argument", 0)
 
 
 def cart_shift(rank, nnodes, ndims, dim, disp, periodic) -> int:

@@ -166,6 +166,7 @@ FUNCTIONS: dict[str, tuple[int, Callable[..., Number]]] = {
     "dims_create": (3, cartesian.dims_create),
     "cart_coord": (4, cartesian.cart_coord),
     "cart_shift": (6, cartesian.cart_shift),
+    "xor": (2, cartesian.xor),
     **RANDOM_FUNCTIONS,
 }
 
