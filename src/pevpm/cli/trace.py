@@ -5,6 +5,7 @@
     pevpm replay run --machine hockney:latency=50us,bandwidth=10MB/s --speed 2 --json
     pevpm replay fft --machine machine.db --coll alltoall=pairwise
     pevpm extract run -o model.py && pevpm predict model.py -n 2 --machine machine.db
+    pevpm extract run2 run4 -o model.py && pevpm predict model.py -n 64,1024 --machine machine.db
 
 See docs/trace.md.
 """
@@ -58,9 +59,13 @@ def register(subparsers) -> None:
     x = subparsers.add_parser(
         "extract", help="write a PEVPM model (Python) from a trace",
         description="Compress each rank's calls into loops, merge ranks of the same shape, "
-                    "write peers relative to procnum and computations as fitted gamma "
-                    "draws, and write the result as a Python model file.")
-    x.add_argument("trace", help="trace directory or .otf2 anchor file")
+                    "write peers as expressions of procnum and numprocs (neighbours, xor "
+                    "partners, Cartesian shifts) and computations as fitted gamma draws, "
+                    "and write the result as a Python model file. Given traces of one "
+                    "program at several rank counts, loop counts, sizes and computations "
+                    "are fitted as functions of numprocs (notes on stderr).")
+    x.add_argument("trace", nargs="+",
+                   help="trace directories or .otf2 anchor files, one per rank count")
     x.add_argument("-o", "--output", required=True, metavar="MODEL.py", help="model file")
     x.set_defaults(func=run_extract)
 
@@ -104,7 +109,7 @@ def run_extract(args) -> int:
     from pevpm.trace.extract import extract
     from pevpm.trace.otf2_read import read_archive
 
-    result = extract(read_archive(Path(args.trace)), str(args.trace))
+    result = extract([read_archive(Path(t)) for t in args.trace], ", ".join(args.trace))
     try:
         Path(args.output).write_text(result.text)
     except OSError as exc:

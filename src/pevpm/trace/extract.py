@@ -26,9 +26,16 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from pevpm.errors import PevpmError
 from pevpm.model.ast import Message, Serial
 from pevpm.trace.events import Trace
+from pevpm.trace.peers import RANK_PREDICATES, literal_predicate, peer_expression, selected
 from pevpm.trace.replay import rank_statements
+from pevpm.trace.scaling import TERMS, fit
+
+#: A computation whose sd is at most this fraction of its mean is written as a constant
+#: (the spread of a clock's rounding, not of the program).
+NEGLIGIBLE_SPREAD = 1e-6
 
 #: Longest loop body looked for, in tokens.
 MAX_PERIOD = 64
@@ -46,19 +53,8 @@ class LoopNode:
     body: tuple
 
 
-def _peer(value: int, rank: int, numprocs: int) -> str:
-    if value == rank:
-        return "procnum"
-    if value < 0:
-        return str(value)
-    k = (value - rank) % numprocs
-    if k <= numprocs // 2:
-        return f"(procnum + {k}) % numprocs"
-    return f"(procnum + numprocs - {numprocs - k}) % numprocs"
-
-
 def rank_tokens(trace: Trace, rank: int) -> list[Token]:
-    """Rank ``rank``'s program as tokens with relative peers and slot-named requests."""
+    """Rank ``rank``'s program as tokens with its peers' ranks and slot-named requests."""
     n = trace.numprocs
     env = {"procnum": rank, "numprocs": n}
     slots: dict[str, str] = {}
@@ -83,9 +79,8 @@ def rank_tokens(trace: Trace, rank: int) -> list[Token]:
         elif s.request is not None:
             request = slots.pop(s.request, s.request)
         requests = tuple(slots.pop(q, q) for q in s.requests)
-        peers = tuple(None if e is None else _peer(num(e), rank, n) for e in (s.src, s.dst))
-        tokens.append(Token((s.op, num(s.size), *peers, num(s.tag), request, requests,
-                             num(s.root), num(s.recv_size)), ()))
+        tokens.append(Token((s.op, num(s.size), num(s.src), num(s.dst), num(s.tag), request,
+                             requests, num(s.root), num(s.recv_size)), ()))
     return tokens
 
 
@@ -123,8 +118,40 @@ def compress(tokens: list[Token]) -> list:
             + compress(tokens[start + count * period:]))
 
 
-def _shape(nodes) -> tuple:
-    return tuple((n.count, _shape(n.body)) if isinstance(n, LoopNode) else n.key for n in nodes)
+# Positions in a message token's key.
+_OP, _SIZE, _SRC, _DST, _TAG, _REQ, _REQS, _ROOT, _RECV_SIZE = range(9)
+_PEER_FIELDS = (_SRC, _DST, _ROOT)
+
+
+def _skeleton(nodes, numbers: bool = True) -> tuple:
+    """The program's shape without its peers; without loop counts and sizes too
+    unless ``numbers``: ranks of one count group by the first, counts match by
+    the second."""
+    out = []
+    for n in nodes:
+        if isinstance(n, LoopNode):
+            out.append(("loop", n.count if numbers else None, _skeleton(n.body, numbers)))
+        elif n.key == ("serial",):
+            out.append(n.key)
+        else:
+            k = n.key
+            out.append((k[_OP], k[_SIZE] if numbers else None, k[_SRC] is None,
+                        k[_DST] is None, k[_TAG], k[_REQ], k[_REQS], k[_ROOT] is None,
+                        k[_RECV_SIZE] if numbers else None))
+    return tuple(out)
+
+
+def _tokens_in_order(nodes):
+    for n in nodes:
+        if isinstance(n, LoopNode):
+            yield from _tokens_in_order(n.body)
+        elif n.key != ("serial",):
+            yield n
+
+
+def _peer_values(program) -> list:
+    """Every peer field of every message, in program order (None where absent)."""
+    return [t.key[f] for t in _tokens_in_order(program) for f in _PEER_FIELDS]
 
 
 def _merge(programs: list[list]) -> list:
@@ -139,72 +166,252 @@ def _merge(programs: list[list]) -> list:
     return out
 
 
-def _seconds(values: tuple) -> str:
-    """Python source of a computation: a constant, or a quoted ``gamma(mean, sd)`` draw."""
-    mean = statistics.fmean(values)
-    sd = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f'"gamma({mean:.6g}, {sd:.3g})"' if sd > 0 else f"{mean:.6g}"
+@dataclass
+class _Group:
+    """Ranks of one trace that run one program (peers aside)."""
+
+    numprocs: int
+    ranks: list[int]
+    programs: list[list]
+
+    def peer_slots(self) -> list[list[tuple[int, int, int]]]:
+        values = [_peer_values(p) for p in self.programs]
+        return [[(self.numprocs, r, v[i]) for r, v in zip(self.ranks, values)]
+                for i in range(len(values[0]))]
 
 
-def _message_line(key: tuple) -> str:
-    op, size, src, dst, tag, request, requests, root, recv_size = key
-    args = [repr(op), str(size)]
-    for name, value in (("source", src), ("dest", dst), ("tag", tag), ("request", request),
-                        ("root", root), ("recv_size", recv_size)):
-        if value is not None:
-            args.append(f"{name}={value!r}")
-    if requests:
-        args.append(f"requests={list(requests)!r}")
-    return f"b.message({', '.join(args)})"
-
-
-def _lines(nodes, indent: int) -> list[str]:
-    pad = " " * indent
+def _groups(trace: Trace) -> list[_Group]:
+    """Ranks grouped by program; a group whose peers no expression gives is split
+    by the peers' offsets from procnum."""
+    n = trace.numprocs
+    programs = [compress(rank_tokens(trace, r)) for r in range(n)]
+    by_shape: dict[tuple, list[int]] = {}
+    for r, program in enumerate(programs):
+        by_shape.setdefault(_skeleton(program), []).append(r)
     out = []
-    for node in nodes:
-        if isinstance(node, LoopNode):
-            out.append(f"{pad}with b.loop({node.count}):")
-            out.extend(_lines(node.body, indent + 4))
-        elif node.key == ("serial",):
-            out.append(f"{pad}b.serial({_seconds(node.values)})")
+    for ranks in by_shape.values():
+        group = _Group(n, ranks, [programs[r] for r in ranks])
+        if all(peer_expression(slot) is not None for slot in group.peer_slots()
+               if slot[0][2] is not None):
+            out.append(group)
         else:
-            out.append(pad + _message_line(node.key))
+            out += _split_by_offsets(group)
     return out
+
+
+def _split_by_offsets(group: _Group) -> list[_Group]:
+    """``group`` split into ranks whose peers are the same offsets from procnum."""
+    n, by_offset = group.numprocs, {}
+    for r, program in zip(group.ranks, group.programs):
+        offsets = tuple(None if v is None else (v - r) % n for v in _peer_values(program))
+        by_offset.setdefault(offsets, []).append((r, program))
+    return [_Group(n, [r for r, _ in members], [p for _, p in members])
+            for members in by_offset.values()]
+
+
+def _seconds(means: dict[int, float], sds: dict[int, float], notes: list, where: str) -> str:
+    """Python source of a computation: a constant or a quoted ``gamma(mean, sd)`` draw."""
+    mean = _fitted(means, False, notes, f"{where}: computation mean")
+    if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
+        return _argument(mean)
+    sd = _fitted(sds, False, notes, f"{where}: computation sd")
+    return repr(f"gamma({mean}, {sd})")
+
+
+def _argument(text: str) -> str:
+    """A value as a builder argument: a number as it is, an expression quoted.
+
+    >>> _argument("12"), _argument("10000 / numprocs")
+    ('12', "'10000 / numprocs'")
+    """
+    try:
+        float(text)
+    except ValueError:
+        return repr(text)
+    return text
+
+
+def _fitted(values: dict[int, float], whole: bool, notes: list, what: str) -> str:
+    """The fitted expression text for a quantity measured at several counts (noted)."""
+    ps = sorted(values)
+    result = fit(ps, [values[p] for p in ps], whole)
+    if len(ps) > 1 and result.form != "c":
+        notes.append(f"{what} = {result.text} (fitted {result.form}, largest error "
+                     f"{result.error:.1%} at {', '.join(map(str, ps))} ranks)")
+    elif len(ps) > 1 and result.error > 0:
+        notes.append(f"{what} = {result.text}: no term of the family fits (largest error "
+                     f"{result.error:.1%}); not generalised")
+    return result.text
+
+
+class _Writer:
+    """Writes one rank group's program, fitting every number across the counts."""
+
+    def __init__(self, peers: list[str], notes: list[str], counts: list[int]):
+        self.peers = iter(peers)
+        self.notes = notes
+        self.counts = counts
+        self.loops = 0
+
+    def lines(self, nodes_by_p: dict[int, list], indent: int) -> list[str]:
+        pad = " " * indent
+        out = []
+        top = max(nodes_by_p)
+        for i, node in enumerate(nodes_by_p[top]):
+            at = {p: nodes[i] for p, nodes in nodes_by_p.items()}
+            if isinstance(node, LoopNode):
+                self.loops += 1
+                count = _fitted({p: n.count for p, n in at.items()}, True, self.notes,
+                                f"loop {self.loops}: count")
+                out.append(f"{pad}with b.loop({_argument(count)}):")
+                out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
+            elif node.key == ("serial",):
+                means = {p: statistics.fmean(n.values) for p, n in at.items()}
+                sds = {p: statistics.stdev(n.values) if len(n.values) > 1 else 0.0
+                       for p, n in at.items()}
+                out.append(f"{pad}b.serial({_seconds(means, sds, self.notes, self.place())})")
+            else:
+                out.append(pad + self.message(at))
+        return out
+
+    def place(self) -> str:
+        return f"in loop {self.loops}" if self.loops else "before the first loop"
+
+    def message(self, at: dict[int, Token]) -> str:
+        key = at[max(at)].key
+        src, dst, root = (next(self.peers) for _ in _PEER_FIELDS)
+        op = key[_OP]
+        size = _fitted({p: t.key[_SIZE] for p, t in at.items()}, True, self.notes,
+                       f"{op} {self.place()}: size")
+        args = [repr(op), _argument(size)]
+        tags = {t.key[_TAG] for t in at.values()}
+        if len(tags) > 1:
+            self.notes.append(f"{op} {self.place()}: tag differs between rank counts "
+                              f"({sorted(tags)}); the largest count's is used")
+        for name, value in (("source", src), ("dest", dst), ("tag", key[_TAG]),
+                            ("request", key[_REQ]), ("root", root)):
+            if value is not None:
+                args.append(f"{name}={value!r}")
+        if key[_RECV_SIZE] is not None:
+            recv = _fitted({p: t.key[_RECV_SIZE] for p, t in at.items()}, True, self.notes,
+                           f"{op} {self.place()}: recv_size")
+            args.append(f"recv_size={_argument(recv)}")
+        if key[_REQS]:
+            args.append(f"requests={list(key[_REQS])!r}")
+        return f"b.message({', '.join(args)})"
 
 
 @dataclass(frozen=True)
 class Extracted:
     text: str         # the model file
-    events: int       # MPI calls in the trace
+    events: int       # MPI calls in the traces
     lines: int        # lines of model code written
     merged: bool      # every rank shares one program
     notes: tuple[str, ...]
 
 
-def extract(trace: Trace, source: str = "trace") -> Extracted:
-    """The trace as a model file's text (a ``model()`` returning a ModelBuilder)."""
-    programs = [compress(rank_tokens(trace, r)) for r in range(trace.numprocs)]
-    groups: dict[tuple, list[int]] = {}
-    for r, program in enumerate(programs):
-        groups.setdefault(_shape(program), []).append(r)
+def _matches(pred: str, top: _Group, by_count: dict[int, list[_Group]]) -> dict | None:
+    """The group ``pred`` selects at each count, if it selects exactly one group
+    with ``top``'s program there (or no rank), else None."""
+    want = _skeleton(top.programs[0], numbers=False)
+    chosen = {}
+    for n, groups in by_count.items():
+        ranks = selected(pred, n)
+        if not ranks:
+            continue
+        match = [g for g in groups if set(ranks) <= set(g.ranks)
+                 and _skeleton(g.programs[0], numbers=False) == want]
+        if len(match) != 1:
+            return None
+        programs = dict(zip(match[0].ranks, match[0].programs))
+        chosen[n] = _Group(n, ranks, [programs[r] for r in ranks])
+    return chosen
+
+
+def _plan(by_count: dict[int, list[_Group]], notes: list[str]) -> list[tuple[str, dict]]:
+    """(predicate, group at each count) for every group of the largest count."""
+    top = max(by_count)
+    plan = []
+    pending = list(by_count[top])
+    while pending:
+        group = pending.pop(0)
+        exact = [p for p in RANK_PREDICATES if selected(p, top) == sorted(group.ranks)]
+        for guard in exact:
+            chosen = _matches(guard, group, by_count)
+            if chosen is not None:
+                break
+        else:
+            pieces = _split_by_offsets(group)
+            if len(pieces) > 1:     # peers that fit by coincidence at this count
+                pending[:0] = pieces
+                continue
+            guard = exact[0] if exact else literal_predicate(group.ranks)
+            chosen = {top: group}
+            if len(by_count) > 1:
+                notes.append(f"ranks {group.ranks} of {top}: their program is not matched at "
+                             "the other rank counts; its values are the largest count's")
+        plan.append((guard, chosen))
+    return plan
+
+
+def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> list[str]:
+    slots: list[list] = []
+    for group in chosen.values():
+        for i, slot in enumerate(group.peer_slots()):
+            if len(slots) <= i:
+                slots.append([])
+            slots[i] += slot
+    peers = []
+    for slot in slots:
+        if slot[0][2] is None:
+            peers.append(None)
+            continue
+        text = peer_expression(slot)
+        if text is None:        # consistent within each count, not across them
+            top = max(n for n, _, _ in slot)
+            text = peer_expression([s for s in slot if s[0] == top])
+            notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
+        peers.append(text)
+    merged = {n: _merge(g.programs) for n, g in chosen.items()}
+    return _Writer(peers, notes, sorted(chosen)).lines(merged, indent)
+
+
+def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
+    """The traces (of one program at one or more rank counts) as a model file's
+    text (a ``model()`` returning a ModelBuilder)."""
+    traces = [traces] if isinstance(traces, Trace) else list(traces)
+    by_count = {t.numprocs: _groups(t) for t in traces}
+    if len(by_count) != len(traces):
+        raise PevpmError("two traces have the same number of ranks; give one per count",
+                         source)
+    counts = sorted(by_count)
+    events = sum(t.call_count() for t in traces)
+    notes = [f"extracted from {source}: "
+             + ", ".join(f"{t.numprocs} ranks ({t.call_count()} MPI calls)"
+                         for t in sorted(traces, key=lambda t: t.numprocs))]
+    if len(counts) == 1:
+        notes.append("peers are expressions of procnum and numprocs; loop counts, sizes and "
+                     "tags are the traced values (one trace cannot tell how they scale)")
+    else:
+        notes.append(f"loop counts, sizes and computations are fitted across {counts} ranks "
+                     f"(terms {', '.join(name for name, _, _ in TERMS)}; a + c*f(p) from "
+                     "three counts; smallest largest relative error, the simpler within 1%)")
+    fitted: list[str] = []
+    plan = _plan(by_count, fitted)
     body: list[str] = []
-    if len(groups) == 1:
-        body += _lines(_merge(programs), 4)
+    if len(plan) == 1 and plan[0][0] == "1":
+        body += _group_lines(plan[0][1], 4, fitted)
     else:
         body.append("    with b.runon() as ranks:")
-        for ranks in groups.values():
-            guard = " || ".join(f"procnum == {r}" for r in ranks)
+        for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
-            body += _lines(_merge([programs[r] for r in ranks]), 12)
-    notes = [f"extracted from {source}: {trace.numprocs} ranks, {trace.call_count()} MPI calls",
-             ("peers are written modulo numprocs relative to procnum; loop counts, sizes and "
-              "tags are the traced values (one trace cannot tell how they scale)")]
-    if len(groups) > 1:
-        notes.append(f"{len(groups)} different rank programs: one Runon arm each")
+            body += _group_lines(chosen, 12, fitted)
+        notes.append(f"{len(plan)} different rank programs: one Runon arm each")
+    notes += fitted
     header = ['"""PEVPM model extracted by `pevpm extract`.', ""]
     header += [f"* {note}" for note in notes] + ['"""', "",
                                                  "from pevpm.model.builder import ModelBuilder",
                                                  "", "", "def model():",
                                                  "    b = ModelBuilder()"]
     text = "\n".join(header + body + ["    return b", ""])
-    return Extracted(text, trace.call_count(), len(body) + 2, len(groups) == 1, tuple(notes))
+    return Extracted(text, events, len(body) + 2, len(plan) == 1, tuple(notes))

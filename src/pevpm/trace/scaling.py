@@ -65,7 +65,7 @@ class Fit:
 
 def _number(value: float, whole: bool) -> str:
     if whole and value == round(value):
-        return str(int(round(value)))
+        return str(round(value))
     return f"{value:.6g}"
 
 
@@ -96,12 +96,14 @@ def _candidates(ps: list[int], ys: list[float], whole: bool):
                     1, np.abs(coef)), np.round(coef), coef)
             predicted = design @ coef
             error = float(np.max(np.abs(predicted - y) / scale))
+            term = f"c/{name[2:]}" if name.startswith("1/") else f"c*{name}"
             if kind == "one":
-                expr, form = _term_text(float(coef[0]), text, whole), f"c*{name}"
+                expr, form = _term_text(float(coef[0]), text, whole), term
             else:
                 a, c = float(coef[0]), float(coef[1])
-                expr = f"{_number(a, whole)} + {_term_text(c, text, whole)}"
-                form = f"a + c*{name}"
+                sign = "-" if c < 0 else "+"
+                expr = f"{_number(a, whole)} {sign} {_term_text(abs(c), text, whole)}"
+                form = f"a + {term}"
             yield len(coef), error, expr, form
 
 
@@ -118,7 +120,7 @@ def fit(ps: list[int], values: list[float], whole: bool = False) -> Fit:
                    len(set(ps)) >= 2)
     found = list(_candidates(list(ps), list(values), whole))
     best = min(error for _, error, _, _ in found)
-    size, error, text, form = min((c for c in found if c[1] <= best + TOLERANCE),
+    _, error, text, form = min((c for c in found if c[1] <= best + TOLERANCE),
                                   key=lambda c: (c[0], found.index(c)))
     result = Fit(text, error, form, True)
     if whole and any(result.evaluate(p) != v for p, v in zip(ps, values)):
