@@ -362,14 +362,15 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> li
                 slots.append([])
             slots[i] += slot
     peers = []
-    for slot in slots:
+    for i, slot in enumerate(slots):
         if slot[0][2] is None:
             peers.append(None)
             continue
-        text = peer_expression(slot)
+        root = _PEER_FIELDS[i % len(_PEER_FIELDS)] == _ROOT
+        text = peer_expression(slot, root)
         if text is None:        # consistent within each count, not across them
             top = max(n for n, _, _ in slot)
-            text = peer_expression([s for s in slot if s[0] == top])
+            text = peer_expression([s for s in slot if s[0] == top], root)
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}

@@ -3,8 +3,8 @@ and rank sets at every traced rank count.
 
 A peer slot is the list of ``(numprocs, procnum, peer)`` seen at one place of
 a program; :func:`peer_expression` gives the first candidate (in the order
-people write them: the rank itself, rank 0, a neighbour modulo
-``numprocs``, the last rank, a butterfly partner ``xor(procnum, k)``, a Cartesian shift in
+people write them: the rank itself, a neighbour modulo ``numprocs``,
+rank 0, the last rank, a butterfly partner ``xor(procnum, k)``, a Cartesian shift in
 the grid MPI_Dims_create picks, with or without periods) that gives every
 one of them, or None.  MPICH's ``MPI_PROC_NULL`` (-1) in a trace is the
 model's ``MPI_PROC_NULL``.  :func:`rank_predicate` does the same for the set
@@ -34,10 +34,10 @@ TRACED_PROC_NULL = -1
 
 
 def _peer_candidates() -> list[str]:
-    out = ["procnum", "0"]
+    out = ["procnum"]
     for k in (1, 2, 3):
         out += [f"(procnum + {k}) % numprocs", f"(procnum + numprocs - {k}) % numprocs"]
-    out += ["(procnum + numprocs / 2) % numprocs", "numprocs - 1"]
+    out += ["(procnum + numprocs / 2) % numprocs", "0", "numprocs - 1"]
     out += [f"xor(procnum, {1 << j})" for j in range(12)]
     for ndims in (2, 3):
         for dim in range(ndims):
@@ -52,7 +52,14 @@ PEER_CANDIDATES = tuple(_peer_candidates())
 
 RANK_PREDICATES = ("1", "procnum == 0", "procnum == numprocs - 1", "procnum > 0",
                    "procnum < numprocs - 1", "procnum > 0 && procnum < numprocs - 1",
-                   "procnum % 2 == 0", "procnum % 2 == 1")
+                   "procnum % 2 == 0", "procnum % 2 == 1",
+                   "procnum % 2 == 0 && procnum > 0",
+                   "procnum % 2 == 0 && procnum < numprocs - 1",
+                   "procnum % 2 == 1 && procnum < numprocs - 1",
+                   "procnum % 2 == 0 && procnum > 0 && procnum < numprocs - 1")
+
+#: Roots of collectives: a fixed rank is likelier than one relative to procnum.
+ROOT_CANDIDATES = ("0", "numprocs - 1", "procnum")
 
 
 @cache
@@ -76,10 +83,11 @@ def fits(text: str, seen: Iterable[tuple[int, int, int]]) -> bool:
     return True
 
 
-def peer_expression(seen: list[tuple[int, int, int]]) -> str | None:
-    """The first candidate that reproduces every traced peer, else None
-    (a literal rank when every one is the same)."""
-    for text in PEER_CANDIDATES:
+def peer_expression(seen: list[tuple[int, int, int]], root: bool = False) -> str | None:
+    """The first candidate that reproduces every traced peer (``root``: a
+    collective's root, where fixed ranks come first), else None (a literal
+    rank when every one is the same)."""
+    for text in (ROOT_CANDIDATES if root else ()) + PEER_CANDIDATES:
         if fits(text, seen):
             return text
     peers = {peer for _, _, peer in seen}
