@@ -136,3 +136,11 @@ def test_the_command_takes_several_traces_and_notes_the_fits(tmp_path, capsys, m
     err = capsys.readouterr().err
     assert "count = 3 * numprocs (fitted c*p" in err
     assert "with b.loop('3 * numprocs'):" in out.read_text()
+
+
+def test_the_command_says_whether_the_model_runs_at_twice_the_count(tmp_path, capsys,
+                                                                     monkeypatch):
+    traces = {str(tmp_path / f"run{p}"): synthetic(p, ring) for p in (2, 4)}
+    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: traces[str(path)])
+    assert main(["extract", *traces, "-o", str(tmp_path / "m.py")]) == 0
+    assert "the model runs at 8 ranks" in capsys.readouterr().err

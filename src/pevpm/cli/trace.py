@@ -116,9 +116,23 @@ def run_extract(args) -> int:
         raise PevpmError(f"cannot write the model: {exc.strerror}", args.output) from None
     for note in result.notes[1:]:
         print(f"pevpm extract: note: {note}", file=sys.stderr)
+    if len(args.trace) > 1:
+        check_at_scale(args.output, result)
     print(f"pevpm extract: {result.events} MPI calls -> {result.lines} lines of model "
           f"in {args.output}", file=sys.stderr)
     return 0
+
+
+def check_at_scale(path: str, result) -> None:
+    """Run the extracted model once at twice the largest traced count and say on
+    stderr whether it works there."""
+    from pevpm.model.loader import load_model
+    from pevpm.trace.extract import trial_run
+
+    numprocs = 2 * max(result.counts)
+    problem = trial_run(load_model(path), numprocs)
+    verdict = "runs" if problem is None else f"does not run ({problem})"
+    print(f"pevpm extract: note: the model {verdict} at {numprocs} ranks", file=sys.stderr)
 
 
 def format_replay(result, machine: str) -> str:

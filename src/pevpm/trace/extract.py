@@ -27,11 +27,15 @@ import statistics
 from dataclasses import dataclass
 
 from pevpm.errors import PevpmError
-from pevpm.model.ast import Message, Serial
+from pevpm.machine.comm_models import Constant
+from pevpm.machine.machine import Machine
+from pevpm.model.ast import Message, Model, Serial
 from pevpm.trace.events import Trace
 from pevpm.trace.peers import RANK_PREDICATES, literal_predicate, peer_expression, selected
 from pevpm.trace.replay import rank_statements
 from pevpm.trace.scaling import TERMS, fit
+from pevpm.vm import fastengine
+from pevpm.vm.engine import Limits
 
 #: A computation whose sd is at most this fraction of its mean is written as a constant
 #: (the spread of a clock's rounding, not of the program).
@@ -308,6 +312,7 @@ class Extracted:
     lines: int        # lines of model code written
     merged: bool      # every rank shares one program
     notes: tuple[str, ...]
+    counts: tuple[int, ...] = ()    # the traced rank counts
 
 
 def _matches(pred: str, top: _Group, by_count: dict[int, list[_Group]]) -> dict | None:
@@ -415,4 +420,27 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                                                  "", "", "def model():",
                                                  "    b = ModelBuilder()"]
     text = "\n".join(header + body + ["    return b", ""])
-    return Extracted(text, events, len(body) + 2, len(plan) == 1, tuple(notes))
+    return Extracted(text, events, len(body) + 2, len(plan) == 1, tuple(notes), tuple(counts))
+
+
+#: Events a trial run of an extracted model may take (:func:`trial_run`).
+TRIAL_EVENTS = 5_000_000
+
+
+def trial_run(model: Model, numprocs: int) -> str | None:
+    """Why ``model`` does not run at ``numprocs`` ranks (on a machine where every
+    message takes a microsecond), or None when it does: a check that a model
+    fitted at a few rank counts still describes a program at more.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.message("MPI_Recv", 8, source="(procnum + 1) % numprocs")
+    >>> trial_run(b.build(), 4)                 # doctest: +ELLIPSIS
+    'deadlock: rank 0 blocked in MPI_Recv from 1...'
+    """
+    try:
+        fastengine.simulate(model, numprocs, Machine(Constant(1e-6)),
+                            limits=Limits(max_events=TRIAL_EVENTS))
+    except PevpmError as err:
+        return err.message
+    return None
