@@ -218,8 +218,10 @@ def _seconds(means: dict[int, float], sds: dict[int, float], notes: list, where:
     mean = _fitted(means, False, notes, f"{where}: computation mean")
     if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
         return _argument(mean)
-    sd = _fitted(sds, False, notes, f"{where}: computation sd")
-    return repr(f"gamma({mean}, {sd})")
+    cv = statistics.fmean(sds[p] / means[p] for p in means)     # sd in units of the mean
+    if _argument(mean) == mean:
+        return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
+    return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")
 
 
 def _argument(text: str) -> str:
@@ -239,12 +241,13 @@ def _fitted(values: dict[int, float], whole: bool, notes: list, what: str) -> st
     """The fitted expression text for a quantity measured at several counts (noted)."""
     ps = sorted(values)
     result = fit(ps, [values[p] for p in ps], whole)
-    if len(ps) > 1 and result.form != "c":
+    if len(ps) > 1 and not result.generalised:
+        notes.append(f"{what} = {result.text}, the value at {max(ps)} ranks: no term of "
+                     f"the family fits (the best is off by {result.error:.1%}); not "
+                     "generalised")
+    elif len(ps) > 1 and result.form != "c":
         notes.append(f"{what} = {result.text} (fitted {result.form}, largest error "
                      f"{result.error:.1%} at {', '.join(map(str, ps))} ranks)")
-    elif len(ps) > 1 and result.error > 0:
-        notes.append(f"{what} = {result.text}: no term of the family fits (largest error "
-                     f"{result.error:.1%}); not generalised")
     return result.text
 
 
@@ -256,6 +259,7 @@ class _Writer:
         self.notes = notes
         self.counts = counts
         self.loops = 0
+        self.depth = 0
 
     def lines(self, nodes_by_p: dict[int, list], indent: int) -> list[str]:
         pad = " " * indent
@@ -268,7 +272,9 @@ class _Writer:
                 count = _fitted({p: n.count for p, n in at.items()}, True, self.notes,
                                 f"loop {self.loops}: count")
                 out.append(f"{pad}with b.loop({_argument(count)}):")
+                self.depth += 1
                 out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
+                self.depth -= 1
             elif node.key == ("serial",):
                 means = {p: statistics.fmean(n.values) for p, n in at.items()}
                 sds = {p: statistics.stdev(n.values) if len(n.values) > 1 else 0.0
@@ -279,7 +285,9 @@ class _Writer:
         return out
 
     def place(self) -> str:
-        return f"in loop {self.loops}" if self.loops else "before the first loop"
+        if not self.loops:
+            return "before the first loop"
+        return f"{'in' if self.depth else 'after'} loop {self.loops}"
 
     def message(self, at: dict[int, Token]) -> str:
         key = at[max(at)].key

@@ -4,11 +4,13 @@ A value measured at several rank counts ``p`` (a loop count, a message
 size, a computation's mean seconds) is fitted, by least squares, with each
 model of a small family: one term ``c * f(p)`` for ``f`` in
 :data:`TERMS` (``1``, ``p``, ``1/p``, ``log2(p)``, ``sqrt(p)``, ``1/sqrt(p)``,
-``p*log2(p)``) and, given three counts or more, ``a + c * f(p)``.  The
+``p*log2(p)``, ``p^2``, ``1/p^2``) and, given three counts or more,
+``a + c * f(p)``.  The
 criterion: the smallest largest relative error over the measured counts;
 a fit within :data:`TOLERANCE` of the best that has fewer coefficients (then
 comes earlier in the family) wins, so a constant is preferred to a slope it
-cannot be told from.  One count gives the constant, flagged as not
+cannot be told from.  One count, or a best fit off by more than
+:data:`MAX_ERROR`, gives the value at the largest count, flagged as not
 generalised.
 
 >>> f = fit([2, 4, 8], [5000, 2500, 1250], whole=True)
@@ -38,7 +40,13 @@ TERMS: tuple[tuple[str, object, str], ...] = (
     ("sqrt(p)", math.sqrt, "sqrt(numprocs)"),
     ("1/sqrt(p)", lambda p: 1.0 / math.sqrt(p), "/ sqrt(numprocs)"),
     ("p*log2(p)", lambda p: p * math.log2(p), "numprocs * log2(numprocs)"),
+    ("p^2", lambda p: p * p, "numprocs * numprocs"),
+    ("1/p^2", lambda p: 1.0 / (p * p), "/ (numprocs * numprocs)"),
 )
+
+#: A best fit whose largest relative error is over this generalises nothing:
+#: the value at the largest count is used instead (and the note says so).
+MAX_ERROR = 0.25
 
 #: Fits whose largest relative error is within this of the best count as ties.
 TOLERANCE = 0.01
@@ -122,6 +130,8 @@ def fit(ps: list[int], values: list[float], whole: bool = False) -> Fit:
     best = min(error for _, error, _, _ in found)
     _, error, text, form = min((c for c in found if c[1] <= best + TOLERANCE),
                                   key=lambda c: (c[0], found.index(c)))
+    if error > MAX_ERROR:
+        return Fit(_number(float(values[ps.index(max(ps))]), whole), error, "c", False)
     result = Fit(text, error, form, True)
     if whole and any(result.evaluate(p) != v for p, v in zip(ps, values)):
         result = Fit(f"floor({text} + 0.5)", error, form, True)
