@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config
+from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError
 
 DEFAULT_MACHINE = "default"
@@ -54,6 +55,9 @@ def register(subparsers) -> None:
     r.add_argument("--workers", type=numbers.workers, default=1, help="parallel workers (1)")
     add_collective_arguments(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON")
+    r.add_argument("--perfetto", metavar="FILE", type=writable_file,
+                   help="write the recorded run and one predicted run side by side as a "
+                        "Chrome/Perfetto trace (open in ui.perfetto.dev)")
     r.set_defaults(func=run_replay)
 
     x = subparsers.add_parser(
@@ -97,12 +101,29 @@ def run_replay(args) -> int:
     trace = read_archive(Path(args.trace))
     result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,
                     workers=args.workers, source=str(args.trace))
+    if args.perfetto:
+        write_perfetto(trace, machine, args)
     if args.json:
         print(json.dumps({"trace": str(args.trace), "machine": args.machine,
                           **result.to_dict()}))
     else:
         print(format_replay(result, args.machine))
     return 0
+
+
+def write_perfetto(trace, machine, args) -> None:
+    """Simulate run 0 of the replay with time slices and write it beside the recording."""
+    from pevpm.report.side_by_side import write_side_by_side
+    from pevpm.trace.replay import trace_model
+    from pevpm.vm.fastengine import simulate
+    from pevpm.vm.montecarlo import run_generator
+
+    predicted = simulate(trace_model(trace, args.speed, str(args.trace)), trace.numprocs,
+                         machine, rng=run_generator(args.seed, 0), trace=True)
+    write_side_by_side(trace, predicted, args.perfetto,
+                       f"{args.trace} on {trace.numprocs} ranks, {args.machine}")
+    print(f"recorded and predicted run written side by side to {args.perfetto}",
+          file=sys.stderr)
 
 
 def run_extract(args) -> int:
