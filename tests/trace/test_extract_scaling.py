@@ -2,8 +2,14 @@
 computations and peers scale in known ways give a model with those laws,
 which then runs at 64 and 1,024 ranks like the model written by hand."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
+from conftest import MPICC, MPIEXEC, SRC
 
 from pevpm.cli import main
 from pevpm.machine.comm_models import Constant
@@ -15,6 +21,8 @@ from pevpm.trace.events import Call, Collective, Recv, Send, Trace
 from pevpm.trace.extract import extract
 from pevpm.trace.scaling import fit
 from pevpm.vm import fastengine
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def synthetic(numprocs: int, peer, chain: bool = False) -> Trace:
@@ -144,3 +152,31 @@ def test_the_command_says_whether_the_model_runs_at_twice_the_count(tmp_path, ca
     monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: traces[str(path)])
     assert main(["extract", *traces, "-o", str(tmp_path / "m.py")]) == 0
     assert "the model runs at 8 ranks" in capsys.readouterr().err
+
+
+needs_mpi = pytest.mark.skipif(not (MPIEXEC and MPICC), reason="needs mpiexec and mpicc")
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_the_fft_example_traced_at_2_and_4_ranks_scales(tmp_path, cache_home, capsys):
+    """The Alltoall's bytes per peer fall as 1/p^2 (a SIZE x SIZE grid of complex128
+    split over p ranks, then over p peers), and the model runs at 8 ranks."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
+    runs = []
+    for n in (2, 4):
+        out = tmp_path / f"fft{n}"
+        done = subprocess.run(
+            [sys.executable, "-m", "pevpm", "trace", "-o", str(out), "--", MPIEXEC, "-n",
+             str(n), sys.executable, str(EXAMPLES / "fft2d" / "fft2d.py"), "--size", "64",
+             "--iterations", "20"], capture_output=True, text=True, timeout=300, env=env,
+            check=False)
+        assert done.returncode == 0, done.stderr
+        runs.append(str(out))
+    model = tmp_path / "fft_model.py"
+    assert main(["extract", *runs, "-o", str(model)]) == 0
+    err = capsys.readouterr().err
+    assert "size = 65536 / (numprocs * numprocs) (fitted c/p^2, largest error 0.0%" in err
+    assert "with b.loop(20):" in model.read_text()
+    assert "the model runs at 8 ranks" in err
