@@ -180,3 +180,18 @@ def test_the_fft_example_traced_at_2_and_4_ranks_scales(tmp_path, cache_home, ca
     assert "size = 65536 / (numprocs * numprocs) (fitted c/p^2, largest error 0.0%" in err
     assert "with b.loop(20):" in model.read_text()
     assert "the model runs at 8 ranks" in err
+
+
+def test_a_count_whose_program_differs_keeps_it_in_an_arm_of_its_own(tmp_path):
+    two = synthetic(2, ring)
+    barrier = Call("MPI_Barrier", 0.0, 0.0, (Collective("BARRIER", (0, 1), None, 0, 0),))
+    odd = Trace(tuple(calls[:1] + (barrier,) + calls[1:] for calls in two.ranks))
+    x, model = write(tmp_path, [odd, synthetic(4, ring), synthetic(8, ring)])
+    assert "with ranks.case('numprocs == 2 && (1)'):" in x.text
+    assert any("a program of their own at 2 ranks only" in note for note in x.notes)
+    machine = Machine(Constant(1e-5))
+    # 2 ranks: 6 passes of one message each way plus the barrier's and allreduce's
+    assert fastengine.simulate(model, 2, machine).messages_simulated == \
+        fastengine.simulate(by_hand(), 2, machine).messages_simulated + 2
+    assert fastengine.simulate(model, 16, machine).makespan == pytest.approx(
+        fastengine.simulate(by_hand(), 16, machine).makespan, rel=1e-6)

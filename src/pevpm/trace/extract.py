@@ -31,7 +31,13 @@ from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Message, Model, Serial
 from pevpm.trace.events import Trace
-from pevpm.trace.peers import RANK_PREDICATES, literal_predicate, peer_expression, selected
+from pevpm.trace.peers import (
+    RANK_PREDICATES,
+    literal_predicate,
+    peer_expression,
+    rank_predicate,
+    selected,
+)
 from pevpm.trace.replay import rank_statements
 from pevpm.trace.scaling import TERMS, fit
 from pevpm.vm import fastengine
@@ -323,9 +329,9 @@ class Extracted:
     counts: tuple[int, ...] = ()    # the traced rank counts
 
 
-def _matches(pred: str, top: _Group, by_count: dict[int, list[_Group]]) -> dict | None:
-    """The group ``pred`` selects at each count, if it selects exactly one group
-    with ``top``'s program there (or no rank), else None."""
+def _matches(pred: str, top: _Group, by_count: dict[int, list[_Group]]) -> dict:
+    """The group ``pred`` selects at each count where its ranks all run ``top``'s
+    program (the counts where they do not are left out)."""
     want = _skeleton(top.programs[0], numbers=False)
     chosen = {}
     for n, groups in by_count.items():
@@ -335,7 +341,7 @@ def _matches(pred: str, top: _Group, by_count: dict[int, list[_Group]]) -> dict 
         match = [g for g in groups if set(ranks) <= set(g.ranks)
                  and _skeleton(g.programs[0], numbers=False) == want]
         if len(match) != 1:
-            return None
+            continue
         programs = dict(zip(match[0].ranks, match[0].programs))
         chosen[n] = _Group(n, ranks, [programs[r] for r in ranks])
     return chosen
@@ -349,22 +355,42 @@ def _plan(by_count: dict[int, list[_Group]], notes: list[str]) -> list[tuple[str
     while pending:
         group = pending.pop(0)
         exact = [p for p in RANK_PREDICATES if selected(p, top) == sorted(group.ranks)]
-        for guard in exact:
-            chosen = _matches(guard, group, by_count)
-            if chosen is not None:
-                break
-        else:
+        found = [(guard, _matches(guard, group, by_count)) for guard in exact]
+        best = max((len(chosen) for _, chosen in found), default=0)
+        if best < 2 and len(by_count) > 1:
             pieces = _split_by_offsets(group)
             if len(pieces) > 1:     # peers that fit by coincidence at this count
                 pending[:0] = pieces
                 continue
-            guard = exact[0] if exact else literal_predicate(group.ranks)
-            chosen = {top: group}
-            if len(by_count) > 1:
-                notes.append(f"ranks {group.ranks} of {top}: their program is not matched at "
-                             "the other rank counts; its values are the largest count's")
+        if best:
+            guard, chosen = next((g, c) for g, c in found if len(c) == best)
+        else:
+            guard, chosen = literal_predicate(group.ranks), {top: group}
+        if len(chosen) == 1 and len(by_count) > 1:
+            notes.append(f"ranks {group.ranks} of {top}: their program is not matched at "
+                         "the other rank counts; its values are the largest count's")
         plan.append((guard, chosen))
-    return plan
+    return _exceptions(by_count, plan, notes) + plan
+
+
+def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
+                notes: list[str]) -> list[tuple[str, dict]]:
+    """Arms for the ranks of smaller counts whose program the general arms do not
+    describe (``numprocs == 2 && procnum == 0``): they come first, so the model
+    still runs every traced count as traced."""
+    out = []
+    for n, groups in sorted(by_count.items()):
+        covered = {r for _, chosen in plan if n in chosen for r in chosen[n].ranks}
+        for group in groups:
+            ranks = [r for r in group.ranks if r not in covered]
+            if not ranks:
+                continue
+            programs = dict(zip(group.ranks, group.programs))
+            guard = rank_predicate({n: ranks}) or literal_predicate(ranks)
+            out.append((f"numprocs == {n} && ({guard})",
+                        {n: _Group(n, ranks, [programs[r] for r in ranks])}))
+            notes.append(f"ranks {ranks} of {n}: a program of their own at {n} ranks only")
+    return out
 
 
 def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> list[str]:
