@@ -1,16 +1,20 @@
-"""Extract a readable PEVPM model (Python) from a trace.
+"""Extract a readable PEVPM model (Python) from traces of one program at one
+or more rank counts.
 
 Each rank's replay program (:mod:`pevpm.trace.replay`) becomes a token
-stream: a message with its peers written relative to ``procnum`` (``(procnum
-+ k) % numprocs``) and its requests renamed by slot (``r0``, ``r1``... the
-lowest free slot when posted), or a computation with its seconds.  The
-stream is compressed: the longest run of a repeated subsequence (period up
-to :data:`MAX_PERIOD` tokens, at least two repeats) becomes a loop whose
-computations are the fitted ``gamma(mean, sd)`` of the aligned gaps, and the
-parts before and after are compressed the same way.  Ranks whose compressed
-programs have the same shape share one ``Runon`` arm (or the whole model, if
-all do).  What stays literal -- loop counts, sizes, tags -- is what the trace
-at one rank count cannot generalise; the header says so.
+stream: a message with its peers' ranks and its requests renamed by slot
+(``r0``, ``r1``... the lowest free slot when posted), or a computation with
+its seconds.  The stream is compressed: the longest run of a repeated
+subsequence (period up to :data:`MAX_PERIOD` tokens, at least two repeats)
+becomes a loop, and the parts before and after are compressed the same way.
+Ranks of one count whose compressed programs have the same shape (peers
+aside) form a group; its peers become expressions of ``procnum`` and
+``numprocs`` (:mod:`pevpm.trace.peers`) and its ranks a ``Runon`` condition
+that holds at every count.  Groups are matched across counts, and their loop
+counts, sizes and mean computations fitted over ``numprocs``
+(:mod:`pevpm.trace.scaling`); computations are ``gamma(mean, sd)`` draws.
+Every fit and everything not generalised is listed in the notes (the file's
+docstring and, from ``pevpm extract``, stderr).
 
 >>> from pevpm.trace.events import Call, Send, Recv, Trace
 >>> calls = lambda peer: ((Call("MPI_Init", 0, 0),)
