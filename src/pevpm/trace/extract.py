@@ -264,10 +264,9 @@ def _fitted(values: dict[int, float], whole: bool, notes: list, what: str) -> st
 class _Writer:
     """Writes one rank group's program, fitting every number across the counts."""
 
-    def __init__(self, peers: list[str], notes: list[str], counts: list[int]):
+    def __init__(self, peers: list[str], notes: list[str]):
         self.peers = iter(peers)
         self.notes = notes
-        self.counts = counts
         self.loops = 0
         self.depth = 0
 
@@ -417,7 +416,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> li
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
-    return _Writer(peers, notes, sorted(chosen)).lines(merged, indent)
+    return _Writer(peers, notes).lines(merged, indent)
 
 
 def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
