@@ -195,9 +195,8 @@ int main(int argc, char **argv)
 // PEVPM }
 // PEVPM {
     else {                      /* the workers */
-// PEVPM Loop iterations = parameter njobs + 1
-// PEVPM {
-// PEVPM Runon c1 = order.MPI_TAG != DIE
+// PEVPM Repeat until = order.MPI_TAG == DIE
+// PEVPM &      max = parameter njobs + 1
 // PEVPM {
         for (;;) {
 // PEVPM Message type = MPI_Recv
@@ -233,7 +232,6 @@ int main(int argc, char **argv)
             MPI_Send(sbuf, (int)in.recvsize, MPI_BYTE, 0, WORK, MPI_COMM_WORLD);
 // PEVPM }
         }
-// PEVPM }
 // PEVPM }
     }
 // PEVPM }

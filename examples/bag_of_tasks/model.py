@@ -56,7 +56,7 @@ def model():
             with b.loop("numprocs - 1", index="k"):
                 b.send("JOBDEF", dest="k + 1", tag="DIE")
         with role.case("procnum > 0"):
-            with b.loop("parameter jobs + 1"), b.on_ranks("order.MPI_TAG != DIE"):
+            with b.repeat("order.MPI_TAG == DIE", max="parameter jobs + 1"):
                 b.message("MPI_Recv", "JOBDEF", source=0, dest="procnum", tag="MPI_ANY_TAG",
                           request="order")
                 b.serial(POLL_DELAY, sleep=True)

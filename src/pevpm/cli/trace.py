@@ -5,6 +5,7 @@
     pevpm replay run --machine hockney:latency=50us,bandwidth=10MB/s --speed 2 --json
     pevpm replay fft --machine machine.db --coll alltoall=pairwise
     pevpm extract run -o model.py && pevpm predict model.py -n 2 --machine machine.db
+    pevpm extract run2 run4 -o model.py && pevpm predict model.py -n 64,1024 --machine machine.db
 
 See docs/trace.md.
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config
+from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError
 
 DEFAULT_MACHINE = "default"
@@ -53,14 +55,21 @@ def register(subparsers) -> None:
     r.add_argument("--workers", type=numbers.workers, default=1, help="parallel workers (1)")
     add_collective_arguments(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON")
+    r.add_argument("--perfetto", metavar="FILE", type=writable_file,
+                   help="write the recorded run and one predicted run side by side as a "
+                        "Chrome/Perfetto trace (open in ui.perfetto.dev)")
     r.set_defaults(func=run_replay)
 
     x = subparsers.add_parser(
         "extract", help="write a PEVPM model (Python) from a trace",
         description="Compress each rank's calls into loops, merge ranks of the same shape, "
-                    "write peers relative to procnum and computations as fitted gamma "
-                    "draws, and write the result as a Python model file.")
-    x.add_argument("trace", help="trace directory or .otf2 anchor file")
+                    "write peers as expressions of procnum and numprocs (neighbours, xor "
+                    "partners, Cartesian shifts) and computations as fitted gamma draws, "
+                    "and write the result as a Python model file. Given traces of one "
+                    "program at several rank counts, loop counts, sizes and computations "
+                    "are fitted as functions of numprocs (notes on stderr).")
+    x.add_argument("trace", nargs="+",
+                   help="trace directories or .otf2 anchor files, one per rank count")
     x.add_argument("-o", "--output", required=True, metavar="MODEL.py", help="model file")
     x.set_defaults(func=run_extract)
 
@@ -92,6 +101,8 @@ def run_replay(args) -> int:
     trace = read_archive(Path(args.trace))
     result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,
                     workers=args.workers, source=str(args.trace))
+    if args.perfetto:
+        write_perfetto(trace, machine, args)
     if args.json:
         print(json.dumps({"trace": str(args.trace), "machine": args.machine,
                           **result.to_dict()}))
@@ -100,20 +111,49 @@ def run_replay(args) -> int:
     return 0
 
 
+def write_perfetto(trace, machine, args) -> None:
+    """Simulate run 0 of the replay with time slices and write it beside the recording."""
+    from pevpm.report.side_by_side import write_side_by_side
+    from pevpm.trace.replay import trace_model
+    from pevpm.vm.fastengine import simulate
+    from pevpm.vm.montecarlo import run_generator
+
+    predicted = simulate(trace_model(trace, args.speed, str(args.trace)), trace.numprocs,
+                         machine, rng=run_generator(args.seed, 0), trace=True)
+    write_side_by_side(trace, predicted, args.perfetto,
+                       f"{args.trace} on {trace.numprocs} ranks, {args.machine}")
+    print(f"recorded and predicted run written side by side to {args.perfetto}",
+          file=sys.stderr)
+
+
 def run_extract(args) -> int:
     from pevpm.trace.extract import extract
     from pevpm.trace.otf2_read import read_archive
 
-    result = extract(read_archive(Path(args.trace)), str(args.trace))
+    result = extract([read_archive(Path(t)) for t in args.trace], ", ".join(args.trace))
     try:
         Path(args.output).write_text(result.text)
     except OSError as exc:
         raise PevpmError(f"cannot write the model: {exc.strerror}", args.output) from None
     for note in result.notes[1:]:
         print(f"pevpm extract: note: {note}", file=sys.stderr)
+    if len(args.trace) > 1:
+        check_at_scale(args.output, result)
     print(f"pevpm extract: {result.events} MPI calls -> {result.lines} lines of model "
           f"in {args.output}", file=sys.stderr)
     return 0
+
+
+def check_at_scale(path: str, result) -> None:
+    """Run the extracted model once at twice the largest traced count and say on
+    stderr whether it works there."""
+    from pevpm.model.loader import load_model
+    from pevpm.trace.extract import trial_run
+
+    numprocs = 2 * max(result.counts)
+    problem = trial_run(load_model(path), numprocs)
+    verdict = "runs" if problem is None else f"does not run ({problem})"
+    print(f"pevpm extract: note: the model {verdict} at {numprocs} ranks", file=sys.stderr)
 
 
 def format_replay(result, machine: str) -> str:

@@ -2,7 +2,8 @@
 
 A model is the program's structure, not its arithmetic: ``Serial`` segments
 that take time, ``Message`` operations, and control flow (``Loop``,
-``Condition`` for random branches, ``Runon`` for per-rank branches, ``Call``
+``Repeat`` until a condition holds, ``Condition`` for random branches,
+``Runon`` for per-rank branches, ``Call``
 of subroutines, which are inlined).  Only ``Serial`` and ``Message`` take
 virtual time.  Values are :class:`~pevpm.model.expr.Expr` over ``procnum``,
 ``numprocs``, parameters and program constants.  Times are in seconds at
@@ -132,6 +133,31 @@ class Loop:
     loc: Location | None = field(default=None, compare=False)
 
 
+#: Passes a ``Repeat`` may make when its model gives no ``max``.
+REPEAT_CAP = 1_000_000
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """Run ``body``, then again, until ``until`` holds after a pass (a
+    do-while loop): the loop of a worker that receives until the tag says
+    stop.  ``until`` may use receive statuses (``t.MPI_TAG``), ``index`` (the
+    passes made so far, 0 during the first) and every name a value may use.
+    A rank that makes ``cap`` passes with ``until`` still false stops the run
+    with an error naming the loop.
+
+    >>> from pevpm.model.expr import Expr
+    >>> Repeat(Expr.of("t.MPI_TAG == 99"), ()).cap
+    Expr('1000000')
+    """
+
+    until: Expr
+    body: tuple[Statement, ...]
+    cap: Expr = field(default_factory=lambda: Expr.of(REPEAT_CAP))
+    index: str | None = None
+    loc: Location | None = field(default=None, compare=False)
+
+
 def reused_index(index: str, outer: str) -> str:
     """Why a loop may not take ``index`` when a loop it is nested in (at
     ``outer``) has it already.  A rank has one variable per name, so the inner
@@ -182,7 +208,7 @@ class Call:
     loc: Location | None = field(default=None, compare=False)
 
 
-Statement = Union[Serial, Message, Loop, Condition, Runon, Call]
+Statement = Union[Serial, Message, Loop, Repeat, Condition, Runon, Call]
 
 
 @dataclass(frozen=True)
@@ -251,7 +277,7 @@ def walk(statements: tuple[Statement, ...]):
     """
     for stmt in statements:
         yield stmt
-        if isinstance(stmt, Loop):
+        if isinstance(stmt, (Loop, Repeat)):
             yield from walk(stmt.body)
         elif isinstance(stmt, (Condition, Runon)):
             for branch in stmt.branches:

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 
 from pevpm.errors import ModelError
 from pevpm.model.ast import (
+    REPEAT_CAP,
     Branch,
     Call,
     Condition,
@@ -36,6 +37,7 @@ from pevpm.model.ast import (
     Model,
     Network,
     Processor,
+    Repeat,
     Runon,
     Serial,
     Statement,
@@ -168,6 +170,26 @@ class ModelBuilder:
         with self._block() as body:
             yield
         self.add(Loop(Expr.of(count), tuple(body), index))
+
+    @contextmanager
+    def repeat(self, until, max=None, index: str | None = None) -> Iterator[None]:
+        """Run the block, then again, until ``until`` holds after a pass (at most
+        ``max`` passes, default :data:`~pevpm.model.ast.REPEAT_CAP`); ``index``
+        counts the passes made.  A worker that receives jobs until the tag says stop:
+
+        >>> b = ModelBuilder(constants={"DIE": 2})
+        >>> with b.repeat("job.MPI_TAG == DIE", max=1000):
+        ...     b.message("MPI_Recv", 8, source=0, request="job")
+        ...     with b.on_ranks("job.MPI_TAG != DIE"):
+        ...         b.serial(0.001)
+        ...         b.send(8, dest=0)
+        >>> print(b.directives().splitlines()[1])
+        // PEVPM Repeat until = job.MPI_TAG == DIE
+        """
+        with self._block() as body:
+            yield
+        cap = Expr.of(REPEAT_CAP) if max is None else Expr.of(max)
+        self.add(Repeat(Expr.of(until), tuple(body), cap, index))
 
     @contextmanager
     def condition(self) -> Iterator[_Arms]:

@@ -36,6 +36,7 @@ from pevpm.errors import DirectiveError, ModelError, PevpmError, did_you_mean
 from pevpm.model.ast import (
     ALL_OPERATIONS,
     COLLECTIVES,
+    REPEAT_CAP,
     ROOTED_COLLECTIVES,
     Branch,
     Call,
@@ -48,6 +49,7 @@ from pevpm.model.ast import (
     Model,
     Network,
     Processor,
+    Repeat,
     Runon,
     Serial,
     Statement,
@@ -67,7 +69,7 @@ TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 SERIAL_KINDS = ("compute", "sleep")
 
 KEYWORDS = ("Processor", "Network", "Default", "Parameter", "Serial", "Message", "Loop",
-            "Condition", "Runon", "Subroutine", "Call")
+            "Repeat", "Condition", "Runon", "Subroutine", "Call")
 _TOP_LEVEL_ONLY = frozenset({"Processor", "Network", "Default", "Parameter", "Subroutine"})
 
 _ROOT_FROM_SOURCE = frozenset({"MPI_Bcast", "MPI_Scatter", "MPI_Scatterv"})
@@ -467,22 +469,43 @@ class _Parser:
         if value is not None and value < 0:
             raise self.error_at(f"negative iteration count {value}", attrs["iterations"],
                                 value=True)
-        index = None
-        if "index" in attrs:
-            index = self.identifier(attrs["index"], "loop index")
-            if index in RANK_NAMES:
-                raise self.error_at(f"{index!r} cannot name a loop index", attrs["index"],
-                                    value=True)
-            if index in self.indices:
-                raise self.error_at(reused_index(index, str(self.indices[index])),
-                                    attrs["index"], value=True)
-            self.indices[index] = self.where(d)
+        index = self.loop_index(d, attrs.get("index"))
         try:
             body = self.body(d)
         finally:
             if index is not None:
                 del self.indices[index]
         return Loop(count, body, index, self.where(d))
+
+    def on_repeat(self, d: Directive) -> Repeat:
+        attrs = self.attributes(d, ("until", "max", "index"), ("until",))
+        index = self.loop_index(d, attrs.get("index"))
+        cap = Expr.of(REPEAT_CAP)
+        if "max" in attrs:
+            cap = self.expr(attrs["max"], "Repeat max")
+            value = self.constant(cap, attrs["max"])
+            if value is not None and (value < 1 or value != int(value)):
+                raise self.error_at(f"Repeat max {value} is not a whole number >= 1",
+                                    attrs["max"], value=True)
+        try:
+            until = self.expr(attrs["until"], "Repeat until")
+            body = self.body(d)
+        finally:
+            if index is not None:
+                del self.indices[index]
+        return Repeat(until, body, cap, index, self.where(d))
+
+    def loop_index(self, d: Directive, attr: Attribute | None) -> str | None:
+        """The index a Loop or Repeat names (in scope until its block ends), or None."""
+        if attr is None:
+            return None
+        index = self.identifier(attr, "loop index")
+        if index in RANK_NAMES:
+            raise self.error_at(f"{index!r} cannot name a loop index", attr, value=True)
+        if index in self.indices:
+            raise self.error_at(reused_index(index, str(self.indices[index])), attr, value=True)
+        self.indices[index] = self.where(d)
+        return index
 
     def on_subroutine(self, d: Directive) -> None:
         attrs = self.attributes(d, ("name",), ("name",))

@@ -24,6 +24,13 @@ the run's own):
 >>> import numpy as np
 >>> 0 <= Expr.parse("uniform(0, 10)").evaluate({RNG_NAME: np.random.default_rng(1)}) < 10
 True
+
+Cartesian grids (:mod:`pevpm.model.cartesian`): ``dims_create(n, ndims, d)``,
+``cart_coord(rank, n, ndims, d)`` and ``cart_shift(rank, n, ndims, d, disp, periodic)``:
+
+>>> right = Expr.parse("cart_shift(procnum, numprocs, 2, 1, 1, 0)")  # a 3 x 2 grid
+>>> right.evaluate({"procnum": 0, "numprocs": 6}), right.evaluate({"procnum": 1, "numprocs": 6})
+(1, -1000003)
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from pevpm.errors import DirectiveError, ModelError, did_you_mean
+from pevpm.model import cartesian
 
 Number = Union[int, float]
 
@@ -43,7 +51,7 @@ Number = Union[int, float]
 #: rank 0 is -1, which must be reported as an invalid rank, not as a wildcard).
 ANY_SOURCE = -1_000_001
 ANY_TAG = -1_000_002
-PROC_NULL = -1_000_003
+PROC_NULL = cartesian.PROC_NULL
 
 #: Names every rank's environment binds: its rank and the number of ranks.
 RANK_NAMES = ("procnum", "numprocs")
@@ -155,6 +163,10 @@ FUNCTIONS: dict[str, tuple[int, Callable[..., Number]]] = {
     "pow": (2, math.pow),
     "ceil": (1, lambda x: int(math.ceil(x))),
     "floor": (1, lambda x: int(math.floor(x))),
+    "dims_create": (3, cartesian.dims_create),
+    "cart_coord": (4, cartesian.cart_coord),
+    "cart_shift": (6, cartesian.cart_shift),
+    "xor": (2, cartesian.xor),
     **RANDOM_FUNCTIONS,
 }
 

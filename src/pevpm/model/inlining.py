@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pevpm.errors import ModelError
-from pevpm.model.ast import Call, Condition, Loop, Model, Runon
+from pevpm.model.ast import Call, Condition, Loop, Model, Repeat, Runon
 
 #: Most instructions a compiled model may have after inlining (a few hundred
 #: megabytes of closures at most; real models have thousands).
@@ -71,7 +71,7 @@ class _Sizer:
         for stmt in statements:
             if isinstance(stmt, Call):
                 total += self.size(stmt.name)
-            elif isinstance(stmt, Loop):
+            elif isinstance(stmt, (Loop, Repeat)):
                 total += 2 + self.block(stmt.body)
             elif isinstance(stmt, (Condition, Runon)):
                 total += 1 + sum(1 + self.block(b.body) for b in stmt.branches)
@@ -87,7 +87,7 @@ class _Sizer:
             stmt = stack.pop()
             if isinstance(stmt, Call):
                 counts[stmt.name] = counts.get(stmt.name, 0) + 1
-            elif isinstance(stmt, Loop):
+            elif isinstance(stmt, (Loop, Repeat)):
                 stack.extend(stmt.body)
             elif isinstance(stmt, (Condition, Runon)):
                 stack.extend(s for b in stmt.branches for s in b.body)

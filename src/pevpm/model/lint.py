@@ -29,7 +29,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pevpm.errors import did_you_mean
-from pevpm.model.ast import ALL_OPERATIONS, Condition, Loop, Message, Model, Runon, Serial, walk
+from pevpm.model.ast import (
+    ALL_OPERATIONS,
+    Condition,
+    Loop,
+    Message,
+    Model,
+    Repeat,
+    Runon,
+    Serial,
+    walk,
+)
 from pevpm.model.directives import parse_directives
 from pevpm.model.loader import is_model_file, load_model
 from pevpm.model.source import language_of, read_source, scan
@@ -322,7 +332,7 @@ def _serial_runs(bodies):
             if run:
                 yield run
                 run = []
-            if isinstance(stmt, Loop):
+            if isinstance(stmt, (Loop, Repeat)):
                 yield from _serial_runs([stmt.body])
             elif isinstance(stmt, (Condition, Runon)):
                 yield from _serial_runs([b.body for b in stmt.branches])

@@ -39,6 +39,7 @@ from pevpm.model.ast import (
     Loop,
     Message,
     Model,
+    Repeat,
     Runon,
     Serial,
     Statement,
@@ -146,6 +147,11 @@ def _expressions(body, indices: frozenset[str]):
         elif isinstance(stmt, Loop):
             yield stmt.count, "Loop iterations", stmt, indices
             inner = indices | {stmt.index} if stmt.index else indices
+            yield from _expressions(stmt.body, inner)
+        elif isinstance(stmt, Repeat):
+            yield stmt.cap, "Repeat max", stmt, indices
+            inner = indices | {stmt.index} if stmt.index else indices
+            yield stmt.until, "Repeat until", stmt, inner
             yield from _expressions(stmt.body, inner)
         elif isinstance(stmt, (Condition, Runon)):
             kind = "weight" if isinstance(stmt, Condition) else "condition"

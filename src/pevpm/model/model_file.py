@@ -120,10 +120,12 @@ def _time_limit(seconds: float):
 
 # ---------------------------------------------------------------- shape checks
 
-_STATEMENTS = (ast.Serial, ast.Message, ast.Loop, ast.Condition, ast.Runon, ast.Call)
+_STATEMENTS = (ast.Serial, ast.Message, ast.Loop, ast.Repeat, ast.Condition, ast.Runon,
+               ast.Call)
 #: Fields holding an expression (``None`` allowed unless listed in _REQUIRED).
-_EXPRESSIONS = {"time", "size", "src", "dst", "tag", "root", "recv_size", "count", "guard"}
-_REQUIRED = {"time", "size", "count", "guard"}
+_EXPRESSIONS = {"time", "size", "src", "dst", "tag", "root", "recv_size", "count", "guard",
+                "until", "cap"}
+_REQUIRED = {"time", "size", "count", "guard", "until", "cap"}
 
 
 def check_shape(model: ast.Model, path: str | None = None) -> None:
@@ -178,7 +180,7 @@ def _statements(body, place: str, where) -> None:
                 raise ModelError(f"{at}.{f.name} must be an expression (Expr), not a "
                                  f"{type(value).__name__}", where)
         children = []
-        if isinstance(stmt, ast.Loop):
+        if isinstance(stmt, (ast.Loop, ast.Repeat)):
             children = [(stmt.body, f"{at}.body")]
         elif isinstance(stmt, (ast.Condition, ast.Runon)):
             if not isinstance(stmt.branches, (tuple, list)):

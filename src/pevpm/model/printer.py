@@ -41,6 +41,7 @@ from pevpm.model.ast import (
     Loop,
     Message,
     Model,
+    Repeat,
     Runon,
     Serial,
     Statement,
@@ -146,6 +147,12 @@ def _statement(stmt: Statement, depth: int) -> Iterator[str]:
             attrs.append(("index", stmt.index))
         yield from _directive("Loop", attrs, depth)
         yield from _block(stmt.body, depth)
+    elif isinstance(stmt, Repeat):
+        attrs = [("until", str(stmt.until)), ("max", str(stmt.cap))]
+        if stmt.index:
+            attrs.append(("index", stmt.index))
+        yield from _directive("Repeat", attrs, depth)
+        yield from _block(stmt.body, depth)
     elif isinstance(stmt, (Condition, Runon)):
         keyword = type(stmt).__name__
         if not stmt.branches:
@@ -250,6 +257,11 @@ class _Tree:
             elif isinstance(stmt, Loop):
                 index = f" (index {stmt.index})" if stmt.index else ""
                 out.append(f"{pad}Loop {self.show(stmt.count)} times{index}{where}")
+                out += self.lines(stmt.body, depth + 1)
+            elif isinstance(stmt, Repeat):
+                index = f" (index {stmt.index})" if stmt.index else ""
+                out.append(f"{pad}Repeat until {stmt.until}, at most {self.show(stmt.cap)} "
+                           f"passes{index}{where}")
                 out += self.lines(stmt.body, depth + 1)
             elif isinstance(stmt, Condition):
                 out.append(f"{pad}Condition{where}")

@@ -36,30 +36,28 @@ PID = 1
 MICROSECONDS = 1e6
 
 
-def trace_document(result: RunResult, title: str = "pevpm simulation") -> dict:
-    """The trace-event JSON object (``{"traceEvents": [...], ...}``) of a traced run."""
+def trace_document(result: RunResult, title: str = "pevpm simulation", pid: int = PID) -> dict:
+    """The trace-event JSON object (``{"traceEvents": [...], ...}``) of a traced run;
+    ``pid`` numbers its process group (another group can sit beside it)."""
     if result.slices is None:
         raise PevpmError("this run was not traced; simulate it with trace=True")
     numprocs = len(result.ranks)
-    events: list[dict] = [{"name": "process_name", "ph": "M", "pid": PID,
+    events: list[dict] = [{"name": "process_name", "ph": "M", "pid": pid,
                            "args": {"name": title}}]
     for rank in range(numprocs):
-        events.append({"name": "thread_name", "ph": "M", "pid": PID, "tid": rank,
-                       "args": {"name": f"rank {rank}"}})
-        events.append({"name": "thread_sort_index", "ph": "M", "pid": PID, "tid": rank,
-                       "args": {"sort_index": rank}})
+        events += rank_track(pid, rank)
     for s in result.slices:
-        events.append(_slice_event(s))
+        events.append(slice_event(s, pid))
     finder = _SliceFinder(result.slices, numprocs)
     for flow_id, m in enumerate(result.messages or (), start=1):
         args = {"src": m.src, "dst": m.dst, "tag": m.tag, "size": m.size}
         start = finder.at(m.src, m.send_start, closing=False)
         end = finder.at(m.dst, m.recv_end, closing=True)
         events.append({"name": "message", "cat": start.kind if start else "message",
-                       "ph": "s", "id": flow_id, "pid": PID, "tid": m.src,
+                       "ph": "s", "id": flow_id, "pid": pid, "tid": m.src,
                        "ts": _us(start.start if start else m.send_start), "args": args})
         events.append({"name": "message", "cat": end.kind if end else "message",
-                       "ph": "f", "bp": "e", "id": flow_id, "pid": PID, "tid": m.dst,
+                       "ph": "f", "bp": "e", "id": flow_id, "pid": pid, "tid": m.dst,
                        "ts": _us(end.start if end else m.recv_end), "args": args})
     return {"traceEvents": events, "displayTimeUnit": "ms",
             "otherData": {"makespan_seconds": result.makespan, "numprocs": numprocs,
@@ -80,11 +78,20 @@ def _us(seconds: float) -> float:
     return seconds * MICROSECONDS
 
 
-def _slice_event(s: Slice) -> dict:
+def rank_track(pid: int, rank: int) -> list[dict]:
+    """Metadata naming rank ``rank``'s track of process group ``pid``, in rank order."""
+    return [{"name": "thread_name", "ph": "M", "pid": pid, "tid": rank,
+             "args": {"name": f"rank {rank}"}},
+            {"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": rank,
+             "args": {"sort_index": rank}}]
+
+
+def slice_event(s: Slice, pid: int = PID) -> dict:
+    """A complete (``"X"``) event for slice ``s`` on its rank's track of group ``pid``."""
     args = {"kind": s.kind}
     if s.where:
         args["where"] = s.where
-    event = {"name": s.label, "cat": s.kind, "ph": "X", "pid": PID, "tid": s.rank,
+    event = {"name": s.label, "cat": s.kind, "ph": "X", "pid": pid, "tid": s.rank,
              "ts": _us(s.start), "dur": _us(s.end - s.start), "args": args}
     if s.kind in COLOURS:
         event["cname"] = COLOURS[s.kind]

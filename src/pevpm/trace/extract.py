@@ -1,16 +1,20 @@
-"""Extract a readable PEVPM model (Python) from a trace.
+"""Extract a readable PEVPM model (Python) from traces of one program at one
+or more rank counts.
 
 Each rank's replay program (:mod:`pevpm.trace.replay`) becomes a token
-stream: a message with its peers written relative to ``procnum`` (``(procnum
-+ k) % numprocs``) and its requests renamed by slot (``r0``, ``r1``... the
-lowest free slot when posted), or a computation with its seconds.  The
-stream is compressed: the longest run of a repeated subsequence (period up
-to :data:`MAX_PERIOD` tokens, at least two repeats) becomes a loop whose
-computations are the fitted ``gamma(mean, sd)`` of the aligned gaps, and the
-parts before and after are compressed the same way.  Ranks whose compressed
-programs have the same shape share one ``Runon`` arm (or the whole model, if
-all do).  What stays literal -- loop counts, sizes, tags -- is what the trace
-at one rank count cannot generalise; the header says so.
+stream: a message with its peers' ranks and its requests renamed by slot
+(``r0``, ``r1``... the lowest free slot when posted), or a computation with
+its seconds.  The stream is compressed: the longest run of a repeated
+subsequence (period up to :data:`MAX_PERIOD` tokens, at least two repeats)
+becomes a loop, and the parts before and after are compressed the same way.
+Ranks of one count whose compressed programs have the same shape (peers
+aside) form a group; its peers become expressions of ``procnum`` and
+``numprocs`` (:mod:`pevpm.trace.peers`) and its ranks a ``Runon`` condition
+that holds at every count.  Groups are matched across counts, and their loop
+counts, sizes and mean computations fitted over ``numprocs``
+(:mod:`pevpm.trace.scaling`); computations are ``gamma(mean, sd)`` draws.
+Every fit and everything not generalised is listed in the notes (the file's
+docstring and, from ``pevpm extract``, stderr).
 
 >>> from pevpm.trace.events import Call, Send, Recv, Trace
 >>> calls = lambda peer: ((Call("MPI_Init", 0, 0),)
@@ -26,9 +30,26 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from pevpm.model.ast import Message, Serial
+from pevpm.errors import PevpmError
+from pevpm.machine.comm_models import Constant
+from pevpm.machine.machine import Machine
+from pevpm.model.ast import Message, Model, Serial
 from pevpm.trace.events import Trace
+from pevpm.trace.peers import (
+    RANK_PREDICATES,
+    literal_predicate,
+    peer_expression,
+    rank_predicate,
+    selected,
+)
 from pevpm.trace.replay import rank_statements
+from pevpm.trace.scaling import TERMS, fit
+from pevpm.vm import fastengine
+from pevpm.vm.engine import Limits
+
+#: A computation whose sd is at most this fraction of its mean is written as a constant
+#: (the spread of a clock's rounding, not of the program).
+NEGLIGIBLE_SPREAD = 1e-6
 
 #: Longest loop body looked for, in tokens.
 MAX_PERIOD = 64
@@ -46,19 +67,8 @@ class LoopNode:
     body: tuple
 
 
-def _peer(value: int, rank: int, numprocs: int) -> str:
-    if value == rank:
-        return "procnum"
-    if value < 0:
-        return str(value)
-    k = (value - rank) % numprocs
-    if k <= numprocs // 2:
-        return f"(procnum + {k}) % numprocs"
-    return f"(procnum + numprocs - {numprocs - k}) % numprocs"
-
-
 def rank_tokens(trace: Trace, rank: int) -> list[Token]:
-    """Rank ``rank``'s program as tokens with relative peers and slot-named requests."""
+    """Rank ``rank``'s program as tokens with its peers' ranks and slot-named requests."""
     n = trace.numprocs
     env = {"procnum": rank, "numprocs": n}
     slots: dict[str, str] = {}
@@ -83,9 +93,8 @@ def rank_tokens(trace: Trace, rank: int) -> list[Token]:
         elif s.request is not None:
             request = slots.pop(s.request, s.request)
         requests = tuple(slots.pop(q, q) for q in s.requests)
-        peers = tuple(None if e is None else _peer(num(e), rank, n) for e in (s.src, s.dst))
-        tokens.append(Token((s.op, num(s.size), *peers, num(s.tag), request, requests,
-                             num(s.root), num(s.recv_size)), ()))
+        tokens.append(Token((s.op, num(s.size), num(s.src), num(s.dst), num(s.tag), request,
+                             requests, num(s.root), num(s.recv_size)), ()))
     return tokens
 
 
@@ -123,8 +132,40 @@ def compress(tokens: list[Token]) -> list:
             + compress(tokens[start + count * period:]))
 
 
-def _shape(nodes) -> tuple:
-    return tuple((n.count, _shape(n.body)) if isinstance(n, LoopNode) else n.key for n in nodes)
+# Positions in a message token's key.
+_OP, _SIZE, _SRC, _DST, _TAG, _REQ, _REQS, _ROOT, _RECV_SIZE = range(9)
+_PEER_FIELDS = (_SRC, _DST, _ROOT)
+
+
+def _skeleton(nodes, numbers: bool = True) -> tuple:
+    """The program's shape without its peers; without loop counts and sizes too
+    unless ``numbers``: ranks of one count group by the first, counts match by
+    the second."""
+    out = []
+    for n in nodes:
+        if isinstance(n, LoopNode):
+            out.append(("loop", n.count if numbers else None, _skeleton(n.body, numbers)))
+        elif n.key == ("serial",):
+            out.append(n.key)
+        else:
+            k = n.key
+            out.append((k[_OP], k[_SIZE] if numbers else None, k[_SRC] is None,
+                        k[_DST] is None, k[_TAG], k[_REQ], k[_REQS], k[_ROOT] is None,
+                        k[_RECV_SIZE] if numbers else None))
+    return tuple(out)
+
+
+def _tokens_in_order(nodes):
+    for n in nodes:
+        if isinstance(n, LoopNode):
+            yield from _tokens_in_order(n.body)
+        elif n.key != ("serial",):
+            yield n
+
+
+def _peer_values(program) -> list:
+    """Every peer field of every message, in program order (None where absent)."""
+    return [t.key[f] for t in _tokens_in_order(program) for f in _PEER_FIELDS]
 
 
 def _merge(programs: list[list]) -> list:
@@ -139,72 +180,304 @@ def _merge(programs: list[list]) -> list:
     return out
 
 
-def _seconds(values: tuple) -> str:
-    """Python source of a computation: a constant, or a quoted ``gamma(mean, sd)`` draw."""
-    mean = statistics.fmean(values)
-    sd = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f'"gamma({mean:.6g}, {sd:.3g})"' if sd > 0 else f"{mean:.6g}"
+@dataclass
+class _Group:
+    """Ranks of one trace that run one program (peers aside)."""
+
+    numprocs: int
+    ranks: list[int]
+    programs: list[list]
+
+    def peer_slots(self) -> list[list[tuple[int, int, int]]]:
+        values = [_peer_values(p) for p in self.programs]
+        return [[(self.numprocs, r, v[i]) for r, v in zip(self.ranks, values)]
+                for i in range(len(values[0]))]
 
 
-def _message_line(key: tuple) -> str:
-    op, size, src, dst, tag, request, requests, root, recv_size = key
-    args = [repr(op), str(size)]
-    for name, value in (("source", src), ("dest", dst), ("tag", tag), ("request", request),
-                        ("root", root), ("recv_size", recv_size)):
-        if value is not None:
-            args.append(f"{name}={value!r}")
-    if requests:
-        args.append(f"requests={list(requests)!r}")
-    return f"b.message({', '.join(args)})"
-
-
-def _lines(nodes, indent: int) -> list[str]:
-    pad = " " * indent
+def _groups(trace: Trace) -> list[_Group]:
+    """Ranks grouped by program; a group whose peers no expression gives is split
+    by the peers' offsets from procnum."""
+    n = trace.numprocs
+    programs = [compress(rank_tokens(trace, r)) for r in range(n)]
+    by_shape: dict[tuple, list[int]] = {}
+    for r, program in enumerate(programs):
+        by_shape.setdefault(_skeleton(program), []).append(r)
     out = []
-    for node in nodes:
-        if isinstance(node, LoopNode):
-            out.append(f"{pad}with b.loop({node.count}):")
-            out.extend(_lines(node.body, indent + 4))
-        elif node.key == ("serial",):
-            out.append(f"{pad}b.serial({_seconds(node.values)})")
+    for ranks in by_shape.values():
+        group = _Group(n, ranks, [programs[r] for r in ranks])
+        if all(peer_expression(slot) is not None for slot in group.peer_slots()
+               if slot[0][2] is not None):
+            out.append(group)
         else:
-            out.append(pad + _message_line(node.key))
+            out += _split_by_offsets(group)
     return out
+
+
+def _split_by_offsets(group: _Group) -> list[_Group]:
+    """``group`` split into ranks whose peers are the same offsets from procnum."""
+    n, by_offset = group.numprocs, {}
+    for r, program in zip(group.ranks, group.programs):
+        offsets = tuple(None if v is None else (v - r) % n for v in _peer_values(program))
+        by_offset.setdefault(offsets, []).append((r, program))
+    return [_Group(n, [r for r, _ in members], [p for _, p in members])
+            for members in by_offset.values()]
+
+
+def _seconds(means: dict[int, float], sds: dict[int, float], notes: list, where: str) -> str:
+    """Python source of a computation: a constant or a quoted ``gamma(mean, sd)`` draw."""
+    mean = _fitted(means, False, notes, f"{where}: computation mean")
+    if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
+        return _argument(mean)
+    cv = statistics.fmean(sds[p] / means[p] for p in means)     # sd in units of the mean
+    if _argument(mean) == mean:
+        return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
+    return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")
+
+
+def _argument(text: str) -> str:
+    """A value as a builder argument: a number as it is, an expression quoted.
+
+    >>> _argument("12"), _argument("10000 / numprocs")
+    ('12', "'10000 / numprocs'")
+    """
+    try:
+        float(text)
+    except ValueError:
+        return repr(text)
+    return text
+
+
+def _fitted(values: dict[int, float], whole: bool, notes: list, what: str) -> str:
+    """The fitted expression text for a quantity measured at several counts (noted)."""
+    ps = sorted(values)
+    result = fit(ps, [values[p] for p in ps], whole)
+    if len(ps) > 1 and not result.generalised:
+        notes.append(f"{what} = {result.text}, the value at {max(ps)} ranks: no term of "
+                     f"the family fits (the best is off by {result.error:.1%}); not "
+                     "generalised")
+    elif len(ps) > 1 and result.form != "c":
+        notes.append(f"{what} = {result.text} (fitted {result.form}, largest error "
+                     f"{result.error:.1%} at {', '.join(map(str, ps))} ranks)")
+    return result.text
+
+
+class _Writer:
+    """Writes one rank group's program, fitting every number across the counts."""
+
+    def __init__(self, peers: list[str], notes: list[str]):
+        self.peers = iter(peers)
+        self.notes = notes
+        self.loops = 0
+        self.depth = 0
+
+    def lines(self, nodes_by_p: dict[int, list], indent: int) -> list[str]:
+        pad = " " * indent
+        out = []
+        top = max(nodes_by_p)
+        for i, node in enumerate(nodes_by_p[top]):
+            at = {p: nodes[i] for p, nodes in nodes_by_p.items()}
+            if isinstance(node, LoopNode):
+                self.loops += 1
+                count = _fitted({p: n.count for p, n in at.items()}, True, self.notes,
+                                f"loop {self.loops}: count")
+                out.append(f"{pad}with b.loop({_argument(count)}):")
+                self.depth += 1
+                out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
+                self.depth -= 1
+            elif node.key == ("serial",):
+                means = {p: statistics.fmean(n.values) for p, n in at.items()}
+                sds = {p: statistics.stdev(n.values) if len(n.values) > 1 else 0.0
+                       for p, n in at.items()}
+                out.append(f"{pad}b.serial({_seconds(means, sds, self.notes, self.place())})")
+            else:
+                out.append(pad + self.message(at))
+        return out
+
+    def place(self) -> str:
+        if not self.loops:
+            return "before the first loop"
+        return f"{'in' if self.depth else 'after'} loop {self.loops}"
+
+    def message(self, at: dict[int, Token]) -> str:
+        key = at[max(at)].key
+        src, dst, root = (next(self.peers) for _ in _PEER_FIELDS)
+        op = key[_OP]
+        size = _fitted({p: t.key[_SIZE] for p, t in at.items()}, True, self.notes,
+                       f"{op} {self.place()}: size")
+        args = [repr(op), _argument(size)]
+        tags = {t.key[_TAG] for t in at.values()}
+        if len(tags) > 1:
+            self.notes.append(f"{op} {self.place()}: tag differs between rank counts "
+                              f"({sorted(tags)}); the largest count's is used")
+        for name, value in (("source", src), ("dest", dst), ("tag", key[_TAG]),
+                            ("request", key[_REQ]), ("root", root)):
+            if value is not None:
+                args.append(f"{name}={value!r}")
+        if key[_RECV_SIZE] is not None:
+            recv = _fitted({p: t.key[_RECV_SIZE] for p, t in at.items()}, True, self.notes,
+                           f"{op} {self.place()}: recv_size")
+            args.append(f"recv_size={_argument(recv)}")
+        if key[_REQS]:
+            args.append(f"requests={list(key[_REQS])!r}")
+        return f"b.message({', '.join(args)})"
 
 
 @dataclass(frozen=True)
 class Extracted:
     text: str         # the model file
-    events: int       # MPI calls in the trace
+    events: int       # MPI calls in the traces
     lines: int        # lines of model code written
     merged: bool      # every rank shares one program
     notes: tuple[str, ...]
+    counts: tuple[int, ...] = ()    # the traced rank counts
 
 
-def extract(trace: Trace, source: str = "trace") -> Extracted:
-    """The trace as a model file's text (a ``model()`` returning a ModelBuilder)."""
-    programs = [compress(rank_tokens(trace, r)) for r in range(trace.numprocs)]
-    groups: dict[tuple, list[int]] = {}
-    for r, program in enumerate(programs):
-        groups.setdefault(_shape(program), []).append(r)
+def _matches(pred: str, top: _Group, by_count: dict[int, list[_Group]]) -> dict:
+    """The group ``pred`` selects at each count where its ranks all run ``top``'s
+    program (the counts where they do not are left out)."""
+    want = _skeleton(top.programs[0], numbers=False)
+    chosen = {}
+    for n, groups in by_count.items():
+        ranks = selected(pred, n)
+        if not ranks:
+            continue
+        match = [g for g in groups if set(ranks) <= set(g.ranks)
+                 and _skeleton(g.programs[0], numbers=False) == want]
+        if len(match) != 1:
+            continue
+        programs = dict(zip(match[0].ranks, match[0].programs))
+        chosen[n] = _Group(n, ranks, [programs[r] for r in ranks])
+    return chosen
+
+
+def _plan(by_count: dict[int, list[_Group]], notes: list[str]) -> list[tuple[str, dict]]:
+    """(predicate, group at each count) for every group of the largest count."""
+    top = max(by_count)
+    plan = []
+    pending = list(by_count[top])
+    while pending:
+        group = pending.pop(0)
+        exact = [p for p in RANK_PREDICATES if selected(p, top) == sorted(group.ranks)]
+        found = [(guard, _matches(guard, group, by_count)) for guard in exact]
+        best = max((len(chosen) for _, chosen in found), default=0)
+        if best < 2 and len(by_count) > 1:
+            pieces = _split_by_offsets(group)
+            if len(pieces) > 1:     # peers that fit by coincidence at this count
+                pending[:0] = pieces
+                continue
+        if best:
+            guard, chosen = next((g, c) for g, c in found if len(c) == best)
+        else:
+            guard, chosen = literal_predicate(group.ranks), {top: group}
+        if len(chosen) == 1 and len(by_count) > 1:
+            notes.append(f"ranks {group.ranks} of {top}: their program is not matched at "
+                         "the other rank counts; its values are the largest count's")
+        plan.append((guard, chosen))
+    return _exceptions(by_count, plan, notes) + plan
+
+
+def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
+                notes: list[str]) -> list[tuple[str, dict]]:
+    """Arms for the ranks of smaller counts whose program the general arms do not
+    describe (``numprocs == 2 && procnum == 0``): they come first, so the model
+    still runs every traced count as traced."""
+    out = []
+    for n, groups in sorted(by_count.items()):
+        covered = {r for _, chosen in plan if n in chosen for r in chosen[n].ranks}
+        for group in groups:
+            ranks = [r for r in group.ranks if r not in covered]
+            if not ranks:
+                continue
+            programs = dict(zip(group.ranks, group.programs))
+            guard = rank_predicate({n: ranks}) or literal_predicate(ranks)
+            out.append((f"numprocs == {n} && ({guard})",
+                        {n: _Group(n, ranks, [programs[r] for r in ranks])}))
+            notes.append(f"ranks {ranks} of {n}: a program of their own at {n} ranks only")
+    return out
+
+
+def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> list[str]:
+    slots: list[list] = []
+    for group in chosen.values():
+        for i, slot in enumerate(group.peer_slots()):
+            if len(slots) <= i:
+                slots.append([])
+            slots[i] += slot
+    peers = []
+    for i, slot in enumerate(slots):
+        if slot[0][2] is None:
+            peers.append(None)
+            continue
+        root = _PEER_FIELDS[i % len(_PEER_FIELDS)] == _ROOT
+        text = peer_expression(slot, root)
+        if text is None:        # consistent within each count, not across them
+            top = max(n for n, _, _ in slot)
+            text = peer_expression([s for s in slot if s[0] == top], root)
+            notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
+        peers.append(text)
+    merged = {n: _merge(g.programs) for n, g in chosen.items()}
+    return _Writer(peers, notes).lines(merged, indent)
+
+
+def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
+    """The traces (of one program at one or more rank counts) as a model file's
+    text (a ``model()`` returning a ModelBuilder)."""
+    traces = [traces] if isinstance(traces, Trace) else list(traces)
+    by_count = {t.numprocs: _groups(t) for t in traces}
+    if len(by_count) != len(traces):
+        raise PevpmError("two traces have the same number of ranks; give one per count",
+                         source)
+    counts = sorted(by_count)
+    events = sum(t.call_count() for t in traces)
+    notes = [f"extracted from {source}: "
+             + ", ".join(f"{t.numprocs} ranks ({t.call_count()} MPI calls)"
+                         for t in sorted(traces, key=lambda t: t.numprocs))]
+    if len(counts) == 1:
+        notes.append("peers are expressions of procnum and numprocs; loop counts, sizes and "
+                     "tags are the traced values (one trace cannot tell how they scale)")
+    else:
+        notes.append(f"loop counts, sizes and computations are fitted across {counts} ranks "
+                     f"(terms {', '.join(name for name, _, _ in TERMS)}; a + c*f(p) from "
+                     "three counts; smallest largest relative error, the simpler within 1%)")
+    fitted: list[str] = []
+    plan = _plan(by_count, fitted)
     body: list[str] = []
-    if len(groups) == 1:
-        body += _lines(_merge(programs), 4)
+    if len(plan) == 1 and plan[0][0] == "1":
+        body += _group_lines(plan[0][1], 4, fitted)
     else:
         body.append("    with b.runon() as ranks:")
-        for ranks in groups.values():
-            guard = " || ".join(f"procnum == {r}" for r in ranks)
+        for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
-            body += _lines(_merge([programs[r] for r in ranks]), 12)
-    notes = [f"extracted from {source}: {trace.numprocs} ranks, {trace.call_count()} MPI calls",
-             ("peers are written modulo numprocs relative to procnum; loop counts, sizes and "
-              "tags are the traced values (one trace cannot tell how they scale)")]
-    if len(groups) > 1:
-        notes.append(f"{len(groups)} different rank programs: one Runon arm each")
+            body += _group_lines(chosen, 12, fitted)
+        notes.append(f"{len(plan)} different rank programs: one Runon arm each")
+    notes += fitted
     header = ['"""PEVPM model extracted by `pevpm extract`.', ""]
     header += [f"* {note}" for note in notes] + ['"""', "",
                                                  "from pevpm.model.builder import ModelBuilder",
                                                  "", "", "def model():",
                                                  "    b = ModelBuilder()"]
     text = "\n".join(header + body + ["    return b", ""])
-    return Extracted(text, trace.call_count(), len(body) + 2, len(groups) == 1, tuple(notes))
+    return Extracted(text, events, len(body) + 2, len(plan) == 1, tuple(notes), tuple(counts))
+
+
+#: Events a trial run of an extracted model may take (:func:`trial_run`).
+TRIAL_EVENTS = 5_000_000
+
+
+def trial_run(model: Model, numprocs: int) -> str | None:
+    """Why ``model`` does not run at ``numprocs`` ranks (on a machine where every
+    message takes a microsecond), or None when it does: a check that a model
+    fitted at a few rank counts still describes a program at more.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.message("MPI_Recv", 8, source="(procnum + 1) % numprocs")
+    >>> trial_run(b.build(), 4)                 # doctest: +ELLIPSIS
+    'deadlock: rank 0 blocked in MPI_Recv from 1...'
+    """
+    try:
+        fastengine.simulate(model, numprocs, Machine(Constant(1e-6)),
+                            limits=Limits(max_events=TRIAL_EVENTS))
+    except PevpmError as err:
+        return err.message
+    return None

@@ -270,6 +270,8 @@ def replay(trace: Trace, machine, speed: float = 1.0, runs: int = 10, seed: int 
     from pevpm.vm.montecarlo import predict
 
     model = trace_model(trace, speed, source)
+    # exact: a straight-line program has no loop to extrapolate; looking for one
+    # would compile the (long) model once more
     prediction = predict(model, trace.numprocs, machine, runs=runs, seed=seed,
-                         workers=workers, bounds=False)
+                         workers=workers, bounds=False, exact=True)
     return Replay(trace.elapsed, rank_summaries(trace), prediction, speed)

@@ -363,6 +363,24 @@ class _Engine:
                         env[ins[2]] = 0
                 else:
                     pc = ins[3]
+            elif op == vm.REPEAT:
+                loops.append([0, self.repeat_cap(ins, env), ins[2], ins[4]])
+                if ins[2]:
+                    env[ins[2]] = 0
+            elif op == vm.UNTIL:
+                if ins[1](env):
+                    loops.pop()
+                else:
+                    top = loops[-1]
+                    top[0] += 1
+                    if top[0] >= top[1]:
+                        raise ModelError(f"Repeat ran {top[1]} passes on rank {rank.id} and "
+                                         f"'{ins[4].until}' still does not hold (its cap, max "
+                                         f"= {ins[4].cap}): raise max or check the condition",
+                                         ins[3])
+                    if top[2]:
+                        env[top[2]] = top[0]
+                    pc = ins[2]
             elif op == vm.RUNON:
                 pc = ins[2]
                 for predicate, target in ins[1]:
@@ -379,6 +397,15 @@ class _Engine:
                     return
                 code, pc, loops = rank.code, rank.pc, rank.loops
                 end = len(code)
+
+    @staticmethod
+    def repeat_cap(ins: tuple, env: dict) -> int:
+        """The most passes the Repeat ``ins`` may make (a whole number >= 1)."""
+        cap = ins[1](env)
+        if cap != int(cap) or cap < 1:
+            raise ModelError(f"Repeat max {cap} from '{ins[5].cap}' is not a whole number "
+                             ">= 1", ins[4])
+        return int(cap)
 
     def communicate(self, rank: _Rank, op: int, ins: tuple) -> bool:
         """Run a message instruction; True when the rank blocked."""

@@ -67,7 +67,7 @@ cdef long PROC_NULL = _PROC_NULL
 cdef int SERIAL = vm.SERIAL, SEND = vm.SEND, RECV = vm.RECV, SENDRECV = vm.SENDRECV
 cdef int WAIT = vm.WAIT, TEST = vm.TEST, COLLECTIVE = vm.COLLECTIVE, LOOP = vm.LOOP
 cdef int NEXT = vm.NEXT, RUNON = vm.RUNON, CONDITION = vm.CONDITION, JUMP = vm.JUMP
-cdef int NEXT_MARKED = vm.NEXT_MARKED
+cdef int NEXT_MARKED = vm.NEXT_MARKED, REPEAT = vm.REPEAT, UNTIL = vm.UNTIL
 
 cdef int USER = 0, COLLECTIVE_CONTEXT = 1
 cdef int COMM_CONSTANT = 0, COMM_HOCKNEY = 1, COMM_LOGGP = 2, COMM_PYTHON = 3
@@ -138,7 +138,7 @@ cdef double _interp(double x, double[::1] xp, double[::1] fp):
 
 cdef struct Ins:
     int op
-    int target          # JUMP target, LOOP exit, NEXT body
+    int target          # JUMP target, LOOP exit, NEXT and UNTIL body
     int blocking        # SEND/RECV: blocking; SERIAL: a sleep
     int opid            # index of the MPI op name in OP_NAMES
     int konst           # bit k: operand slot k is a valid constant in iv/dv
@@ -244,6 +244,8 @@ cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
             i.konst = 2
     elif op == NEXT or op == JUMP or op == NEXT_MARKED:
         i.target = ins[1]
+    elif op == UNTIL:
+        i.target = ins[2]
     elif op == RUNON:
         i.target = ins[2]
     elif op == WAIT:
@@ -711,6 +713,26 @@ cdef class Core:
                     if py[2]:
                         rank.env[py[2]] = 0
                 else:
+                    pc = ins.target
+            elif op == REPEAT:
+                py = code.code[pc - 1]
+                count = py[1](rank.env)
+                if count != int(count) or count < 1:
+                    raise Unsupported("repeat cap")
+                rank.loops.append([0, int(count), py[2]])
+                if py[2]:
+                    rank.env[py[2]] = 0
+            elif op == UNTIL:
+                py = code.code[pc - 1]
+                if py[1](rank.env):
+                    rank.loops.pop()
+                else:
+                    top = rank.loops[-1]
+                    top[0] += 1
+                    if top[0] >= top[1]:
+                        raise Unsupported("repeat cap")
+                    if top[2]:
+                        rank.env[top[2]] = top[0]
                     pc = ins.target
             elif op == JUMP:
                 pc = ins.target

@@ -22,6 +22,9 @@ An instruction is a tuple whose first item is its opcode:
 ``JUMP``       ``(JUMP, pc)``
 ``NEXT_MARKED`` ``(NEXT_MARKED, body_pc)``: a NEXT that also records the rank's
                clock, times and the messages so far (:mod:`pevpm.vm.steady`)
+``REPEAT``     ``(REPEAT, cap, index, exit_pc, where, stmt)``: enter a Repeat
+``UNTIL``      ``(UNTIL, until, body_pc, where, stmt)``: end of a Repeat's body;
+               leaves when ``until`` holds, else runs the body again
 =============  ==========================================================
 
 Values (``time``, ``size``...) are callables ``f(env) -> number``; ``stmt`` is the
@@ -51,13 +54,13 @@ from pevpm.model import expr as ex
 from pevpm.model.inlining import check_inlined_size
 
 (SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
- JUMP, NEXT_MARKED) = range(13)
+ JUMP, NEXT_MARKED, REPEAT, UNTIL) = range(15)
 OPCODE_NAMES = ("SERIAL", "SEND", "RECV", "SENDRECV", "WAIT", "TEST", "COLLECTIVE", "LOOP",
-                "NEXT", "RUNON", "CONDITION", "JUMP", "NEXT_MARKED")
+                "NEXT", "RUNON", "CONDITION", "JUMP", "NEXT_MARKED", "REPEAT", "UNTIL")
 
 #: Where each opcode keeps its instruction's place (``where``) in the tuple.
 WHERE_INDEX = {SERIAL: 3, SEND: 7, RECV: 7, SENDRECV: 7, WAIT: 3, TEST: 2, COLLECTIVE: 4,
-               LOOP: 4, RUNON: 3, CONDITION: 2}
+               LOOP: 4, RUNON: 3, CONDITION: 2, REPEAT: 4, UNTIL: 3}
 
 
 def place_of(ins: tuple) -> str | None:
@@ -197,36 +200,52 @@ class _Compiler:
             emit((SERIAL, self.value(stmt.time, where, scope=scope), stmt.on, where, stmt))
         elif isinstance(stmt, ast.Message):
             self.message(stmt, where, scope)
-        elif isinstance(stmt, ast.Loop):
-            if stmt.index in scope:
-                raise ModelError(ast.reused_index(stmt.index, scope[stmt.index]), where)
-            if stmt.index in self.known:
-                raise ModelError(f"loop index {stmt.index!r} would overwrite the model's own "
-                                 f"{stmt.index!r} (procnum, numprocs, a constant, a parameter "
-                                 "or a receive status) for the rest of the run; rename it",
-                                 where)
+        elif isinstance(stmt, (ast.Loop, ast.Repeat)):
+            self.check_index(stmt.index, where, scope)
             start = len(self.code)
             emit(None)
             inner = {**scope, stmt.index: where} if stmt.index else scope
             self.block(stmt.body, path, inner)
-            emit((NEXT, start + 1))
-            self.code[start] = (LOOP, self.value(stmt.count, where, scope=scope), stmt.index,
-                                len(self.code), where, stmt)
+            if isinstance(stmt, ast.Loop):
+                emit((NEXT, start + 1))
+                self.code[start] = (LOOP, self.value(stmt.count, where, scope=scope),
+                                    stmt.index, len(self.code), where, stmt)
+            else:
+                emit((UNTIL, self.value(stmt.until, where, scope=inner), start + 1, where,
+                      stmt))
+                self.code[start] = (REPEAT, self.value(stmt.cap, where, scope=scope),
+                                    stmt.index, len(self.code), where, stmt)
         elif isinstance(stmt, (ast.Runon, ast.Condition)):
             self.branches(stmt, path, where, scope)
         elif isinstance(stmt, ast.Call):
-            if stmt.name not in self.subroutines:
-                hint = did_you_mean(stmt.name, self.subroutines)
-                raise ModelError(f"unknown subroutine {stmt.name!r}{hint}", where)
-            if stmt.name in self.calls:
-                raise ModelError(f"subroutine {stmt.name!r} calls itself "
-                                 f"({' -> '.join(self.calls + [stmt.name])}); recursion is "
-                                 "not supported", where)
-            self.calls.append(stmt.name)
-            self.block(self.subroutines[stmt.name], (), scope)
-            self.calls.pop()
+            self.call(stmt, where, scope)
         else:
             raise ModelError(f"not a statement: {stmt!r}", where)
+
+    def check_index(self, index: str | None, where: str, scope) -> None:
+        """Refuse a loop index that would overwrite another loop's or a model name."""
+        if index is None:
+            return
+        if index in scope:
+            raise ModelError(ast.reused_index(index, scope[index]), where)
+        if index in self.known:
+            raise ModelError(f"loop index {index!r} would overwrite the model's own "
+                             f"{index!r} (procnum, numprocs, a constant, a parameter "
+                             "or a receive status) for the rest of the run; rename it",
+                             where)
+
+    def call(self, stmt: ast.Call, where: str, scope) -> None:
+        """Inline subroutine ``stmt.name`` here."""
+        if stmt.name not in self.subroutines:
+            hint = did_you_mean(stmt.name, self.subroutines)
+            raise ModelError(f"unknown subroutine {stmt.name!r}{hint}", where)
+        if stmt.name in self.calls:
+            raise ModelError(f"subroutine {stmt.name!r} calls itself "
+                             f"({' -> '.join(self.calls + [stmt.name])}); recursion is "
+                             "not supported", where)
+        self.calls.append(stmt.name)
+        self.block(self.subroutines[stmt.name], (), scope)
+        self.calls.pop()
 
     def branches(self, stmt, path, where, scope) -> None:
         head = len(self.code)
@@ -270,7 +289,7 @@ class _Compiler:
 
 #: Positions of the value operands of each opcode (Runon and Condition arms aside).
 _VALUE_SLOTS = {SERIAL: (1,), SEND: (3, 4, 5), RECV: (3, 4, 5), SENDRECV: (1, 2, 3, 4, 5, 6),
-                COLLECTIVE: (2, 3), LOOP: (1,)}
+                COLLECTIVE: (2, 3), LOOP: (1,), REPEAT: (1,), UNTIL: (1,)}
 _UNFOLDED = object()
 
 

@@ -102,7 +102,7 @@ def find_loop(program: vm.Program, model: Model, numprocs: int,
 def _after(code, pc: int) -> int:
     """The pc after the statement starting at ``pc`` (a whole loop or branch)."""
     ins = code[pc]
-    if ins[0] == vm.LOOP:
+    if ins[0] in (vm.LOOP, vm.REPEAT):
         return ins[3]
     if ins[0] == vm.RUNON:
         return ins[2]
@@ -125,7 +125,7 @@ def _qualifies(code, loop_pc: int, exit_pc: int, env: dict, numprocs: int) -> St
     count = counts.pop()
     for body in code[loop_pc + 1:exit_pc - 1]:
         op = body[0]
-        if op in (vm.CONDITION, vm.TEST, vm.LOOP):
+        if op in (vm.CONDITION, vm.TEST, vm.LOOP, vm.REPEAT):
             return (f"the loop at {where} holds a {vm.OPCODE_NAMES[op].lower()}, whose "
                     "pattern may change from iteration to iteration")
         values = _operands(body)

@@ -1,0 +1,143 @@
+"""How a traced quantity scales with the rank count: Extra-P style fits.
+
+A value measured at several rank counts ``p`` (a loop count, a message
+size, a computation's mean seconds) is fitted, by least squares, with each
+model of a small family: one term ``c * f(p)`` for ``f`` in
+:data:`TERMS` (``1``, ``p``, ``1/p``, ``log2(p)``, ``sqrt(p)``, ``1/sqrt(p)``,
+``p*log2(p)``, ``p^2``, ``1/p^2``) and, given three counts or more,
+``a + c * f(p)``.  The
+criterion: the smallest largest relative error over the measured counts;
+a fit within :data:`TOLERANCE` of the best that has fewer coefficients (then
+comes earlier in the family) wins, so a constant is preferred to a slope it
+cannot be told from.  One count, or a best fit off by more than
+:data:`MAX_ERROR`, gives the value at the largest count, flagged as not
+generalised.
+
+>>> f = fit([2, 4, 8], [5000, 2500, 1250], whole=True)
+>>> f.text, f.error
+('10000 / numprocs', 0.0)
+>>> fit([2, 4, 8], [0.5, 1.0, 1.5]).text, fit([2, 4, 8], [3.0, 3.5, 4.0]).form
+('0.5 * log2(numprocs)', 'a + c*log2(p)')
+>>> fit([4], [7]).generalised
+False
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from pevpm.model.expr import Expr
+
+#: The terms ``f(p)``: name, function, expression text over ``numprocs``.
+TERMS: tuple[tuple[str, object, str], ...] = (
+    ("1", lambda p: 1.0, ""),
+    ("p", lambda p: p, "numprocs"),
+    ("1/p", lambda p: 1.0 / p, "/ numprocs"),
+    ("log2(p)", math.log2, "log2(numprocs)"),
+    ("sqrt(p)", math.sqrt, "sqrt(numprocs)"),
+    ("1/sqrt(p)", lambda p: 1.0 / math.sqrt(p), "/ sqrt(numprocs)"),
+    ("p*log2(p)", lambda p: p * math.log2(p), "numprocs * log2(numprocs)"),
+    ("p^2", lambda p: p * p, "numprocs * numprocs"),
+    ("1/p^2", lambda p: 1.0 / (p * p), "/ (numprocs * numprocs)"),
+)
+
+#: A best fit whose largest relative error is over this generalises nothing:
+#: the value at the largest count is used instead (and the note says so).
+MAX_ERROR = 0.25
+
+#: Fits whose largest relative error is within this of the best count as ties.
+TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A fitted model: ``text`` is the expression, ``error`` its largest relative
+    error at the measured counts, ``form`` the family member (``a + c*log2(p)``)."""
+
+    text: str
+    error: float
+    form: str
+    generalised: bool       # fitted over two rank counts or more
+
+    def evaluate(self, numprocs: int) -> float:
+        """The fitted value at ``numprocs`` ranks.
+
+        >>> fit([2, 4], [10, 20]).evaluate(64)
+        320.0
+        """
+        return float(Expr.parse(self.text).evaluate({"numprocs": numprocs}))
+
+
+def _number(value: float, whole: bool) -> str:
+    if whole and value == round(value):
+        return str(round(value))
+    return f"{value:.6g}"
+
+
+def _term_text(coef: float, term: str, whole: bool) -> str:
+    c = _number(coef, whole)
+    if not term:
+        return c
+    if term.startswith("/"):
+        return f"{c} {term}"
+    return f"{c} * {term}"
+
+
+def _candidates(ps: list[int], ys: list[float], whole: bool):
+    """(coefficients, relative error, text, form) of every family member."""
+    p = np.asarray(ps, dtype=float)
+    y = np.asarray(ys, dtype=float)
+    scale = np.maximum(np.abs(y), 1e-300)
+    two_term = len(set(ps)) >= 3
+    for name, f, text in TERMS:
+        column = np.array([f(v) for v in p])
+        shapes = [("one", column[:, None])]
+        if two_term and name != "1":
+            shapes.append(("two", np.column_stack([np.ones_like(column), column])))
+        for kind, design in shapes:
+            coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+            if whole:           # whole numbers: round coefficients that are nearly whole
+                coef = np.where(np.abs(coef - np.round(coef)) < 1e-9 * np.maximum(
+                    1, np.abs(coef)), np.round(coef), coef)
+            predicted = design @ coef
+            error = float(np.max(np.abs(predicted - y) / scale))
+            term = f"c/{name[2:]}" if name.startswith("1/") else f"c*{name}"
+            if kind == "one":
+                expr, form = _term_text(float(coef[0]), text, whole), term
+            else:
+                a, c = float(coef[0]), float(coef[1])
+                sign = "-" if c < 0 else "+"
+                expr = f"{_number(a, whole)} {sign} {_term_text(abs(c), text, whole)}"
+                form = f"a + {term}"
+            yield len(coef), error, expr, form
+
+
+def fit(ps: list[int], values: list[float], whole: bool = False) -> Fit:
+    """The best member of the family for ``values`` measured at rank counts ``ps``.
+
+    ``whole``: the quantity is a whole number (a count, a size); the text then
+    rounds to the nearest whole number unless it already gives every measured
+    value exactly (``10000 / numprocs`` truncates as C does).
+    """
+    if len(set(ps)) < 2 or len(set(values)) == 1:
+        text = _number(float(values[-1]), whole)
+        return Fit(text, 0.0 if len(set(values)) == 1 else _spread(values), "c",
+                   len(set(ps)) >= 2)
+    found = list(_candidates(list(ps), list(values), whole))
+    best = min(error for _, error, _, _ in found)
+    _, error, text, form = min((c for c in found if c[1] <= best + TOLERANCE),
+                                  key=lambda c: (c[0], found.index(c)))
+    if error > MAX_ERROR:
+        return Fit(_number(float(values[ps.index(max(ps))]), whole), error, "c", False)
+    result = Fit(text, error, form, True)
+    if whole and any(result.evaluate(p) != v for p, v in zip(ps, values)):
+        result = Fit(f"floor({text} + 0.5)", error, form, True)
+    return result
+
+
+def _spread(values) -> float:
+    mean = float(np.mean(values))
+    return float(np.max(np.abs(np.asarray(values) - mean)) / abs(mean)) if mean else 0.0
