@@ -871,10 +871,14 @@ def _truncated(send: PostedSend, recv: PostedRecv) -> TruncationError:
 
 
 def _running(rank: _Rank | None, ins: tuple | None) -> tuple:
-    """(rank id, place, loops) of what ``rank`` was running, for the limits' errors."""
+    """(rank id, place, loops) of what ``rank`` was running, for the limits' errors
+    (at a loop's end, which has no place of its own, the loop's place)."""
     if rank is None:
         return (None, None, ())
-    return (rank.id, vm.place_of(ins) if ins is not None else None, rank.loops)
+    place = vm.place_of(ins) if ins is not None else None
+    if place is None and rank.loops:
+        place = rank.loops[-1][3]
+    return (rank.id, place, rank.loops)
 
 
 def running_at(rank: int | None, place: str | None, loops) -> str:
