@@ -871,14 +871,10 @@ def _truncated(send: PostedSend, recv: PostedRecv) -> TruncationError:
 
 
 def _running(rank: _Rank | None, ins: tuple | None) -> tuple:
-    """(rank id, place, loops) of what ``rank`` was running, for the limits' errors
-    (at a loop's end, which has no place of its own, the loop's place)."""
+    """(rank id, place, loops) of what ``rank`` was running, for the limits' errors."""
     if rank is None:
         return (None, None, ())
-    place = vm.place_of(ins) if ins is not None else None
-    if place is None and rank.loops:
-        place = rank.loops[-1][3]
-    return (rank.id, place, rank.loops)
+    return (rank.id, vm.place_of(ins) if ins is not None else None, rank.loops)
 
 
 def running_at(rank: int | None, place: str | None, loops) -> str:

@@ -601,10 +601,8 @@ cdef class Core:
         would take as long again)."""
         if rank is None:
             return engine.wall_limit(self.max_wall, self.events)
-        place = vm.place_of(ins)
-        if place is None and rank.loops:        # a loop's end: the loop's place
-            place = rank.loops[-1][3]
-        return engine.wall_limit(self.max_wall, self.events, rank.id, place, rank.loops)
+        return engine.wall_limit(self.max_wall, self.events, rank.id, vm.place_of(ins),
+                                 rank.loops)
 
     cdef int earliest_arrival(self, int ri) except -2:
         """The candidate send the receive takes (alg. 2), or -1."""
