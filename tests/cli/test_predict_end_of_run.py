@@ -56,7 +56,7 @@ def test_max_wall_stops_an_endless_run_on_the_compiled_core(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "Traceback" not in err
     assert err.startswith("pevpm: error: simulation stopped after 1 s of real time and ")
-    assert f" events while rank 0 ran at {model}:" in err
+    assert " events while rank 0 ran " in err      # at the Serial, or at the loop's end
     assert (f"of 1000000000000000 of the loop at {model}:1:10 (--max-wall, Limits.max_wall)"
             in err)
 
@@ -67,7 +67,9 @@ def test_max_wall_in_the_reference_engine_names_the_place():
         simulate(model, 1, parse_machine("perseus"), limits=Limits(max_wall=0.2))
     message = str(info.value)
     assert message.startswith("simulation stopped after 0.2 s of real time and ")
-    assert " events while rank 0 ran at forever.c:" in message
+    # the check may fall on the loop's end, which has no place of its own:
+    # then the loop's place alone says where rank 0 was
+    assert " events while rank 0 ran " in message
     assert "of 1000000000000000 of the loop at forever.c:1:10 (--max-wall" in message
 
 
