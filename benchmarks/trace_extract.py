@@ -24,13 +24,11 @@ import json
 import os
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
-from trace_replay_examples import trace_example
+from trace_replay_examples import case_machine, trace_example
 
 from pevpm.errors import PevpmError
-from pevpm.machine.collectives import CollectiveConfig
 from pevpm.machine.presets import parse_machine
 from pevpm.model.loader import load_model
 from pevpm.trace.extract import extract
@@ -86,10 +84,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.examples.split(","):
             case = CASES[name]
-            machine = base
-            if case.collectives:
-                machine = replace(base, collectives=CollectiveConfig.parse(
-                    [case.collectives], base.collectives))
+            machine = case_machine(base, case)
             traces = {}
             for n in sorted({1, 2, 4, *fit_counts}):
                 out = Path(tmp) / f"{name}-{n}"

@@ -34,6 +34,14 @@ ROOT = Path(__file__).resolve().parents[1]
 MPIEXEC = str(Path(sys.executable).with_name("mpiexec"))
 
 
+def case_machine(base, case):
+    """``base`` with the example's collective algorithms (the FFT's pairwise alltoall)."""
+    if not case.collectives:
+        return base
+    return replace(base, collectives=CollectiveConfig.parse([case.collectives],
+                                                            base.collectives))
+
+
 def trace_example(name: str, nprocs: int, size: ProblemSize, out: Path) -> None:
     case = CASES[name]
     env = {**os.environ, **case.environment}
@@ -58,10 +66,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.examples.split(","):
             case = CASES[name]
-            machine = base
-            if case.collectives:
-                machine = replace(base, collectives=CollectiveConfig.parse(
-                    [case.collectives], base.collectives))
+            machine = case_machine(base, case)
             errors = []
             for i in range(args.repeats):
                 out = Path(tmp) / f"{name}-{i}"
