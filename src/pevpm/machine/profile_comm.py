@@ -277,10 +277,12 @@ class SeriesIndex:
 
         return min(pool, key=rank)
 
-    def notes(self) -> tuple[str, ...]:
-        """What this test lacks: ``inter-node`` or ``intra-node`` placements."""
+    def notes(self, leaves_node: bool = True) -> tuple[str, ...]:
+        """What this test lacks: ``inter-node`` or ``intra-node`` placements
+        (missing inter-node ones matter only to a run in which some message
+        ``leaves_node``)."""
         kinds = {s.intra_node for s in self.series}
-        if len(kinds) == 2:
+        if len(kinds) == 2 or (kinds == {True} and not leaves_node):
             return ()
         have = "intra-node (1xp)" if True in kinds else "inter-node"
         missing = "inter-node" if True in kinds else "intra-node"
@@ -374,8 +376,7 @@ class ProfileCommModel:
         (``leaves_node``) or cannot leave its node: a profile measured on one
         node only matters to messages between nodes."""
         indexes = [index for index in (self.transfer, self.blocking, self.local) if index]
-        notes = [note for index in indexes for note in index.notes()
-                 if leaves_node or "only intra-node" not in note]
+        notes = [note for index in indexes for note in index.notes(leaves_node)]
         if self.blocking is None:
             notes.append(f"{BLOCKING_TEST}: not measured; blocking sends use the "
                          f"{TRANSFER_TEST} times (benchmark --tests {BLOCKING_TEST} for their own)")
