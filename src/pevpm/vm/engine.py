@@ -11,7 +11,11 @@ resolves the single earliest (pivotal) receive-side decision:
   first matching send of each source (scanned in send-time order), the one
   that arrives first; a message's arrival is its post time plus a transfer
   time drawn once from the communication model at the contention the
-  scoreboard shows;
+  scoreboard shows; an ``MPI_ANY_SOURCE`` receive whose best message
+  arrives at ``t`` waits (is queued again at ``t``) while another rank has a
+  decision queued before ``t``: resolving that may let a third rank send a
+  message that arrives earlier (a worker that must first receive before it
+  reports back to a master);
 * a Test that reached the head completes with flag false;
 * a Wait never decides: it resumes when its requests complete.
 
@@ -225,6 +229,28 @@ class _Test:
         self.resolved = False
 
 
+def _other_rank_decides_before(heap: list, rank: int, time: float) -> bool:
+    """Whether the decision heap holds a decision of a rank other than ``rank``
+    queued before ``time`` (the entries before ``time`` form a subtree at the
+    heap's root, so only they are visited).
+
+    >>> from pevpm.vm.matching import PostedRecv
+    >>> heap = [(0.0, 1, PostedRecv(0, 1, 0, 0, 8, 0.0, 1)), (0.2, 2, PostedRecv(2, 1, 0, 0, 8, 0.2, 2))]
+    >>> _other_rank_decides_before(heap, 0, 0.5), _other_rank_decides_before(heap, 0, 0.1)
+    (True, False)
+    """
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        if i >= len(heap) or heap[i][0] >= time:
+            continue
+        event = heap[i][2]
+        if (event.rank.id if event.__class__ is _Test else event.rank) != rank:
+            return True
+        stack += (2 * i + 1, 2 * i + 2)
+    return False
+
+
 #: Compiled collective expansions kept across runs (one per call site, size, root, rank).
 EXPANSION_CACHE = 16384
 
@@ -277,7 +303,7 @@ class _Engine:
         """Resolve the pivotal decision; False when there is none left."""
         heap = self.decisions
         while heap:
-            _, _, event = heapq.heappop(heap)
+            _, seq, event = heapq.heappop(heap)
             self.events += 1
             if self.checkpoint is not None and self.events > self.checkpoint:
                 self.check_limits()
@@ -291,7 +317,15 @@ class _Engine:
                 continue
             candidates = self.queues.candidates(event)
             if candidates:
-                self.deliver(self.earliest_arrival(candidates), event)
+                send = self.earliest_arrival(candidates)
+                match = max(event.posted, send.posted + send.transfer)
+                if event.src == ANY_SOURCE and _other_rank_decides_before(heap, event.rank, match):
+                    # Another rank decides earlier: once resolved it may post a
+                    # send that arrives before this one, from another source.
+                    event.queued = True
+                    heapq.heappush(heap, (match, seq, event))
+                    continue
+                self.deliver(send, event)
                 return True
         return False
 

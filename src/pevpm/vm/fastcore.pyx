@@ -566,6 +566,7 @@ cdef class Core:
         cdef Decision d
         cdef Req *r
         cdef int best
+        cdef double match
         while self.nheap > 0:
             d = self.heap_pop()
             if self.count_event():
@@ -577,10 +578,30 @@ cdef class Core:
                 continue
             best = self.earliest_arrival(d.req)
             if best >= 0:
+                r = &self.reqs[d.req]
+                match = max(r.posted, self.reqs[best].posted + self.reqs[best].transfer)
+                if r.peer == ANY_SOURCE and self.other_rank_decides_before(r.rank, match):
+                    r.queued = 1            # decide later: an earlier source may still send
+                    self.heap_push(match, d.seq, d.req)
+                    continue
                 self.deliver(best, d.req)
                 self.release(d.req)
                 return True
             self.release(d.req)
+        return False
+
+    cdef bint other_rank_decides_before(self, int rank, double time):
+        """Whether a rank other than ``rank`` has a decision queued before ``time``
+        (engine._other_rank_decides_before)."""
+        cdef int i
+        stack = [0]
+        while stack:
+            i = stack.pop()
+            if i >= self.nheap or self.heap[i].time >= time:
+                continue
+            if self.reqs[self.heap[i].req].rank != rank:
+                return True
+            stack += (2 * i + 1, 2 * i + 2)
         return False
 
     cdef inline int count_event(self) except -1:
