@@ -149,14 +149,15 @@ def test_bag_of_tasks_in_a_real_lab(tmp_path):
 
 def test_model_draws_are_matched_to_the_real_job_stream():
     from pevpm.validate.calibration import load_example
-    from pevpm.validate.lab_validation import stream_params
+    from pevpm.validate.cases import CASES
 
     size = ProblemSize(bag_jobs=200, bag_max_compute=0.04)
-    params = stream_params(CALIBRATION, 4, size)
+    params = CASES["bag_of_tasks"].model_params(CALIBRATION, 4, size)
     jobs = load_example("bag_of_tasks").job_stream(200, 65536, 0.04, 310952)
     assert params["max_compute"] / 2 == pytest.approx(jobs[:, 1].mean())
     assert params["max_size"] == round(jobs[:, 0].mean() + jobs[:, 2].mean())
     assert params["jobs"] == 200 and params["overhead"] == 1e-4
+    assert 0.0188 < params["max_compute"] / 2 < 0.0191          # 19.0 ms, not 20
 
 
 def test_saved_measurements_replay_an_earlier_run(tmp_path):

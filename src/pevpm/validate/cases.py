@@ -17,11 +17,13 @@ the one the model uses, and the model parameters derived from calibration
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pevpm.errors import PevpmError
+from pevpm.validate.calibration import load_example
 from pevpm.validate.runner import EXAMPLES_DIR
 
 
@@ -68,6 +70,10 @@ class Case:
 
 #: The bag of tasks' sleep between message tests in ``--compute sleep`` mode.
 BAG_POLL_SECONDS = 1e-4
+#: The bag of tasks' job stream in every validation run: its seed (the
+#: thesis's) and the bound of its message sizes (the program's default).
+BAG_SEED = 310952
+BAG_MAX_SIZE = 65536
 
 
 def _calibrated(calibration: dict, case: str) -> dict:
@@ -120,10 +126,31 @@ def _fft_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
             "t_sd": serial / 2 * _variation(data["row_ffts"][key])}
 
 
+@functools.lru_cache(maxsize=16)
+def bag_stream_means(jobs: int, max_compute: float, max_size: int = BAG_MAX_SIZE,
+                     seed: int = BAG_SEED) -> tuple[float, float]:
+    """Mean compute seconds and mean message bytes (input and output) of the
+    real program's seeded job stream.
+
+    The program runs one stream; the model draws each job uniformly, so its
+    ranges are twice these means: 400 jobs of up to 10 ms average 4.75 ms,
+    not 5, and a model drawing from [0, 10 ms) ran 5% long on every count.
+
+    >>> compute, size = bag_stream_means(400, 0.01)
+    >>> round(compute * 1e3, 2), round(size)
+    (4.75, 33246)
+    """
+    stream = load_example("bag_of_tasks").job_stream(jobs, max_size, max_compute, seed)
+    if not len(stream):
+        return max_compute / 2, max_size / 2
+    return float(stream[:, 1].mean()), float(stream[:, [0, 2]].mean())
+
+
 def _bag_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
     sleep = _calibrated(calibration, "bag_of_tasks")["sleep"]
+    compute, message = bag_stream_means(size.bag_jobs, size.bag_max_compute)
     # A poll sleeps POLL_SECONDS plus the sleep's own overshoot (calibrated).
-    return {"jobs": size.bag_jobs, "max_size": 65536, "max_compute": size.bag_max_compute,
+    return {"jobs": size.bag_jobs, "max_size": round(2 * message), "max_compute": 2 * compute,
             "overhead": sleep["overhead"], "slope": sleep["slope"],
             "poll": BAG_POLL_SECONDS + sleep["overhead"]}
 
@@ -145,7 +172,7 @@ CASES: dict[str, Case] = {
     "bag_of_tasks": Case(
         "bag_of_tasks",
         lambda s: ["--jobs", str(s.bag_jobs), "--max-compute", str(s.bag_max_compute),
-                   "--compute", "sleep", "--seed", "310952"],
+                   "--compute", "sleep", "--seed", str(BAG_SEED)],
         _bag_params),
 }
 

@@ -37,7 +37,6 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.machine.topology import Topology
 from pevpm.model.loader import load_model
-from pevpm.validate.calibration import load_example
 from pevpm.validate.cases import CASES, ProblemSize
 from pevpm.validate.lab import measure_in_lab
 from pevpm.validate.runner import Measurement
@@ -72,23 +71,6 @@ def lab_machine(profile_path: str, node_contention: bool = True) -> Machine:
                                               backplane_capacity=LAB_SWITCH_CAPACITY))
 
 
-def stream_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
-    """The model's parameters, with its uniform draws matched to the real job stream.
-
-    The program runs one seeded stream; the model draws job times and sizes
-    uniformly. Its ranges are set to twice the stream's mean compute time and
-    mean message size, so the model's jobs have the stream's means (200 jobs
-    of up to 40 ms average 19.0 ms, not 20).
-    """
-    args = CASE.program_args(size)
-    seed = int(args[args.index("--seed") + 1])
-    params = CASE.model_params(calibration, numprocs, size)
-    jobs = load_example("bag_of_tasks").job_stream(size.bag_jobs, params["max_size"],
-                                                   size.bag_max_compute, seed)
-    return {**params, "max_compute": 2 * float(jobs[:, 1].mean()),
-            "max_size": round(2 * float(jobs[:, [0, 2]].mean()))}
-
-
 def predict_in_lab(counts: list[int], profile_path: str, calibration: dict, size: ProblemSize,
                    runs: int, seed: int,
                    progress: Callable[[str], None] = lambda _: None) -> dict[int, dict]:
@@ -97,7 +79,7 @@ def predict_in_lab(counts: list[int], profile_path: str, calibration: dict, size
     machines = {name: lab_machine(profile_path, counted) for name, counted in LAB_MODELS.items()}
     out: dict[int, dict] = {}
     for n in counts:
-        params = stream_params(calibration, n, size)
+        params = CASE.model_params(calibration, n, size)
         row: dict = {"predictions": {}, "sd": {}}
         for name, machine in machines.items():
             progress(f"bag_of_tasks: predicting {n} process(es) with the {name} model")
