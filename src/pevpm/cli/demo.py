@@ -17,7 +17,7 @@
 
 >>> plan = DemoPlan.for_mode(quick=True)
 >>> plan.counts["bag_of_tasks"], plan.scaling_counts[-1]
-([1, 2, 4], 64)
+([1, 2, 4, 8], 64)
 """
 
 from __future__ import annotations
@@ -72,11 +72,11 @@ class DemoPlan:
         """The full demo (under 5 minutes here) or the CI smoke test (``--quick``)."""
         if quick:
             return cls(ProblemSize.quick(), {"jacobi": [1, 2], "fft2d": [1, 2],
-                                             "bag_of_tasks": [1, 2, 4]},
+                                             "bag_of_tasks": [1, 2, 4, 8]},
                        [4, 16, 64], repeats=2, runs=4, bench_procs=[2],
                        recalibration_repeats=2)
         return cls(ProblemSize(), {"jacobi": [1, 2], "fft2d": [1, 2],
-                                   "bag_of_tasks": [1, 2, 4]},
+                                   "bag_of_tasks": [1, 2, 4, 8]},
                    [4, 16, 64, 256, 1024], repeats=3, runs=12)
 
 
