@@ -64,6 +64,21 @@ def test_small_benchmark_writes_every_block(small_profile):
             assert conditions.cores >= 1 and conditions.others >= 0 and conditions.load >= 0
 
 
+def test_bench_records_the_measured_eager_limit(small_profile):
+    """A 1 KiB send completes alone with any MPI library worth the name; the
+    limit is then what the machine built from the profile uses."""
+    from pevpm.bench.eager import PROBE_LIMIT
+    from pevpm.machine.profile_model import machine_from_profile
+    from pevpm.profile.builtin import origin_of
+
+    path, _ = small_profile
+    with Profile.open(path) as prof:
+        eager = origin_of(prof).eager
+    assert 1024 <= eager <= PROBE_LIMIT
+    assert machine_from_profile(str(path)).eager_limit == eager
+    assert machine_from_profile(str(path), eager_limit=0).eager_limit == 0
+
+
 def test_profile_commands_show_export_and_plot_without_mpi(small_profile, tmp_path):
     path, _ = small_profile
     code = (

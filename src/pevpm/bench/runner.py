@@ -21,6 +21,7 @@ import numpy as np
 from mpi4py import MPI
 
 from pevpm.bench.clock import GlobalClock, pick_clock, synchronise
+from pevpm.bench.eager import measure_eager_limit
 from pevpm.bench.interrupts import InterruptWatch
 from pevpm.bench.operations import (
     BarrierStart,
@@ -103,6 +104,9 @@ class _Run:
         self.partner_ranks = [p for p, _ in partners] if partners else None
         self.bound = _bind_to_core(self.placement, self.rank) if options.bind else False
         todo = _agree(comm, self._open_profile)
+        eager = measure_eager_limit(comm)
+        if self.rank == 0 and eager is not None:
+            self.writer.set_metadata(eager=str(eager))
         self.clock.add(synchronise(comm, self.clock.local, options.sync, options.resend_limit))
         return todo
 

@@ -187,7 +187,7 @@ def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | Non
                      nodes: int | None = None) -> Machine:
     """``PATH[:model=mean2x1,source=fitted,eager=0,ppn=2,nodes=1,contention=off]``: a
     measured machine."""
-    from pevpm.machine.profile_model import MPICH_EAGER_LIMIT, machine_from_profile
+    from pevpm.machine.profile_model import machine_from_profile
 
     values = _parse_pairs(rest, PROFILE_KEYS, f"--machine {path}") if rest else {}
     return machine_from_profile(path, ppn=ppn or (int(values["ppn"]) if "ppn" in values else None),
@@ -195,7 +195,7 @@ def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | Non
                                                 else None),
                                 processor=processor, model=str(values.get("model", "full")),
                                 source=str(values.get("source", "empirical")),
-                                eager_limit=int(values.get("eager", MPICH_EAGER_LIMIT)),
+                                eager_limit=int(values["eager"]) if "eager" in values else None,
                                 node_contention=values.get("contention", True))
 
 

@@ -60,10 +60,10 @@ COMM_MODELS = {
 }
 assert set(COMM_MODELS) == {*MODEL_NAMES, LATENCY_BANDWIDTH}
 
-#: Largest blocking send that returns before its receive is posted.  MPICH
-#: sends messages up to 64 KiB eagerly through shared memory and over TCP;
-#: a profile measures times, not the protocol, so this is the library's
-#: default, overridable per machine.
+#: Largest blocking send that returns before its receive is posted, for a
+#: profile that does not record one (``pevpm bench`` measures it:
+#: :mod:`pevpm.bench.eager`, the origin's ``eager``).  MPICH's nominal eager
+#: threshold; its shared-memory path was measured to stop at 8,112 bytes here.
 MPICH_EAGER_LIMIT = 65536
 
 
@@ -71,7 +71,7 @@ def machine_from_profile(path: str, ppn: int | None = None, nodes: int | None = 
                          processor: str | None = None,
                          model: str = "full", collectives: str | None = None,
                          source: str = "empirical", extrapolate: bool = True,
-                         eager_limit: int = MPICH_EAGER_LIMIT,
+                         eager_limit: int | None = None,
                          node_contention: bool = True) -> Machine:
     """The machine of the profile at ``path``.
 
@@ -89,6 +89,9 @@ def machine_from_profile(path: str, ppn: int | None = None, nodes: int | None = 
     ``fitted`` distributions; ``extrapolate``: let sizes beyond the
     benchmarked range extend the nearest two linearly; ``node_contention=False``:
     the restricted PEVPM, every message costed at the lowest contention.
+    ``eager_limit``: bytes a send may have and still return before its
+    receive is posted (default: what the profile measured, else
+    :data:`MPICH_EAGER_LIMIT`).
     """
     if model not in COMM_MODELS:
         raise ProfileError(f"unknown communication model {model!r}; choose from "
@@ -109,6 +112,8 @@ def machine_from_profile(path: str, ppn: int | None = None, nodes: int | None = 
                 ppn = next(iter(placements))[1] if len(placements) == 1 else 1
     topology = Topology(procs_per_node=ppn, nodes=nodes, cores=origin.cores, wait=origin.wait)
     processors = ProcessorModel(name=processor) if processor else None
+    if eager_limit is None:
+        eager_limit = MPICH_EAGER_LIMIT if origin.eager is None else origin.eager
     return Machine(comm, topology, processors, eager_limit, config, node_contention)
 
 

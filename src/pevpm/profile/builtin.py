@@ -124,6 +124,8 @@ class ProfileOrigin:
     measured: str
     purpose: str = ""
     wait: str = "poll"
+    #: Largest send measured to complete before its receive (bytes; None: not measured).
+    eager: int | None = None
 
     def summary(self) -> str:
         """One line: host (description), MPI library, date measured.
@@ -179,6 +181,7 @@ def origin_of(profile: Profile) -> ProfileOrigin:
         measured=(runs[0].started[:16] if runs else meta.get("created", "")[:16]),
         purpose=meta.get("purpose", ""),
         wait=meta.get("wait", "poll"),
+        eager=int(meta["eager"]) if meta.get("eager") else None,
     )
 
 

@@ -177,6 +177,22 @@ CASES: dict[str, Case] = {
 }
 
 
+def with_machine(params: dict, model, machine) -> dict:
+    """``params`` plus what the model needs to know of the machine: a model
+    parameter named ``eager`` is set to the machine's eager limit (the bag of
+    tasks polls after a send that has to wait for its receiver).
+
+    >>> from pevpm.model.loader import load_model
+    >>> from pevpm.machine.profile_model import machine_from_profile
+    >>> bag = load_model(CASES["bag_of_tasks"].model_path)
+    >>> with_machine({"jobs": 4}, bag, machine_from_profile("default", eager_limit=8112))
+    {'jobs': 4, 'eager': 8112}
+    """
+    if "eager" in model.parameters:
+        return {**params, "eager": machine.eager_limit}
+    return params
+
+
 def find_case(name: str) -> Case:
     """The case named ``name`` (a path such as ``examples/jacobi`` works too)."""
     key = Path(name.rstrip("/")).name

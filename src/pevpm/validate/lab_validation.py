@@ -37,7 +37,7 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.machine.topology import Topology
 from pevpm.model.loader import load_model
-from pevpm.validate.cases import CASES, ProblemSize
+from pevpm.validate.cases import CASES, ProblemSize, with_machine
 from pevpm.validate.lab import measure_in_lab
 from pevpm.validate.runner import Measurement
 from pevpm.validate.validation import format_rows
@@ -83,8 +83,8 @@ def predict_in_lab(counts: list[int], profile_path: str, calibration: dict, size
         row: dict = {"predictions": {}, "sd": {}}
         for name, machine in machines.items():
             progress(f"bag_of_tasks: predicting {n} process(es) with the {name} model")
-            pred = predict(model, n, machine, runs=runs, seed=seed, params=params,
-                           bounds=False, workers=1)
+            pred = predict(model, n, machine, runs=runs, seed=seed,
+                           params=with_machine(params, model, machine), bounds=False, workers=1)
             row["predictions"][name], row["sd"][name] = pred.mean, pred.sd
         out[n] = row
     return out

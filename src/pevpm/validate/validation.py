@@ -32,7 +32,7 @@ from pevpm.analytic.laws import amdahl_speedup, fit_amdahl
 from pevpm.host import BusyMeter, loads_differ
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
-from pevpm.validate.cases import Case, ProblemSize
+from pevpm.validate.cases import Case, ProblemSize, with_machine
 from pevpm.validate.runner import (
     LocalLauncher,
     Measurement,
@@ -74,7 +74,8 @@ def predict_case(case: Case, counts: list[int], profile_path: str, calibration: 
             machine = machine_from_profile(profile_path, ppn=n, model=name,
                                            collectives=case.collectives)
             pred = predict(model, n, machine, runs=runs if name == "full" else max(1, runs // 4),
-                           seed=seed, params=params, bounds=False, workers=1)
+                           seed=seed, params=with_machine(params, model, machine),
+                           bounds=False, workers=1)
             row["predictions"][name] = pred.mean
             if name == "full":
                 row["full_sd"] = pred.sd
