@@ -42,3 +42,16 @@ def test_bag_of_tasks_sends_above_the_eager_limit_are_noticed_a_poll_late():
     # master taking its result, so a job takes about 0.5-1 ms longer (0.56 here).
     extra = (spans[0] - spans[1 << 30]) / params["jobs"]
     assert 0.4e-3 < extra < 1.1e-3
+
+
+def test_the_polling_delay_is_the_timed_poll_not_the_fits_intercept():
+    """On a busy machine the sleep fit's intercept was below -0.1 ms and the
+    model's polling delay went negative; a timed poll is used when there is one."""
+    from pevpm.validate.cases import CASES, ProblemSize
+
+    sleep = {"overhead": -2.3e-4, "slope": 1.02}
+    timed = {"bag_of_tasks": {"sleep": sleep, "poll": {"seconds": 1e-4, "median": 1.7e-4}}}
+    older = {"bag_of_tasks": {"sleep": sleep}}
+    case, size = CASES["bag_of_tasks"], ProblemSize(bag_jobs=20)
+    assert case.model_params(timed, 4, size)["poll"] == 1.7e-4
+    assert case.model_params(older, 4, size)["poll"] == pytest.approx(1e-4 - 2.3e-4)

@@ -95,7 +95,7 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
     return result
 
 
-def calibrate_bag_of_tasks(durations=(0.001, 0.004, 0.016), repeats: int = 7,
+def calibrate_bag_of_tasks(durations=(0.0001, 0.001, 0.004, 0.016), repeats: int = 7,
                            **job_options) -> dict:
     """How long ``spin(x)`` and ``sleep(x)`` really take, fitted as overhead + slope * x.
 
@@ -103,9 +103,13 @@ def calibrate_bag_of_tasks(durations=(0.001, 0.004, 0.016), repeats: int = 7,
     bag_of_tasks.job_stream's: njobs, max_size, max_compute, seed), so the
     model's per-job serial time is overhead + slope * compute.
 
+    ``poll`` times one sleep of the program's polling period (``POLL_SECONDS``).
+
     >>> data = calibrate_bag_of_tasks(durations=(0.0005, 0.001), repeats=1, njobs=10)
     >>> sorted(data["sleep"]), data["job_stream"]["njobs"]
     (['durations', 'measured', 'overhead', 'slope'], 10)
+    >>> data["poll"]["seconds"], data["poll"]["median"] >= 1e-4
+    (0.0001, True)
     """
     bag = load_example("bag_of_tasks")
     options = {"njobs": 400, "max_size": 65536, "max_compute": 0.01, "seed": 310952}
@@ -122,6 +126,11 @@ def calibrate_bag_of_tasks(durations=(0.001, 0.004, 0.016), repeats: int = 7,
         slope, overhead = np.polyfit(durations, medians, 1)
         result[mode] = {"overhead": float(overhead), "slope": float(slope),
                         "durations": list(durations), "measured": medians}
+    # One poll of a waiting rank in sleep mode, timed as it is (the fit's
+    # intercept, extrapolated from milliseconds, can even come out negative).
+    result["poll"] = {"seconds": bag.POLL_SECONDS,
+                      **time_call(functools.partial(bag.sleep, bag.POLL_SECONDS), repeats,
+                                  min_batch=0.0)}
     return result
 
 

@@ -147,12 +147,14 @@ def bag_stream_means(jobs: int, max_compute: float, max_size: int = BAG_MAX_SIZE
 
 
 def _bag_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
-    sleep = _calibrated(calibration, "bag_of_tasks")["sleep"]
+    data = _calibrated(calibration, "bag_of_tasks")
+    sleep = data["sleep"]
     compute, message = bag_stream_means(size.bag_jobs, size.bag_max_compute)
-    # A poll sleeps POLL_SECONDS plus the sleep's own overshoot (calibrated).
+    # A poll: one sleep of the polling period, as timed (calibrations made
+    # before it was timed: the period plus the fitted overshoot).
+    poll = data["poll"]["median"] if "poll" in data else BAG_POLL_SECONDS + sleep["overhead"]
     return {"jobs": size.bag_jobs, "max_size": round(2 * message), "max_compute": 2 * compute,
-            "overhead": sleep["overhead"], "slope": sleep["slope"],
-            "poll": BAG_POLL_SECONDS + sleep["overhead"]}
+            "overhead": sleep["overhead"], "slope": sleep["slope"], "poll": poll}
 
 
 CASES: dict[str, Case] = {
