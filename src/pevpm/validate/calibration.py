@@ -97,7 +97,11 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
 
 def calibrate_bag_of_tasks(durations=(0.0001, 0.001, 0.004, 0.016), repeats: int = 7,
                            **job_options) -> dict:
-    """How long ``spin(x)`` and ``sleep(x)`` really take, fitted as overhead + slope * x.
+    """How long ``spin(x)`` and ``sleep(x)`` really take: x plus an overshoot
+    (``overhead``, the median over ``durations`` of the time taken beyond x;
+    ``slope`` 1).  Neither returns early, so the overshoot is never negative;
+    a straight line fitted to the same medians had an intercept below
+    -0.1 ms on a busy machine, and negative job times.
 
     Also the job stream's mean compute seconds per job (``job_options`` are
     bag_of_tasks.job_stream's: njobs, max_size, max_compute, seed), so the
@@ -123,11 +127,10 @@ def calibrate_bag_of_tasks(durations=(0.0001, 0.001, 0.004, 0.016), repeats: int
     for mode, work in (("spin", bag.spin), ("sleep", bag.sleep)):
         medians = [time_call(functools.partial(work, d), repeats, min_batch=0.0)["median"]
                    for d in durations]
-        slope, overhead = np.polyfit(durations, medians, 1)
-        result[mode] = {"overhead": float(overhead), "slope": float(slope),
+        overshoot = float(np.median(np.subtract(medians, durations)))
+        result[mode] = {"overhead": overshoot, "slope": 1.0,
                         "durations": list(durations), "measured": medians}
-    # One poll of a waiting rank in sleep mode, timed as it is (the fit's
-    # intercept, extrapolated from milliseconds, can even come out negative).
+    # One poll of a waiting rank in sleep mode, timed as it is.
     result["poll"] = {"seconds": bag.POLL_SECONDS,
                       **time_call(functools.partial(bag.sleep, bag.POLL_SECONDS), repeats,
                                   min_batch=0.0)}
