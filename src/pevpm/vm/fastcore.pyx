@@ -420,9 +420,9 @@ cdef Code code_for(tuple code, bint collective):
 cdef struct Req:
     double posted
     double transfer     # a send's drawn time; a receive's communication time
-    double completion
-    double path[3]
-    double origin[3]
+    double completion   # (an EAGER send: the local time it took)
+    double path[3]      # the rank's critical path at posting, then at completion
+                        # (an EAGER send keeps the first: see completion_of)
     long seq
     long size
     int tag
@@ -445,10 +445,12 @@ DEF QUEUED = 8
 DEF WAITED = 16        # its own rank waits on it
 DEF ZERO_COMM = 32     # a send completed before it was delivered: no communication time
 DEF HAS_STATUS = 64    # a receive with a status (Core.status_of)
+DEF EAGER = 128        # a send done when posted, before its delivery needs its origin
 
 
 cdef struct Decision:
     double time         # the receive's posted time; ties go to the lower seq
+    long seq
     int req
 
 
@@ -513,6 +515,7 @@ cdef class Core:
     cdef int *dtail
     cdef pevpm_htab_t buckets   # bucket_key(rank, context, source, tag) -> first, last recv
     cdef int *nposted           # per rank: receives in its buckets
+    cdef int *nwild             # per rank: those with ANY_SOURCE or ANY_TAG
     cdef int *candidates        # an ANY_SOURCE receive's candidate sends
     cdef int ncand, capcand
     cdef int *seen              # per source: the stamp of the last ANY_SOURCE search
@@ -560,7 +563,7 @@ cdef class Core:
         self.send_queues.e = NULL
         self.buckets.e = NULL
         self.pair_counts.e = NULL
-        self.dhead = self.dtail = self.nposted = self.seen = NULL
+        self.dhead = self.dtail = self.nposted = self.nwild = self.seen = NULL
         self.candidates = self.runnable = NULL
         self.node_of = NULL
         self.capacity = NULL
@@ -581,6 +584,7 @@ cdef class Core:
         free(self.dhead)
         free(self.dtail)
         free(self.nposted)
+        free(self.nwild)
         free(self.seen)
         free(self.candidates)
         free(self.runnable)
@@ -642,7 +646,8 @@ cdef class Core:
                 or pevpm_ht_init(&self.pair_counts, 64) < 0):
             raise MemoryError()
         self.dhead, self.dtail = _ints(self.numprocs, -1), _ints(self.numprocs, -1)
-        self.nposted, self.seen = _ints(self.numprocs, 0), _ints(self.numprocs, 0)
+        self.nposted, self.nwild = _ints(self.numprocs, 0), _ints(self.numprocs, 0)
+        self.seen = _ints(self.numprocs, 0)
         self.stamp = 0
         self.ncand = self.capcand = 0
         self.caprun = max(self.numprocs, 8)
@@ -1122,7 +1127,6 @@ cdef class Core:
         q.transfer = 0.0
         q.completion = 0.0
         for k in range(3):
-            q.origin[k] = rank.path[k]
             q.path[k] = rank.path[k]
         q.refs = 0
         q.qnext = q.qprev = q.dnext = q.dprev = -1
@@ -1148,6 +1152,12 @@ cdef class Core:
         elif comm == 0.0:               # a send's comm is its transfer time or nothing
             q.flags |= ZERO_COMM
 
+    cdef inline double completion_of(self, int i):
+        """When the request completed (an EAGER send: when its local time ended,
+        the same sum the rank's clock made)."""
+        cdef Req *q = &self.reqs[i]
+        return q.posted + q.completion if q.flags & EAGER else q.completion
+
     cdef inline double comm_of(self, int i):
         """The communication time the request's completion carries."""
         cdef Req *q = &self.reqs[i]
@@ -1158,6 +1168,7 @@ cdef class Core:
         cdef int s = self.new_req(rank, 1, opid, size, dst, tag)
         cdef bint eager = self.eager(opid, size)
         cdef int contention, r, context = rank.context, k
+        cdef double spent = 0.0
         cdef Req *q
         cdef pevpm_hent_t *entry
         cdef uint64_t key
@@ -1166,10 +1177,12 @@ cdef class Core:
             return s
         if local and dst != rank.id:
             contention = self.contention(rank.id, dst, rank.clock, opid)
-            self.spend(rank, 1, self.local_completion(s, contention, self.duplex))
-        if eager:
-            self.complete(s, rank.clock, rank.path, 0.0)
+            spent = self.local_completion(s, contention, self.duplex)
+            self.spend(rank, 1, spent)
         q = &self.reqs[s]
+        if eager:                       # done now: completion posted + spent, path origin + spent
+            q.flags |= DONE | ZERO_COMM | EAGER
+            q.completion = spent if spent > 0 else 0.0
         q.refs += 1
         key = <uint64_t> dst * self.numprocs + rank.id
         entry = pevpm_ht_find(&self.send_queues, key)
@@ -1189,7 +1202,7 @@ cdef class Core:
             q.dprev = self.dtail[dst]
         self.dtail[dst] = s
         if self.nposted[dst]:
-            for k in range(4):
+            for k in range(4 if self.nwild[dst] else 1):
                 entry = pevpm_ht_find(&self.buckets, self.bucket_key(
                     dst, context, rank.id if k < 2 else ANY_SOURCE,
                     tag if k % 2 == 0 else ANY_TAG))
@@ -1232,6 +1245,8 @@ cdef class Core:
             self.reqs[r].qprev = entry.v2
             entry.v2 = r
         self.nposted[rank.id] += 1
+        if src == ANY_SOURCE or tag == ANY_TAG:
+            self.nwild[rank.id] += 1
         if self.has_candidate(r):
             self.queue_decision(r)
         return r
@@ -1503,10 +1518,10 @@ cdef class Core:
         send = &self.reqs[s]
         recv = &self.reqs[r]
         if arrival > recv.posted:
-            path[0], path[1], path[2] = send.origin[0], send.origin[1] + send.transfer, send.origin[2]
+            path[0], path[1], path[2] = send.path[0], send.path[1] + send.transfer, send.path[2]
             self.complete(r, arrival, path, send.transfer)
         else:
-            self.complete(r, recv.posted, recv.origin, 0.0)
+            self.complete(r, recv.posted, recv.path, 0.0)
         self.notify(r)
         send = &self.reqs[s]
         recv = &self.reqs[r]
@@ -1558,6 +1573,8 @@ cdef class Core:
         if entry.v1 < 0:
             pevpm_ht_del(&self.buckets, entry)
         self.nposted[q.rank] -= 1
+        if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
+            self.nwild[q.rank] -= 1
 
     cdef int notify(self, int i) except -1:
         cdef Rank rank
@@ -1593,16 +1610,18 @@ cdef class Core:
         cdef double blocked_for, transfer
         for k in range(rank.nwait):
             i = rank.waits[k]
-            if last < 0 or self.reqs[i].completion > self.reqs[last].completion:
+            if last < 0 or self.completion_of(i) > self.completion_of(last):
                 last = i
-        if last >= 0 and self.reqs[last].completion > rank.clock:
-            blocked_for = self.reqs[last].completion - rank.clock
+        if last >= 0 and self.completion_of(last) > rank.clock:
+            blocked_for = self.completion_of(last) - rank.clock
             transfer = min(blocked_for, self.comm_of(last))
             self.spend(rank, 2, blocked_for - transfer)
             self.spend(rank, 1, transfer)
             rank.path[0] = self.reqs[last].path[0]
             rank.path[1] = self.reqs[last].path[1]
             rank.path[2] = self.reqs[last].path[2]
+            if self.reqs[last].flags & EAGER:
+                rank.path[1] = rank.path[1] + self.reqs[last].completion
         for k in range(rank.nwait):
             self.release(rank.waits[k])
         rank.nwait = 0
@@ -1685,7 +1704,7 @@ cdef class Core:
                 raise MemoryError()
             self.heap = h
             self.capheap *= 2
-        d.time, d.req = time, req
+        d.time, d.seq, d.req = time, self.reqs[req].seq, req
         i = self.nheap
         self.nheap += 1
         while i > 0:
@@ -1718,8 +1737,7 @@ cdef class Core:
 
     cdef inline bint before(self, Decision *a, Decision *b):
         """Earlier posted time first; ties: the receive posted first."""
-        return a.time < b.time or (a.time == b.time
-                                   and self.reqs[a.req].seq < self.reqs[b.req].seq)
+        return a.time < b.time or (a.time == b.time and a.seq < b.seq)
 
     # ---------------------------------------------------------------- results
     cdef result(self):
