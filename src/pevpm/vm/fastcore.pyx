@@ -63,7 +63,7 @@ cdef extern from *:
 cdef extern from *:
     """
     /* An open-addressing hash table from 64-bit keys to two ints (linear
-       probing, backward-shift deletion, at most 3/4 full).  Keys are packed
+       probing, backward-shift deletion, at most half full).  Keys are packed
        numbers below UINT64_MAX, which marks an empty slot. */
     typedef struct { uint64_t key; int v1; int v2; } pevpm_hent_t;
     typedef struct { pevpm_hent_t *e; size_t mask; size_t n; } pevpm_htab_t;
@@ -99,7 +99,7 @@ cdef extern from *:
     /* A new entry for a key not in the table (v1 = v2 = -1); NULL: out of memory. */
     static pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key) {
         size_t i;
-        if (4 * (t->n + 1) > 3 * (t->mask + 1)) {
+        if (2 * (t->n + 1) > t->mask + 1) {
             pevpm_htab_t bigger;
             if (pevpm_ht_init(&bigger, 2 * (t->mask + 1)) < 0) return NULL;
             for (i = 0; i <= t->mask; i++) {
@@ -1708,7 +1708,7 @@ cdef class Core:
         i = self.nheap
         self.nheap += 1
         while i > 0:
-            parent = (i - 1) >> 1
+            parent = (i - 1) >> 2
             if not self.before(&d, &self.heap[parent]):
                 break
             self.heap[i] = self.heap[parent]
@@ -1717,16 +1717,21 @@ cdef class Core:
         return 0
 
     cdef Decision heap_pop(self):
+        """The earliest decision (a 4-ary heap: half the levels of a binary one,
+        and a node's children share cache lines)."""
         cdef Decision top = self.heap[0]
-        cdef int n = self.nheap - 1, i = 0, child
+        cdef int n = self.nheap - 1, i = 0, child, first, k, end
         cdef Decision last = self.heap[n]
         self.nheap = n
         while True:
-            child = 2 * i + 1
-            if child >= n:
+            first = 4 * i + 1
+            if first >= n:
                 break
-            if child + 1 < n and self.before(&self.heap[child + 1], &self.heap[child]):
-                child += 1
+            child = first
+            end = min(first + 4, n)
+            for k in range(first + 1, end):
+                if self.before(&self.heap[k], &self.heap[child]):
+                    child = k
             if not self.before(&self.heap[child], &last):
                 break
             self.heap[i] = self.heap[child]
