@@ -6,8 +6,15 @@ first: this file follows it method for method), with
 
 * instructions as C structs (operands folded per rank are C numbers; the
   rest stay Python closures, called with the rank's environment);
-* sends and receives as C records in one array, recycled by reference count;
-* the decision heap and the contention scoreboard as C heaps;
+* sends and receives as 104-byte C records in one array, recycled by
+  reference count through a free list;
+* matching without Python objects: send queues per (destination, source)
+  and receive buckets per (rank, context, source, tag) are linked lists of
+  records whose ends sit in C hash tables (a send also joins its
+  destination's list, which ANY_SOURCE receives scan); each rank's
+  outstanding requests and current wait are int arrays;
+* the decision heap (4-ary) and the contention scoreboard (its per-link
+  pair counts in a hash table) in C;
 * Hockney, LogGP and constant message times computed in C; any other
   communication model is called from here, drawing from the same generator;
 * Condition choices drawn straight from the generator's bit generator (the
@@ -292,19 +299,33 @@ cdef class InsBox:
 
 cdef class Code:
     """One compiled code tuple as pointers to C instructions (shared by every
-    rank that runs it)."""
+    rank that runs it): a user's code keeps its instructions side by side
+    (a rank runs them in a row); a collective's point into shared boxes (its
+    ranks' long codes repeat the same few instructions)."""
     cdef Ins **ins
+    cdef Ins *own               # a user code's instructions, or NULL
     cdef int n
     cdef readonly tuple code
-    cdef list boxes             # keeps the instructions alive
+    cdef list boxes             # keeps a collective's instructions alive
 
     def __cinit__(self, tuple code, bint collective):
-        self.code = code
-        self.n = len(code)
-        self.ins = <Ins **> malloc(max(self.n, 1) * sizeof(Ins *))
-        self.boxes = []
         cdef int pc
         cdef InsBox box
+        self.code = code
+        self.n = len(code)
+        self.own = NULL
+        self.ins = <Ins **> malloc(max(self.n, 1) * sizeof(Ins *))
+        if self.ins == NULL:
+            raise MemoryError()
+        self.boxes = []
+        if not collective:
+            self.own = <Ins *> malloc(max(self.n, 1) * sizeof(Ins))
+            if self.own == NULL:
+                raise MemoryError()
+            for pc in range(self.n):
+                _translate(&self.own[pc], code[pc], False)
+                self.ins[pc] = &self.own[pc]
+            return
         for pc in range(self.n):
             box = box_for(code[pc], collective)
             self.boxes.append(box)
@@ -312,6 +333,7 @@ cdef class Code:
 
     def __dealloc__(self):
         free(self.ins)
+        free(self.own)
 
 
 cdef dict _BOXES = {}
@@ -1504,7 +1526,8 @@ cdef class Core:
     cdef int deliver(self, int s, int r) except -1:
         cdef Req *send = &self.reqs[s]
         cdef Req *recv = &self.reqs[r]
-        cdef double arrival, path[3]
+        cdef double arrival
+        cdef double path[3]
         if send.size > recv.size:
             raise Unsupported("truncated")
         self.unqueue(s, r)
