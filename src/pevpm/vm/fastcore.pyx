@@ -854,7 +854,7 @@ cdef class Core:
             s = q.dnext
         return 0
 
-    cdef inline int first_match(self, int s, int ri):
+    cdef inline int first_match(self, int s, int ri) noexcept:
         cdef Req *r = &self.reqs[ri]
         while s >= 0:
             if (self.reqs[s].context == r.context
@@ -1089,7 +1089,7 @@ cdef class Core:
         self.reqs[i].refs += 1
         return 0
 
-    cdef void drop_outstanding(self, Rank rank, int i):
+    cdef void drop_outstanding(self, Rank rank, int i) noexcept:
         """Take record ``i`` off its rank's outstanding list (waited by name)."""
         rank.out[self.reqs[i].opos] = -1
         self.reqs[i].opos = -1
@@ -1101,7 +1101,7 @@ cdef class Core:
         if rank.ntomb > 1024 and 2 * rank.ntomb > rank.nout and rank.outbase == 0:
             self.compact_outstanding(rank)
 
-    cdef void compact_outstanding(self, Rank rank):
+    cdef void compact_outstanding(self, Rank rank) noexcept:
         cdef int k, n = 0, i
         for k in range(rank.nout):
             i = rank.out[k]
@@ -1164,7 +1164,7 @@ cdef class Core:
                 raise MemoryError()
         return 0
 
-    cdef inline void complete(self, int i, double time, double *path, double comm):
+    cdef inline void complete(self, int i, double time, double *path, double comm) noexcept:
         cdef Req *q = &self.reqs[i]
         q.flags |= DONE
         q.completion = time
@@ -1174,13 +1174,13 @@ cdef class Core:
         elif comm == 0.0:               # a send's comm is its transfer time or nothing
             q.flags |= ZERO_COMM
 
-    cdef inline double completion_of(self, int i):
+    cdef inline double completion_of(self, int i) noexcept:
         """When the request completed (an EAGER send: when its local time ended,
         the same sum the rank's clock made)."""
         cdef Req *q = &self.reqs[i]
         return q.posted + q.completion if q.flags & EAGER else q.completion
 
-    cdef inline double comm_of(self, int i):
+    cdef inline double comm_of(self, int i) noexcept:
         """The communication time the request's completion carries."""
         cdef Req *q = &self.reqs[i]
         return 0.0 if q.flags & ZERO_COMM else q.transfer
@@ -1236,7 +1236,8 @@ cdef class Core:
                         r = self.reqs[r].qnext
         return s
 
-    cdef inline uint64_t bucket_key(self, long rank, long context, long source, long tag):
+    cdef inline uint64_t bucket_key(self, long rank, long context, long source,
+                                    long tag) noexcept:
         """(rank, context, source, tag) as one number: ANY_SOURCE is source P,
         the tag (32 bits) is the low half."""
         cdef uint64_t src = self.numprocs if source == ANY_SOURCE else source
@@ -1273,7 +1274,7 @@ cdef class Core:
             self.queue_decision(r)
         return r
 
-    cdef bint has_candidate(self, int ri):
+    cdef bint has_candidate(self, int ri) noexcept:
         cdef Req *r = &self.reqs[ri]
         cdef Req *q
         cdef pevpm_hent_t *entry
@@ -1289,10 +1290,10 @@ cdef class Core:
             s = q.dnext
         return False
 
-    cdef void queue_decision(self, int r):
+    cdef int queue_decision(self, int r) except -1:
         self.reqs[r].flags |= QUEUED
         self.reqs[r].refs += 1
-        self.heap_push(self.reqs[r].posted, r)
+        return self.heap_push(self.reqs[r].posted, r)
 
     cdef int keep_request(self, Rank rank, name, int i) except -1:
         if name is not None:        # a collective's requests have no names
@@ -1343,11 +1344,11 @@ cdef class Core:
                 level = c
         return level
 
-    cdef inline uint64_t pair_key(self, int link, long src, long dst):
+    cdef inline uint64_t pair_key(self, int link, long src, long dst) noexcept:
         cdef uint64_t P = self.numprocs
         return (<uint64_t> link * P + <uint64_t> src) * P + <uint64_t> dst
 
-    cdef inline int pairs_in_transit(self, int link, long src, long dst):
+    cdef inline int pairs_in_transit(self, int link, long src, long dst) noexcept:
         cdef pevpm_hent_t *e = pevpm_ht_find(&self.pair_counts, self.pair_key(link, src, dst))
         return 0 if e == NULL else e.v1
 
@@ -1396,7 +1397,7 @@ cdef class Core:
         h[i].end, h[i].src, h[i].dst = end, src, dst
         return 0
 
-    cdef void link_pop(self, int link):
+    cdef void link_pop(self, int link) noexcept:
         cdef Transit *h = self.ends[link]
         cdef int n = self.nends[link] - 1, i = 0, child, left, theirs
         cdef Transit last = h[n]
@@ -1560,7 +1561,7 @@ cdef class Core:
         self.release(r)
         return 0
 
-    cdef void unqueue(self, int s, int r):
+    cdef void unqueue(self, int s, int r) noexcept:
         """Take send ``s`` off its queues and receive ``r`` out of its bucket."""
         cdef Req *q = &self.reqs[s]
         cdef pevpm_hent_t *entry = pevpm_ht_find(
@@ -1739,7 +1740,7 @@ cdef class Core:
         self.heap[i] = d
         return 0
 
-    cdef Decision heap_pop(self):
+    cdef Decision heap_pop(self) noexcept:
         """The earliest decision (a 4-ary heap: half the levels of a binary one,
         and a node's children share cache lines)."""
         cdef Decision top = self.heap[0]
@@ -1763,7 +1764,7 @@ cdef class Core:
             self.heap[i] = last
         return top
 
-    cdef inline bint before(self, Decision *a, Decision *b):
+    cdef inline bint before(self, Decision *a, Decision *b) noexcept:
         """Earlier posted time first; ties: the receive posted first."""
         return a.time < b.time or (a.time == b.time and a.seq < b.seq)
 
