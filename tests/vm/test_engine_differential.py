@@ -190,3 +190,24 @@ def test_a_model_with_mpi_test_runs_on_the_reference_engine():
     program = vm.compile_model(b.build())
     assert fastengine.why_reference(program) == "MPI_Test is run by the pure-Python engine"
     assert fastengine.why_reference(vm.compile_model(ModelBuilder().build())) is None
+
+
+def test_the_core_agrees_when_its_hash_tables_grow_and_drop_idle_queues():
+    """The core's queue and bucket tables start with 1,024 slots: a tag per
+    iteration leaves 1,500 idle buckets behind (dropped when the table fills
+    up), and a 33-rank alltoall has 1,056 queues and buckets open at once (the
+    tables double)."""
+    b = ModelBuilder()
+    with b.loop(1500, index="k"):
+        b.sendrecv(8, dest="(procnum + 1) % numprocs",
+                   source="(procnum + numprocs - 1) % numprocs", tag="k")
+    many_tags = b.build()
+    check_same(many_tags, 3, Machine(COMMS["loggp"]), 5)
+    run = fastengine.simulate(many_tags, 3, Machine(COMMS["loggp"]), records=True)
+    assert sorted({m.tag for m in run.messages}) == list(range(1500))
+    b = ModelBuilder()
+    b.collective("MPI_Alltoall", 1024)      # 1 KiB blocks: every pair at once
+    all_pairs = b.build()
+    check_same(all_pairs, 33, Machine(COMMS["hockney"], eager_limit=1024), 6)
+    assert fastengine.simulate(all_pairs, 33, Machine(COMMS["hockney"])).messages_simulated \
+        == 33 * 32

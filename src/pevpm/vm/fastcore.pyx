@@ -71,7 +71,10 @@ cdef extern from *:
     """
     /* An open-addressing hash table from 64-bit keys to two ints (linear
        probing, backward-shift deletion, at most half full).  Keys are packed
-       numbers below UINT64_MAX, which marks an empty slot. */
+       numbers below UINT64_MAX, which marks an empty slot.  An entry whose
+       v1 is negative is idle (an emptied queue kept for its next message):
+       a full table drops its idle entries if they are three quarters of it,
+       else doubles. */
     typedef struct { uint64_t key; int v1; int v2; } pevpm_hent_t;
     typedef struct { pevpm_hent_t *e; size_t mask; size_t n; } pevpm_htab_t;
     #define PEVPM_EMPTY UINT64_MAX
@@ -105,18 +108,23 @@ cdef extern from *:
 
     /* A new entry for a key not in the table (v1 = v2 = -1); NULL: out of memory. */
     static pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key) {
-        size_t i;
+        size_t i, live = 0;
         if (2 * (t->n + 1) > t->mask + 1) {
             pevpm_htab_t bigger;
-            if (pevpm_ht_init(&bigger, 2 * (t->mask + 1)) < 0) return NULL;
+            int drop;
+            for (i = 0; i <= t->mask; i++)
+                if (t->e[i].key != PEVPM_EMPTY && t->e[i].v1 >= 0) live++;
+            drop = 4 * live <= t->n;    /* mostly idle: drop those, same size */
+            if (pevpm_ht_init(&bigger, drop ? t->mask + 1 : 2 * (t->mask + 1)) < 0)
+                return NULL;
             for (i = 0; i <= t->mask; i++) {
-                if (t->e[i].key != PEVPM_EMPTY) {
+                if (t->e[i].key != PEVPM_EMPTY && (!drop || t->e[i].v1 >= 0)) {
                     size_t j = pevpm_mix(t->e[i].key) & bigger.mask;
                     while (bigger.e[j].key != PEVPM_EMPTY) j = (j + 1) & bigger.mask;
                     bigger.e[j] = t->e[i];
                 }
             }
-            bigger.n = t->n;
+            bigger.n = drop ? live : t->n;
             free(t->e);
             *t = bigger;
         }
@@ -1212,6 +1220,7 @@ cdef class Core:
             entry = pevpm_ht_add(&self.send_queues, key)
             if entry == NULL:
                 raise MemoryError()
+        if entry.v1 < 0:                # a new or idle queue
             entry.v1 = entry.v2 = s
         else:
             self.reqs[entry.v2].qnext = s
@@ -1262,6 +1271,7 @@ cdef class Core:
             entry = pevpm_ht_add(&self.buckets, key)
             if entry == NULL:
                 raise MemoryError()
+        if entry.v1 < 0:                # a new or idle bucket
             entry.v1 = entry.v2 = r
         else:
             self.reqs[entry.v2].qnext = r
@@ -1573,9 +1583,7 @@ cdef class Core:
         if q.qnext >= 0:
             self.reqs[q.qnext].qprev = q.qprev
         else:
-            entry.v2 = q.qprev
-        if entry.v1 < 0:
-            pevpm_ht_del(&self.send_queues, entry)
+            entry.v2 = q.qprev          # an emptied queue stays, idle, for the next send
         if q.dprev >= 0:
             self.reqs[q.dprev].dnext = q.dnext
         else:
@@ -1593,9 +1601,7 @@ cdef class Core:
         if q.qnext >= 0:
             self.reqs[q.qnext].qprev = q.qprev
         else:
-            entry.v2 = q.qprev
-        if entry.v1 < 0:
-            pevpm_ht_del(&self.buckets, entry)
+            entry.v2 = q.qprev          # an emptied bucket stays, idle
         self.nposted[q.rank] -= 1
         if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
             self.nwild[q.rank] -= 1
