@@ -5,8 +5,8 @@ decomposition, blocking sends and receives of one 256-float row to each
 neighbour, even ranks sending first; 4 message operations per interior rank
 per iteration; ``Serial on perseus time = 3.24/numprocs``) for 100
 iterations on 64 and 1024 ranks of a Perseus-like cluster (160 us, 91 Mbit/s
-Hockney links), and prints simulated messages per second of wall time and
-peak memory.  Then it compiles benchmarks/smpi/jacobi.c, the same program in
+Hockney links), and prints simulated messages per CPU second and the peak
+resident memory of a fresh process running one simulation.  Then it compiles benchmarks/smpi/jacobi.c, the same program in
 C, with ``smpicc`` and runs it under ``smpirun`` on the equivalent SimGrid
 cluster (benchmarks/smpi/cluster.xml, correction factors off), and prints
 the wall-time ratio pevpm/SMPI (and the CPU-time ratio, steadier on a busy
@@ -40,7 +40,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -90,7 +89,9 @@ def jacobi_model(iterations: int):
 
 
 def time_pevpm(model, numprocs: int, repeats: int, simulate, machine_name: str = MACHINE,
-               memory: bool = True) -> dict:
+               memory: str | None = None, engine_name: str = "auto") -> dict:
+    """Median wall and CPU seconds of ``repeats`` runs; ``memory`` (a model
+    spec for :func:`build_model`): also the peak RSS of a fresh process running it once."""
     machine = parse_machine(machine_name)
     walls, cpus, result = [], [], None
     for i in range(repeats):
@@ -99,16 +100,42 @@ def time_pevpm(model, numprocs: int, repeats: int, simulate, machine_name: str =
         result = simulate(model, numprocs, machine, rng=rng)
         walls.append(time.perf_counter() - start)
         cpus.append(time.process_time() - cpu)
-    peak = 0
-    if memory:
-        tracemalloc.start()
-        simulate(model, numprocs, machine, rng=np.random.default_rng(0))
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
+    peak = child_peak_rss(memory, numprocs, machine_name, engine_name) if memory else 0.0
     wall, cpu = statistics.median(walls), statistics.median(cpus)
     return {"wall": wall, "cpu": cpu, "makespan": result.makespan,
             "messages": result.messages_simulated,
-            "rate": result.messages_simulated / max(cpu, 1e-9), "peak_mb": peak / 2**20}
+            "rate": result.messages_simulated / max(cpu, 1e-9), "peak_mb": peak}
+
+
+def build_model(spec: str):
+    """``jacobi:ITERATIONS``, ``MPI_Alltoall`` (any collective, 1 KiB) or ``none``."""
+    if spec == "none":
+        return None
+    if spec.startswith("jacobi:"):
+        return jacobi_model(int(spec.split(":")[1]))
+    return collective_model(spec)
+
+
+def child_peak_rss(spec: str, numprocs: int, machine_name: str, engine_name: str) -> float:
+    """Peak resident set (MB) of a fresh Python process that imports pevpm and
+    simulates ``spec`` once on ``numprocs`` ranks (``none``: imports only)."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--rss-child",
+           f"{spec},{numprocs},{machine_name}", "--engine", engine_name]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return float(out.split()[-1]) / 1024
+
+
+def rss_child(arg: str, simulate) -> int:
+    """Run one simulation and print this process's peak resident set in KiB:
+    VmHWM belongs to this program image (a child's ``ru_maxrss`` would start
+    from its parent's size at the fork)."""
+    spec, numprocs, machine_name = arg.split(",")
+    model = build_model(spec)
+    if model is not None:
+        simulate(model, int(numprocs), parse_machine(machine_name), rng=np.random.default_rng(0))
+    status = Path("/proc/self/status").read_text()
+    print(re.search(r"VmHWM:\s+(\d+) kB", status).group(1))
+    return 0
 
 
 def collective_model(op: str, size: int = 1024):
@@ -117,18 +144,19 @@ def collective_model(op: str, size: int = 1024):
     return b.build()
 
 
-def print_collectives(simulate, counts) -> None:
+def print_collectives(simulate, counts, engine_name: str) -> None:
     print("\nOne collective call (1 KiB), machine perseus: CPU seconds of a first run "
           "(expansion included) and a second (expansion cached), messages per CPU second")
     print(f"{'op':>14} {'ranks':>6} {'messages':>9} {'first s':>8} {'again s':>8} {'msg/s':>9} "
-          f"{'RSS MB':>7}  (RSS: the process's peak so far)")
+          f"{'RSS MB':>7}  (RSS: peak of a fresh process making one call)")
     for op in ("MPI_Alltoall", "MPI_Allreduce", "MPI_Allgather"):
         for n in counts:
             model = collective_model(op)
-            first = time_pevpm(model, n, 1, simulate, memory=False)
-            again = time_pevpm(model, n, 1, simulate, memory=False)
+            first = time_pevpm(model, n, 1, simulate)
+            again = time_pevpm(model, n, 1, simulate, memory=op, engine_name=engine_name)
             print(f"{op:>14} {n:>6} {again['messages']:>9} {first['cpu']:>8.3f} "
-                  f"{again['cpu']:>8.3f} {again['rate']:>9.0f} {_peak_rss_mb():>7.0f}", flush=True)
+                  f"{again['cpu']:>8.3f} {again['rate']:>9.0f} {again['peak_mb']:>7.0f}",
+                  flush=True)
 
 
 def _peak_rss_mb() -> float:
@@ -193,10 +221,14 @@ def main(argv=None) -> int:
                         help="extra rank counts timed by pevpm only (e.g. 8192)")
     parser.add_argument("--profile-machine", action="store_true",
                         help="also time the Jacobi on the shipped measured profile (default)")
+    parser.add_argument("--rss-child", help=argparse.SUPPRESS)  # SPEC,RANKS,MACHINE: one run
     args = parser.parse_args(argv)
+    simulate = fastengine.simulate if args.engine == "auto" else engine.simulate
+    if args.rss_child:
+        return rss_child(args.rss_child, simulate)
     counts = [int(n) for n in args.ranks.split(",")]
     model = jacobi_model(args.iterations)
-    simulate = fastengine.simulate if args.engine == "auto" else engine.simulate
+    jacobi = f"jacobi:{args.iterations}"
     print(f"pevpm engine: {args.engine}"
           + ("" if args.engine == "reference" or fastengine.AVAILABLE
              else f" ({fastengine.UNAVAILABLE})"))
@@ -212,12 +244,13 @@ def main(argv=None) -> int:
     print(f"Jacobi, {args.iterations} iterations, xsize {XSIZE}, machine {MACHINE}; "
           f"pevpm median of {args.repeats}, SMPI median of {args.smpi_repeats}")
     header = (f"{'ranks':>6} {'messages':>9} {'pevpm s':>8} {'cpu s':>7} {'msg/s':>8} "
-              f"{'peak MB':>7} {'predicted':>9} | {'SMPI s':>7} {'cpu s':>7} {'msg/s':>7} "
+              f"{'RSS MB':>7} {'predicted':>9} | {'SMPI s':>7} {'cpu s':>7} {'msg/s':>7} "
               f"{'RSS MB':>6} {'simulated':>9} | {'wall ratio':>10} {'cpu ratio':>9}")
     print(header)
     print("-" * len(header))
     for n in counts:
-        ours = time_pevpm(model, n, args.repeats, simulate)
+        ours = time_pevpm(model, n, args.repeats, simulate, memory=jacobi,
+                          engine_name=args.engine)
         line = (f"{n:>6} {ours['messages']:>9} {ours['wall']:>8.3f} {ours['cpu']:>7.3f} "
                 f"{ours['rate']:>8.0f} {ours['peak_mb']:>7.1f} {ours['makespan']:>9.4f}")
         if smpi:
@@ -228,22 +261,25 @@ def main(argv=None) -> int:
                      f"{ours['cpu'] / theirs['cpu']:>9.3f}")
         print(line, flush=True)
     for n in [int(n) for n in args.memory_ranks.split(",") if n]:
-        ours = time_pevpm(model, n, 1, simulate)
+        ours = time_pevpm(model, n, 1, simulate, memory=jacobi, engine_name=args.engine)
         print(f"{n:>6} {ours['messages']:>9} {ours['wall']:>8.3f} {ours['cpu']:>7.3f} "
               f"{ours['rate']:>8.0f} {ours['peak_mb']:>7.1f} {ours['makespan']:>9.4f}",
               flush=True)
     if args.profile_machine:
         print("\nThe same Jacobi on the shipped measured profile (--machine default):")
         for n in counts:
-            ours = time_pevpm(model, n, args.repeats, simulate, "default")
+            ours = time_pevpm(model, n, args.repeats, simulate, "default", memory=jacobi,
+                              engine_name=args.engine)
             print(f"{n:>6} {ours['messages']:>9} {ours['wall']:>8.3f} {ours['cpu']:>7.3f} "
                   f"{ours['rate']:>8.0f} {ours['peak_mb']:>7.1f} {ours['makespan']:>9.4f}",
                   flush=True)
     if args.collectives:
-        print_collectives(simulate, (64, 256, 1024))
+        print_collectives(simulate, (64, 256, 1024), args.engine)
     print("messages: matched point-to-point messages; msg/s: per CPU second; cpu s: CPU "
-          "seconds (steadier on a shared machine); peak MB: Python heap peak of one pevpm "
-          "run (tracemalloc); RSS MB: maximum resident set of the SMPI simulation process; "
+          "seconds (steadier on a shared machine); RSS MB: peak resident set of a fresh "
+          "process running one simulation (pevpm: "
+          f"{child_peak_rss('none', 1, MACHINE, args.engine):.0f} MB of it imports alone; "
+          "SMPI: the simulation process); "
           "predicted / simulated: virtual run time (s) from each simulator; ratios: "
           "pevpm / SMPI (below 1: pevpm is faster)")
     print(f"process max RSS (pevpm side): "

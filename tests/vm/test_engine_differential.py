@@ -1,8 +1,8 @@
 """The compiled core and the reference engine agree run for run (Hypothesis).
 
-Random models (exchanges in three styles, wildcard gathers, loops whose
-index sets the size, random serial times, sleeps, Condition branches,
-collectives) on random machines (Hockney with shared bandwidth, LogGP, a
+Random models (exchanges in three styles, wildcard gathers and tags, waits by
+name out of posting order, MPI_PROC_NULL peers, loops whose index sets the
+size, random serial times, sleeps, Condition branches, collectives) on random machines (Hockney with shared bandwidth, LogGP, a
 per-size distribution called from the core, the shipped measured profile;
 nodes with fewer cores than ranks, busy-polling or sleeping waits) must give
 the same makespan, per-rank times, critical path, message records and
@@ -29,7 +29,8 @@ pytestmark = pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core 
 
 PEER = "procnum % 2 == 0 ? procnum + 1 : procnum - 1"
 BLOCKS = ("nonblocking", "sendrecv", "ordered", "gather", "ring", "loop", "condition",
-          "random_serial", "sleep", "allreduce", "alltoall", "bcast", "barrier", "self")
+          "random_serial", "sleep", "allreduce", "alltoall", "bcast", "barrier", "self",
+          "any_tag", "waits_by_name", "proc_null")
 COMMS = {
     "hockney": Hockney(2e-5, 1e8, share_bandwidth=True, intra_latency=5e-6),
     "loggp": LogGP(L=5e-6, o=1e-6, g=2e-6, G=1e-9),
@@ -84,6 +85,31 @@ def add_block(b, kind, size, i):
         b.sendrecv(size, dest="procnum", source="procnum")
         b.recv(size, source="procnum")
         b.wait("me")
+    elif kind == "any_tag":
+        with b.on_ranks(pairs_only), b.runon() as parity:
+            with parity.case("procnum % 2 == 0"):
+                b.send(size, dest=PEER, tag=3)
+                b.send(size, dest=PEER, tag=4)
+                b.send(size, dest=PEER, tag=3)
+            with parity.case("procnum % 2 == 1"):
+                b.irecv(size, source=PEER, request="t4", tag=4)
+                b.irecv(size, source="MPI_ANY_SOURCE", request="any", tag="MPI_ANY_TAG")
+                b.recv(size, source=PEER, tag="MPI_ANY_TAG")
+                b.waitall(["any", "t4"])
+    elif kind == "waits_by_name":
+        with b.on_ranks(pairs_only):
+            for name in ("a", "b"):
+                b.isend(size, dest=PEER, request=name, tag=i)
+            for name in ("c", "d"):
+                b.irecv(size, source=PEER, request=name, tag=i)
+            b.wait("b")
+            b.wait("c")
+            b.serial("procnum * 1e-6")
+            b.waitall(["d", "a"])
+    elif kind == "proc_null":
+        b.isend(size, dest="MPI_PROC_NULL", request="n")
+        b.recv(size, source="MPI_PROC_NULL")
+        b.wait("n")
     elif kind == "random_serial":
         b.serial("gamma(1e-4, 3e-5) + exponential(1e-5)")
     elif kind == "sleep":
@@ -164,3 +190,24 @@ def test_a_model_with_mpi_test_runs_on_the_reference_engine():
     program = vm.compile_model(b.build())
     assert fastengine.why_reference(program) == "MPI_Test is run by the pure-Python engine"
     assert fastengine.why_reference(vm.compile_model(ModelBuilder().build())) is None
+
+
+def test_the_core_agrees_when_its_hash_tables_grow_and_drop_idle_queues():
+    """The core's queue and bucket tables start with 1,024 slots: a tag per
+    iteration leaves 1,500 idle buckets behind (dropped when the table fills
+    up), and a 33-rank alltoall has 1,056 queues and buckets open at once (the
+    tables double)."""
+    b = ModelBuilder()
+    with b.loop(1500, index="k"):
+        b.sendrecv(8, dest="(procnum + 1) % numprocs",
+                   source="(procnum + numprocs - 1) % numprocs", tag="k")
+    many_tags = b.build()
+    check_same(many_tags, 3, Machine(COMMS["loggp"]), 5)
+    run = fastengine.simulate(many_tags, 3, Machine(COMMS["loggp"]), records=True)
+    assert sorted({m.tag for m in run.messages}) == list(range(1500))
+    b = ModelBuilder()
+    b.collective("MPI_Alltoall", 1024)      # 1 KiB blocks: every pair at once
+    all_pairs = b.build()
+    check_same(all_pairs, 33, Machine(COMMS["hockney"], eager_limit=1024), 6)
+    assert fastengine.simulate(all_pairs, 33, Machine(COMMS["hockney"])).messages_simulated \
+        == 33 * 32

@@ -6,8 +6,15 @@ first: this file follows it method for method), with
 
 * instructions as C structs (operands folded per rank are C numbers; the
   rest stay Python closures, called with the rank's environment);
-* sends and receives as C records in one array, recycled by reference count;
-* the decision heap and the contention scoreboard as C heaps;
+* sends and receives as 104-byte C records in one array, recycled by
+  reference count through a free list;
+* matching without Python objects: send queues per (destination, source)
+  and receive buckets per (rank, context, source, tag) are linked lists of
+  records whose ends sit in C hash tables (a send also joins its
+  destination's list, which ANY_SOURCE receives scan); each rank's
+  outstanding requests and current wait are int arrays;
+* the decision heap (4-ary) and the contention scoreboard (its per-link
+  pair counts in a hash table) in C;
 * Hockney, LogGP and constant message times computed in C; any other
   communication model is called from here, drawing from the same generator;
 * Condition choices drawn straight from the generator's bit generator (the
@@ -23,7 +30,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.math cimport INFINITY
 from libc.stdint cimport uint64_t, uint32_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, qsort, realloc
 
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
@@ -60,6 +67,121 @@ cdef extern from *:
         double (*next_double)(void *st) nogil
 
 
+cdef extern from *:
+    """
+    /* An open-addressing hash table from 64-bit keys to two ints (linear
+       probing, backward-shift deletion, at most half full).  Keys are packed
+       numbers below UINT64_MAX, which marks an empty slot.  An entry whose
+       v1 is negative is idle (an emptied queue kept for its next message):
+       a full table drops its idle entries if they are three quarters of it,
+       else doubles. */
+    typedef struct { uint64_t key; int v1; int v2; } pevpm_hent_t;
+    typedef struct { pevpm_hent_t *e; size_t mask; size_t n; } pevpm_htab_t;
+    #define PEVPM_EMPTY UINT64_MAX
+
+    static inline size_t pevpm_mix(uint64_t x) {
+        x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+        x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+        return (size_t) (x ^ (x >> 31));
+    }
+
+    static int pevpm_ht_init(pevpm_htab_t *t, size_t cap) {
+        size_t i;
+        t->e = (pevpm_hent_t *) malloc(cap * sizeof(pevpm_hent_t));
+        if (t->e == NULL) return -1;
+        for (i = 0; i < cap; i++) t->e[i].key = PEVPM_EMPTY;
+        t->mask = cap - 1;
+        t->n = 0;
+        return 0;
+    }
+
+    static void pevpm_ht_free(pevpm_htab_t *t) { free(t->e); t->e = NULL; }
+
+    static inline pevpm_hent_t *pevpm_ht_find(pevpm_htab_t *t, uint64_t key) {
+        size_t i = pevpm_mix(key) & t->mask;
+        while (t->e[i].key != PEVPM_EMPTY) {
+            if (t->e[i].key == key) return &t->e[i];
+            i = (i + 1) & t->mask;
+        }
+        return NULL;
+    }
+
+    /* A new entry for a key not in the table (v1 = v2 = -1); NULL: out of memory. */
+    static pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key) {
+        size_t i, live = 0;
+        if (2 * (t->n + 1) > t->mask + 1) {
+            pevpm_htab_t bigger;
+            int drop;
+            for (i = 0; i <= t->mask; i++)
+                if (t->e[i].key != PEVPM_EMPTY && t->e[i].v1 >= 0) live++;
+            drop = 4 * live <= t->n;    /* mostly idle: drop those, same size */
+            if (pevpm_ht_init(&bigger, drop ? t->mask + 1 : 2 * (t->mask + 1)) < 0)
+                return NULL;
+            for (i = 0; i <= t->mask; i++) {
+                if (t->e[i].key != PEVPM_EMPTY && (!drop || t->e[i].v1 >= 0)) {
+                    size_t j = pevpm_mix(t->e[i].key) & bigger.mask;
+                    while (bigger.e[j].key != PEVPM_EMPTY) j = (j + 1) & bigger.mask;
+                    bigger.e[j] = t->e[i];
+                }
+            }
+            bigger.n = drop ? live : t->n;
+            free(t->e);
+            *t = bigger;
+        }
+        i = pevpm_mix(key) & t->mask;
+        while (t->e[i].key != PEVPM_EMPTY) i = (i + 1) & t->mask;
+        t->e[i].key = key;
+        t->e[i].v1 = -1;
+        t->e[i].v2 = -1;
+        t->n++;
+        return &t->e[i];
+    }
+
+    static void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h) {
+        size_t i = (size_t) (h - t->e), j = i, k;
+        for (;;) {
+            j = (j + 1) & t->mask;
+            if (t->e[j].key == PEVPM_EMPTY) break;
+            k = pevpm_mix(t->e[j].key) & t->mask;
+            /* move e[j] back to the hole at i unless its home k lies in (i, j] */
+            if ((i <= j) ? (k <= i || k > j) : (k <= i && k > j)) {
+                t->e[i] = t->e[j];
+                i = j;
+            }
+        }
+        t->e[i].key = PEVPM_EMPTY;
+        t->n--;
+    }
+
+    /* A growable array of ints; 0, or -1 when out of memory. */
+    static inline int pevpm_push(int **v, int *n, int *cap, int x) {
+        if (*n == *cap) {
+            int c = *cap < 8 ? 8 : 2 * *cap;
+            int *w = (int *) realloc(*v, (size_t) c * sizeof(int));
+            if (w == NULL) return -1;
+            *v = w;
+            *cap = c;
+        }
+        (*v)[(*n)++] = x;
+        return 0;
+    }
+    """
+    ctypedef struct pevpm_hent_t:
+        uint64_t key
+        int v1
+        int v2
+    ctypedef struct pevpm_htab_t:
+        pevpm_hent_t *e
+        size_t mask
+        size_t n
+    int pevpm_ht_init(pevpm_htab_t *t, size_t cap)
+    void pevpm_ht_free(pevpm_htab_t *t)
+    pevpm_hent_t *pevpm_ht_find(pevpm_htab_t *t, uint64_t key)
+    pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key)
+    void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h)
+    int pevpm_push(int **v, int *n, int *cap, int x)
+
+
 cdef long ANY_SOURCE = _ANY_SOURCE
 cdef long ANY_TAG = _ANY_TAG
 cdef long PROC_NULL = _PROC_NULL
@@ -74,6 +196,7 @@ cdef int COMM_CONSTANT = 0, COMM_HOCKNEY = 1, COMM_LOGGP = 2, COMM_PYTHON = 3
 cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
 cdef enum:
     PLAN_SLOTS = 1024           # entries of the direct-mapped plan cache
+    MAX_RANKS = 46340           # (2P)(P + 1) receive-bucket keys fit in 32 bits
 
 
 cdef class Plan:
@@ -100,6 +223,17 @@ cdef class Plan:
 
 cdef double[::1] _doubles(values):
     return np.ascontiguousarray(values, dtype=np.float64)
+
+
+cdef int *_ints(Py_ssize_t n, int value) except NULL:
+    """A malloc'ed array of ``n`` ints, all ``value`` (free it)."""
+    cdef int *a = <int *> malloc(max(n, 1) * sizeof(int))
+    cdef Py_ssize_t k
+    if a == NULL:
+        raise MemoryError()
+    for k in range(n):
+        a[k] = value
+    return a
 
 
 cdef double _interp(double x, double[::1] xp, double[::1] fp):
@@ -173,19 +307,33 @@ cdef class InsBox:
 
 cdef class Code:
     """One compiled code tuple as pointers to C instructions (shared by every
-    rank that runs it)."""
+    rank that runs it): a user's code keeps its instructions side by side
+    (a rank runs them in a row); a collective's point into shared boxes (its
+    ranks' long codes repeat the same few instructions)."""
     cdef Ins **ins
+    cdef Ins *own               # a user code's instructions, or NULL
     cdef int n
     cdef readonly tuple code
-    cdef list boxes             # keeps the instructions alive
+    cdef list boxes             # keeps a collective's instructions alive
 
     def __cinit__(self, tuple code, bint collective):
-        self.code = code
-        self.n = len(code)
-        self.ins = <Ins **> malloc(max(self.n, 1) * sizeof(Ins *))
-        self.boxes = []
         cdef int pc
         cdef InsBox box
+        self.code = code
+        self.n = len(code)
+        self.own = NULL
+        self.ins = <Ins **> malloc(max(self.n, 1) * sizeof(Ins *))
+        if self.ins == NULL:
+            raise MemoryError()
+        self.boxes = []
+        if not collective:
+            self.own = <Ins *> malloc(max(self.n, 1) * sizeof(Ins))
+            if self.own == NULL:
+                raise MemoryError()
+            for pc in range(self.n):
+                _translate(&self.own[pc], code[pc], False)
+                self.ins[pc] = &self.own[pc]
+            return
         for pc in range(self.n):
             box = box_for(code[pc], collective)
             self.boxes.append(box)
@@ -193,6 +341,7 @@ cdef class Code:
 
     def __dealloc__(self):
         free(self.ins)
+        free(self.own)
 
 
 cdef dict _BOXES = {}
@@ -299,31 +448,38 @@ cdef Code code_for(tuple code, bint collective):
 # -------------------------------------------------------------------- requests
 
 cdef struct Req:
-    int is_send
-    int rank            # sender (send) or receiver (recv)
-    long peer           # destination (send) or source (recv)
-    long tag
-    int context
-    long size
     double posted
+    double transfer     # a send's drawn time; a receive's communication time
+    double completion   # (an EAGER send: the local time it took)
+    double path[3]      # the rank's critical path at posting, then at completion
+                        # (an EAGER send keeps the first: see completion_of)
     long seq
-    int opid
-    int drawn
-    double transfer
-    int done
-    double completion
-    double comm
-    double path[3]
-    double origin[3]
-    int waiter          # rank blocked on it, or -1
-    int queued
-    int refs
-    int qnext, qprev    # the per-(destination, source) send queue
-    int status          # index in Core.statuses, or -1
+    long size
+    int tag
+    int rank            # sender (send) or receiver (recv)
+    int peer            # destination (send) or source (recv)
+    int qnext, qprev    # the (destination, source) send queue, or the receive's bucket
+    int dnext, dprev    # a send: every queued send to its destination, in post order
+    int opos            # index in the owner's outstanding list, or -1
+    unsigned short opid
+    unsigned short refs
+    unsigned char flags
+    unsigned char context
+
+
+# Req.flags
+DEF IS_SEND = 1
+DEF DRAWN = 2
+DEF DONE = 4
+DEF QUEUED = 8
+DEF WAITED = 16        # its own rank waits on it
+DEF ZERO_COMM = 32     # a send completed before it was delivered: no communication time
+DEF HAS_STATUS = 64    # a receive with a status (Core.status_of)
+DEF EAGER = 128        # a send done when posted, before its delivery needs its origin
 
 
 cdef struct Decision:
-    double time
+    double time         # the receive's posted time; ties go to the lower seq
     long seq
     int req
 
@@ -347,14 +503,28 @@ cdef class Rank:
     cdef dict env
     cdef object proc_id
     cdef double factor
-    cdef dict requests
-    cdef dict outstanding
-    cdef list wait_records
+    cdef dict requests          # request name -> record (user code only)
+    cdef int *out               # outstanding records in post order (-1: waited by name)
+    cdef int nout, capout
+    cdef int outbase            # where the running collective's records start
+    cdef int nlive, ntomb       # live entries and holes in out
+    cdef int *waits             # the records of the current wait
+    cdef int nwait, capwait
     cdef int pending
     cdef int blocked
     cdef int done
     cdef int context
     cdef dict collective_calls
+
+    def __cinit__(self):
+        self.out = NULL
+        self.waits = NULL
+        self.nout = self.capout = self.outbase = self.nlive = self.ntomb = 0
+        self.nwait = self.capwait = 0
+
+    def __dealloc__(self):
+        free(self.out)
+        free(self.waits)
 
 
 cdef class Core:
@@ -365,13 +535,23 @@ cdef class Core:
     cdef list ranks
     cdef Req *reqs
     cdef int nreqs, capreqs
-    cdef list free_reqs
+    cdef int *free_reqs         # records to reuse
+    cdef int nfree, capfree
     cdef Decision *heap
     cdef int nheap, capheap
-    cdef list send_queues      # per destination: {source: [head, tail]}
-    cdef list recv_buckets     # per rank: {(context, source, tag): [recv, ...]}
-    cdef list runnable
-    cdef int runhead
+    # matching: no Python objects per message
+    cdef pevpm_htab_t send_queues   # destination * P + source -> first, last queued send
+    cdef int *dhead             # per destination: the first and last queued send
+    cdef int *dtail
+    cdef pevpm_htab_t buckets   # bucket_key(rank, context, source, tag) -> first, last recv
+    cdef int *nposted           # per rank: receives in its buckets
+    cdef int *nwild             # per rank: those with ANY_SOURCE or ANY_TAG
+    cdef int *candidates        # an ANY_SOURCE receive's candidate sends
+    cdef int ncand, capcand
+    cdef int *seen              # per source: the stamp of the last ANY_SOURCE search
+    cdef int stamp
+    cdef int *runnable          # ranks to run, from runhead on
+    cdef int nrun, caprun, runhead
     cdef long seq
     cdef long events
     cdef long max_events
@@ -379,7 +559,7 @@ cdef class Core:
     cdef double max_wall, deadline      # deadline < 0: no wall-clock limit
     cdef public long messages
     cdef list records
-    cdef list statuses
+    cdef dict status_of         # receive record -> its status names (HAS_STATUS)
     cdef dict collectives
     cdef dict transfers
     cdef dict plans
@@ -402,13 +582,19 @@ cdef class Core:
     cdef int *nends
     cdef int *capends
     cdef long *load            # per link: sum over rank pairs of the busier direction
-    cdef dict pair_counts      # (link * P + src) * P + dst -> messages in transit
+    cdef pevpm_htab_t pair_counts   # (link * P + src) * P + dst -> messages in transit
     cdef bint duplex           # the last contention() query met an opposite message
     cdef double copy_rate
 
     def __cinit__(self):
         self.reqs = NULL
+        self.free_reqs = NULL
         self.heap = NULL
+        self.send_queues.e = NULL
+        self.buckets.e = NULL
+        self.pair_counts.e = NULL
+        self.dhead = self.dtail = self.nposted = self.nwild = self.seen = NULL
+        self.candidates = self.runnable = NULL
         self.node_of = NULL
         self.capacity = NULL
         self.ends = NULL
@@ -420,7 +606,18 @@ cdef class Core:
     def __dealloc__(self):
         cdef int k
         free(self.reqs)
+        free(self.free_reqs)
         free(self.heap)
+        pevpm_ht_free(&self.send_queues)
+        pevpm_ht_free(&self.buckets)
+        pevpm_ht_free(&self.pair_counts)
+        free(self.dhead)
+        free(self.dtail)
+        free(self.nposted)
+        free(self.nwild)
+        free(self.seen)
+        free(self.candidates)
+        free(self.runnable)
         free(self.node_of)
         free(self.capacity)
         if self.ends != NULL:
@@ -460,8 +657,6 @@ cdef class Core:
             rank.proc_id = proc_ids[r]
             rank.factor = factors[r]
             rank.requests = {}
-            rank.outstanding = {}
-            rank.wait_records = None
             rank.pending = 0
             rank.blocked = 0
             rank.done = 0
@@ -471,19 +666,30 @@ cdef class Core:
         self.capreqs = 1024
         self.reqs = <Req *> malloc(self.capreqs * sizeof(Req))
         self.nreqs = 0
-        self.free_reqs = []
+        self.nfree = self.capfree = 0
         self.capheap = 1024
         self.heap = <Decision *> malloc(self.capheap * sizeof(Decision))
         self.nheap = 0
-        self.send_queues = [{} for _ in range(self.numprocs)]
-        self.recv_buckets = [{} for _ in range(self.numprocs)]
-        self.runnable = list(self.ranks)
-        self.runhead = 0
+        if self.numprocs > MAX_RANKS:
+            raise Unsupported("more ranks than the core's packed keys hold")
+        if (pevpm_ht_init(&self.send_queues, 1024) < 0 or pevpm_ht_init(&self.buckets, 1024) < 0
+                or pevpm_ht_init(&self.pair_counts, 64) < 0):
+            raise MemoryError()
+        self.dhead, self.dtail = _ints(self.numprocs, -1), _ints(self.numprocs, -1)
+        self.nposted, self.nwild = _ints(self.numprocs, 0), _ints(self.numprocs, 0)
+        self.seen = _ints(self.numprocs, 0)
+        self.stamp = 0
+        self.ncand = self.capcand = 0
+        self.caprun = max(self.numprocs, 8)
+        self.runnable = _ints(self.caprun, 0)
+        for r in range(self.numprocs):
+            self.runnable[r] = r
+        self.nrun, self.runhead = self.numprocs, 0
         self.seq = 0
         self.events = 0
         self.messages = 0
         self.records = [] if records else None
-        self.statuses = []
+        self.status_of = {}
         self.collectives = {}
         self.transfers = {}
         self.plans = {}
@@ -534,7 +740,6 @@ cdef class Core:
         self.nends = <int *> malloc(self.nlinks * sizeof(int))
         self.capends = <int *> malloc(self.nlinks * sizeof(int))
         self.load = <long *> malloc(self.nlinks * sizeof(long))
-        self.pair_counts = {}
         for k in range(self.nlinks):
             self.capacity[k] = placement.capacities[k]
             self.ends[k] = NULL
@@ -546,19 +751,18 @@ cdef class Core:
     def run(self):
         cdef Rank rank
         while True:
-            while self.runhead < len(self.runnable):
-                rank = self.runnable[self.runhead]
+            while self.runhead < self.nrun:
+                rank = <Rank> self.ranks[self.runnable[self.runhead]]
                 self.runhead += 1
-                if self.runhead > 4096 and self.runhead * 2 > len(self.runnable):
-                    del self.runnable[:self.runhead]
-                    self.runhead = 0
+                if self.runhead == self.nrun:
+                    self.runhead = self.nrun = 0
                 self.process(rank)
             if not self.match_sweep():
                 break
         for rank in self.ranks:
             if not rank.done:
                 raise Unsupported("deadlock")
-            if rank.outstanding or self.send_queues[rank.id] or self.recv_buckets[rank.id]:
+            if rank.nlive or self.dhead[rank.id] >= 0 or self.nposted[rank.id]:
                 raise Unsupported("requests left at the end")   # the reference reports them
         return self.result()
 
@@ -572,8 +776,8 @@ cdef class Core:
             if self.count_event():
                 raise self.wall_limit(None, None)
             r = &self.reqs[d.req]
-            r.queued = 0
-            if r.done:
+            r.flags &= ~QUEUED
+            if r.flags & DONE:
                 self.release(d.req)
                 continue
             best = self.earliest_arrival(d.req)
@@ -628,38 +832,58 @@ cdef class Core:
     cdef int earliest_arrival(self, int ri) except -2:
         """The candidate send the receive takes (alg. 2), or -1."""
         cdef Req *r = &self.reqs[ri]
-        cdef int s, best = -1
+        cdef int s, best = -1, k
         cdef double arrival, best_arrival = 0.0
-        cdef list candidates
-        queues = self.send_queues[r.rank]
+        cdef pevpm_hent_t *entry
         if r.peer != ANY_SOURCE:
-            entry = queues.get(r.peer)
-            if entry is None:
+            entry = pevpm_ht_find(&self.send_queues, <uint64_t> r.rank * self.numprocs + r.peer)
+            if entry == NULL:
                 return -1
-            s = self.first_match(entry[0], ri)
-            if s >= 0 and not self.reqs[s].drawn:
+            s = self.first_match(entry.v1, ri)
+            if s >= 0 and not self.reqs[s].flags & DRAWN:
                 self.draw_transfer(s)
             return s
-        candidates = []
-        for entry in queues.values():
-            s = self.first_match(entry[0], ri)
-            if s >= 0:
-                candidates.append((self.reqs[s].posted, self.reqs[s].seq, s))
-        if not candidates:
+        self.any_source_candidates(ri)
+        if self.ncand == 0:
             return -1
-        candidates.sort()
-        for item in candidates:
-            s = item[2]
+        global _sorting
+        _sorting = self.reqs
+        qsort(self.candidates, self.ncand, sizeof(int), _posted_order)
+        for k in range(self.ncand):
+            s = self.candidates[k]
             if best >= 0 and self.reqs[s].posted >= best_arrival:
                 break
-            if not self.reqs[s].drawn:
+            if not self.reqs[s].flags & DRAWN:
                 self.draw_transfer(s)
             arrival = self.reqs[s].posted + self.reqs[s].transfer
             if best < 0 or arrival < best_arrival:
                 best, best_arrival = s, arrival
         return best
 
-    cdef inline int first_match(self, int s, int ri):
+    cdef int any_source_candidates(self, int ri) except -1:
+        """Fill ``candidates`` with each source's first send that an ANY_SOURCE
+        receive matches: the destination's sends in post order, first per source."""
+        cdef Req *r = &self.reqs[ri]
+        cdef Req *q
+        cdef int s = self.dhead[r.rank]
+        cdef int k
+        if self.stamp == 0x7FFFFFFF:        # start the stamps again
+            for k in range(self.numprocs):
+                self.seen[k] = 0
+            self.stamp = 0
+        self.stamp += 1
+        self.ncand = 0
+        while s >= 0:
+            q = &self.reqs[s]
+            if self.seen[q.rank] != self.stamp and q.context == r.context and (
+                    r.tag == ANY_TAG or r.tag == q.tag):
+                self.seen[q.rank] = self.stamp
+                if pevpm_push(&self.candidates, &self.ncand, &self.capcand, s) < 0:
+                    raise MemoryError()
+            s = q.dnext
+        return 0
+
+    cdef inline int first_match(self, int s, int ri) noexcept:
         cdef Req *r = &self.reqs[ri]
         while s >= 0:
             if (self.reqs[s].context == r.context
@@ -823,7 +1047,7 @@ cdef class Core:
 
     cdef bint communicate(self, Rank rank, Code code, int pc) except -1:
         cdef Ins *ins = code.ins[pc]
-        cdef int op = ins.op, s, r
+        cdef int op = ins.op, s, r, k, i
         cdef long size
         py = code.code[pc]
         if op == SEND:
@@ -832,14 +1056,18 @@ cdef class Core:
                                self.tag_of(code, pc, 5, rank, False),
                                not ins.blocking or self.eager(ins.opid, size))
             if ins.blocking:
-                return self.wait(rank, [s])
+                rank.nwait = 0
+                self.wait_on(rank, s)
+                return self.wait(rank)
             self.keep_request(rank, py[6], s)
         elif op == RECV:
             r = self.post_recv(rank, ins.opid, self.size_of(code, pc, 3, rank),
                                self.peer_of(code, pc, 4, rank, True),
                                self.tag_of(code, pc, 5, rank, True), py[6])
             if ins.blocking:
-                return self.wait(rank, [r])
+                rank.nwait = 0
+                self.wait_on(rank, r)
+                return self.wait(rank)
             self.keep_request(rank, py[6], r)
         elif op == SENDRECV:
             s = self.post_send(rank, ins.opid, self.size_of(code, pc, 1, rank),
@@ -848,47 +1076,97 @@ cdef class Core:
             r = self.post_recv(rank, ins.opid, self.size_of(code, pc, 3, rank),
                                self.peer_of(code, pc, 4, rank, True),
                                self.tag_of(code, pc, 6, rank, True), None)
-            return self.wait(rank, [s, r])
+            rank.nwait = 0
+            self.wait_on(rank, s)
+            self.wait_on(rank, r)
+            return self.wait(rank)
         elif op == WAIT:
             names = py[2]
-            if names is None:
-                records = list(rank.outstanding.values())
+            rank.nwait = 0
+            if names is None:           # all outstanding: they leave the list
+                for k in range(rank.outbase, rank.nout):
+                    i = rank.out[k]
+                    if i >= 0:
+                        self.reqs[i].opos = -1
+                        self.wait_on(rank, i)
+                        self.release(i)
+                rank.ntomb -= rank.nout - rank.outbase - rank.nwait
+                rank.nlive -= rank.nwait
+                rank.nout = rank.outbase
             else:
-                records = []
                 for name in names:
                     record = rank.requests.get(name)
                     if record is None:
                         raise Unsupported("unknown request")
-                    records.append(record)
-            for record in records:
-                if rank.outstanding.pop(self.reqs[<int> record].seq, None) is not None:
-                    self.release(record)
-            return self.wait(rank, records)
+                    self.wait_on(rank, record)
+                for k in range(rank.nwait):
+                    i = rank.waits[k]
+                    if self.reqs[i].opos >= 0:
+                        self.drop_outstanding(rank, i)
+                        self.release(i)
+            return self.wait(rank)
         elif op == COLLECTIVE:
             return self.begin_collective(rank, py)
         else:
             raise Unsupported("MPI_Test")
         return False
 
+    cdef inline int wait_on(self, Rank rank, int i) except -1:
+        """Add record ``i`` to the rank's next wait (and hold it)."""
+        if pevpm_push(&rank.waits, &rank.nwait, &rank.capwait, i) < 0:
+            raise MemoryError()
+        self.reqs[i].refs += 1
+        return 0
+
+    cdef void drop_outstanding(self, Rank rank, int i) noexcept:
+        """Take record ``i`` off its rank's outstanding list (waited by name)."""
+        rank.out[self.reqs[i].opos] = -1
+        self.reqs[i].opos = -1
+        rank.nlive -= 1
+        rank.ntomb += 1
+        while rank.nout > rank.outbase and rank.out[rank.nout - 1] < 0:
+            rank.nout -= 1
+            rank.ntomb -= 1
+        if rank.ntomb > 1024 and 2 * rank.ntomb > rank.nout and rank.outbase == 0:
+            self.compact_outstanding(rank)
+
+    cdef void compact_outstanding(self, Rank rank) noexcept:
+        cdef int k, n = 0, i
+        for k in range(rank.nout):
+            i = rank.out[k]
+            if i >= 0:
+                rank.out[n] = i
+                self.reqs[i].opos = n
+                n += 1
+        rank.nout = n
+        rank.ntomb = 0
+
     cdef bint eager(self, int opid, long size):
         return (0 < self.eager_limit and size <= self.eager_limit
                 and OP_NAMES[opid] not in SYNCHRONOUS)
 
     # -------------------------------------------------------- posting messages
-    cdef int new_req(self, Rank rank, int is_send, int opid, long size, long peer, long tag):
-        cdef int i
+    cdef int new_req(self, Rank rank, int is_send, int opid, long size, long peer,
+                     long tag) except -1:
+        cdef int i, k
         cdef Req *q
-        if self.free_reqs:
-            i = self.free_reqs.pop()
+        if tag != <int> tag:
+            raise Unsupported("a tag beyond 32 bits")
+        if self.nfree:
+            self.nfree -= 1
+            i = self.free_reqs[self.nfree]
         else:
             if self.nreqs == self.capreqs:
+                q = <Req *> realloc(self.reqs, 2 * self.capreqs * sizeof(Req))
+                if q == NULL:
+                    raise MemoryError()
+                self.reqs = q
                 self.capreqs *= 2
-                self.reqs = <Req *> realloc(self.reqs, self.capreqs * sizeof(Req))
             i = self.nreqs
             self.nreqs += 1
         self.seq += 1
         q = &self.reqs[i]
-        q.is_send = is_send
+        q.flags = IS_SEND if is_send else 0
         q.rank = rank.id
         q.peer = peer
         q.tag = tag
@@ -897,114 +1175,170 @@ cdef class Core:
         q.posted = rank.clock
         q.seq = self.seq
         q.opid = opid
-        q.drawn = 0
         q.transfer = 0.0
-        q.done = 0
         q.completion = 0.0
-        q.comm = 0.0
         for k in range(3):
-            q.origin[k] = rank.path[k]
             q.path[k] = rank.path[k]
-        q.waiter = -1
-        q.queued = 0
         q.refs = 0
-        q.qnext = -1
-        q.qprev = -1
-        q.status = -1
+        q.qnext = q.qprev = q.dnext = q.dprev = -1
+        q.opos = -1
         return i
 
-    cdef inline void release(self, int i):
+    cdef inline int release(self, int i) except -1:
         self.reqs[i].refs -= 1
         if self.reqs[i].refs == 0:
-            self.free_reqs.append(i)
+            if self.reqs[i].flags & HAS_STATUS:
+                del self.status_of[i]
+            if pevpm_push(&self.free_reqs, &self.nfree, &self.capfree, i) < 0:
+                raise MemoryError()
+        return 0
 
-    cdef inline void complete(self, int i, double time, double *path, double comm):
+    cdef inline void complete(self, int i, double time, double *path, double comm) noexcept:
         cdef Req *q = &self.reqs[i]
-        q.done = 1
+        q.flags |= DONE
         q.completion = time
         q.path[0], q.path[1], q.path[2] = path[0], path[1], path[2]
-        q.comm = comm
+        if not q.flags & IS_SEND:
+            q.transfer = comm
+        elif comm == 0.0:               # a send's comm is its transfer time or nothing
+            q.flags |= ZERO_COMM
+
+    cdef inline double completion_of(self, int i) noexcept:
+        """When the request completed (an EAGER send: when its local time ended,
+        the same sum the rank's clock made)."""
+        cdef Req *q = &self.reqs[i]
+        return q.posted + q.completion if q.flags & EAGER else q.completion
+
+    cdef inline double comm_of(self, int i) noexcept:
+        """The communication time the request's completion carries."""
+        cdef Req *q = &self.reqs[i]
+        return 0.0 if q.flags & ZERO_COMM else q.transfer
 
     cdef int post_send(self, Rank rank, int opid, long size, long dst, long tag,
                        bint local) except -1:
         cdef int s = self.new_req(rank, 1, opid, size, dst, tag)
         cdef bint eager = self.eager(opid, size)
-        cdef int contention
+        cdef int contention, r, context = rank.context, k
+        cdef double spent = 0.0
+        cdef Req *q
+        cdef pevpm_hent_t *entry
+        cdef uint64_t key
         if dst == PROC_NULL:
             self.complete(s, rank.clock, rank.path, 0.0)
             return s
         if local and dst != rank.id:
             contention = self.contention(rank.id, dst, rank.clock, opid)
-            self.spend(rank, 1, self.local_completion(s, contention, self.duplex))
-        if eager:
-            self.complete(s, rank.clock, rank.path, 0.0)
-        self.reqs[s].refs += 1
-        queues = self.send_queues[dst]
-        entry = queues.get(rank.id)
-        if entry is None:
-            queues[rank.id] = [s, s]
+            spent = self.local_completion(s, contention, self.duplex)
+            self.spend(rank, 1, spent)
+        q = &self.reqs[s]
+        if eager:                       # done now: completion posted + spent, path origin + spent
+            q.flags |= DONE | ZERO_COMM | EAGER
+            q.completion = spent if spent > 0 else 0.0
+        q.refs += 1
+        key = <uint64_t> dst * self.numprocs + rank.id
+        entry = pevpm_ht_find(&self.send_queues, key)
+        if entry == NULL:
+            entry = pevpm_ht_add(&self.send_queues, key)
+            if entry == NULL:
+                raise MemoryError()
+        if entry.v1 < 0:                # a new or idle queue
+            entry.v1 = entry.v2 = s
         else:
-            self.reqs[<int> entry[1]].qnext = s
-            self.reqs[s].qprev = entry[1]
-            entry[1] = s
-        buckets = self.recv_buckets[dst]
-        if buckets:
-            c = rank.context
-            for key in ((c, rank.id, tag), (c, rank.id, ANY_TAG), (c, ANY_SOURCE, tag),
-                        (c, ANY_SOURCE, ANY_TAG)):
-                bucket = buckets.get(key)
-                if bucket:
-                    for r in bucket:
-                        if not self.reqs[<int> r].queued:
+            self.reqs[entry.v2].qnext = s
+            q.qprev = entry.v2
+            entry.v2 = s
+        if self.dhead[dst] < 0:
+            self.dhead[dst] = s
+        else:
+            self.reqs[self.dtail[dst]].dnext = s
+            q.dprev = self.dtail[dst]
+        self.dtail[dst] = s
+        if self.nposted[dst]:
+            for k in range(4 if self.nwild[dst] else 1):
+                entry = pevpm_ht_find(&self.buckets, self.bucket_key(
+                    dst, context, rank.id if k < 2 else ANY_SOURCE,
+                    tag if k % 2 == 0 else ANY_TAG))
+                if entry != NULL:
+                    r = entry.v1
+                    while r >= 0:
+                        if not self.reqs[r].flags & QUEUED:
                             self.queue_decision(r)
+                        r = self.reqs[r].qnext
         return s
+
+    cdef inline uint64_t bucket_key(self, long rank, long context, long source,
+                                    long tag) noexcept:
+        """(rank, context, source, tag) as one number: ANY_SOURCE is source P,
+        the tag (32 bits) is the low half."""
+        cdef uint64_t src = self.numprocs if source == ANY_SOURCE else source
+        return ((((<uint64_t> rank * 2 + context) * (self.numprocs + 1) + src) << 32)
+                | <uint32_t> (<int> tag))
 
     cdef int post_recv(self, Rank rank, int opid, long size, long src, long tag,
                        status) except -1:
         cdef int r = self.new_req(rank, 0, opid, size, src, tag)
+        cdef pevpm_hent_t *entry
+        cdef uint64_t key
         if status is not None:
-            self.reqs[r].status = len(self.statuses)
-            self.statuses.append(status)
+            self.reqs[r].flags |= HAS_STATUS
+            self.status_of[r] = status
         if src == PROC_NULL:
             self.complete(r, rank.clock, rank.path, 0.0)
             return r
         self.reqs[r].refs += 1
-        key = (rank.context, src, tag)
-        buckets = self.recv_buckets[rank.id]
-        bucket = buckets.get(key)
-        if bucket is None:
-            buckets[key] = [r]
+        key = self.bucket_key(rank.id, rank.context, src, tag)
+        entry = pevpm_ht_find(&self.buckets, key)
+        if entry == NULL:
+            entry = pevpm_ht_add(&self.buckets, key)
+            if entry == NULL:
+                raise MemoryError()
+        if entry.v1 < 0:                # a new or idle bucket
+            entry.v1 = entry.v2 = r
         else:
-            bucket.append(r)
+            self.reqs[entry.v2].qnext = r
+            self.reqs[r].qprev = entry.v2
+            entry.v2 = r
+        self.nposted[rank.id] += 1
+        if src == ANY_SOURCE or tag == ANY_TAG:
+            self.nwild[rank.id] += 1
         if self.has_candidate(r):
             self.queue_decision(r)
         return r
 
-    cdef bint has_candidate(self, int ri):
+    cdef bint has_candidate(self, int ri) noexcept:
         cdef Req *r = &self.reqs[ri]
-        queues = self.send_queues[r.rank]
+        cdef Req *q
+        cdef pevpm_hent_t *entry
+        cdef int s
         if r.peer != ANY_SOURCE:
-            entry = queues.get(r.peer)
-            return entry is not None and self.first_match(entry[0], ri) >= 0
-        for entry in queues.values():
-            if self.first_match(entry[0], ri) >= 0:
+            entry = pevpm_ht_find(&self.send_queues, <uint64_t> r.rank * self.numprocs + r.peer)
+            return entry != NULL and self.first_match(entry.v1, ri) >= 0
+        s = self.dhead[r.rank]
+        while s >= 0:
+            q = &self.reqs[s]
+            if q.context == r.context and (r.tag == ANY_TAG or r.tag == q.tag):
                 return True
+            s = q.dnext
         return False
 
-    cdef void queue_decision(self, int r):
-        self.reqs[r].queued = 1
+    cdef int queue_decision(self, int r) except -1:
+        self.reqs[r].flags |= QUEUED
         self.reqs[r].refs += 1
-        self.heap_push(self.reqs[r].posted, self.reqs[r].seq, r)
+        return self.heap_push(self.reqs[r].posted, r)
 
-    cdef void keep_request(self, Rank rank, name, int i):
+    cdef int keep_request(self, Rank rank, name, int i) except -1:
         if name is not None:        # a collective's requests have no names
             old = rank.requests.get(name)
             if old is not None:
                 self.release(old)
             rank.requests[name] = i
             self.reqs[i].refs += 1
-        rank.outstanding[self.reqs[i].seq] = i
+        self.reqs[i].opos = rank.nout
+        if pevpm_push(&rank.out, &rank.nout, &rank.capout, i) < 0:
+            raise MemoryError()
+        rank.nlive += 1
         self.reqs[i].refs += 1
+        return 0
 
     # ---------------------------------------------------------------- matching
     cdef int contention(self, int src, long dst, double at, int opid) except -1:
@@ -1018,7 +1352,6 @@ cdef class Core:
         cdef int level = 1, link, k, c, mine, theirs
         cdef int links[3]
         cdef int nl
-        cdef long P = self.numprocs
         if a == b:
             links[0] = 2 * n + a
             nl = 1
@@ -1032,8 +1365,8 @@ cdef class Core:
             if self.nends[link] == 0:           # an empty link: no counts to look up
                 mine = theirs = 0
             else:
-                mine = self.pair_counts.get((link * P + src) * P + dst, 0)
-                theirs = self.pair_counts.get((link * P + dst) * P + src, 0)
+                mine = self.pairs_in_transit(link, src, dst)
+                theirs = self.pairs_in_transit(link, dst, src)
             if theirs > 0:
                 self.duplex = True
             c = (self.load[link] + (mine >= theirs) + self.capacity[link] - 1) \
@@ -1042,9 +1375,17 @@ cdef class Core:
                 level = c
         return level
 
-    cdef void scoreboard_add(self, int src, long dst, double end):
+    cdef inline uint64_t pair_key(self, int link, long src, long dst) noexcept:
+        cdef uint64_t P = self.numprocs
+        return (<uint64_t> link * P + <uint64_t> src) * P + <uint64_t> dst
+
+    cdef inline int pairs_in_transit(self, int link, long src, long dst) noexcept:
+        cdef pevpm_hent_t *e = pevpm_ht_find(&self.pair_counts, self.pair_key(link, src, dst))
+        return 0 if e == NULL else e.v1
+
+    cdef int scoreboard_add(self, int src, long dst, double end) except -1:
         if not self.contention_matters or src == dst:
-            return
+            return 0
         cdef int a = self.node_of[src], b = self.node_of[dst], n = self.nodes
         if a == b:
             self.link_push(2 * n + a, end, src, dst)
@@ -1052,24 +1393,29 @@ cdef class Core:
             self.link_push(a, end, src, dst)
             self.link_push(3 * n, end, src, dst)
             self.link_push(n + b, end, src, dst)
+        return 0
 
-    cdef void link_push(self, int link, double end, int src, int dst):
+    cdef int link_push(self, int link, double end, int src, int dst) except -1:
         cdef Transit *h
         cdef int i, parent, mine, theirs
-        cdef long P = self.numprocs
-        key = (link * P + src) * P + dst
-        if self.nends[link] == 0:
-            mine = theirs = 0
-        else:
-            mine = self.pair_counts.get(key, 0)
-            theirs = self.pair_counts.get((link * P + dst) * P + src, 0)
+        cdef pevpm_hent_t *e = pevpm_ht_find(&self.pair_counts, self.pair_key(link, src, dst))
+        mine = 0 if e == NULL else e.v1
+        theirs = 0 if self.nends[link] == 0 else self.pairs_in_transit(link, dst, src)
         if mine >= theirs:
             self.load[link] += 1
-        self.pair_counts[key] = mine + 1
+        if e == NULL:
+            e = pevpm_ht_add(&self.pair_counts, self.pair_key(link, src, dst))
+            if e == NULL:
+                raise MemoryError()
+            e.v1 = 0
+        e.v1 += 1
         if self.nends[link] == self.capends[link]:
+            h = <Transit *> realloc(self.ends[link],
+                                    max(8, 2 * self.capends[link]) * sizeof(Transit))
+            if h == NULL:
+                raise MemoryError()
+            self.ends[link] = h
             self.capends[link] = max(8, 2 * self.capends[link])
-            self.ends[link] = <Transit *> realloc(self.ends[link],
-                                                  self.capends[link] * sizeof(Transit))
         h = self.ends[link]
         i = self.nends[link]
         self.nends[link] += 1
@@ -1080,13 +1426,14 @@ cdef class Core:
             h[i] = h[parent]
             i = parent
         h[i].end, h[i].src, h[i].dst = end, src, dst
+        return 0
 
-    cdef void link_pop(self, int link):
+    cdef void link_pop(self, int link) noexcept:
         cdef Transit *h = self.ends[link]
         cdef int n = self.nends[link] - 1, i = 0, child, left, theirs
         cdef Transit last = h[n]
         cdef Transit first = h[0]
-        cdef long P = self.numprocs
+        cdef pevpm_hent_t *e
         self.nends[link] = n
         while True:
             child = 2 * i + 1
@@ -1100,14 +1447,12 @@ cdef class Core:
             i = child
         if n > 0:
             h[i] = last
-        key = (link * P + first.src) * P + first.dst
-        left = self.pair_counts[key] - 1
-        if left:
-            self.pair_counts[key] = left
-        else:
-            del self.pair_counts[key]
-        theirs = 0 if n == 0 else self.pair_counts.get(
-            (link * P + first.dst) * P + first.src, 0)
+        e = pevpm_ht_find(&self.pair_counts, self.pair_key(link, first.src, first.dst))
+        e.v1 -= 1
+        left = e.v1
+        if left == 0:
+            pevpm_ht_del(&self.pair_counts, e)
+        theirs = 0 if n == 0 else self.pairs_in_transit(link, first.dst, first.src)
         if left >= theirs:
             self.load[link] -= 1
 
@@ -1180,7 +1525,7 @@ cdef class Core:
         cdef double seconds, latency, bandwidth
         if q.rank == q.peer:                 # a message to itself: a local copy
             q.transfer = q.size / self.copy_rate
-            q.drawn = 1
+            q.flags |= DRAWN
             return 0
         contention = self.contention(q.rank, q.peer, q.posted, q.opid)
         q = &self.reqs[s]
@@ -1207,32 +1552,35 @@ cdef class Core:
             raise Unsupported("negative transfer time")
         q = &self.reqs[s]
         q.transfer = seconds
-        q.drawn = 1
+        q.flags |= DRAWN
         return 0
 
     cdef int deliver(self, int s, int r) except -1:
         cdef Req *send = &self.reqs[s]
         cdef Req *recv = &self.reqs[r]
-        cdef double arrival, path[3]
+        cdef double arrival
+        cdef double path[3]
         if send.size > recv.size:
             raise Unsupported("truncated")
         self.unqueue(s, r)
-        if recv.status >= 0:
-            source, tag = status_fields(self.statuses[recv.status])
+        if recv.flags & HAS_STATUS:
+            source, tag = status_fields(self.status_of[r])
             env = (<Rank> self.ranks[recv.rank]).env
             env[source], env[tag] = send.rank, send.tag
         arrival = send.posted + send.transfer
         self.scoreboard_add(send.rank, send.peer, arrival)
         self.messages += 1
+        send = &self.reqs[s]
+        recv = &self.reqs[r]
         if arrival > recv.posted:
-            path[0], path[1], path[2] = send.origin[0], send.origin[1] + send.transfer, send.origin[2]
+            path[0], path[1], path[2] = send.path[0], send.path[1] + send.transfer, send.path[2]
             self.complete(r, arrival, path, send.transfer)
         else:
-            self.complete(r, recv.posted, recv.origin, 0.0)
+            self.complete(r, recv.posted, recv.path, 0.0)
         self.notify(r)
         send = &self.reqs[s]
         recv = &self.reqs[r]
-        if not send.done:
+        if not send.flags & DONE:
             self.complete(s, recv.completion, recv.path, send.transfer)
             self.notify(s)
         send = &self.reqs[s]
@@ -1244,48 +1592,61 @@ cdef class Core:
         self.release(r)
         return 0
 
-    cdef void unqueue(self, int s, int r):
+    cdef void unqueue(self, int s, int r) noexcept:
+        """Take send ``s`` off its queues and receive ``r`` out of its bucket."""
         cdef Req *q = &self.reqs[s]
-        queues = self.send_queues[q.peer]
-        entry = queues[q.rank]
+        cdef pevpm_hent_t *entry = pevpm_ht_find(
+            &self.send_queues, <uint64_t> q.peer * self.numprocs + q.rank)
         if q.qprev >= 0:
             self.reqs[q.qprev].qnext = q.qnext
         else:
-            entry[0] = q.qnext
+            entry.v1 = q.qnext
         if q.qnext >= 0:
             self.reqs[q.qnext].qprev = q.qprev
         else:
-            entry[1] = q.qprev
-        if entry[0] < 0:
-            del queues[q.rank]
-        cdef Req *v = &self.reqs[r]
-        buckets = self.recv_buckets[v.rank]
-        key = (v.context, v.peer, v.tag)
-        bucket = buckets[key]
-        bucket.remove(r)
-        if not bucket:
-            del buckets[key]
+            entry.v2 = q.qprev          # an emptied queue stays, idle, for the next send
+        if q.dprev >= 0:
+            self.reqs[q.dprev].dnext = q.dnext
+        else:
+            self.dhead[q.peer] = q.dnext
+        if q.dnext >= 0:
+            self.reqs[q.dnext].dprev = q.dprev
+        else:
+            self.dtail[q.peer] = q.dprev
+        q = &self.reqs[r]
+        entry = pevpm_ht_find(&self.buckets, self.bucket_key(q.rank, q.context, q.peer, q.tag))
+        if q.qprev >= 0:
+            self.reqs[q.qprev].qnext = q.qnext
+        else:
+            entry.v1 = q.qnext
+        if q.qnext >= 0:
+            self.reqs[q.qnext].qprev = q.qprev
+        else:
+            entry.v2 = q.qprev          # an emptied bucket stays, idle
+        self.nposted[q.rank] -= 1
+        if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
+            self.nwild[q.rank] -= 1
 
     cdef int notify(self, int i) except -1:
-        cdef int waiter = self.reqs[i].waiter
         cdef Rank rank
-        if waiter < 0:
+        if not self.reqs[i].flags & WAITED:
             return 0
-        self.reqs[i].waiter = -1
-        rank = self.ranks[waiter]
+        self.reqs[i].flags &= ~WAITED
+        rank = self.ranks[self.reqs[i].rank]
         rank.pending -= 1
         if rank.pending == 0:
             self.finish_wait(rank, True)
         return 0
 
     # ---------------------------------------------------------------- blocking
-    cdef bint wait(self, Rank rank, list records) except -1:
-        rank.wait_records = records
+    cdef bint wait(self, Rank rank) except -1:
+        """Wait on the records ``wait_on`` gathered (held already)."""
+        cdef int k, i
         rank.pending = 0
-        for record in records:
-            self.reqs[<int> record].refs += 1
-            if not self.reqs[<int> record].done:
-                self.reqs[<int> record].waiter = rank.id
+        for k in range(rank.nwait):
+            i = rank.waits[k]
+            if not self.reqs[i].flags & DONE:
+                self.reqs[i].flags |= WAITED
                 rank.pending += 1
         if rank.pending == 0:
             self.finish_wait(rank, False)
@@ -1296,29 +1657,31 @@ cdef class Core:
         return True
 
     cdef int finish_wait(self, Rank rank, bint resume) except -1:
-        cdef list records = rank.wait_records
-        cdef int last = -1, i
+        cdef int last = -1, i, k
         cdef double blocked_for, transfer
-        for record in records:
-            i = record
-            if last < 0 or self.reqs[i].completion > self.reqs[last].completion:
+        for k in range(rank.nwait):
+            i = rank.waits[k]
+            if last < 0 or self.completion_of(i) > self.completion_of(last):
                 last = i
-        if last >= 0 and self.reqs[last].completion > rank.clock:
-            blocked_for = self.reqs[last].completion - rank.clock
-            transfer = min(blocked_for, self.reqs[last].comm)
+        if last >= 0 and self.completion_of(last) > rank.clock:
+            blocked_for = self.completion_of(last) - rank.clock
+            transfer = min(blocked_for, self.comm_of(last))
             self.spend(rank, 2, blocked_for - transfer)
             self.spend(rank, 1, transfer)
             rank.path[0] = self.reqs[last].path[0]
             rank.path[1] = self.reqs[last].path[1]
             rank.path[2] = self.reqs[last].path[2]
-        for record in records:
-            self.release(record)
-        rank.wait_records = None
+            if self.reqs[last].flags & EAGER:
+                rank.path[1] = rank.path[1] + self.reqs[last].completion
+        for k in range(rank.nwait):
+            self.release(rank.waits[k])
+        rank.nwait = 0
         rank.blocked = 0
         if resume:
             if self.sharing is not None:
                 self.sharing.resume(rank.id, rank.clock)
-            self.runnable.append(rank)
+            if pevpm_push(&self.runnable, &self.nrun, &self.caprun, rank.id) < 0:
+                raise MemoryError()
         return 0
 
     cdef inline int spend(self, Rank rank, int kind, double seconds) except -1:
@@ -1352,19 +1715,27 @@ cdef class Core:
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
         rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence,
-                            rank.requests, rank.outstanding))
+                            rank.requests, rank.outbase))
         rank.code, rank.pc, rank.loops, rank.context = (code_for(code, True), 0, [],
                                                          COLLECTIVE_CONTEXT)
-        rank.requests, rank.outstanding = {}, {}
+        rank.requests, rank.outbase = {}, rank.nout
         return False
 
     cdef int end_collective(self, Rank rank) except -1:
+        cdef int k, i
         for i in rank.requests.values():
             self.release(i)
-        for i in rank.outstanding.values():
-            self.release(i)
+        for k in range(rank.outbase, rank.nout):     # the collective's outstanding records
+            i = rank.out[k]
+            if i >= 0:
+                self.reqs[i].opos = -1
+                rank.nlive -= 1
+                self.release(i)
+            else:
+                rank.ntomb -= 1
+        rank.nout = rank.outbase
         (rank.code, rank.pc, rank.loops, op, where, occurrence, rank.requests,
-         rank.outstanding) = rank.frames.pop()
+         rank.outbase) = rank.frames.pop()
         rank.context = USER
         record = self.collectives.get((where, occurrence))
         if record is None:
@@ -1374,42 +1745,55 @@ cdef class Core:
         return 0
 
     # ------------------------------------------------------------- the heap
-    cdef void heap_push(self, double time, long seq, int req):
+    cdef int heap_push(self, double time, int req) except -1:
         cdef int i, parent
         cdef Decision d
+        cdef Decision *h
         if self.nheap == self.capheap:
+            h = <Decision *> realloc(self.heap, 2 * self.capheap * sizeof(Decision))
+            if h == NULL:
+                raise MemoryError()
+            self.heap = h
             self.capheap *= 2
-            self.heap = <Decision *> realloc(self.heap, self.capheap * sizeof(Decision))
-        d.time, d.seq, d.req = time, seq, req
+        d.time, d.seq, d.req = time, self.reqs[req].seq, req
         i = self.nheap
         self.nheap += 1
         while i > 0:
-            parent = (i - 1) >> 1
-            if (self.heap[parent].time < time
-                    or (self.heap[parent].time == time and self.heap[parent].seq < seq)):
+            parent = (i - 1) >> 2
+            if not self.before(&d, &self.heap[parent]):
                 break
             self.heap[i] = self.heap[parent]
             i = parent
         self.heap[i] = d
+        return 0
 
-    cdef Decision heap_pop(self):
+    cdef Decision heap_pop(self) noexcept:
+        """The earliest decision (a 4-ary heap: half the levels of a binary one,
+        and a node's children share cache lines)."""
         cdef Decision top = self.heap[0]
-        cdef int n = self.nheap - 1, i = 0, child
+        cdef int n = self.nheap - 1, i = 0, child, first, k, end
         cdef Decision last = self.heap[n]
         self.nheap = n
         while True:
-            child = 2 * i + 1
-            if child >= n:
+            first = 4 * i + 1
+            if first >= n:
                 break
-            if child + 1 < n and _before(&self.heap[child + 1], &self.heap[child]):
-                child += 1
-            if not _before(&self.heap[child], &last):
+            child = first
+            end = min(first + 4, n)
+            for k in range(first + 1, end):
+                if self.before(&self.heap[k], &self.heap[child]):
+                    child = k
+            if not self.before(&self.heap[child], &last):
                 break
             self.heap[i] = self.heap[child]
             i = child
         if n > 0:
             self.heap[i] = last
         return top
+
+    cdef inline bint before(self, Decision *a, Decision *b) noexcept:
+        """Earlier posted time first; ties: the receive posted first."""
+        return a.time < b.time or (a.time == b.time and a.seq < b.seq)
 
     # ---------------------------------------------------------------- results
     cdef result(self):
@@ -1425,5 +1809,13 @@ cdef class Core:
                 marks if any(marks) else None)
 
 
-cdef inline bint _before(Decision *a, Decision *b):
-    return a.time < b.time or (a.time == b.time and a.seq < b.seq)
+cdef Req *_sorting                 # the records qsort's comparison reads (one sort at a time)
+
+
+cdef int _posted_order(const void *a, const void *b) noexcept nogil:
+    """Candidate sends by posted time, then post order."""
+    cdef Req *x = &_sorting[(<const int *> a)[0]]
+    cdef Req *y = &_sorting[(<const int *> b)[0]]
+    if x.posted != y.posted:
+        return -1 if x.posted < y.posted else 1
+    return -1 if x.seq < y.seq else (1 if x.seq > y.seq else 0)

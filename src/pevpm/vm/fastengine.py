@@ -101,11 +101,11 @@ def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
     placement = machine.topology.place(numprocs)
     comm = for_placement(machine.comm if bound is None else machine.comm.bounded(bound),
                          placement.node_of)
-    setup = engine.RankSetup.of(program, model, numprocs, machine, params, rng)
-    core = fastcore.Core(setup.codes, setup.envs, setup.proc_ids, setup.factors, machine, comm,
-                         rng, placement, limits.max_events, limits.max_time, records,
-                         limits.max_wall)
     with _no_cycle_collection():
+        setup = engine.RankSetup.of(program, model, numprocs, machine, params, rng)
+        core = fastcore.Core(setup.codes, setup.envs, setup.proc_ids, setup.factors, machine,
+                             comm, rng, placement, limits.max_events, limits.max_time, records,
+                             limits.max_wall)
         times, critical, messages, collectives, kept, marks = core.run()
     ranks = [RankTimes(*t) for t in times]
     return RunResult(
@@ -118,9 +118,10 @@ def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
 
 @contextmanager
 def _no_cycle_collection():
-    """Pause Python's cycle collector during a run: the core allocates small
-    tuples all the time, and each collection they set off walks every live
-    object (a tenth of the time at 1,024 ranks); cycles are collected after."""
+    """Pause Python's cycle collector during a run and its set-up: the rank
+    set-up and the core allocate many small objects, and each collection
+    they set off walks every live object (a tenth of the time at 1,024 ranks,
+    and at 8,192 during the set-up); cycles are collected after."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
