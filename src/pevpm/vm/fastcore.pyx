@@ -785,8 +785,8 @@ cdef class Core:
                 r = &self.reqs[d.req]
                 match = max(r.posted, self.reqs[best].posted + self.reqs[best].transfer)
                 if r.peer == ANY_SOURCE and self.other_rank_decides_before(r.rank, match):
-                    r.queued = 1            # decide later: an earlier source may still send
-                    self.heap_push(match, d.seq, d.req)
+                    r.flags |= QUEUED       # decide later: an earlier source may still send
+                    self.heap_push(match, d.req)
                     continue
                 self.deliver(best, d.req)
                 self.release(d.req)
@@ -794,18 +794,18 @@ cdef class Core:
             self.release(d.req)
         return False
 
-    cdef bint other_rank_decides_before(self, int rank, double time):
+    cdef bint other_rank_decides_before(self, int rank, double time, int i=0) noexcept:
         """Whether a rank other than ``rank`` has a decision queued before ``time``
-        (engine._other_rank_decides_before)."""
-        cdef int i
-        stack = [0]
-        while stack:
-            i = stack.pop()
-            if i >= self.nheap or self.heap[i].time >= time:
-                continue
-            if self.reqs[self.heap[i].req].rank != rank:
+        (engine._other_rank_decides_before); the entries before ``time`` form a
+        subtree at the 4-ary heap's root, so only they are visited."""
+        cdef int child
+        if i >= self.nheap or self.heap[i].time >= time:
+            return False
+        if self.reqs[self.heap[i].req].rank != rank:
+            return True
+        for child in range(4 * i + 1, 4 * i + 5):
+            if self.other_rank_decides_before(rank, time, child):
                 return True
-            stack += (2 * i + 1, 2 * i + 2)
         return False
 
     cdef inline int count_event(self) except -1:
