@@ -65,11 +65,12 @@ def test_compact_code_says_what_the_statements_say(family, algorithm, n, root):
                                           "MPI_Sendrecv", "MPI_Waitall", "Serial")}
 
 
-def test_ranks_share_the_instructions_of_an_alltoall():
+@pytest.mark.parametrize("throttle, waitalls", [(0, 1), (32, 2), (16, 4)])
+def test_ranks_share_the_instructions_of_an_alltoall(throttle, waitalls):
     n = 64
-    cfg = CollectiveConfig.parse(["alltoall=scattered"])
+    cfg = CollectiveConfig.parse([f"alltoall=scattered,alltoall-throttle={throttle}"])
     codes = [expand_code("MPI_Alltoall", 4096, 0, r, n, cfg, "a.c:1") for r in range(n)]
-    assert sum(map(len, codes)) == n * (2 * (n - 1) + 1)
+    assert sum(map(len, codes)) == n * (2 * (n - 1) + waitalls)
     # one Irecv and one Isend per peer, one Waitall: shared by every rank
     assert len({id(ins) for code in codes for ins in code}) == 2 * n + 1
 

@@ -76,6 +76,8 @@ def test_overrides_and_thresholds_win():
     ("reduce-cost=-1", ">= 0"),
     ("bcast", "key=value"),
     ("child-order=random", "unknown child order"),
+    ("alltoall-throttle=2.5", "whole number"),
+    ("alltoall-throttle=-1", ">= 0"),
 ])
 def test_bad_options_are_user_errors(spec, message):
     with pytest.raises(PevpmError, match=message):

@@ -79,6 +79,17 @@ def test_circular_alltoall_is_n_minus_one_exchanges(n):
     assert list(done) == [(n - 1) * T_S] * n
 
 
+@pytest.mark.parametrize("throttle, batches", [(0, 1), (32, 1), (3, 3), (2, 4), (1, 7)])
+def test_scattered_alltoall_waits_after_each_batch_of_partners(throttle, batches):
+    """MPICH posts ``throttle`` partners at distances 0, 1, ... (itself
+    included: no message), then waits: 8 ranks, throttle 2 gives the batches
+    {1}, {2, 3}, {4, 5}, {6, 7}; with sends that return at once each batch
+    costs one t_s."""
+    done = run("MPI_Alltoall", 8, spec=f"alltoall=scattered, alltoall-throttle={throttle}",
+               comm=Constant(latency=T_S)).collectives[0].completion
+    assert list(done) == [batches * T_S] * 8
+
+
 def test_circular_alltoall_thesis_orion_check():
     """Thesis sec. 5.5: Orion 32x1, 4 KB alltoall (128-byte blocks), exchange
     0.07 ms: 31 x 0.07 = 2.17 ms predicted (2.29 ms measured)."""

@@ -70,11 +70,14 @@ class AlgorithmOptions:
     """``child_order``: order of a tree parent's sends (``largest-first`` as
     MPICH, or ``smallest-first``); ``acknowledgements``: tree broadcasts wait
     for a zero-byte acknowledgement from every child; ``reduce_cost_per_byte``:
-    seconds a reduction operator takes per byte it combines."""
+    seconds a reduction operator takes per byte it combines; ``alltoall_throttle``:
+    how many partners the ``scattered`` alltoall posts before it waits for them
+    all (MPICH's ``MPIR_CVAR_ALLTOALL_THROTTLE``, 32; 0: every partner at once)."""
 
     child_order: str = "largest-first"
     acknowledgements: bool = False
     reduce_cost_per_byte: float = 0.0
+    alltoall_throttle: int = 32
 
     def __post_init__(self) -> None:
         if self.child_order not in CHILD_ORDERS:
@@ -83,6 +86,9 @@ class AlgorithmOptions:
         if not self.reduce_cost_per_byte >= 0:
             raise ModelError("reduce cost per byte must be >= 0, "
                              f"got {self.reduce_cost_per_byte!r}")
+        if not (isinstance(self.alltoall_throttle, int) and self.alltoall_throttle >= 0):
+            raise ModelError("alltoall throttle must be a whole number >= 0, "
+                             f"got {self.alltoall_throttle!r}")
 
     def combine(self, nbytes: int) -> float:
         """Seconds to apply the reduction operator to ``nbytes`` bytes."""
@@ -178,7 +184,8 @@ LIBRARIES: dict[str, dict[str, Rule]] = {
     "measured": {},
 }
 
-_OPTION_KEYS = ("library", "child-order", "acks", "reduce-cost", "hardware")
+_OPTION_KEYS = ("library", "child-order", "acks", "reduce-cost", "alltoall-throttle",
+                "hardware")
 
 
 @dataclass(frozen=True)
@@ -225,7 +232,8 @@ class CollectiveConfig:
         """Read ``key=value`` items (comma-separated, or one per list entry) on
         top of ``base``: ``FAMILY=ALGORITHM``, ``THRESHOLD=BYTES``,
         ``library=NAME``, ``child-order=largest-first|smallest-first``,
-        ``acks=yes|no``, ``reduce-cost=SECONDS_PER_BYTE``, ``hardware=yes|no``."""
+        ``acks=yes|no``, ``reduce-cost=SECONDS_PER_BYTE``, ``alltoall-throttle=N``,
+        ``hardware=yes|no``."""
         items = [spec] if isinstance(spec, str) else list(spec)
         cfg = base or cls()
         fields: dict = {}
@@ -246,6 +254,8 @@ class CollectiveConfig:
                 options = replace(options, acknowledgements=_yes_no(key, value))
             elif key == "reduce-cost":
                 options = replace(options, reduce_cost_per_byte=_number(key, value))
+            elif key == "alltoall-throttle":
+                options = replace(options, alltoall_throttle=_whole(key, value))
             elif key == "hardware":
                 fields["hardware"] = _yes_no(key, value)
             elif key in DEFAULT_THRESHOLDS:
@@ -344,3 +354,10 @@ def _number(key: str, value: str) -> float:
     return number
 
 
+
+
+def _whole(key: str, value: str) -> int:
+    number = _number(key, value)
+    if number != int(number) or number > 2**31 - 1:
+        raise ModelError(f"collective option {key} takes a whole number, got {value!r}")
+    return int(number)

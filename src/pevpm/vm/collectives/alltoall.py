@@ -18,10 +18,11 @@ from pevpm.vm.collectives.script import RankScript
 from pevpm.vm.collectives.trees import ceil_log2
 
 
-def _post_all(s: RankScript, call: CollectiveCall, partners: list[int]) -> None:
-    for partner in partners:
+def _post_all(s: RankScript, call: CollectiveCall, receive_from: list[int],
+              send_to: list[int]) -> None:
+    for partner in receive_from:
         s.irecv(partner, call.size)
-    for partner in partners:
+    for partner in send_to:
         s.isend(partner, call.size)
     s.waitall()
 
@@ -29,13 +30,28 @@ def _post_all(s: RankScript, call: CollectiveCall, partners: list[int]) -> None:
 def linear(s: RankScript, call: CollectiveCall, opts: AlgorithmOptions) -> None:
     """MPICH 1.2: Irecv from and Isend to ranks 0, 1, ..., n-1, then Waitall:
     every rank hits rank 0 first, then rank 1, ... (the thesis's hot spot)."""
-    _post_all(s, call, [r for r in range(call.numprocs) if r != call.rank])
+    partners = [r for r in range(call.numprocs) if r != call.rank]
+    _post_all(s, call, partners, partners)
 
 
 def scattered(s: RankScript, call: CollectiveCall, opts: AlgorithmOptions) -> None:
-    """Like linear, but rank ``r`` starts at ``r + 1`` (staggered destinations)."""
-    n = call.numprocs
-    _post_all(s, call, [(call.rank + i) % n for i in range(1, n)])
+    """MPICH's medium-size alltoall: partners at distance ``d`` = 0, 1, ..., n-1
+    in batches of ``opts.alltoall_throttle`` (all at once for 0): Irecv from
+    ``r + d``, Isend to ``r - d``, then Waitall, batch after batch (distance 0,
+    the rank itself, is a local copy and sends nothing here).
+
+    >>> s = RankScript(1, -1)
+    >>> scattered(s, CollectiveCall("MPI_Alltoall", 8, root=0, rank=1, numprocs=5),
+    ...           AlgorithmOptions(alltoall_throttle=2))
+    >>> [m.op[4:] + (str(m.src) if m.op == "MPI_Irecv" else str(m.dst) if m.dst else "")
+    ...  for m in s.statements()]
+    ['Irecv2', 'Isend0', 'Waitall', 'Irecv3', 'Irecv4', 'Isend4', 'Isend3', 'Waitall', 'Irecv0', 'Isend2', 'Waitall']
+    """
+    n, r = call.numprocs, call.rank
+    batch = opts.alltoall_throttle or n
+    for first in range(0, n, batch):
+        distances = [d for d in range(first, min(first + batch, n)) if d]
+        _post_all(s, call, [(r + d) % n for d in distances], [(r - d) % n for d in distances])
 
 
 def circular(s: RankScript, call: CollectiveCall, opts: AlgorithmOptions) -> None:
