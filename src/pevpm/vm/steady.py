@@ -58,6 +58,7 @@ from pevpm.model.ast import Model
 from pevpm.model.expr import ANY_SOURCE
 from pevpm.vm import program as vm
 from pevpm.vm.prediction import RunSummary
+from pevpm.vm.wave import Wave, project_wave
 
 #: Loops shorter than this are simulated whole.
 THRESHOLD = 256
@@ -175,7 +176,9 @@ class WindowStats:
     breakdown of the last window; the advance of the ranks' mean clock (the
     program's pace: in lockstep every rank, the latest included, keeps it in
     the long run, and the mean over ranks is the least noisy estimate) over
-    each window; messages matched per iteration."""
+    each window; messages matched per iteration; and the run's start-up wave
+    projected over the ``remaining`` iterations, or why it has none
+    (:mod:`pevpm.vm.wave`)."""
 
     first: np.ndarray          # (ranks,) mean advance, window before last
     last: np.ndarray           # (ranks,) mean advance, last window
@@ -183,11 +186,14 @@ class WindowStats:
     pace_first: float          # mean-clock advance over the window before last (seconds)
     pace_last: float           # the same over the last window
     messages: float            # messages per iteration in the last window
+    wave: Wave | str = "not looked for"
 
     @classmethod
-    def of(cls, marks: list[list[tuple]], window: int) -> WindowStats:
+    def of(cls, marks: list[list[tuple]], window: int, remaining: int = 0) -> WindowStats:
         """From a run's marks (one row per iteration end, per rank)."""
-        data = np.array([rows[-(2 * window + 1):] for rows in marks], dtype=float)
+        every = np.array(marks, dtype=float)
+        wave = project_wave(every[:, :, 0], remaining, window) if remaining else cls.wave
+        data = every[:, -(2 * window + 1):]
         clocks = data[:, :, 0]
         first = (clocks[:, window] - clocks[:, 0]) / window
         last = (clocks[:, 2 * window] - clocks[:, window]) / window
@@ -195,12 +201,14 @@ class WindowStats:
         pace = clocks.mean(axis=0)
         messages = (data[:, 2 * window, 4] - data[:, window, 4]).max() / window
         return cls(first, last, kinds, float(pace[window] - pace[0]),
-                   float(pace[2 * window] - pace[window]), float(messages))
+                   float(pace[2 * window] - pace[window]), float(messages), wave)
 
 
 @dataclass(frozen=True)
 class Assessment:
-    """Whether the runs settled, and the per-iteration pace to extrapolate with."""
+    """Whether the runs settled, and the per-iteration pace to extrapolate with
+    (or, with ``waves``, that every run is extrapolated through its own
+    start-up wave, :mod:`pevpm.vm.wave`)."""
 
     converged: bool
     reason: str
@@ -209,13 +217,17 @@ class Assessment:
     shares: np.ndarray | None = None   # (ranks, 3) breakdown of a rank's advance
     messages: float = 0.0
     error: float = 0.0         # estimated relative error of the extrapolated mean
+    waves: bool = False        # each run moves as its own wave projection says
+    settled_by: int = 0        # (waves) iteration by which the front reaches the last rank
 
 
 def assess(stats: list[WindowStats], window: int, remaining: int,
            makespan: float) -> Assessment:
     """Pool the runs' window statistics and test convergence, lockstep and
     the precision of the pace (both windows: ``2 window`` iterations) for
-    ``remaining`` iterations to come after a mean run time of ``makespan``."""
+    ``remaining`` iterations to come after a mean run time of ``makespan``;
+    runs whose ranks are not yet in lockstep may still be projected through
+    a start-up wave (:func:`assess_waves`)."""
     first = np.array([s.first for s in stats])
     last = np.array([s.last for s in stats])
     runs = len(stats)
@@ -238,34 +250,76 @@ def assess(stats: list[WindowStats], window: int, remaining: int,
     bound = TOLERANCE * np.abs(a2) + z * se
     if not np.all(np.abs(a2 - a1) <= bound):
         worst = int(np.argmax(np.abs(a2 - a1) - bound))
-        return Assessment(False, f"rank {worst}'s advance per iteration still changes")
+        return assess_waves(stats, remaining, makespan,
+                            f"rank {worst}'s advance per iteration still changes")
     if not np.all(np.abs(a2 - pace) <= TOLERANCE * pace + z * (se + pace_se)):
-        return Assessment(False, "the ranks do not advance in lockstep")
+        return assess_waves(stats, remaining, makespan, "the ranks do not advance in lockstep")
     error = estimated_error(pace, pace_se, abs(drift), remaining, makespan)
     if error > MAX_ERROR:
         return Assessment(False, f"the extrapolated mean would be uncertain by {error:.1%} "
                                  f"(pace standard error {pace_se / pace:.2%}, allowed "
                                  f"{MAX_ERROR:.0%})")
+    return Assessment(True, "", pace, sigma, _shares(stats), _messages(stats), error)
+
+
+def assess_waves(stats: list[WindowStats], remaining: int, makespan: float,
+                 reason: str) -> Assessment:
+    """Extrapolate every run through its own start-up wave if every run has
+    one whose projection is precise enough; otherwise not, for ``reason``
+    (the lockstep test's) or the projection's own."""
+    waves = [s.wave for s in stats]
+    if not all(isinstance(w, Wave) for w in waves):
+        return Assessment(False, reason)
+    total = makespan + float(np.mean([w.growth for w in waves]))
+    error = max(w.error for w in waves) / total if total > 0 else 0.0
+    settled_by = max(w.settled_by for w in waves)
+    if error > MAX_ERROR:
+        return Assessment(False, f"a start-up wave still crosses the ranks (the last settles "
+                                 f"near iteration {settled_by}) and its projection would be "
+                                 f"uncertain by {error:.1%} (allowed {MAX_ERROR:.0%})")
+    return Assessment(True, "", shares=_shares(stats), messages=_messages(stats), error=error,
+                      waves=True, settled_by=settled_by)
+
+
+def _shares(stats: list[WindowStats]) -> np.ndarray:
+    """Each rank's split of its last window over compute, communication and
+    waiting, pooled over the runs."""
     kinds = np.array([s.kinds for s in stats]).mean(axis=0)
     totals = kinds.sum(axis=1, keepdims=True)
-    shares = np.divide(kinds, totals, out=np.full_like(kinds, 1 / 3), where=totals > 0)
-    return Assessment(True, "", pace, sigma, shares,
-                      float(np.mean([s.messages for s in stats])), error)
+    return np.divide(kinds, totals, out=np.full_like(kinds, 1 / 3), where=totals > 0)
 
 
-def extend(summary: RunSummary, assessment: Assessment, remaining: int,
+def _messages(stats: list[WindowStats]) -> float:
+    return float(np.mean([s.messages for s in stats]))
+
+
+def extend(summary: RunSummary, stats: WindowStats, assessment: Assessment, remaining: int,
            z: float) -> RunSummary:
-    """``summary`` of a truncated run with ``remaining`` iterations added."""
-    shift = remaining * assessment.pace + math.sqrt(remaining) * assessment.sigma * z
-    shift = max(shift, 0.0)
+    """``summary`` of a truncated run (with window statistics ``stats``) with
+    ``remaining`` iterations added."""
+    if assessment.waves:
+        shift, growth = stats.wave.shift, stats.wave.growth
+    else:
+        shift = max(remaining * assessment.pace
+                    + math.sqrt(remaining) * assessment.sigma * z, 0.0)
+        growth = shift
     times = summary.rank_times.copy()
-    times[:, :3] += shift * assessment.shares
+    times[:, :3] += np.reshape(shift, (-1, 1)) * assessment.shares
     times[:, 3] += shift
-    makespan = summary.makespan + shift
+    makespan = summary.makespan + growth
     scale = makespan / summary.makespan if summary.makespan > 0 else 1.0
     return RunSummary(makespan, times, summary.critical_path * scale,
                       summary.messages_simulated + round(remaining * assessment.messages),
                       summary.collectives, summary.outstanding)
+
+
+def bound_growth(stats: WindowStats, assessment: Assessment, remaining: int,
+                 window: int) -> float:
+    """How much a bound run's time grows over the ``remaining`` iterations:
+    through its own wave, or at the pace of its own last window."""
+    if assessment.waves and isinstance(stats.wave, Wave):
+        return stats.wave.growth
+    return remaining * stats.pace_last / window
 
 
 def estimated_error(pace: float, pace_se: float, drift: float, remaining: int,
