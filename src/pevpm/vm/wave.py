@@ -21,8 +21,8 @@ error of a prediction from it, and the change of its slope between the
 first and second half of the ranks it was fitted to) does to the latest
 rank's clock.  Anything else (noisy advances, paces that differ without a
 moving front, a front that is not a straight line in rank number, too few
-ranks changed) is reported as a reason, and the loop is not extrapolated
-this way.
+ranks changed, ranks still to settle on both sides of the front) is
+reported as a reason, and the loop is not extrapolated this way.
 
 >>> import numpy as np
 >>> ranks, m = np.arange(64)[:, None], np.arange(1, 33)[None, :]
@@ -50,6 +50,8 @@ EXACT = 1e-9
 MIN_FRONT = 8
 #: Standard errors of the fitted line allowed for in the projection's error.
 LINE_SE = 3.0
+#: Largest residual of a straight front, as a share of the iterations it spans.
+STRAIGHT = 0.1
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,9 @@ def project_wave(clocks: np.ndarray, remaining: int, window: int) -> Wave | str:
     line = _Line.fit(moved.astype(float), since[moved].astype(float))
     if line.slope == 0:
         return "the ranks changed pace all at once (no moving front)"
+    beyond = ahead > moved.max() if line.slope > 0 else ahead < moved.min()
+    if not beyond.all() or line.spread > max(2.0, STRAIGHT * np.ptp(since[moved])):
+        return "the ranks change pace in no straight front moving one way through them"
     reach = line.at(ahead.astype(float))
     if np.any(reach < done - window - line.spread - 1):
         return "ranks ahead of the front should already have settled (no straight front)"
