@@ -136,3 +136,22 @@ def test_predict_notes_the_extrapolation_and_exact_turns_it_off(tmp_path, capsys
             "and extrapolated (estimated error of the mean 0.00%" in err)
     assert main(args + ["--exact"]) == 0
     assert "extrapolated" not in capsys.readouterr().err
+
+
+def test_a_start_up_wave_crossing_256_ranks_is_projected_not_waited_for():
+    """The deterministic Jacobi's even/odd exchange settles rank by rank, two
+    ranks per iteration: the last of 256 ranks only near iteration 127, past
+    the quarter of the loop; the front is projected from iteration 64."""
+    model, machine = example("jacobi"), parse_machine("perseus")
+    params = {"iterations": 1000}
+    fast = predict(model, 256, machine, runs=2, seed=3, params=params, workers=1)
+    exact = predict(model, 256, machine, runs=2, seed=3, params=params, workers=1, exact=True)
+    extrapolation = fast.extrapolation
+    assert extrapolation["extrapolated"] and extrapolation["from_iteration"] == 64
+    assert 120 <= extrapolation["wave_settles_by"] <= 135
+    assert 0 < extrapolation["estimated_error"] <= steady.MAX_ERROR
+    assert abs(fast.mean - exact.mean) <= extrapolation["estimated_error"] * exact.mean
+    assert fast.sd == exact.sd == 0
+    assert fast.max_bound == pytest.approx(exact.max_bound, rel=extrapolation["estimated_error"])
+    assert fast.finish_mean == pytest.approx(exact.finish_mean, rel=0.01)
+    assert fast.breakdown_mean.sum() == pytest.approx(exact.breakdown_mean.sum(), rel=0.01)

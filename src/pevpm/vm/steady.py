@@ -173,10 +173,12 @@ def truncated(program: vm.Program, loop: SteadyLoop, iterations: int) -> vm.Prog
 class WindowStats:
     """What one truncated run says about its last two windows of ``w`` iterations:
     per rank the mean clock advance per iteration in each window and the time
-    breakdown of the last window; the advance of the ranks' mean clock (the
-    program's pace: in lockstep every rank, the latest included, keeps it in
-    the long run, and the mean over ranks is the least noisy estimate) over
-    each window; messages matched per iteration; and the run's start-up wave
+    breakdown of the last window; the advance of the ranks' mean clock over
+    each window (in lockstep every rank keeps its pace in the long run, and
+    the mean over ranks is the least noisy estimate of it); the advance of
+    the latest rank's clock over each window (what the run time follows: while
+    the ranks' spread still changes, the mean clock does not); messages
+    matched per iteration; and the run's start-up wave
     projected over the ``remaining`` iterations, or why it has none
     (:mod:`pevpm.vm.wave`)."""
 
@@ -185,6 +187,8 @@ class WindowStats:
     kinds: np.ndarray          # (ranks, 3) compute, communication, waiting in the last window
     pace_first: float          # mean-clock advance over the window before last (seconds)
     pace_last: float           # the same over the last window
+    top_first: float           # latest-clock advance over the window before last (seconds)
+    top_last: float            # the same over the last window
     messages: float            # messages per iteration in the last window
     wave: Wave | str = "not looked for"
 
@@ -198,10 +202,11 @@ class WindowStats:
         first = (clocks[:, window] - clocks[:, 0]) / window
         last = (clocks[:, 2 * window] - clocks[:, window]) / window
         kinds = data[:, 2 * window, 1:4] - data[:, window, 1:4]
-        pace = clocks.mean(axis=0)
+        pace, top = clocks.mean(axis=0), clocks.max(axis=0)
         messages = (data[:, 2 * window, 4] - data[:, window, 4]).max() / window
         return cls(first, last, kinds, float(pace[window] - pace[0]),
-                   float(pace[2 * window] - pace[window]), float(messages), wave)
+                   float(pace[2 * window] - pace[window]), float(top[window] - top[0]),
+                   float(top[2 * window] - top[window]), float(messages), wave)
 
 
 @dataclass(frozen=True)
@@ -212,8 +217,8 @@ class Assessment:
 
     converged: bool
     reason: str
-    pace: float = 0.0          # mean seconds per iteration
-    sigma: float = 0.0         # sd of the pace per sqrt(iteration)
+    pace: float = 0.0          # mean seconds per iteration of the latest rank's clock
+    sigma: float = 0.0         # sd of that pace per sqrt(iteration)
     shares: np.ndarray | None = None   # (ranks, 3) breakdown of a rank's advance
     messages: float = 0.0
     error: float = 0.0         # estimated relative error of the extrapolated mean
@@ -235,14 +240,18 @@ def assess(stats: list[WindowStats], window: int, remaining: int,
     paces = (np.array([s.pace_first for s in stats])
              + np.array([s.pace_last for s in stats])) / (2 * window)
     pace = float(paces.mean())
-    drift = float(np.mean([s.pace_last - s.pace_first for s in stats]) / window)
+    tops = (np.array([s.top_first for s in stats])
+            + np.array([s.top_last for s in stats])) / (2 * window)
+    top = float(tops.mean())
+    drift = float(np.mean([s.top_last - s.top_first for s in stats]) / window)
     if runs > 1:
         se = (last - first).std(axis=0, ddof=1) / math.sqrt(runs)
-        sigma = float(np.std(paces, ddof=1) * math.sqrt(2 * window))
         pace_se = float(np.std(paces, ddof=1) / math.sqrt(runs))
+        sigma = float(np.std(tops, ddof=1) * math.sqrt(2 * window))
+        top_se = float(np.std(tops, ddof=1) / math.sqrt(runs))
     else:
         se = np.zeros_like(a1)
-        sigma = pace_se = 0.0
+        sigma = pace_se = top_se = 0.0
     # one test per rank: widen the noise allowance with the number of ranks
     # (the expected largest of that many standard normals), so a thousand
     # ranks do not fail by chance alone
@@ -254,12 +263,12 @@ def assess(stats: list[WindowStats], window: int, remaining: int,
                             f"rank {worst}'s advance per iteration still changes")
     if not np.all(np.abs(a2 - pace) <= TOLERANCE * pace + z * (se + pace_se)):
         return assess_waves(stats, remaining, makespan, "the ranks do not advance in lockstep")
-    error = estimated_error(pace, pace_se, abs(drift), remaining, makespan)
+    error = estimated_error(top, top_se, abs(drift), remaining, makespan)
     if error > MAX_ERROR:
         return Assessment(False, f"the extrapolated mean would be uncertain by {error:.1%} "
-                                 f"(pace standard error {pace_se / pace:.2%}, allowed "
-                                 f"{MAX_ERROR:.0%})")
-    return Assessment(True, "", pace, sigma, _shares(stats), _messages(stats), error)
+                                 f"(pace standard error {top_se / top:.2%}, drift "
+                                 f"{abs(drift) / top:.2%}, allowed {MAX_ERROR:.0%})")
+    return Assessment(True, "", top, sigma, _shares(stats), _messages(stats), error)
 
 
 def assess_waves(stats: list[WindowStats], remaining: int, makespan: float,
@@ -316,10 +325,11 @@ def extend(summary: RunSummary, stats: WindowStats, assessment: Assessment, rema
 def bound_growth(stats: WindowStats, assessment: Assessment, remaining: int,
                  window: int) -> float:
     """How much a bound run's time grows over the ``remaining`` iterations:
-    through its own wave, or at the pace of its own last window."""
+    through its own wave, or at the pace of its own latest clock in its
+    last window."""
     if assessment.waves and isinstance(stats.wave, Wave):
         return stats.wave.growth
-    return remaining * stats.pace_last / window
+    return remaining * stats.top_last / window
 
 
 def estimated_error(pace: float, pace_se: float, drift: float, remaining: int,
