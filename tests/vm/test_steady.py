@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from pevpm.cli import main
+from pevpm.errors import EventLimitError
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm import engine, fastengine, steady
@@ -155,3 +156,15 @@ def test_a_start_up_wave_crossing_256_ranks_is_projected_not_waited_for():
     assert fast.max_bound == pytest.approx(exact.max_bound, rel=extrapolation["estimated_error"])
     assert fast.finish_mean == pytest.approx(exact.finish_mean, rel=0.01)
     assert fast.breakdown_mean.sum() == pytest.approx(exact.breakdown_mean.sum(), rel=0.01)
+
+
+def test_a_loop_too_long_to_simulate_whole_says_why_it_was_not_extrapolated():
+    b = ModelBuilder(parameters={"iterations": 1000})
+    with b.loop("parameter iterations"):
+        b.serial("0.001 * (procnum + 1)")      # the ranks never move in lockstep
+    with pytest.raises(EventLimitError, match=(
+            r"simulation stopped after 2000 events .*; the loop at model: statement 1 "
+            r"\(Loop\) could not be extrapolated: the ranks do not advance in lockstep "
+            r"after 128 of 1000 iterations$")):
+        predict(b.build(), 4, parse_machine("perseus"), runs=2, workers=1,
+                limits=engine.Limits(max_events=2000))

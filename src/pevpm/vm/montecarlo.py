@@ -33,7 +33,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from pevpm.errors import PevpmError
+from pevpm.errors import EventLimitError, PevpmError
 from pevpm.model.ast import Model
 from pevpm.vm.executors import chunk_ranges, default_workers, open_executor
 from pevpm.vm.prediction import Prediction, PredictionAccumulator, RunSummary
@@ -185,7 +185,15 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
         bound_futures = ([pool.submit(simulate_bound, model, numprocs, machine, params,
                                       seed, which, limits) for which in ("min", "max")]
                          if bounds else [])
-        _collect(run_futures, bound_futures, accumulator, progress)
+        try:
+            _collect(run_futures, bound_futures, accumulator, progress)
+        except EventLimitError as exc:
+            why = (accumulator.extrapolation or {}).get("reason")
+            if why is None:
+                raise
+            raise EventLimitError(f"{exc.message}; the loop at "
+                                  f"{accumulator.extrapolation['loop']} could not be "
+                                  f"extrapolated: {why}", exc.where) from exc
     if bounds:
         accumulator.min_bound, accumulator.max_bound = (f.result() for f in bound_futures)
     return accumulator.build()

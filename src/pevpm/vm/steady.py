@@ -18,12 +18,23 @@ time breakdown at every iteration end; pooled over the runs, it checks that
 
 and if so adds the remaining ``N - m`` iterations to each run analytically:
 ``S = (N - m) mu + sqrt(N - m) sigma z`` seconds, ``mu`` the pooled mean
-advance per iteration, ``sigma**2`` the variance of a ``w``-iteration
-window sum per iteration (autocorrelation included), ``z`` a standard normal
-drawn from the run's own stream.  Each rank's finish moves by ``S``, split
-over compute, communication and waiting as that rank's last window was.
-Otherwise it doubles ``m`` and tries again, and simulates every iteration
-once ``m`` would pass a quarter of the loop.
+advance per iteration of the latest rank's clock (the run time follows it;
+while the ranks' spread still grows, the mean clock lags behind: at 1,024
+ranks on the shipped profile by 3% after 64 iterations), ``sigma**2`` the
+variance of a ``2w``-iteration window sum per iteration (autocorrelation
+included), ``z`` a standard normal drawn from the run's own stream.  Each
+rank's finish moves by ``S``, split over compute, communication and waiting
+as that rank's last window was.  The estimated error of the mean (three
+standard errors of ``mu`` plus its drift between the windows, over the
+remaining iterations) must be at most :data:`MAX_ERROR`.
+
+Runs whose ranks are not in lockstep yet because a start-up wave is still
+crossing them (ranks settling one after another, at a steady speed through
+the rank numbers: the deterministic Jacobi) are projected rank by rank
+through that wave instead (:mod:`pevpm.vm.wave`), when its projection's
+error is within :data:`MAX_ERROR`.  Otherwise it doubles ``m`` and tries
+again, and simulates every iteration once ``m`` would pass a quarter of
+the loop.
 
 Only loops whose every iteration runs the same statements qualify
 (:func:`find_loop`): an outer loop (not inside a Runon or Condition) with
@@ -335,9 +346,10 @@ def bound_growth(stats: WindowStats, assessment: Assessment, remaining: int,
 def estimated_error(pace: float, pace_se: float, drift: float, remaining: int,
                     makespan: float) -> float:
     """Relative error of the extrapolated mean run time: the remaining
-    iterations times three standard errors of the pace plus the drift between
-    the two windows (at most :data:`TOLERANCE` of the pace, or convergence
-    would have failed), over the extrapolated mean.
+    iterations times three standard errors of the pace plus the drift of the
+    pace between the two windows, over the extrapolated mean.  (The drift is
+    not capped: the per-rank convergence test allows for the noise of a
+    thousand ranks, so it does not bound the pooled pace's drift.)
 
     >>> round(estimated_error(1.0, 0.001, 0.002, 900, 100.0), 4)
     0.0045
@@ -345,4 +357,4 @@ def estimated_error(pace: float, pace_se: float, drift: float, remaining: int,
     total = makespan + remaining * pace
     if total <= 0:
         return 0.0
-    return remaining * (NOISE_SE * pace_se + min(drift, TOLERANCE * pace)) / total
+    return remaining * (NOISE_SE * pace_se + drift) / total
