@@ -168,3 +168,14 @@ def test_a_loop_too_long_to_simulate_whole_says_why_it_was_not_extrapolated():
             r"after 128 of 1000 iterations$")):
         predict(b.build(), 4, parse_machine("perseus"), runs=2, workers=1,
                 limits=engine.Limits(max_events=2000))
+
+
+def test_the_note_names_a_start_up_wave():
+    from pevpm.cli.predict import _extrapolation_note
+
+    note = _extrapolation_note({"extrapolated": True, "loop": "jacobi.c:68:10",
+                                "iterations": 1000, "from_iteration": 64,
+                                "estimated_error": 0.00087, "wave_settles_by": 511})
+    assert note == ("the loop at jacobi.c:68:10 was simulated for 64 of 1000 iterations and "
+                    "extrapolated through a start-up wave that reaches the last rank near "
+                    "iteration 511 (estimated error of the mean 0.09%; --exact simulates all)")
