@@ -179,3 +179,26 @@ def test_the_note_names_a_start_up_wave():
     assert note == ("the loop at jacobi.c:68:10 was simulated for 64 of 1000 iterations and "
                     "extrapolated through a start-up wave that reaches the last rank near "
                     "iteration 511 (estimated error of the mean 0.09%; --exact simulates all)")
+
+
+def window_stats(rng, ranks, window, pace, top_pace, noise=0.01):
+    """Synthetic statistics of one run: every rank at ``pace`` per iteration
+    (with relative noise), the latest clock at ``top_pace``."""
+    first, last = (pace * (1 + noise * rng.standard_normal(ranks)) for _ in range(2))
+    return steady.WindowStats(first, last, np.ones((ranks, 3)), window * first.mean(),
+                              window * last.mean(), window * top_pace, window * top_pace,
+                              2.0)
+
+
+@pytest.mark.parametrize("top, converged", [(1.05e-3, False), (1.0e-3, True)])
+def test_the_latest_clock_must_keep_the_mean_clocks_pace(top, converged):
+    rng = np.random.default_rng(4)
+    stats = [window_stats(rng, 64, 16, 1.0e-3, top * (1 + 0.001 * rng.standard_normal()))
+             for _ in range(50)]
+    answer = steady.assess(stats, 16, 936, 0.064)
+    assert answer.converged == converged
+    if not converged:
+        assert answer.reason == ("the latest rank's clock still moves 5.0% per iteration faster "
+                                 "than the ranks' mean clock (their spread still changes)")
+    else:
+        assert answer.pace == pytest.approx(1.0e-3, rel=0.002)
