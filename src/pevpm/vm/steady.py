@@ -278,9 +278,10 @@ def assess(stats: list[WindowStats], window: int, remaining: int,
         return assess_waves(stats, remaining, makespan, "the ranks do not advance in lockstep")
     spreading = float(ahead.mean())
     if abs(spreading) > TOLERANCE * pace + NOISE_SE * ahead_se:
-        return Assessment(False, f"the latest rank's clock still moves {abs(spreading) / pace:.1%} "
-                                 f"per iteration {'faster' if spreading > 0 else 'slower'} than "
-                                 "the ranks' mean clock (their spread still changes)")
+        return assess_waves(stats, remaining, makespan,
+                            f"the latest rank's clock still moves {abs(spreading) / pace:.1%} "
+                            f"per iteration {'faster' if spreading > 0 else 'slower'} than the "
+                            "ranks' mean clock (their spread still changes)")
     error = estimated_error(pace, pace_se, abs(drift), remaining, makespan)
     if error > MAX_ERROR:
         return Assessment(False, f"the extrapolated mean would be uncertain by {error:.1%} "
