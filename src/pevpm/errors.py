@@ -49,6 +49,10 @@ class DeadlockError(SimulationError):
     """No virtual processor can move and not all have terminated."""
 
 
+class EventLimitError(SimulationError):
+    """A run took more instructions and matches than ``Limits.max_events`` allowed."""
+
+
 class WallClockLimitError(SimulationError):
     """A run took longer in real time than ``Limits.max_wall`` allowed."""
 

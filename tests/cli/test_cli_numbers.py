@@ -84,9 +84,15 @@ def test_default_event_limit_stops_a_model_that_never_ends(tmp_path, capsys):
     forever = tmp_path / "forever.c"
     forever.write_text("// PEVPM Loop iterations = 1e12\n// PEVPM {\n"
                        "// PEVPM Serial time = 1e-9\n// PEVPM }\n")
-    assert main(["predict", str(forever), "-n", "1", "--runs", "1", "--workers", "1",
-                 "--no-bounds", "--machine", "constant:latency=1us"]) == 2
+    args = ["predict", str(forever), "-n", "1", "--runs", "1", "--workers", "1", "--no-bounds",
+            "--machine", "constant:latency=1us"]
+    assert main(args + ["--exact"]) == 2
     assert one_error(capsys).startswith("pevpm: error: simulation stopped after 5000000 events")
+    # without --exact the loop is steady: 64 iterations simulated, the rest added
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[2].split()[:2] == ["1", "1000"]
+    assert "was simulated for 64 of 1000000000000 iterations and extrapolated" in err
 
 
 def test_closed_standard_output_ends_quietly(model):

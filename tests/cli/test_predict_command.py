@@ -177,9 +177,11 @@ def test_truncated_message_is_a_one_line_error_naming_both_ends(tmp_path, capsys
 
 
 def test_event_limit_stops_a_model_that_runs_too_long(tmp_path, capsys):
+    # --exact: simulated whole (the steady loop would otherwise be extrapolated
+    # from 64 iterations, well within the limit)
     code, _, err = run_cli(capsys, pairs(tmp_path), "-n", "2", "--runs", "1", "--machine",
                            MACHINE, "--workers", "1", "-D", "iterations=1000000000",
-                           "--max-events", "1000")
+                           "--max-events", "1000", "--exact")
     assert code == 2 and "1000 events" in error_line(err)
 
 

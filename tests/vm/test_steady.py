@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from pevpm.cli import main
+from pevpm.errors import EventLimitError
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm import engine, fastengine, steady
@@ -136,3 +137,68 @@ def test_predict_notes_the_extrapolation_and_exact_turns_it_off(tmp_path, capsys
             "and extrapolated (estimated error of the mean 0.00%" in err)
     assert main(args + ["--exact"]) == 0
     assert "extrapolated" not in capsys.readouterr().err
+
+
+def test_a_start_up_wave_crossing_256_ranks_is_projected_not_waited_for():
+    """The deterministic Jacobi's even/odd exchange settles rank by rank, two
+    ranks per iteration: the last of 256 ranks only near iteration 127, past
+    the quarter of the loop; the front is projected from iteration 64."""
+    model, machine = example("jacobi"), parse_machine("perseus")
+    params = {"iterations": 1000}
+    fast = predict(model, 256, machine, runs=2, seed=3, params=params, workers=1)
+    exact = predict(model, 256, machine, runs=2, seed=3, params=params, workers=1, exact=True)
+    extrapolation = fast.extrapolation
+    assert extrapolation["extrapolated"] and extrapolation["from_iteration"] == 64
+    assert 120 <= extrapolation["wave_settles_by"] <= 135
+    assert 0 < extrapolation["estimated_error"] <= steady.MAX_ERROR
+    assert abs(fast.mean - exact.mean) <= extrapolation["estimated_error"] * exact.mean
+    assert fast.sd == exact.sd == 0
+    assert fast.max_bound == pytest.approx(exact.max_bound, rel=extrapolation["estimated_error"])
+    assert fast.finish_mean == pytest.approx(exact.finish_mean, rel=0.01)
+    assert fast.breakdown_mean.sum() == pytest.approx(exact.breakdown_mean.sum(), rel=0.01)
+
+
+def test_a_loop_too_long_to_simulate_whole_says_why_it_was_not_extrapolated():
+    b = ModelBuilder(parameters={"iterations": 1000})
+    with b.loop("parameter iterations"):
+        b.serial("0.001 * (procnum + 1)")      # the ranks never move in lockstep
+    with pytest.raises(EventLimitError, match=(
+            r"simulation stopped after 2000 events .*; the loop at model: statement 1 "
+            r"\(Loop\) could not be extrapolated: the ranks do not advance in lockstep "
+            r"after 128 of 1000 iterations$")):
+        predict(b.build(), 4, parse_machine("perseus"), runs=2, workers=1,
+                limits=engine.Limits(max_events=2000))
+
+
+def test_the_note_names_a_start_up_wave():
+    from pevpm.cli.predict import _extrapolation_note
+
+    note = _extrapolation_note({"extrapolated": True, "loop": "jacobi.c:68:10",
+                                "iterations": 1000, "from_iteration": 64,
+                                "estimated_error": 0.00087, "wave_settles_by": 511})
+    assert note == ("the loop at jacobi.c:68:10 was simulated for 64 of 1000 iterations and "
+                    "extrapolated through a start-up wave that reaches the last rank near "
+                    "iteration 511 (estimated error of the mean 0.09%; --exact simulates all)")
+
+
+def window_stats(rng, ranks, window, pace, top_pace, noise=0.01):
+    """Synthetic statistics of one run: every rank at ``pace`` per iteration
+    (with relative noise), the latest clock at ``top_pace``."""
+    first, last = (pace * (1 + noise * rng.standard_normal(ranks)) for _ in range(2))
+    return steady.WindowStats(first, last, np.ones((ranks, 3)), window * first.mean(),
+                              window * last.mean(), window * top_pace, window * top_pace,
+                              2.0)
+
+
+@pytest.mark.parametrize("top, converged", [(1.05e-3, False), (1.0e-3, True)])
+def test_the_latest_clock_must_keep_the_mean_clocks_pace(top, converged):
+    rng = np.random.default_rng(4)
+    stats = [window_stats(rng, 64, 16, 1.0e-3, top * (1 + 0.001 * rng.standard_normal()))
+             for _ in range(50)]
+    answer = steady.assess(stats, 16, 936, 0.064)
+    assert answer.converged == converged
+    if not converged:
+        assert answer.reason == ("the latest rank's clock still moves 5.0% per iteration faster "
+                                 "than the ranks' mean clock (their spread still changes)")
+    else:
+        assert answer.pace == pytest.approx(1.0e-3, rel=0.002)

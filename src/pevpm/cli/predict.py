@@ -101,9 +101,12 @@ def _extrapolation_note(extrapolation: dict | None) -> str | None:
     if not extrapolation:
         return None
     if extrapolation["extrapolated"]:
+        wave = extrapolation.get("wave_settles_by")
+        through = (f" through a start-up wave that reaches the last rank near iteration "
+                   f"{wave}" if wave else "")
         return (f"the loop at {extrapolation['loop']} was simulated for "
                 f"{extrapolation['from_iteration']} of {extrapolation['iterations']} "
-                f"iterations and extrapolated (estimated error of the mean "
+                f"iterations and extrapolated{through} (estimated error of the mean "
                 f"{extrapolation['estimated_error']:.2%}; --exact simulates all)")
     return f"simulated every iteration: {extrapolation['reason']}"
 

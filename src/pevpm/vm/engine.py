@@ -62,6 +62,7 @@ import numpy as np
 
 from pevpm.errors import (
     DeadlockError,
+    EventLimitError,
     ModelError,
     SimulationError,
     TruncationError,
@@ -928,10 +929,10 @@ def running_at(rank: int | None, place: str | None, loops) -> str:
 
 
 def event_limit(max_events: int, rank: int | None = None, place: str | None = None,
-                loops=()) -> SimulationError:
+                loops=()) -> EventLimitError:
     """The error for a run past ``Limits.max_events``, naming the rank that was
     running, its place and the iterations of the loops around it."""
-    return SimulationError(f"simulation stopped after {max_events} events"
+    return EventLimitError(f"simulation stopped after {max_events} events"
                            f"{running_at(rank, place, loops)} (--max-events, Limits.max_events): "
                            "the model may not terminate; raise the limit if it is meant to run "
                            "this long")

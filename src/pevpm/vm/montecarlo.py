@@ -9,10 +9,12 @@ of their own.
 
 A model whose time goes into one long, regular outer loop is simulated for
 the loop's first iterations only and the rest is added analytically once
-every rank's pace per iteration has settled (:mod:`pevpm.vm.steady`; the
+every rank's pace per iteration has settled, or a start-up wave crossing the
+ranks can be projected (:mod:`pevpm.vm.steady`, :mod:`pevpm.vm.wave`; the
 prediction's ``extrapolation`` says so); ``exact=True`` simulates every
-iteration, and so does a run that the whole loop would take past its
-``limits`` (so the limit stops it as before).
+iteration, and so does a run whose extrapolated time passes the virtual-time
+limit of its ``limits`` (so the limit stops it as before).  The event limit
+counts the events simulated: the iterations added analytically take none.
 
 >>> from pevpm.model.builder import ModelBuilder
 >>> from pevpm.machine.presets import parse_machine
@@ -31,7 +33,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from pevpm.errors import PevpmError
+from pevpm.errors import EventLimitError, PevpmError
 from pevpm.model.ast import Model
 from pevpm.vm.executors import chunk_ranges, default_workers, open_executor
 from pevpm.vm.prediction import Prediction, PredictionAccumulator, RunSummary
@@ -86,11 +88,12 @@ def _simulate_truncated_runs(model: Model, numprocs: int, machine, params: Mappi
     from pevpm.vm.steady import WindowStats, truncated
 
     program = truncated(compile_model(model, params), loop, iterations)
+    remaining = loop.count - iterations
     out = []
     for i in range(start, stop):
         run = simulate(model, numprocs, machine, params=params, rng=run_generator(seed, i),
                        limits=limits, program=program)
-        out.append((RunSummary.of(run), WindowStats.of(run.marks, window)))
+        out.append((RunSummary.of(run), WindowStats.of(run.marks, window, remaining)))
     return out
 
 
@@ -105,7 +108,7 @@ def _simulate_truncated_bound(model: Model, numprocs: int, machine, params: Mapp
     program = truncated(compile_model(model, params), loop, iterations)
     run = simulate(model, numprocs, machine, params=params, bound=bound,
                    rng=run_generator(seed, BOUND_STREAM), limits=limits, program=program)
-    return float(run.makespan), WindowStats.of(run.marks, window)
+    return float(run.makespan), WindowStats.of(run.marks, window, loop.count - iterations)
 
 
 def simulate_bound(model: Model, numprocs: int, machine, params: Mapping | None, seed: int,
@@ -182,7 +185,15 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
         bound_futures = ([pool.submit(simulate_bound, model, numprocs, machine, params,
                                       seed, which, limits) for which in ("min", "max")]
                          if bounds else [])
-        _collect(run_futures, bound_futures, accumulator, progress)
+        try:
+            _collect(run_futures, bound_futures, accumulator, progress)
+        except EventLimitError as exc:
+            why = (accumulator.extrapolation or {}).get("reason")
+            if why is None:
+                raise
+            raise EventLimitError(f"{exc.message}; the loop at "
+                                  f"{accumulator.extrapolation['loop']} could not be "
+                                  f"extrapolated: {why}", exc.where) from exc
     if bounds:
         accumulator.min_bound, accumulator.max_bound = (f.result() for f in bound_futures)
     return accumulator.build()
@@ -199,10 +210,6 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
     if isinstance(loop, str):
         return None if "fewer than" in loop or "no outer loop" in loop else {
             "extrapolated": False, "loop": None, "reason": loop}
-    if limits is not None and limits.max_events is not None and \
-            loop.count * (loop.next_pc - loop.loop_pc + 1) * numprocs > limits.max_events:
-        return {"extrapolated": False, "loop": loop.where,
-                "reason": "the whole loop would pass the run's event limit"}
     iterations, reason = steady.FIRST, ""
     while iterations <= loop.count // 4:
         window = iterations // 4
@@ -226,9 +233,9 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
             continue
         remaining = loop.count - iterations
         accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
-        for i, (summary, _) in enumerate(results):
+        for i, (summary, stats) in enumerate(results):
             z = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i, 1))).normal()
-            extended = steady.extend(summary, assessment, remaining, z)
+            extended = steady.extend(summary, stats, assessment, remaining, z)
             if limits is not None and limits.max_time is not None and \
                     extended.makespan > limits.max_time:
                 return {"extrapolated": False, "loop": loop.where,
@@ -236,12 +243,14 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
             accumulator.add(extended)
         if bounds:
             (low, low_stats), (high, high_stats) = (f.result() for f in bound_futures)
-            accumulator.min_bound = low + remaining * low_stats.pace_last / window
-            accumulator.max_bound = high + remaining * high_stats.pace_last / window
-            # (a bound run moves at the pace of its own last window)
+            accumulator.min_bound = low + steady.bound_growth(low_stats, assessment,
+                                                              remaining, window)
+            accumulator.max_bound = high + steady.bound_growth(high_stats, assessment,
+                                                               remaining, window)
         accumulator.extrapolation = {
             "extrapolated": True, "loop": loop.where, "iterations": loop.count,
-            "from_iteration": iterations, "estimated_error": assessment.error}
+            "from_iteration": iterations, "estimated_error": assessment.error,
+            "wave_settles_by": assessment.settled_by if assessment.waves else None}
         if progress:
             progress(runs)
         return accumulator.build()
