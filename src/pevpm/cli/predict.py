@@ -25,9 +25,22 @@ from pevpm.errors import PevpmError
 from pevpm.vm.executors import EXECUTOR_NAMES, default_workers
 
 DEFAULT_MACHINE = "perseus"
-#: Stops a model that never ends within seconds (the engine runs roughly a
-#: million events a second); real models need far fewer per run.
+#: Stops a model that never ends within seconds (the compiled engine runs one
+#: to two million events a second); real models need far fewer per run ...
 DEFAULT_MAX_EVENTS = 5 * 10**6
+#: ... and a run's events grow with its ranks: the default allows this many per
+#: rank when that is more (1,024 ranks: 5.1 x 10^7, a Jacobi of 2,800 iterations).
+DEFAULT_EVENTS_PER_RANK = 50_000
+
+
+def default_max_events(numprocs: int) -> int:
+    """The event limit of a run on ``numprocs`` ranks when ``--max-events`` is
+    not given.
+
+    >>> default_max_events(4), default_max_events(1024)
+    (5000000, 51200000)
+    """
+    return max(DEFAULT_MAX_EVENTS, DEFAULT_EVENTS_PER_RANK * numprocs)
 #: Most process counts one ``-n`` may list.
 MAX_COUNTS = 1000
 #: Most local worker processes per CPU (more only costs memory and start-up).
@@ -69,10 +82,10 @@ def register(subparsers) -> None:
     p.add_argument("--executor", default="local", metavar="KIND",
                    help=f"where runs execute: {' | '.join(EXECUTOR_NAMES)} | dask:ADDRESS "
                         "(local)")
-    p.add_argument("--max-events", type=numbers.max_events, default=DEFAULT_MAX_EVENTS,
-                   metavar="N",
+    p.add_argument("--max-events", type=numbers.max_events, metavar="N",
                    help="stop a run after N instructions and matches: a model that never "
-                        f"ends (default {DEFAULT_MAX_EVENTS:.0e}; 0 = no limit)")
+                        f"ends (default {DEFAULT_MAX_EVENTS:.0e}, or "
+                        f"{DEFAULT_EVENTS_PER_RANK:,} per rank when more; 0 = no limit)")
     p.add_argument("--max-time", type=numbers.positive, metavar="SECONDS",
                    help="stop a run whose simulated (virtual) time passes SECONDS")
     p.add_argument("--max-wall", type=numbers.positive, metavar="SECONDS",
@@ -150,6 +163,11 @@ def run_predict(args) -> int:
     limits = Limits(max_events=args.max_events or None, max_time=args.max_time,
                     max_wall=args.max_wall)
 
+    def limits_for(n: int) -> Limits:
+        if args.max_events is None:
+            return replace(limits, max_events=default_max_events(n))
+        return limits
+
     predictions = []
     with _progress(len(counts) * args.runs) as bar, \
             open_executor(args.executor, args.workers) as executor:
@@ -158,7 +176,7 @@ def run_predict(args) -> int:
             predictions.append(predict(model, n, machine, runs=args.runs, seed=args.seed,
                                        params=params, executor=executor,
                                        workers=args.workers, bounds=args.bounds,
-                                       progress=bar.update, limits=limits,
+                                       progress=bar.update, limits=limits_for(n),
                                        exact=args.exact))
     for n, prediction in zip(counts, predictions):
         note = _extrapolation_note(prediction.extrapolation)
@@ -167,13 +185,14 @@ def run_predict(args) -> int:
     for line in warning_lines((p.numprocs, p.runs, p.outstanding) for p in predictions):
         print(f"pevpm predict: warning: {line}", file=sys.stderr)
     if args.trace:
-        _write_trace(model, max(counts), machine, params, args.seed, limits, args.trace)
+        _write_trace(model, max(counts), machine, params, args.seed, limits_for(max(counts)),
+                     args.trace)
     explanations = {}
     if args.explain:
         from pevpm.vm.explain import explain
 
         explanations = {n: explain(model, n, machine, params=params, seed=args.seed,
-                                   limits=limits) for n in counts}
+                                   limits=limits_for(n)) for n in counts}
     if args.json:
         base = predictions[0].mean
         print(json.dumps({"model": args.model, "machine": args.machine, "seed": args.seed,
