@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pevpm.errors import PevpmError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
-from pevpm.model.ast import Message, Model, Serial
+from pevpm.model.ast import Model
 from pevpm.trace.events import Trace
 from pevpm.trace.peers import (
     RANK_PREDICATES,
@@ -42,8 +42,25 @@ from pevpm.trace.peers import (
     rank_predicate,
     selected,
 )
-from pevpm.trace.replay import rank_statements
 from pevpm.trace.scaling import TERMS, fit
+from pevpm.trace.tokens import (
+    DST,
+    OP,
+    PEER_FIELDS,
+    RECV_SIZE,
+    REQ,
+    REQS,
+    ROOT,
+    SERIAL,
+    SIZE,
+    SRC,
+    TAG,
+    LoopNode,
+    Token,
+    is_message,
+    rank_tokens,
+)
+from pevpm.trace.trees import Tree, find_trees, model_lines
 from pevpm.vm import fastengine
 from pevpm.vm.engine import Limits
 
@@ -53,49 +70,6 @@ NEGLIGIBLE_SPREAD = 1e-6
 
 #: Longest loop body looked for, in tokens.
 MAX_PERIOD = 64
-
-
-@dataclass(frozen=True)
-class Token:
-    key: tuple            # ("serial",) or the message's op and fields
-    values: tuple         # computation seconds, one per occurrence merged into it
-
-
-@dataclass(frozen=True)
-class LoopNode:
-    count: int
-    body: tuple
-
-
-def rank_tokens(trace: Trace, rank: int) -> list[Token]:
-    """Rank ``rank``'s program as tokens with its peers' ranks and slot-named requests."""
-    n = trace.numprocs
-    env = {"procnum": rank, "numprocs": n}
-    slots: dict[str, str] = {}
-    tokens = []
-    for s in rank_statements(trace, rank):
-        if isinstance(s, Serial):       # back-to-back computations are one
-            seconds = float(s.time.evaluate(env))
-            if tokens and tokens[-1].key == ("serial",):
-                seconds += tokens.pop().values[0]
-            tokens.append(Token(("serial",), (seconds,)))
-            continue
-        assert isinstance(s, Message)
-
-        def num(expr):
-            return None if expr is None else int(expr.evaluate(env))
-
-        request = None
-        if s.request is not None and s.op in ("MPI_Isend", "MPI_Issend", "MPI_Irecv"):
-            used = set(slots.values())
-            request = next(f"r{i}" for i in range(len(used) + 1) if f"r{i}" not in used)
-            slots[s.request] = request
-        elif s.request is not None:
-            request = slots.pop(s.request, s.request)
-        requests = tuple(slots.pop(q, q) for q in s.requests)
-        tokens.append(Token((s.op, num(s.size), num(s.src), num(s.dst), num(s.tag), request,
-                             requests, num(s.root), num(s.recv_size)), ()))
-    return tokens
 
 
 def _best_repeat(ids: list[int]) -> tuple[int, int, int] | None:
@@ -132,11 +106,6 @@ def compress(tokens: list[Token]) -> list:
             + compress(tokens[start + count * period:]))
 
 
-# Positions in a message token's key.
-_OP, _SIZE, _SRC, _DST, _TAG, _REQ, _REQS, _ROOT, _RECV_SIZE = range(9)
-_PEER_FIELDS = (_SRC, _DST, _ROOT)
-
-
 def _skeleton(nodes, numbers: bool = True) -> tuple:
     """The program's shape without its peers; without loop counts and sizes too
     unless ``numbers``: ranks of one count group by the first, counts match by
@@ -145,13 +114,15 @@ def _skeleton(nodes, numbers: bool = True) -> tuple:
     for n in nodes:
         if isinstance(n, LoopNode):
             out.append(("loop", n.count if numbers else None, _skeleton(n.body, numbers)))
-        elif n.key == ("serial",):
+        elif n.key == SERIAL:
             out.append(n.key)
+        elif not is_message(n):         # a tree: its sizes are numbers
+            out.append(n.key if numbers else n.key[:-1])
         else:
             k = n.key
-            out.append((k[_OP], k[_SIZE] if numbers else None, k[_SRC] is None,
-                        k[_DST] is None, k[_TAG], k[_REQ], k[_REQS], k[_ROOT] is None,
-                        k[_RECV_SIZE] if numbers else None))
+            out.append((k[OP], k[SIZE] if numbers else None, k[SRC] is None,
+                        k[DST] is None, k[TAG], k[REQ], k[REQS], k[ROOT] is None,
+                        k[RECV_SIZE] if numbers else None))
     return tuple(out)
 
 
@@ -159,13 +130,13 @@ def _tokens_in_order(nodes):
     for n in nodes:
         if isinstance(n, LoopNode):
             yield from _tokens_in_order(n.body)
-        elif n.key != ("serial",):
+        elif is_message(n):
             yield n
 
 
 def _peer_values(program) -> list:
     """Every peer field of every message, in program order (None where absent)."""
-    return [t.key[f] for t in _tokens_in_order(program) for f in _PEER_FIELDS]
+    return [t.key[f] for t in _tokens_in_order(program) for f in PEER_FIELDS]
 
 
 def _merge(programs: list[list]) -> list:
@@ -194,11 +165,11 @@ class _Group:
                 for i in range(len(values[0]))]
 
 
-def _groups(trace: Trace) -> list[_Group]:
+def _groups(numprocs: int, streams: list[list[Token]]) -> list[_Group]:
     """Ranks grouped by program; a group whose peers no expression gives is split
     by the peers' offsets from procnum."""
-    n = trace.numprocs
-    programs = [compress(rank_tokens(trace, r)) for r in range(n)]
+    n = numprocs
+    programs = [compress(tokens) for tokens in streams]
     by_shape: dict[tuple, list[int]] = {}
     for r, program in enumerate(programs):
         by_shape.setdefault(_skeleton(program), []).append(r)
@@ -268,6 +239,7 @@ class _Writer:
         self.peers = iter(peers)
         self.notes = notes
         self.loops = 0
+        self.trees = 0
         self.depth = 0
 
     def lines(self, nodes_by_p: dict[int, list], indent: int) -> list[str]:
@@ -284,14 +256,30 @@ class _Writer:
                 self.depth += 1
                 out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
                 self.depth -= 1
-            elif node.key == ("serial",):
+            elif node.key == SERIAL:
                 means = {p: statistics.fmean(n.values) for p, n in at.items()}
                 sds = {p: statistics.stdev(n.values) if len(n.values) > 1 else 0.0
                        for p, n in at.items()}
                 out.append(f"{pad}b.serial({_seconds(means, sds, self.notes, self.place())})")
-            else:
+            elif is_message(node):
                 out.append(pad + self.message(at))
+            else:
+                out += [pad + line for line in self.tree(at)]
         return out
+
+    def tree(self, at: dict[int, Token]) -> list[str]:
+        """A tree of messages (:mod:`pevpm.trace.trees`), its sizes fitted."""
+        self.trees += 1
+        trees = {p: Tree.of(t.key) for p, t in at.items()}
+        top = trees[max(trees)]
+        sizes = [_argument(_fitted({p: t.sizes[u] for p, t in trees.items()}, True,
+                                   self.notes, f"tree {self.trees} {self.place()}: size"))
+                 for u in range(top.unit)]
+        self.notes.append(f"tree {self.trees} {self.place()}: point-to-point messages "
+                          f"recognised as a {top.describe()}; written as a loop over "
+                          "log2(numprocs) steps")
+        comment = f"# tree {self.trees}: {top.template} (see the notes above)"
+        return [comment] + model_lines(top, sizes, f"step{self.trees}")
 
     def place(self) -> str:
         if not self.loops:
@@ -300,25 +288,25 @@ class _Writer:
 
     def message(self, at: dict[int, Token]) -> str:
         key = at[max(at)].key
-        src, dst, root = (next(self.peers) for _ in _PEER_FIELDS)
-        op = key[_OP]
-        size = _fitted({p: t.key[_SIZE] for p, t in at.items()}, True, self.notes,
+        src, dst, root = (next(self.peers) for _ in PEER_FIELDS)
+        op = key[OP]
+        size = _fitted({p: t.key[SIZE] for p, t in at.items()}, True, self.notes,
                        f"{op} {self.place()}: size")
         args = [repr(op), _argument(size)]
-        tags = {t.key[_TAG] for t in at.values()}
+        tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
             self.notes.append(f"{op} {self.place()}: tag differs between rank counts "
                               f"({sorted(tags)}); the largest count's is used")
-        for name, value in (("source", src), ("dest", dst), ("tag", key[_TAG]),
-                            ("request", key[_REQ]), ("root", root)):
+        for name, value in (("source", src), ("dest", dst), ("tag", key[TAG]),
+                            ("request", key[REQ]), ("root", root)):
             if value is not None:
                 args.append(f"{name}={value!r}")
-        if key[_RECV_SIZE] is not None:
-            recv = _fitted({p: t.key[_RECV_SIZE] for p, t in at.items()}, True, self.notes,
+        if key[RECV_SIZE] is not None:
+            recv = _fitted({p: t.key[RECV_SIZE] for p, t in at.items()}, True, self.notes,
                            f"{op} {self.place()}: recv_size")
             args.append(f"recv_size={_argument(recv)}")
-        if key[_REQS]:
-            args.append(f"requests={list(key[_REQS])!r}")
+        if key[REQS]:
+            args.append(f"requests={list(key[REQS])!r}")
         return f"b.message({', '.join(args)})"
 
 
@@ -408,7 +396,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> li
         if slot[0][2] is None:
             peers.append(None)
             continue
-        root = _PEER_FIELDS[i % len(_PEER_FIELDS)] == _ROOT
+        root = PEER_FIELDS[i % len(PEER_FIELDS)] == ROOT
         text = peer_expression(slot, root)
         if text is None:        # consistent within each count, not across them
             top = max(n for n, _, _ in slot)
@@ -423,7 +411,12 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     """The traces (of one program at one or more rank counts) as a model file's
     text (a ``model()`` returning a ModelBuilder)."""
     traces = [traces] if isinstance(traces, Trace) else list(traces)
-    by_count = {t.numprocs: _groups(t) for t in traces}
+    by_count: dict[int, list[_Group]] = {}
+    known: set[Tree] | None = None      # trees of the larger counts
+    for t in sorted(traces, key=lambda t: -t.numprocs):
+        streams, trees = find_trees([rank_tokens(t, r) for r in range(t.numprocs)], known)
+        known = (known or set()) | set(trees)
+        by_count[t.numprocs] = _groups(t.numprocs, streams)
     if len(by_count) != len(traces):
         raise PevpmError("two traces have the same number of ranks; give one per count",
                          source)
@@ -450,7 +443,7 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
             body.append(f"        with ranks.case({guard!r}):")
             body += _group_lines(chosen, 12, fitted)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
-    notes += fitted
+    notes += dict.fromkeys(fitted)      # each group writes the same tree's note
     header = ['"""PEVPM model extracted by `pevpm extract`.', ""]
     header += [f"* {note}" for note in notes] + ['"""', "",
                                                  "from pevpm.model.builder import ModelBuilder",
