@@ -112,6 +112,33 @@ class Trace:
     def call_count(self) -> int:
         return sum(len(calls) for calls in self.ranks)
 
+    def section(self, start: str, stop: str) -> Trace:
+        """Each rank's run from the end of its first ``start`` call to the start
+        of the first ``stop`` call after it (the timed part of a program that
+        starts its clock after a barrier and reports with a gather: ``section(
+        "MPI_Barrier", "MPI_Gather")``), as a trace of its own: MPI_Init ends
+        where the section begins, MPI_Finalize starts where it ends.
+
+        >>> calls = (Call("MPI_Init", 0, 1), Call("MPI_Barrier", 2, 3),
+        ...          Call("MPI_Gather", 5, 6), Call("MPI_Finalize", 9, 9))
+        >>> Trace((calls,)).section("MPI_Barrier", "MPI_Gather").elapsed
+        2
+        """
+        ranks = []
+        for r, calls in enumerate(self.ranks):
+            names = [c.name for c in calls]
+            if start not in names:
+                raise PevpmError(f"rank {r} makes no {start} call", "the section's start")
+            first = names.index(start)
+            if stop not in names[first + 1:]:
+                raise PevpmError(f"rank {r} makes no {stop} call after its first {start}",
+                                 "the section's end")
+            last = names.index(stop, first + 1)
+            begin, end = calls[first].end, calls[last].start
+            ranks.append((Call("MPI_Init", begin, begin), *calls[first + 1:last],
+                          Call("MPI_Finalize", end, end)))
+        return Trace(tuple(ranks))
+
 
 #: How OTF2's per-rank totals (sizeSent, sizeReceived) relate to the message
 #: size a PEVPM collective takes (bytes per peer): for each op, the

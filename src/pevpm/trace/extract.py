@@ -27,6 +27,7 @@ docstring and, from ``pevpm extract``, stderr).
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 
@@ -42,7 +43,7 @@ from pevpm.trace.peers import (
     rank_predicate,
     selected,
 )
-from pevpm.trace.scaling import TERMS, fit
+from pevpm.trace.scaling import MIN_NOISE, NOISE_WIDTH, TERMS, fit, fit_within_noise
 from pevpm.trace.tokens import (
     DST,
     OP,
@@ -194,15 +195,57 @@ def _split_by_offsets(group: _Group) -> list[_Group]:
             for members in by_offset.values()]
 
 
-def _seconds(means: dict[int, float], sds: dict[int, float], notes: list, where: str) -> str:
-    """Python source of a computation: a constant or a quoted ``gamma(mean, sd)`` draw."""
-    mean = _fitted(means, False, notes, f"{where}: computation mean")
+def _seconds(samples: dict[int, tuple[float, ...]], notes: list, where: str,
+             laws: tuple[str, ...] = ()) -> str:
+    """Python source of a computation measured at each count (its samples: the
+    aligned gaps of every rank and repetition): a constant or a quoted
+    ``gamma(mean, sd)`` draw.  The mean's law is the simplest its noise (the
+    standard error of the samples) does not reject, trying the program's own
+    ``laws`` after the constant (:func:`pevpm.trace.scaling.fit_within_noise`)."""
+    means = {p: statistics.fmean(v) for p, v in samples.items()}
+    sds = {p: statistics.stdev(v) if len(v) > 1 else 0.0 for p, v in samples.items()}
+    ps = sorted(means)
+    noise = [sds[p] / means[p] / math.sqrt(len(samples[p])) if means[p] > 0 else 0.0
+             for p in ps]
+    result = fit_within_noise(ps, [means[p] for p in ps], noise, laws)
+    mean = result.text
+    if len(ps) > 1:
+        what = f"{where}: computation mean = {mean}"
+        counts = f"at {', '.join(map(str, ps))} ranks"
+        if not result.generalised:
+            notes.append(f"{what}, the value at {max(ps)} ranks: no term of the family fits "
+                         f"(the best is off by {result.error:.1%}); not generalised")
+        elif result.within_noise:
+            notes.append(f"{what} ({result.form}: within the traced noise, off by at most "
+                         f"{result.error:.1%} where +-{result.noise:.0%} is allowed {counts})")
+        else:
+            notes.append(f"{what} (fitted {result.form}, largest error {result.error:.1%} "
+                         f"{counts}: the constant and the program's own laws miss by more "
+                         f"than the traced noise, +-{result.noise:.0%})")
     if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
         return _argument(mean)
     cv = statistics.fmean(sds[p] / means[p] for p in means)     # sd in units of the mean
     if _argument(mean) == mean:
         return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
     return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")
+
+
+#: The law of a quantity's per-rank total when the quantity is per peer.
+_TIMES_P = {"1/p^2": "1/p", "1/p": "1", "1/sqrt(p)": "sqrt(p)", "p": "p^2",
+            "log2(p)": "p*log2(p)"}
+
+
+def _law(form: str) -> str | None:
+    """The TERMS name of a one-term fitted form (``c/p^2`` -> ``1/p^2``), else None.
+
+    >>> _law("c/p^2"), _law("c*log2(p)"), _law("a + c*p")
+    ('1/p^2', 'log2(p)', None)
+    """
+    if form.startswith("c/"):
+        return "1/" + form[2:]
+    if form.startswith("c*"):
+        return form[2:]
+    return None
 
 
 def _argument(text: str) -> str:
@@ -218,10 +261,15 @@ def _argument(text: str) -> str:
     return text
 
 
-def _fitted(values: dict[int, float], whole: bool, notes: list, what: str) -> str:
-    """The fitted expression text for a quantity measured at several counts (noted)."""
+def _fitted(values: dict[int, float], whole: bool, notes: list, what: str,
+            laws: set[str] | None = None) -> str:
+    """The fitted expression text for a quantity measured at several counts
+    (noted); an exact one-term law goes into ``laws``, with its per-rank total's."""
     ps = sorted(values)
     result = fit(ps, [values[p] for p in ps], whole)
+    law = _law(result.form)
+    if laws is not None and law and result.generalised and result.error == 0:
+        laws.update({law, _TIMES_P.get(law, law)})
     if len(ps) > 1 and not result.generalised:
         notes.append(f"{what} = {result.text}, the value at {max(ps)} ranks: no term of "
                      f"the family fits (the best is off by {result.error:.1%}); not "
@@ -235,9 +283,10 @@ def _fitted(values: dict[int, float], whole: bool, notes: list, what: str) -> st
 class _Writer:
     """Writes one rank group's program, fitting every number across the counts."""
 
-    def __init__(self, peers: list[str], notes: list[str]):
+    def __init__(self, peers: list[str], notes: list[str], laws: set[str]):
         self.peers = iter(peers)
         self.notes = notes
+        self.laws = laws        # the program's own laws: found here, used for computations
         self.loops = 0
         self.trees = 0
         self.depth = 0
@@ -251,16 +300,15 @@ class _Writer:
             if isinstance(node, LoopNode):
                 self.loops += 1
                 count = _fitted({p: n.count for p, n in at.items()}, True, self.notes,
-                                f"loop {self.loops}: count")
+                                f"loop {self.loops}: count", self.laws)
                 out.append(f"{pad}with b.loop({_argument(count)}):")
                 self.depth += 1
                 out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
                 self.depth -= 1
             elif node.key == SERIAL:
-                means = {p: statistics.fmean(n.values) for p, n in at.items()}
-                sds = {p: statistics.stdev(n.values) if len(n.values) > 1 else 0.0
-                       for p, n in at.items()}
-                out.append(f"{pad}b.serial({_seconds(means, sds, self.notes, self.place())})")
+                seconds = _seconds({p: n.values for p, n in at.items()}, self.notes,
+                                   self.place(), tuple(sorted(self.laws)))
+                out.append(f"{pad}b.serial({seconds})")
             elif is_message(node):
                 out.append(pad + self.message(at))
             else:
@@ -273,7 +321,8 @@ class _Writer:
         trees = {p: Tree.of(t.key) for p, t in at.items()}
         top = trees[max(trees)]
         sizes = [_argument(_fitted({p: t.sizes[u] for p, t in trees.items()}, True,
-                                   self.notes, f"tree {self.trees} {self.place()}: size"))
+                                   self.notes, f"tree {self.trees} {self.place()}: size",
+                                   self.laws))
                  for u in range(top.unit)]
         self.notes.append(f"tree {self.trees} {self.place()}: point-to-point messages "
                           f"recognised as a {top.describe()}; written as a loop over "
@@ -291,7 +340,7 @@ class _Writer:
         src, dst, root = (next(self.peers) for _ in PEER_FIELDS)
         op = key[OP]
         size = _fitted({p: t.key[SIZE] for p, t in at.items()}, True, self.notes,
-                       f"{op} {self.place()}: size")
+                       f"{op} {self.place()}: size", self.laws)
         args = [repr(op), _argument(size)]
         tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
@@ -384,7 +433,8 @@ def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
     return out
 
 
-def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> list[str]:
+def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
+                 laws: set[str]) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
         for i, slot in enumerate(group.peer_slots()):
@@ -404,7 +454,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> li
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
-    return _Writer(peers, notes).lines(merged, indent)
+    return _Writer(peers, notes, laws).lines(merged, indent)
 
 
 def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
@@ -434,14 +484,22 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                      "three counts; smallest largest relative error, the simpler within 1%)")
     fitted: list[str] = []
     plan = _plan(by_count, fitted)
+    laws: set[str] = set()
+    for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
+        _group_lines(chosen, 0, [], laws)
+    if laws and len(counts) > 1:
+        notes.append("computations: the constant, then the program's own laws ("
+                     + ", ".join(sorted(laws)) + ": its sizes and counts, and their per-rank "
+                     "totals) are tried first, and kept if they miss no traced mean by more "
+                     f"than {NOISE_WIDTH:g} standard errors (at least {MIN_NOISE:.0%})")
     body: list[str] = []
     if len(plan) == 1 and plan[0][0] == "1":
-        body += _group_lines(plan[0][1], 4, fitted)
+        body += _group_lines(plan[0][1], 4, fitted, laws)
     else:
         body.append("    with b.runon() as ranks:")
         for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
-            body += _group_lines(chosen, 12, fitted)
+            body += _group_lines(chosen, 12, fitted, laws)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
     notes += dict.fromkeys(fitted)      # each group writes the same tree's note
     header = ['"""PEVPM model extracted by `pevpm extract`.', ""]

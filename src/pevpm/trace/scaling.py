@@ -25,7 +25,7 @@ False
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -51,6 +51,14 @@ MAX_ERROR = 0.25
 #: Fits whose largest relative error is within this of the best count as ties.
 TOLERANCE = 0.01
 
+#: A measured computation is never taken as more certain than this (relative):
+#: one traced run per count shows the spread within the run, not from run to run.
+MIN_NOISE = 0.05
+
+#: A law explains a measured mean when it misses it by at most this many
+#: standard errors (:func:`fit_within_noise`).
+NOISE_WIDTH = 2.0
+
 
 @dataclass(frozen=True)
 class Fit:
@@ -61,6 +69,8 @@ class Fit:
     error: float
     form: str
     generalised: bool       # fitted over two rank counts or more
+    noise: float | None = None  # the largest relative tolerance it was held to, if any
+    within_noise: bool = False  # the simplest law the noise does not reject
 
     def evaluate(self, numprocs: int) -> float:
         """The fitted value at ``numprocs`` ranks.
@@ -136,6 +146,44 @@ def fit(ps: list[int], values: list[float], whole: bool = False) -> Fit:
     if whole and any(result.evaluate(p) != v for p, v in zip(ps, values)):
         result = Fit(f"floor({text} + 0.5)", error, form, True)
     return result
+
+
+def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
+                     preferred: tuple[str, ...] = ()) -> Fit:
+    """The simplest law the measurements do not reject, else :func:`fit`'s best.
+
+    ``noise``: each value's relative standard error (at least :data:`MIN_NOISE`
+    is assumed).  The constant is tried first, then the one-term laws named in
+    ``preferred`` (those the program's own sizes and counts follow, e.g.
+    ``1/p^2``), in :data:`TERMS` order; the first that misses no value by more
+    than :data:`NOISE_WIDTH` times its noise is taken (``noise`` on the Fit is
+    the largest tolerance).  Only when every one of them is rejected does the
+    whole family compete, so two noisy points alone never make a law grow.
+
+    >>> f = fit_within_noise([2, 4], [0.026, 0.030], [0.05, 0.05])
+    >>> f.text, f.form, f.noise
+    ('0.028', 'c', 0.1)
+    >>> fit_within_noise([2, 4], [0.026, 0.052], [0.01, 0.01]).form     # rejected: grows
+    'c*p'
+    >>> fit_within_noise([2, 4], [0.004, 0.001], [0.05, 0.05], ("1/p^2",)).text
+    '0.016 / (numprocs * numprocs)'
+    """
+    if len(set(ps)) < 2:
+        return fit(ps, values)
+    tolerance = [NOISE_WIDTH * max(MIN_NOISE, e) for e in noise]
+    y = np.asarray(values, dtype=float)
+    for name, f, text in TERMS:
+        if name != "1" and name not in preferred:
+            continue
+        column = np.array([f(v) for v in ps], dtype=float)
+        coef = float(np.linalg.lstsq(column[:, None], y, rcond=None)[0][0])
+        misses = np.abs(coef * column - y) / np.maximum(np.abs(y), 1e-300)
+        if np.all(misses <= tolerance):
+            form = "c" if name == "1" else (f"c/{name[2:]}" if name.startswith("1/")
+                                            else f"c*{name}")
+            return Fit(_term_text(coef, text, False), float(misses.max()), form, True,
+                       max(tolerance), True)
+    return replace(fit(ps, values), noise=max(tolerance))
 
 
 def _spread(values) -> float:
