@@ -63,14 +63,21 @@ class Collective:
 Event = Send | Recv | Posted | SendDone | Collective
 
 
+#: The OTF2 attribute of an MPI call's Enter event that holds ``Call.cpu``.
+CPU_ATTRIBUTE = "pevpm::cpu"
+
+
 @dataclass(frozen=True)
 class Call:
-    """One MPI call: its function name, start and end (seconds) and events."""
+    """One MPI call: its function name, start and end (seconds) and events;
+    ``cpu``: the CPU seconds the rank used from its previous call's end to this
+    call's start, when the trace has them (``pevpm trace`` records them)."""
 
     name: str
     start: float
     end: float
     events: tuple[Event, ...] = ()
+    cpu: float | None = None
 
     @property
     def is_init(self) -> bool:
@@ -112,6 +119,11 @@ class Trace:
     def call_count(self) -> int:
         return sum(len(calls) for calls in self.ranks)
 
+    @property
+    def has_cpu(self) -> bool:
+        """Whether every call after MPI_Init says how much CPU time preceded it."""
+        return all(c.cpu is not None for calls in self.ranks for c in calls if not c.is_init)
+
     def section(self, start: str, stop: str) -> Trace:
         """Each rank's run from the end of its first ``start`` call to the start
         of the first ``stop`` call after it (the timed part of a program that
@@ -136,7 +148,7 @@ class Trace:
             last = names.index(stop, first + 1)
             begin, end = calls[first].end, calls[last].start
             ranks.append((Call("MPI_Init", begin, begin), *calls[first + 1:last],
-                          Call("MPI_Finalize", end, end)))
+                          Call("MPI_Finalize", end, end, cpu=calls[last].cpu)))
         return Trace(tuple(ranks))
 
 

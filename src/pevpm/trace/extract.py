@@ -21,8 +21,8 @@ docstring and, from ``pevpm extract``, stderr).
 ...     + tuple(Call("MPI_Send", 2 * i + 1, 2 * i + 1, (Send(peer, 0, 8),)) for i in range(5))
 ...     + (Call("MPI_Finalize", 11, 11),))
 >>> x = extract(Trace((calls(1), calls(0))))
->>> x.events, x.merged, "with b.loop(5):" in x.text
-(14, True, True)
+>>> x.events, x.merged, "with b.loop('parameter loop1'):" in x.text, "'loop1': 5" in x.text
+(14, True, True, True)
 """
 
 from __future__ import annotations
@@ -283,9 +283,11 @@ def _fitted(values: dict[int, float], whole: bool, notes: list, what: str,
 class _Writer:
     """Writes one rank group's program, fitting every number across the counts."""
 
-    def __init__(self, peers: list[str], notes: list[str], laws: set[str]):
+    def __init__(self, peers: list[str], notes: list[str], laws: set[str],
+                 parameters: dict[str, int]):
         self.peers = iter(peers)
         self.notes = notes
+        self.parameters = parameters    # loop counts made parameters, shared by the groups
         self.laws = laws        # the program's own laws: found here, used for computations
         self.loops = 0
         self.trees = 0
@@ -301,7 +303,7 @@ class _Writer:
                 self.loops += 1
                 count = _fitted({p: n.count for p, n in at.items()}, True, self.notes,
                                 f"loop {self.loops}: count", self.laws)
-                out.append(f"{pad}with b.loop({_argument(count)}):")
+                out.append(f"{pad}with b.loop({self.parameter(count)!r}):")
                 self.depth += 1
                 out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
                 self.depth -= 1
@@ -329,6 +331,14 @@ class _Writer:
                           "log2(numprocs) steps")
         comment = f"# tree {self.trees}: {top.template} (see the notes above)"
         return [comment] + model_lines(top, sizes, f"step{self.trees}")
+
+    def parameter(self, count: str) -> str:
+        """A constant loop count as a parameter ``loopK`` (``pevpm predict -D
+        loop1=100``), the same name in every group; an expression as it is."""
+        name = f"loop{self.loops}"
+        if not count.isdigit() or self.parameters.setdefault(name, int(count)) != int(count):
+            return count
+        return f"parameter {name}"
 
     def place(self) -> str:
         if not self.loops:
@@ -434,7 +444,7 @@ def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
 
 
 def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
-                 laws: set[str]) -> list[str]:
+                 laws: set[str], parameters: dict[str, int]) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
         for i, slot in enumerate(group.peer_slots()):
@@ -454,7 +464,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
-    return _Writer(peers, notes, laws).lines(merged, indent)
+    return _Writer(peers, notes, laws, parameters).lines(merged, indent)
 
 
 def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
@@ -475,6 +485,13 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     notes = [f"extracted from {source}: "
              + ", ".join(f"{t.numprocs} ranks ({t.call_count()} MPI calls)"
                          for t in sorted(traces, key=lambda t: t.numprocs))]
+    if all(t.has_cpu for t in traces):
+        notes.append("computations are the CPU seconds each rank used between its calls "
+                     "(recorded by the tracer), so ranks that shared cores in the traced "
+                     "run do not count the sharing, which the virtual machine adds itself")
+    else:
+        notes.append("computations are the wall time between calls (the trace has no CPU "
+                     "times): where ranks shared cores when traced, the sharing is in them")
     if len(counts) == 1:
         notes.append("peers are expressions of procnum and numprocs; loop counts, sizes and "
                      "tags are the traced values (one trace cannot tell how they scale)")
@@ -486,27 +503,31 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     plan = _plan(by_count, fitted)
     laws: set[str] = set()
     for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
-        _group_lines(chosen, 0, [], laws)
+        _group_lines(chosen, 0, [], laws, {})
     if laws and len(counts) > 1:
         notes.append("computations: the constant, then the program's own laws ("
                      + ", ".join(sorted(laws)) + ": its sizes and counts, and their per-rank "
                      "totals) are tried first, and kept if they miss no traced mean by more "
                      f"than {NOISE_WIDTH:g} standard errors (at least {MIN_NOISE:.0%})")
     body: list[str] = []
+    parameters: dict[str, int] = {}
     if len(plan) == 1 and plan[0][0] == "1":
-        body += _group_lines(plan[0][1], 4, fitted, laws)
+        body += _group_lines(plan[0][1], 4, fitted, laws, parameters)
     else:
         body.append("    with b.runon() as ranks:")
         for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
-            body += _group_lines(chosen, 12, fitted, laws)
+            body += _group_lines(chosen, 12, fitted, laws, parameters)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
+    if parameters:
+        notes.append("constant loop counts are parameters (" + ", ".join(
+            f"{k} = {v}" for k, v in parameters.items()) + "): pevpm predict -D loop1=N")
     notes += dict.fromkeys(fitted)      # each group writes the same tree's note
     header = ['"""PEVPM model extracted by `pevpm extract`.', ""]
     header += [f"* {note}" for note in notes] + ['"""', "",
                                                  "from pevpm.model.builder import ModelBuilder",
                                                  "", "", "def model():",
-                                                 "    b = ModelBuilder()"]
+                                                 f"    b = ModelBuilder(parameters={parameters!r})"]
     text = "\n".join(header + body + ["    return b", ""])
     return Extracted(text, events, len(body) + 2, len(plan) == 1, tuple(notes), tuple(counts))
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import otf2
-from otf2.enums import CollectiveOp, GroupType, LocationGroupType, Paradigm, RegionRole
+from otf2.enums import CollectiveOp, GroupType, LocationGroupType, Paradigm, RegionRole, Type
 
-from pevpm.trace.events import totals
+from pevpm.trace.events import CPU_ATTRIBUTE, totals
 from pevpm.trace.raw import RawRank
 
 ARCHIVE = "traces"
@@ -80,6 +80,8 @@ class _ArchiveWriter:
                         paradigm=Paradigm.MPI, members=locations)
         self.comms: dict[tuple, object] = {}
         self.regions: dict[str, object] = {}
+        self.cpu = self.defs.attribute(CPU_ATTRIBUTE, "CPU seconds of the calling thread "
+                                       "from the end of its previous MPI call", Type.DOUBLE)
 
     def comm(self, key: tuple):
         if key not in self.comms:
@@ -123,7 +125,7 @@ class _ArchiveWriter:
             comm = self.comm(keys[int(rec["comm"])]) if rec["comm"] >= 0 else None
             members = keys[int(rec["comm"])][0] if rec["comm"] >= 0 else ()
             region = self.region(op)
-            w.enter(t0, region)
+            w.enter(t0, region, attributes={self.cpu: float(rec["cpu"])})
             self._events(w, op, rec, records[i + 1:j], comm, members, keys, is_send, t0, t1)
             w.leave(t1, region)
             last = t1

@@ -48,12 +48,14 @@ def is_message(token: Token) -> bool:
 
 
 def rank_tokens(trace: Trace, rank: int) -> list[Token]:
-    """Rank ``rank``'s program as tokens with its peers' ranks and slot-named requests."""
+    """Rank ``rank``'s program as tokens with its peers' ranks and slot-named
+    requests; computations in CPU seconds when the trace has them (a rank that
+    shared its core computed no more for that), else in wall seconds."""
     n = trace.numprocs
     env = {"procnum": rank, "numprocs": n}
     slots: dict[str, str] = {}
     tokens = []
-    for s in rank_statements(trace, rank):
+    for s in rank_statements(trace, rank, cpu=trace.has_cpu):
         if isinstance(s, Serial):       # back-to-back computations are one
             seconds = float(s.time.evaluate(env))
             if tokens and tokens[-1].key == SERIAL:
