@@ -203,7 +203,7 @@ def _seconds(samples: dict[int, tuple[float, ...]], notes: list, where: str,
     standard error of the samples) does not reject, trying the program's own
     ``laws`` after the constant (:func:`pevpm.trace.scaling.fit_within_noise`)."""
     means = {p: statistics.fmean(v) for p, v in samples.items()}
-    sds = {p: statistics.stdev(v) if len(v) > 1 else 0.0 for p, v in samples.items()}
+    sds = {p: robust_sd(v) for p, v in samples.items()}
     ps = sorted(means)
     noise = [sds[p] / means[p] / math.sqrt(len(samples[p])) if means[p] > 0 else 0.0
              for p in ps]
@@ -246,6 +246,23 @@ def _law(form: str) -> str | None:
     if form.startswith("c*"):
         return form[2:]
     return None
+
+
+def robust_sd(values) -> float:
+    """The spread of ``values`` from their median absolute deviation (times
+    1.4826, the sd of a normal sample), so that one slow repetition -- a first
+    iteration warming caches up -- adds to a loop's mean but is not taken as
+    every repetition's variability; the sample sd when the MAD is 0 but the
+    values differ.
+
+    >>> robust_sd([1.0, 1.1, 0.9, 1.0, 9.0]) < 0.2, robust_sd([2.0])
+    (True, 0.0)
+    """
+    if len(values) < 2:
+        return 0.0
+    middle = statistics.median(values)
+    mad = statistics.median(abs(v - middle) for v in values)
+    return 1.4826 * mad if mad > 0 else statistics.stdev(values)
 
 
 def _argument(text: str) -> str:
