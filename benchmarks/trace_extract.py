@@ -23,7 +23,9 @@ minutes to simulate, so each model's main loop (the hand-written model's
 ``iterations``, the extracted model's largest ``loopK`` parameter) runs
 ``--sample`` and ``2 * --sample`` iterations and the time is extrapolated
 linearly to the full count (both runs share their random numbers; the
-examples' iterations are alike).  The FFT's calibration has serial times at
+examples' iterations are alike).  Counts the program itself cannot run at
+(Jacobi beyond one row per rank) are predicted all the same and said so; the
+FFT's are skipped (its model needs whole rows per rank).  The FFT's calibration has serial times at
 the calibrated counts only; beyond them its hand-written model takes the
 largest calibrated count's serial time per rank, scaled by the count ratio
 (said in the output).
@@ -151,6 +153,13 @@ def main() -> None:
             for note in part.notes[2:]:
                 print(f"    note: {note}")
             for n in (1, 2, 4, *scale):
+                try:
+                    case.check_procs([n], size)
+                except PevpmError as err:
+                    if name == "fft2d":     # its model needs whole rows per rank
+                        print(f"  n={n:5}: skipped: {err.message}")
+                        continue
+                    print(f"  n={n:5}: (models only: {err.message})")
                 machine = here if n <= 4 else beyond
                 sample = None if n <= 4 else args.sample
                 params, how = hand_params(case, calibration, n, size)

@@ -93,8 +93,8 @@ def noisy(numprocs: int, startup: float, spread: float) -> Trace:
 def test_a_start_up_that_grows_within_its_noise_stays_constant():
     """15% more at 4 ranks than at 2, with ranks spread by +-20%: not a law."""
     x = extract([noisy(2, 0.026, 0.2), noisy(4, 0.030, 0.2)])
-    assert "before the first loop: computation mean = 0.028 (c: within the traced noise" \
-        in x.text
+    line = next(ln for ln in x.text.splitlines() if "before the first loop" in ln)
+    assert "computation mean = 0.028" in line and "(c: within the traced noise" in line
     assert "in loop 1: computation mean = 0.001 / numprocs" in x.text
 
 
@@ -121,3 +121,14 @@ def test_a_section_starts_after_its_first_call_and_ends_before_its_last(start, s
     part = Trace((calls,)).section(start, stop)
     assert [c.name for c in part.ranks[0]] == ["MPI_Init", "MPI_Send", "MPI_Finalize"]
     assert (part.elapsed, part.ranks[0][-1].cpu) == (2, 0.5)
+
+
+def test_a_count_with_more_ranks_than_cores_does_not_make_a_computation_grow():
+    """A computation 40% slower at 4 ranks on 2 cores, exact at both: constant."""
+    def disturbed(numprocs, cores):
+        trace = noisy(numprocs, 0.026 * (1.4 if numprocs == 4 else 1.0), 0.0)
+        return Trace(trace.ranks, cores)
+    assert "(fitted c*sqrt(p)" in extract([disturbed(2, None), disturbed(4, None)]).text
+    line = next(ln for ln in extract([disturbed(2, 2), disturbed(4, 2)]).text.splitlines()
+                if "before the first loop" in ln)
+    assert "computation mean = 0.026" in line and "(c: within the traced noise" in line

@@ -84,11 +84,27 @@ class Call:
         return self.name in ("MPI_Init", "MPI_Init_thread")
 
 
+#: The OTF2 system tree node property holding the cores the traced ranks shared.
+CORES_PROPERTY = "pevpm::cores"
+
+
 @dataclass(frozen=True)
 class Trace:
-    """Every rank's calls, in program order."""
+    """Every rank's calls, in program order; ``cores``: the cores the ranks ran
+    on, when the trace says so (``pevpm trace`` records its host's)."""
 
     ranks: tuple[tuple[Call, ...], ...]
+    cores: int | None = None
+
+    @property
+    def oversubscribed(self) -> bool:
+        """Whether the ranks outnumbered the cores they ran on.
+
+        >>> calls = (Call("MPI_Init", 0, 0),)
+        >>> Trace((calls,) * 4, cores=2).oversubscribed, Trace((calls,) * 4).oversubscribed
+        (True, False)
+        """
+        return self.cores is not None and self.numprocs > self.cores
 
     @property
     def numprocs(self) -> int:
@@ -149,7 +165,7 @@ class Trace:
             begin, end = calls[first].end, calls[last].start
             ranks.append((Call("MPI_Init", begin, begin), *calls[first + 1:last],
                           Call("MPI_Finalize", end, end, cpu=calls[last].cpu)))
-        return Trace(tuple(ranks))
+        return Trace(tuple(ranks), self.cores)
 
 
 #: How OTF2's per-rank totals (sizeSent, sizeReceived) relate to the message

@@ -43,7 +43,14 @@ from pevpm.trace.peers import (
     rank_predicate,
     selected,
 )
-from pevpm.trace.scaling import MIN_NOISE, NOISE_WIDTH, TERMS, fit, fit_within_noise
+from pevpm.trace.scaling import (
+    DISTURBED_NOISE,
+    MIN_NOISE,
+    NOISE_WIDTH,
+    TERMS,
+    fit,
+    fit_within_noise,
+)
 from pevpm.trace.tokens import (
     DST,
     OP,
@@ -196,7 +203,7 @@ def _split_by_offsets(group: _Group) -> list[_Group]:
 
 
 def _seconds(samples: dict[int, tuple[float, ...]], notes: list, where: str,
-             laws: tuple[str, ...] = ()) -> str:
+             laws: tuple[str, ...] = (), disturbed: tuple[int, ...] = ()) -> str:
     """Python source of a computation measured at each count (its samples: the
     aligned gaps of every rank and repetition): a constant or a quoted
     ``gamma(mean, sd)`` draw.  The mean's law is the simplest its noise (the
@@ -207,14 +214,16 @@ def _seconds(samples: dict[int, tuple[float, ...]], notes: list, where: str,
     ps = sorted(means)
     noise = [sds[p] / means[p] / math.sqrt(len(samples[p])) if means[p] > 0 else 0.0
              for p in ps]
-    result = fit_within_noise(ps, [means[p] for p in ps], noise, laws)
+    result = fit_within_noise(ps, [means[p] for p in ps], noise, laws, disturbed)
     mean = result.text
     if len(ps) > 1:
         what = f"{where}: computation mean = {mean}"
         counts = f"at {', '.join(map(str, ps))} ranks"
         if not result.generalised:
-            notes.append(f"{what}, the value at {max(ps)} ranks: no term of the family fits "
-                         f"(the best is off by {result.error:.1%}); not generalised")
+            notes.append(f"{what}, a traced value (off by up to {result.error:.1%} "
+                         f"{counts}): no law fits within the noise, +-{result.noise:.0%}, "
+                         "and the counts traced with no more ranks than cores are too few "
+                         "to choose one; not generalised")
         elif result.within_noise:
             notes.append(f"{what} ({result.form}: within the traced noise, off by at most "
                          f"{result.error:.1%} where +-{result.noise:.0%} is allowed {counts})")
@@ -305,6 +314,7 @@ class _Writer:
         self.peers = iter(peers)
         self.notes = notes
         self.parameters = parameters    # loop counts made parameters, shared by the groups
+        self.disturbed: tuple[int, ...] = ()    # counts traced with more ranks than cores
         self.laws = laws        # the program's own laws: found here, used for computations
         self.loops = 0
         self.trees = 0
@@ -326,7 +336,7 @@ class _Writer:
                 self.depth -= 1
             elif node.key == SERIAL:
                 seconds = _seconds({p: n.values for p, n in at.items()}, self.notes,
-                                   self.place(), tuple(sorted(self.laws)))
+                                   self.place(), tuple(sorted(self.laws)), self.disturbed)
                 out.append(f"{pad}b.serial({seconds})")
             elif is_message(node):
                 out.append(pad + self.message(at))
@@ -461,7 +471,8 @@ def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
 
 
 def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
-                 laws: set[str], parameters: dict[str, int]) -> list[str]:
+                 laws: set[str], parameters: dict[str, int],
+                 disturbed: tuple[int, ...] = ()) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
         for i, slot in enumerate(group.peer_slots()):
@@ -481,7 +492,9 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
-    return _Writer(peers, notes, laws, parameters).lines(merged, indent)
+    writer = _Writer(peers, notes, laws, parameters)
+    writer.disturbed = disturbed
+    return writer.lines(merged, indent)
 
 
 def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
@@ -528,13 +541,18 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                      f"than {NOISE_WIDTH:g} standard errors (at least {MIN_NOISE:.0%})")
     body: list[str] = []
     parameters: dict[str, int] = {}
+    disturbed = tuple(t.numprocs for t in traces if t.oversubscribed)
+    if disturbed and len(counts) > 1:
+        notes.append(f"traced with more ranks than cores at {', '.join(map(str, disturbed))} "
+                     f"ranks: computations there are taken as uncertain by "
+                     f"+-{DISTURBED_NOISE:.0%} at least")
     if len(plan) == 1 and plan[0][0] == "1":
-        body += _group_lines(plan[0][1], 4, fitted, laws, parameters)
+        body += _group_lines(plan[0][1], 4, fitted, laws, parameters, disturbed)
     else:
         body.append("    with b.runon() as ranks:")
         for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
-            body += _group_lines(chosen, 12, fitted, laws, parameters)
+            body += _group_lines(chosen, 12, fitted, laws, parameters, disturbed)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
     if parameters:
         notes.append("constant loop counts are parameters (" + ", ".join(

@@ -19,7 +19,17 @@ import otf2
 from otf2.enums import GroupType, Paradigm
 
 from pevpm.errors import PevpmError
-from pevpm.trace.events import CPU_ATTRIBUTE, Call, Collective, Posted, Recv, Send, SendDone, Trace
+from pevpm.trace.events import (
+    CORES_PROPERTY,
+    CPU_ATTRIBUTE,
+    Call,
+    Collective,
+    Posted,
+    Recv,
+    Send,
+    SendDone,
+    Trace,
+)
 
 ARCHIVE_NAME = "traces.otf2"
 
@@ -105,7 +115,8 @@ def _read(trace) -> Trace:
         item = _event(kind, event, world, rank_of)
         if item is not None:
             mpi.events.append(item)
-    return Trace(tuple(tuple(c) for c in calls))
+    cores = [p.value for p in defs.system_tree_node_properties if p.name == CORES_PROPERTY]
+    return Trace(tuple(tuple(c) for c in calls), int(cores[0]) if len(cores) == 1 else None)
 
 
 def _event(kind, event, world, rank_of):

@@ -23,7 +23,7 @@ from pathlib import Path
 import otf2
 from otf2.enums import CollectiveOp, GroupType, LocationGroupType, Paradigm, RegionRole, Type
 
-from pevpm.trace.events import CPU_ATTRIBUTE, totals
+from pevpm.trace.events import CORES_PROPERTY, CPU_ATTRIBUTE, totals
 from pevpm.trace.raw import RawRank
 
 ARCHIVE = "traces"
@@ -60,13 +60,15 @@ def comm_keys(rank: RawRank) -> dict[int, tuple]:
 
 
 class _ArchiveWriter:
-    def __init__(self, trace, ranks: list[RawRank]):
+    def __init__(self, trace, ranks: list[RawRank], cores: int | None):
         self.trace = trace
         self.defs = trace.definitions
         self.ranks = ranks
         self.origin = min((r.records["t0"].min() + r.offset for r in ranks if len(r.records)),
                           default=0.0)
         node = self.defs.system_tree_node("machine")
+        if cores is not None:
+            self.defs.system_tree_node_property(node, CORES_PROPERTY, value=int(cores))
         self.writers = []
         locations = []
         for r in ranks:
@@ -177,12 +179,14 @@ class _ArchiveWriter:
         return self.writers.index(writer)
 
 
-def write_archive(ranks: list[RawRank], directory: Path) -> Path:
-    """Write ``ranks`` as ``directory/traces.otf2``; returns the anchor file's path."""
+def write_archive(ranks: list[RawRank], directory: Path, cores: int | None = None) -> Path:
+    """Write ``ranks`` as ``directory/traces.otf2``; returns the anchor file's path.
+    ``cores``: the cores the ranks ran on (one host), kept as the system tree
+    node's ``pevpm::cores`` property."""
     directory = Path(directory)
     with otf2.writer.open(str(directory), archive_name=ARCHIVE,
                           timer_resolution=TICKS_PER_SECOND) as trace:
-        archive = _ArchiveWriter(trace, ranks)
+        archive = _ArchiveWriter(trace, ranks, cores)
         for rank in ranks:
             archive.write_rank(rank)
     return directory / f"{ARCHIVE}.otf2"

@@ -59,6 +59,14 @@ MIN_NOISE = 0.05
 #: standard errors (:func:`fit_within_noise`).
 NOISE_WIDTH = 2.0
 
+#: The relative noise assumed of a computation traced with more ranks than
+#: cores: its CPU time is disturbed too (caches refilled after every switch).
+DISTURBED_NOISE = 0.25
+
+#: Seconds below which two computation times are not told apart (the clock
+#: reads and the tracer's own work around each call).
+TIMER_NOISE = 1e-6
+
 
 @dataclass(frozen=True)
 class Fit:
@@ -149,41 +157,57 @@ def fit(ps: list[int], values: list[float], whole: bool = False) -> Fit:
 
 
 def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
-                     preferred: tuple[str, ...] = ()) -> Fit:
-    """The simplest law the measurements do not reject, else :func:`fit`'s best.
+                     preferred: tuple[str, ...] = (), disturbed: tuple[int, ...] = ()) -> Fit:
+    """The simplest law the measured computation times (seconds) do not reject.
 
-    ``noise``: each value's relative standard error (at least :data:`MIN_NOISE`
-    is assumed).  The constant is tried first, then the one-term laws named in
-    ``preferred`` (those the program's own sizes and counts follow, e.g.
-    ``1/p^2``), in :data:`TERMS` order; the first that misses no value by more
-    than :data:`NOISE_WIDTH` times its noise is taken (``noise`` on the Fit is
-    the largest tolerance).  Only when every one of them is rejected does the
-    whole family compete, so two noisy points alone never make a law grow.
+    ``noise``: each value's relative standard error; at least :data:`MIN_NOISE`
+    is assumed, :data:`DISTURBED_NOISE` at the ``disturbed`` counts (traced
+    with more ranks than cores), and :data:`TIMER_NOISE` seconds.  The
+    constant is tried first, then the one-term laws named in ``preferred``
+    (those the program's own sizes and counts follow, e.g. ``1/p^2``), in
+    :data:`TERMS` order, each fitted by least squares weighted by the
+    tolerances; the first that misses no value by more than :data:`NOISE_WIDTH`
+    times its noise is taken (``noise`` on the Fit is the largest relative
+    tolerance).  When all are rejected, the whole family competes
+    (:func:`fit`) over the undisturbed counts if there are two or more; with
+    fewer, the value at the largest undisturbed count is kept, not generalised.
 
     >>> f = fit_within_noise([2, 4], [0.026, 0.030], [0.05, 0.05])
     >>> f.text, f.form, f.noise
-    ('0.028', 'c', 0.1)
-    >>> fit_within_noise([2, 4], [0.026, 0.052], [0.01, 0.01]).form     # rejected: grows
+    ('0.0277157', 'c', 0.1)
+    >>> fit_within_noise([2, 4, 8], [0.026, 0.052, 0.104], [0.01] * 3).form    # grows
     'c*p'
     >>> fit_within_noise([2, 4], [0.004, 0.001], [0.05, 0.05], ("1/p^2",)).text
     '0.016 / (numprocs * numprocs)'
+    >>> fit_within_noise([2, 4], [3.3e-5, 4.6e-5], [0.01, 0.01], disturbed=(4,)).form
+    'c'
     """
     if len(set(ps)) < 2:
         return fit(ps, values)
-    tolerance = [NOISE_WIDTH * max(MIN_NOISE, e) for e in noise]
     y = np.asarray(values, dtype=float)
+    scale = np.maximum(np.abs(y), 1e-300)
+    floor = np.array([DISTURBED_NOISE if p in disturbed else MIN_NOISE for p in ps])
+    tolerance = np.maximum(NOISE_WIDTH * np.maximum(floor, noise), TIMER_NOISE / scale)
+    weights = 1.0 / (scale * tolerance) ** 2
     for name, f, text in TERMS:
         if name != "1" and name not in preferred:
             continue
         column = np.array([f(v) for v in ps], dtype=float)
-        coef = float(np.linalg.lstsq(column[:, None], y, rcond=None)[0][0])
-        misses = np.abs(coef * column - y) / np.maximum(np.abs(y), 1e-300)
+        coef = float(np.sum(weights * column * y) / np.sum(weights * column * column))
+        misses = np.abs(coef * column - y) / scale
         if np.all(misses <= tolerance):
             form = "c" if name == "1" else (f"c/{name[2:]}" if name.startswith("1/")
                                             else f"c*{name}")
             return Fit(_term_text(coef, text, False), float(misses.max()), form, True,
-                       max(tolerance), True)
-    return replace(fit(ps, values), noise=max(tolerance))
+                       float(tolerance.max()), True)
+    steady = [i for i, p in enumerate(ps) if p not in disturbed]
+    if len({ps[i] for i in steady}) >= 2 or not steady:
+        chosen = steady or list(range(len(ps)))
+        return replace(fit([ps[i] for i in chosen], [values[i] for i in chosen]),
+                       noise=float(tolerance.max()))
+    last = max(steady, key=lambda i: ps[i])
+    return Fit(_number(values[last], False), float((np.abs(y - values[last]) / scale).max()),
+               "c", False, float(tolerance.max()))
 
 
 def _spread(values) -> float:
