@@ -203,7 +203,8 @@ def _split_by_offsets(group: _Group) -> list[_Group]:
 
 
 def _seconds(samples: dict[int, tuple[float, ...]], notes: list, where: str,
-             laws: tuple[str, ...] = (), disturbed: tuple[int, ...] = ()) -> str:
+             laws: tuple[str, ...] = (), disturbed: tuple[int, ...] = (),
+             own: tuple[str, ...] = ()) -> str:
     """Python source of a computation measured at each count (its samples: the
     aligned gaps of every rank and repetition): a constant or a quoted
     ``gamma(mean, sd)`` draw.  The mean's law is the simplest its noise (the
@@ -214,7 +215,7 @@ def _seconds(samples: dict[int, tuple[float, ...]], notes: list, where: str,
     ps = sorted(means)
     noise = [sds[p] / means[p] / math.sqrt(len(samples[p])) if means[p] > 0 else 0.0
              for p in ps]
-    result = fit_within_noise(ps, [means[p] for p in ps], noise, laws, disturbed)
+    result = fit_within_noise(ps, [means[p] for p in ps], noise, laws, disturbed, own)
     mean = result.text
     if len(ps) > 1:
         what = f"{where}: computation mean = {mean}"
@@ -310,15 +311,27 @@ class _Writer:
     """Writes one rank group's program, fitting every number across the counts."""
 
     def __init__(self, peers: list[str], notes: list[str], laws: set[str],
-                 parameters: dict[str, int]):
+                 loop_laws: dict[int, set[str]], parameters: dict[str, int]):
         self.peers = iter(peers)
         self.notes = notes
         self.parameters = parameters    # loop counts made parameters, shared by the groups
         self.disturbed: tuple[int, ...] = ()    # counts traced with more ranks than cores
         self.laws = laws        # the program's own laws: found here, used for computations
+        self.loop_laws = loop_laws      # those of each loop's own sizes, by loop number
+        self.open: list[int] = []       # the loops being written, innermost last
         self.loops = 0
         self.trees = 0
         self.depth = 0
+
+    def fitted(self, values: dict[int, float], what: str) -> str:
+        """A whole number fitted (:func:`_fitted`); its exact law joins the
+        program's laws and those of the innermost loop being written."""
+        found: set[str] = set()
+        text = _fitted(values, True, self.notes, what, found)
+        self.laws.update(found)
+        if self.open:
+            self.loop_laws.setdefault(self.open[-1], set()).update(found)
+        return text
 
     def lines(self, nodes_by_p: dict[int, list], indent: int) -> list[str]:
         pad = " " * indent
@@ -328,15 +341,19 @@ class _Writer:
             at = {p: nodes[i] for p, nodes in nodes_by_p.items()}
             if isinstance(node, LoopNode):
                 self.loops += 1
-                count = _fitted({p: n.count for p, n in at.items()}, True, self.notes,
-                                f"loop {self.loops}: count", self.laws)
+                count = self.fitted({p: n.count for p, n in at.items()},
+                                    f"loop {self.loops}: count")
                 out.append(f"{pad}with b.loop({self.parameter(count)!r}):")
                 self.depth += 1
+                self.open.append(self.loops)
                 out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
+                self.open.pop()
                 self.depth -= 1
             elif node.key == SERIAL:
+                own = self.loop_laws.get(self.open[-1], set()) if self.open else set()
                 seconds = _seconds({p: n.values for p, n in at.items()}, self.notes,
-                                   self.place(), tuple(sorted(self.laws)), self.disturbed)
+                                   self.place(), tuple(sorted(self.laws)), self.disturbed,
+                                   tuple(sorted(own)))
                 out.append(f"{pad}b.serial({seconds})")
             elif is_message(node):
                 out.append(pad + self.message(at))
@@ -349,9 +366,8 @@ class _Writer:
         self.trees += 1
         trees = {p: Tree.of(t.key) for p, t in at.items()}
         top = trees[max(trees)]
-        sizes = [_argument(_fitted({p: t.sizes[u] for p, t in trees.items()}, True,
-                                   self.notes, f"tree {self.trees} {self.place()}: size",
-                                   self.laws))
+        sizes = [_argument(self.fitted({p: t.sizes[u] for p, t in trees.items()},
+                                       f"tree {self.trees} {self.place()}: size"))
                  for u in range(top.unit)]
         self.notes.append(f"tree {self.trees} {self.place()}: point-to-point messages "
                           f"recognised as a {top.describe()}; written as a loop over "
@@ -376,8 +392,8 @@ class _Writer:
         key = at[max(at)].key
         src, dst, root = (next(self.peers) for _ in PEER_FIELDS)
         op = key[OP]
-        size = _fitted({p: t.key[SIZE] for p, t in at.items()}, True, self.notes,
-                       f"{op} {self.place()}: size", self.laws)
+        size = self.fitted({p: t.key[SIZE] for p, t in at.items()},
+                           f"{op} {self.place()}: size")
         args = [repr(op), _argument(size)]
         tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
@@ -471,7 +487,7 @@ def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
 
 
 def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
-                 laws: set[str], parameters: dict[str, int],
+                 laws: set[str], loop_laws: dict[int, set[str]], parameters: dict[str, int],
                  disturbed: tuple[int, ...] = ()) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
@@ -492,7 +508,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
-    writer = _Writer(peers, notes, laws, parameters)
+    writer = _Writer(peers, notes, laws, loop_laws, parameters)
     writer.disturbed = disturbed
     return writer.lines(merged, indent)
 
@@ -532,13 +548,15 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     fitted: list[str] = []
     plan = _plan(by_count, fitted)
     laws: set[str] = set()
+    loop_laws: dict[int, set[str]] = {}
     for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
-        _group_lines(chosen, 0, [], laws, {})
+        _group_lines(chosen, 0, [], laws, loop_laws, {})
     if laws and len(counts) > 1:
-        notes.append("computations: the constant, then the program's own laws ("
-                     + ", ".join(sorted(laws)) + ": its sizes and counts, and their per-rank "
-                     "totals) are tried first, and kept if they miss no traced mean by more "
-                     f"than {NOISE_WIDTH:g} standard errors (at least {MIN_NOISE:.0%})")
+        notes.append("computations: the laws of the sizes moved in the same loop, the "
+                     "constant, then the program's own laws (" + ", ".join(sorted(laws))
+                     + ": its sizes and counts, and their per-rank totals) are tried first, "
+                     f"and kept if they miss no traced mean by more than {NOISE_WIDTH:g} "
+                     f"standard errors (at least {MIN_NOISE:.0%})")
     body: list[str] = []
     parameters: dict[str, int] = {}
     disturbed = tuple(t.numprocs for t in traces if t.oversubscribed)
@@ -547,12 +565,13 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                      f"ranks: computations there are taken as uncertain by "
                      f"+-{DISTURBED_NOISE:.0%} at least")
     if len(plan) == 1 and plan[0][0] == "1":
-        body += _group_lines(plan[0][1], 4, fitted, laws, parameters, disturbed)
+        body += _group_lines(plan[0][1], 4, fitted, laws, loop_laws, parameters, disturbed)
     else:
         body.append("    with b.runon() as ranks:")
         for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
-            body += _group_lines(chosen, 12, fitted, laws, parameters, disturbed)
+            body += _group_lines(chosen, 12, fitted, laws, loop_laws, parameters,
+                                 disturbed)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
     if parameters:
         notes.append("constant loop counts are parameters (" + ", ".join(

@@ -157,15 +157,18 @@ def fit(ps: list[int], values: list[float], whole: bool = False) -> Fit:
 
 
 def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
-                     preferred: tuple[str, ...] = (), disturbed: tuple[int, ...] = ()) -> Fit:
+                     preferred: tuple[str, ...] = (), disturbed: tuple[int, ...] = (),
+                     first: tuple[str, ...] = ()) -> Fit:
     """The simplest law the measured computation times (seconds) do not reject.
 
     ``noise``: each value's relative standard error; at least :data:`MIN_NOISE`
     is assumed, :data:`DISTURBED_NOISE` at the ``disturbed`` counts (traced
     with more ranks than cores), and :data:`TIMER_NOISE` seconds.  The
-    constant is tried first, then the one-term laws named in ``preferred``
-    (those the program's own sizes and counts follow, e.g. ``1/p^2``), in
-    :data:`TERMS` order, each fitted by least squares weighted by the
+    one-term laws named in ``first`` are tried first (those of the sizes moved
+    in the same loop: its work is divided as its data are), then the constant,
+    then those named in ``preferred`` (those the program's own sizes and
+    counts follow, e.g. ``1/p^2``), in :data:`TERMS` order, each fitted by
+    least squares weighted by the
     tolerances; the first that misses no value by more than :data:`NOISE_WIDTH`
     times its noise is taken (``noise`` on the Fit is the largest relative
     tolerance).  When all are rejected, the whole family competes
@@ -181,6 +184,9 @@ def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
     '0.016 / (numprocs * numprocs)'
     >>> fit_within_noise([2, 4], [3.3e-5, 4.6e-5], [0.01, 0.01], disturbed=(4,)).form
     'c'
+    >>> fit_within_noise([2, 4], [3.3e-4, 2.1e-4], [0.01, 0.01], disturbed=(4,),
+    ...                  first=("1/p",)).form
+    'c/p'
     """
     if len(set(ps)) < 2:
         return fit(ps, values)
@@ -189,9 +195,9 @@ def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
     floor = np.array([DISTURBED_NOISE if p in disturbed else MIN_NOISE for p in ps])
     tolerance = np.maximum(NOISE_WIDTH * np.maximum(floor, noise), TIMER_NOISE / scale)
     weights = 1.0 / (scale * tolerance) ** 2
-    for name, f, text in TERMS:
-        if name != "1" and name not in preferred:
-            continue
+    order = ([t for t in TERMS if t[0] in first and t[0] != "1"] + [TERMS[0]]
+             + [t for t in TERMS if t[0] in preferred and t[0] not in first and t[0] != "1"])
+    for name, f, text in order:
         column = np.array([f(v) for v in ps], dtype=float)
         coef = float(np.sum(weights * column * y) / np.sum(weights * column * column))
         misses = np.abs(coef * column - y) / scale
