@@ -10,7 +10,7 @@ from conftest import MPIEXEC, SRC
 
 from pevpm.cli import main
 from pevpm.trace.events import Call, Collective, Recv, Send, Trace
-from pevpm.trace.extract import extract
+from pevpm.trace.extract import extract, trial_run
 from pevpm.trace.otf2_read import read_archive
 from pevpm.trace.replay import rank_statements
 
@@ -46,18 +46,21 @@ def test_the_tracer_records_the_cpu_seconds_of_each_gap(tmp_path, cache_home):
 
 
 def test_extract_takes_the_cpu_seconds_and_replay_the_wall_time():
-    """Two ranks sharing one core: each gap lasts 2 s but holds 1 s of computation."""
+    """Two ranks sharing one core: each gap lasts 2 s but holds 1 s of computation;
+    with as many cores as ranks, extract takes the wall time (sleeps included)."""
     def rank(peer, first):
         events = (Send(peer, 0, 8),) if first else (Recv(peer, 0, 8),)
         return (Call("MPI_Init", 0, 0, cpu=0.0), Call("MPI_Send" if first else "MPI_Recv",
                                                       2, 2, events, cpu=1.0),
                 Call("MPI_Finalize", 4, 4, cpu=1.0))
-    trace = Trace((rank(1, True), rank(0, False)))
+    trace = Trace((rank(1, True), rank(0, False)), cores=1)
     wall = [s.time.evaluate({}) for s in rank_statements(trace, 0) if hasattr(s, "time")]
     cpu = [s.time.evaluate({}) for s in rank_statements(trace, 0, cpu=True)
            if hasattr(s, "time")]
     assert (wall, cpu) == ([2, 2], [1.0, 1.0])
     assert "b.serial(1)" in extract(trace).text and "b.serial(2)" not in extract(trace).text
+    alone = Trace(trace.ranks, cores=2)
+    assert "b.serial(2)" in extract(alone).text and "b.serial(1)" not in extract(alone).text
 
 
 def test_polls_count_the_cpu_before_the_first_poll_only():
@@ -132,3 +135,34 @@ def test_a_count_with_more_ranks_than_cores_does_not_make_a_computation_grow():
     line = next(ln for ln in extract([disturbed(2, 2), disturbed(4, 2)]).text.splitlines()
                 if "before the first loop" in ln)
     assert "computation mean = 0.026" in line and "(c: within the traced noise" in line
+
+
+def bag(jobs: int = 60) -> Trace:
+    """A master sends a worker jobs of a different size each time (24-byte
+    order, then the job), the worker computes and answers, then a stop order."""
+    sizes = [1000 + (7919 * k) % 50000 for k in range(jobs)]
+    master, worker = [Call("MPI_Init", 0, 0)], [Call("MPI_Init", 0, 0)]
+    t = 0.0
+    for size in sizes:
+        master += [Call("MPI_Send", t, t, (Send(1, 1, 24),)), Call("MPI_Send", t, t,
+                                                               (Send(1, 2, size),)),
+                   Call("MPI_Recv", t + 0.002, t + 0.002, (Recv(1, 1, 24),))]
+        worker += [Call("MPI_Recv", t, t, (Recv(0, 1, 24),)), Call("MPI_Recv", t, t,
+                                                               (Recv(0, 2, size),)),
+                   Call("MPI_Send", t + 0.002, t + 0.002, (Send(0, 1, 24),))]
+        t += 0.002
+    master += [Call("MPI_Send", t, t, (Send(1, 3, 24),)), Call("MPI_Finalize", t, t)]
+    worker += [Call("MPI_Recv", t, t, (Recv(0, 3, 24),)), Call("MPI_Finalize", t, t)]
+    return Trace((tuple(master), tuple(worker)))
+
+
+def test_messages_of_a_new_size_each_time_still_make_a_loop_said_to_be_approximate(
+        tmp_path):
+    x = extract(bag())
+    assert x.lines < 40 and "'loop1': 60" in x.text
+    assert "APPROXIMATE" in x.text
+    assert "sizes vary from repetition to repetition (1000..49436 bytes" in x.text
+    path = tmp_path / "bag.py"
+    path.write_text(x.text)
+    from pevpm.model.loader import load_model
+    assert trial_run(load_model(str(path)), 2) is None

@@ -67,6 +67,7 @@ from pevpm.trace.tokens import (
     Token,
     is_message,
     rank_tokens,
+    uses_cpu,
 )
 from pevpm.trace.trees import Tree, find_trees, model_lines
 from pevpm.vm import fastengine
@@ -173,11 +174,48 @@ class _Group:
                 for i in range(len(values[0]))]
 
 
+#: A rank's compressed program longer than this (statements at its top level)
+#: is compressed again with its point-to-point sizes set aside (:func:`_loose`).
+LONG_PROGRAM = 100
+
+POINT_TO_POINT = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend",
+                  "MPI_Issend", "MPI_Irecv", "MPI_Sendrecv")
+
+
+def _loose(tokens: list[Token]) -> list[Token]:
+    """``tokens`` with each point-to-point message's size moved from its key to
+    its values, so repetitions that move different amounts (a job of its own
+    size each time) look alike; the sizes are pooled like computations."""
+    out = []
+    for t in tokens:
+        if is_message(t) and t.key[OP] in POINT_TO_POINT:
+            out.append(Token(t.key[:SIZE] + (None,) + t.key[SIZE + 1:], (t.key[SIZE],)))
+        else:
+            out.append(t)
+    return out
+
+
+def is_loose(token: Token) -> bool:
+    """A message whose sizes vary between the repetitions merged into it."""
+    return is_message(token) and token.key[SIZE] is None
+
+
+def _compressed(tokens: list[Token]) -> list:
+    """The rank's program compressed; when that leaves it longer than
+    :data:`LONG_PROGRAM` and setting sizes aside halves it, the latter."""
+    program = compress(tokens)
+    if len(program) > LONG_PROGRAM:
+        loose = compress(_loose(tokens))
+        if 2 * len(loose) <= len(program):
+            return loose
+    return program
+
+
 def _groups(numprocs: int, streams: list[list[Token]]) -> list[_Group]:
     """Ranks grouped by program; a group whose peers no expression gives is split
     by the peers' offsets from procnum."""
     n = numprocs
-    programs = [compress(tokens) for tokens in streams]
+    programs = [_compressed(tokens) for tokens in streams]
     by_shape: dict[tuple, list[int]] = {}
     for r, program in enumerate(programs):
         by_shape.setdefault(_skeleton(program), []).append(r)
@@ -392,8 +430,16 @@ class _Writer:
         key = at[max(at)].key
         src, dst, root = (next(self.peers) for _ in PEER_FIELDS)
         op = key[OP]
-        size = self.fitted({p: t.key[SIZE] for p, t in at.items()},
-                           f"{op} {self.place()}: size")
+        if is_loose(at[max(at)]):
+            sizes = {p: round(statistics.fmean(t.values)) for p, t in at.items()}
+            values = at[max(at)].values
+            if min(values) != max(values):
+                self.notes.append(f"{op} {self.place()}: sizes vary from repetition to "
+                                  f"repetition ({min(values)}..{max(values)} bytes at "
+                                  f"{max(at)} ranks); their mean is written (approximate)")
+        else:
+            sizes = {p: t.key[SIZE] for p, t in at.items()}
+        size = self.fitted(sizes, f"{op} {self.place()}: size")
         args = [repr(op), _argument(size)]
         tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
@@ -531,13 +577,15 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     notes = [f"extracted from {source}: "
              + ", ".join(f"{t.numprocs} ranks ({t.call_count()} MPI calls)"
                          for t in sorted(traces, key=lambda t: t.numprocs))]
-    if all(t.has_cpu for t in traces):
-        notes.append("computations are the CPU seconds each rank used between its calls "
-                     "(recorded by the tracer), so ranks that shared cores in the traced "
-                     "run do not count the sharing, which the virtual machine adds itself")
-    else:
-        notes.append("computations are the wall time between calls (the trace has no CPU "
-                     "times): where ranks shared cores when traced, the sharing is in them")
+    for t in sorted(traces, key=lambda t: t.numprocs):
+        if uses_cpu(t):
+            notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores: its "
+                         "computations are the CPU seconds each rank used between its calls "
+                         "(the virtual machine adds the sharing itself); time a rank slept "
+                         "there is lost")
+        elif t.oversubscribed:
+            notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores and has no CPU "
+                         "times: its computations include the sharing")
     if len(counts) == 1:
         notes.append("peers are expressions of procnum and numprocs; loop counts, sizes and "
                      "tags are the traced values (one trace cannot tell how they scale)")
@@ -573,6 +621,11 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
             body += _group_lines(chosen, 12, fitted, laws, loop_laws, parameters,
                                  disturbed)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
+    if any(is_loose(t) for g in plan for group in g[1].values() for program in group.programs
+           for t in _tokens_in_order(program)):
+        notes.append("APPROXIMATE: some ranks repeat the same messages with different sizes "
+                     "each time; their loops were found with the sizes set aside, and each "
+                     "size is the mean of those it stands for")
     if parameters:
         notes.append("constant loop counts are parameters (" + ", ".join(
             f"{k} = {v}" for k, v in parameters.items()) + "): pevpm predict -D loop1=N")

@@ -47,15 +47,23 @@ def is_message(token: Token) -> bool:
     return token.key[0] not in ("serial", "tree")
 
 
+def uses_cpu(trace: Trace) -> bool:
+    """Whether the trace's computations are taken in CPU seconds: only where its
+    ranks outnumbered its cores (elsewhere the wall time also keeps a rank's
+    sleeps and waits outside MPI, which take no CPU)."""
+    return trace.oversubscribed and trace.has_cpu
+
+
 def rank_tokens(trace: Trace, rank: int) -> list[Token]:
     """Rank ``rank``'s program as tokens with its peers' ranks and slot-named
-    requests; computations in CPU seconds when the trace has them (a rank that
-    shared its core computed no more for that), else in wall seconds."""
+    requests; computations in wall seconds, but in CPU seconds when the trace
+    was taken with more ranks than cores and has them (a rank that shared its
+    core computed no more for that; what it slept is then lost)."""
     n = trace.numprocs
     env = {"procnum": rank, "numprocs": n}
     slots: dict[str, str] = {}
     tokens = []
-    for s in rank_statements(trace, rank, cpu=trace.has_cpu):
+    for s in rank_statements(trace, rank, cpu=uses_cpu(trace)):
         if isinstance(s, Serial):       # back-to-back computations are one
             seconds = float(s.time.evaluate(env))
             if tokens and tokens[-1].key == SERIAL:
