@@ -162,6 +162,7 @@ def test_messages_of_a_new_size_each_time_still_make_a_loop_said_to_be_approxima
     assert x.lines < 40 and "'loop1': 60" in x.text
     assert "APPROXIMATE" in x.text
     assert "sizes vary from repetition to repetition (1000..49436 bytes" in x.text
+    assert "MPI_Recv', 49436" in x.text     # a receive: a buffer for the largest
     path = tmp_path / "bag.py"
     path.write_text(x.text)
     from pevpm.model.loader import load_model

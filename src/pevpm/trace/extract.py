@@ -354,6 +354,7 @@ class _Writer:
         self.notes = notes
         self.parameters = parameters    # loop counts made parameters, shared by the groups
         self.disturbed: tuple[int, ...] = ()    # counts traced with more ranks than cores
+        self.largest: dict[int, int] = {}       # the largest message at each count
         self.laws = laws        # the program's own laws: found here, used for computations
         self.loop_laws = loop_laws      # those of each loop's own sizes, by loop number
         self.open: list[int] = []       # the loops being written, innermost last
@@ -431,12 +432,16 @@ class _Writer:
         src, dst, root = (next(self.peers) for _ in PEER_FIELDS)
         op = key[OP]
         if is_loose(at[max(at)]):
-            sizes = {p: round(statistics.fmean(t.values)) for p, t in at.items()}
+            receive = op in ("MPI_Recv", "MPI_Irecv")   # a buffer for any message
+            sizes = {p: self.largest[p] if receive else round(statistics.fmean(t.values))
+                     for p, t in at.items()}
             values = at[max(at)].values
             if min(values) != max(values):
                 self.notes.append(f"{op} {self.place()}: sizes vary from repetition to "
                                   f"repetition ({min(values)}..{max(values)} bytes at "
-                                  f"{max(at)} ranks); their mean is written (approximate)")
+                                  f"{max(at)} ranks); their "
+                                  f"{'largest anywhere (a buffer)' if receive else 'mean'}"
+                                  " is written (approximate)")
         else:
             sizes = {p: t.key[SIZE] for p, t in at.items()}
         size = self.fitted(sizes, f"{op} {self.place()}: size")
@@ -534,7 +539,8 @@ def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
 
 def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
                  laws: set[str], loop_laws: dict[int, set[str]], parameters: dict[str, int],
-                 disturbed: tuple[int, ...] = ()) -> list[str]:
+                 disturbed: tuple[int, ...] = (),
+                 by_count: dict[int, list[_Group]] | None = None) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
         for i, slot in enumerate(group.peer_slots()):
@@ -556,6 +562,10 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
     writer = _Writer(peers, notes, laws, loop_laws, parameters)
     writer.disturbed = disturbed
+    writer.largest = {n: max((v for g in groups for program in g.programs
+                              for t in _tokens_in_order(program) if is_loose(t)
+                              for v in t.values), default=0)
+                      for n, groups in (by_count or {}).items()}
     return writer.lines(merged, indent)
 
 
@@ -598,7 +608,7 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     laws: set[str] = set()
     loop_laws: dict[int, set[str]] = {}
     for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
-        _group_lines(chosen, 0, [], laws, loop_laws, {})
+        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count)
     if laws and len(counts) > 1:
         notes.append("computations: the laws of the sizes moved in the same loop, the "
                      "constant, then the program's own laws (" + ", ".join(sorted(laws))
@@ -613,13 +623,14 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                      f"ranks: computations there are taken as uncertain by "
                      f"+-{DISTURBED_NOISE:.0%} at least")
     if len(plan) == 1 and plan[0][0] == "1":
-        body += _group_lines(plan[0][1], 4, fitted, laws, loop_laws, parameters, disturbed)
+        body += _group_lines(plan[0][1], 4, fitted, laws, loop_laws, parameters, disturbed,
+                             by_count)
     else:
         body.append("    with b.runon() as ranks:")
         for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
             body += _group_lines(chosen, 12, fitted, laws, loop_laws, parameters,
-                                 disturbed)
+                                 disturbed, by_count)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
     if any(is_loose(t) for g in plan for group in g[1].values() for program in group.programs
            for t in _tokens_in_order(program)):
