@@ -29,9 +29,10 @@ comm.Barrier()
 
 
 def test_the_tracer_records_the_cpu_seconds_of_each_gap(tmp_path, cache_home):
+    """Forced on (2 ranks on this machine's 2 cores would not read the clock)."""
     program = tmp_path / "sleeper.py"
     program.write_text(SLEEPER)
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = {**os.environ, "PYTHONPATH": str(SRC), "PEVPM_TRACE_CPU": "1"}
     done = subprocess.run([sys.executable, "-m", "pevpm", "trace", "-o", str(tmp_path / "t"),
                            "--", MPIEXEC, "-n", "2", sys.executable, str(program)],
                           capture_output=True, text=True, timeout=300, env=env, check=False)
@@ -167,3 +168,9 @@ def test_messages_of_a_new_size_each_time_still_make_a_loop_said_to_be_approxima
     path.write_text(x.text)
     from pevpm.model.loader import load_model
     assert trial_run(load_model(str(path)), 2) is None
+
+
+def test_the_tracer_reads_the_cpu_clock_only_with_more_ranks_than_cores(py_trace):
+    trace = read_archive(py_trace[0])       # 2 ranks
+    assert trace.cores is not None
+    assert trace.has_cpu == trace.oversubscribed

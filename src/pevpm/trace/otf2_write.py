@@ -127,7 +127,8 @@ class _ArchiveWriter:
             comm = self.comm(keys[int(rec["comm"])]) if rec["comm"] >= 0 else None
             members = keys[int(rec["comm"])][0] if rec["comm"] >= 0 else ()
             region = self.region(op)
-            w.enter(t0, region, attributes={self.cpu: float(rec["cpu"])})
+            cpu = float(rec["cpu"])     # < 0: not recorded
+            w.enter(t0, region, attributes={self.cpu: cpu} if cpu >= 0 else None)
             self._events(w, op, rec, records[i + 1:j], comm, members, keys, is_send, t0, t1)
             w.leave(t1, region)
             last = t1
