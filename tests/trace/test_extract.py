@@ -6,9 +6,11 @@ from conftest import MPICC, MPIEXEC
 from pevpm.cli import main
 from pevpm.machine.presets import parse_machine
 from pevpm.model.loader import load_model
+from pevpm.trace.compress import compress
 from pevpm.trace.events import Call, Recv, Send, Trace
-from pevpm.trace.extract import LoopNode, Token, compress, extract
+from pevpm.trace.extract import extract
 from pevpm.trace.replay import replay
+from pevpm.trace.tokens import LoopNode, Token
 from pevpm.vm.montecarlo import predict
 
 

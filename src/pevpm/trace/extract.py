@@ -27,7 +27,6 @@ docstring and, from ``pevpm extract``, stderr).
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass
 
@@ -35,6 +34,8 @@ from pevpm.errors import PevpmError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Model
+from pevpm.trace.compress import compressed, is_loose
+from pevpm.trace.computations import TIMES_P, argument, law_of, seconds_source
 from pevpm.trace.events import Trace
 from pevpm.trace.peers import (
     RANK_PREDICATES,
@@ -49,7 +50,6 @@ from pevpm.trace.scaling import (
     NOISE_WIDTH,
     TERMS,
     fit,
-    fit_within_noise,
 )
 from pevpm.trace.tokens import (
     DST,
@@ -72,47 +72,6 @@ from pevpm.trace.tokens import (
 from pevpm.trace.trees import Tree, find_trees, model_lines
 from pevpm.vm import fastengine
 from pevpm.vm.engine import Limits
-
-#: A computation whose sd is at most this fraction of its mean is written as a constant
-#: (the spread of a clock's rounding, not of the program).
-NEGLIGIBLE_SPREAD = 1e-6
-
-#: Longest loop body looked for, in tokens.
-MAX_PERIOD = 64
-
-
-def _best_repeat(ids: list[int]) -> tuple[int, int, int] | None:
-    """(start, period, count) of the repeat covering most tokens (ties: shortest period)."""
-    best, covered = None, 0
-    n = len(ids)
-    for p in range(1, min(MAX_PERIOD, n // 2) + 1):
-        run = 0
-        for i in range(n - p + 1):
-            if i < n - p and ids[i] == ids[i + p]:
-                run += 1
-                continue
-            count = (run + p) // p
-            if count >= 2 and count * p > covered:
-                best, covered = (i - run, p, count), count * p
-            run = 0
-    return best
-
-
-def compress(tokens: list[Token]) -> list:
-    """Tokens and :class:`LoopNode`s: the longest repeat as a loop, recursively around it."""
-    if len(tokens) < 2:
-        return list(tokens)
-    index: dict[tuple, int] = {}
-    ids = [index.setdefault(t.key, len(index)) for t in tokens]
-    found = _best_repeat(ids)
-    if found is None:
-        return list(tokens)
-    start, period, count = found
-    body = tuple(Token(tokens[start + j].key,
-                       tuple(v for k in range(count) for v in tokens[start + k * period + j].values))
-                 for j in range(period))
-    return (compress(tokens[:start]) + [LoopNode(count, body)]
-            + compress(tokens[start + count * period:]))
 
 
 def _skeleton(nodes, numbers: bool = True) -> tuple:
@@ -174,48 +133,12 @@ class _Group:
                 for i in range(len(values[0]))]
 
 
-#: A rank's compressed program longer than this (statements at its top level)
-#: is compressed again with its point-to-point sizes set aside (:func:`_loose`).
-LONG_PROGRAM = 100
-
-POINT_TO_POINT = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend",
-                  "MPI_Issend", "MPI_Irecv", "MPI_Sendrecv")
-
-
-def _loose(tokens: list[Token]) -> list[Token]:
-    """``tokens`` with each point-to-point message's size moved from its key to
-    its values, so repetitions that move different amounts (a job of its own
-    size each time) look alike; the sizes are pooled like computations."""
-    out = []
-    for t in tokens:
-        if is_message(t) and t.key[OP] in POINT_TO_POINT:
-            out.append(Token(t.key[:SIZE] + (None,) + t.key[SIZE + 1:], (t.key[SIZE],)))
-        else:
-            out.append(t)
-    return out
-
-
-def is_loose(token: Token) -> bool:
-    """A message whose sizes vary between the repetitions merged into it."""
-    return is_message(token) and token.key[SIZE] is None
-
-
-def _compressed(tokens: list[Token]) -> list:
-    """The rank's program compressed; when that leaves it longer than
-    :data:`LONG_PROGRAM` and setting sizes aside halves it, the latter."""
-    program = compress(tokens)
-    if len(program) > LONG_PROGRAM:
-        loose = compress(_loose(tokens))
-        if 2 * len(loose) <= len(program):
-            return loose
-    return program
-
 
 def _groups(numprocs: int, streams: list[list[Token]]) -> list[_Group]:
     """Ranks grouped by program; a group whose peers no expression gives is split
     by the peers' offsets from procnum."""
     n = numprocs
-    programs = [_compressed(tokens) for tokens in streams]
+    programs = [compressed(tokens) for tokens in streams]
     by_shape: dict[tuple, list[int]] = {}
     for r, program in enumerate(programs):
         by_shape.setdefault(_skeleton(program), []).append(r)
@@ -240,101 +163,15 @@ def _split_by_offsets(group: _Group) -> list[_Group]:
             for members in by_offset.values()]
 
 
-def _seconds(samples: dict[int, tuple[float, ...]], notes: list, where: str,
-             laws: tuple[str, ...] = (), disturbed: tuple[int, ...] = (),
-             own: tuple[str, ...] = ()) -> str:
-    """Python source of a computation measured at each count (its samples: the
-    aligned gaps of every rank and repetition): a constant or a quoted
-    ``gamma(mean, sd)`` draw.  The mean's law is the simplest its noise (the
-    standard error of the samples) does not reject, trying the program's own
-    ``laws`` after the constant (:func:`pevpm.trace.scaling.fit_within_noise`)."""
-    means = {p: statistics.fmean(v) for p, v in samples.items()}
-    sds = {p: robust_sd(v) for p, v in samples.items()}
-    ps = sorted(means)
-    noise = [sds[p] / means[p] / math.sqrt(len(samples[p])) if means[p] > 0 else 0.0
-             for p in ps]
-    result = fit_within_noise(ps, [means[p] for p in ps], noise, laws, disturbed, own)
-    mean = result.text
-    if len(ps) > 1:
-        what = f"{where}: computation mean = {mean}"
-        counts = f"at {', '.join(map(str, ps))} ranks"
-        if not result.generalised:
-            notes.append(f"{what}, a traced value (off by up to {result.error:.1%} "
-                         f"{counts}): no law fits within the noise, +-{result.noise:.0%}, "
-                         "and the counts traced with no more ranks than cores are too few "
-                         "to choose one; not generalised")
-        elif result.within_noise:
-            notes.append(f"{what} ({result.form}: within the traced noise, off by at most "
-                         f"{result.error:.1%} where +-{result.noise:.0%} is allowed {counts})")
-        else:
-            notes.append(f"{what} (fitted {result.form}, largest error {result.error:.1%} "
-                         f"{counts}: the constant and the program's own laws miss by more "
-                         f"than the traced noise, +-{result.noise:.0%})")
-    if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
-        return _argument(mean)
-    cv = statistics.fmean(sds[p] / means[p] for p in means)     # sd in units of the mean
-    if _argument(mean) == mean:
-        return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
-    return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")
-
-
-#: The law of a quantity's per-rank total when the quantity is per peer.
-_TIMES_P = {"1/p^2": "1/p", "1/p": "1", "1/sqrt(p)": "sqrt(p)", "p": "p^2",
-            "log2(p)": "p*log2(p)"}
-
-
-def _law(form: str) -> str | None:
-    """The TERMS name of a one-term fitted form (``c/p^2`` -> ``1/p^2``), else None.
-
-    >>> _law("c/p^2"), _law("c*log2(p)"), _law("a + c*p")
-    ('1/p^2', 'log2(p)', None)
-    """
-    if form.startswith("c/"):
-        return "1/" + form[2:]
-    if form.startswith("c*"):
-        return form[2:]
-    return None
-
-
-def robust_sd(values) -> float:
-    """The spread of ``values`` from their median absolute deviation (times
-    1.4826, the sd of a normal sample), so that one slow repetition -- a first
-    iteration warming caches up -- adds to a loop's mean but is not taken as
-    every repetition's variability; the sample sd when the MAD is 0 but the
-    values differ.
-
-    >>> robust_sd([1.0, 1.1, 0.9, 1.0, 9.0]) < 0.2, robust_sd([2.0])
-    (True, 0.0)
-    """
-    if len(values) < 2:
-        return 0.0
-    middle = statistics.median(values)
-    mad = statistics.median(abs(v - middle) for v in values)
-    return 1.4826 * mad if mad > 0 else statistics.stdev(values)
-
-
-def _argument(text: str) -> str:
-    """A value as a builder argument: a number as it is, an expression quoted.
-
-    >>> _argument("12"), _argument("10000 / numprocs")
-    ('12', "'10000 / numprocs'")
-    """
-    try:
-        float(text)
-    except ValueError:
-        return repr(text)
-    return text
-
-
 def _fitted(values: dict[int, float], whole: bool, notes: list, what: str,
             laws: set[str] | None = None) -> str:
     """The fitted expression text for a quantity measured at several counts
     (noted); an exact one-term law goes into ``laws``, with its per-rank total's."""
     ps = sorted(values)
     result = fit(ps, [values[p] for p in ps], whole)
-    law = _law(result.form)
+    law = law_of(result.form)
     if laws is not None and law and result.generalised and result.error == 0:
-        laws.update({law, _TIMES_P.get(law, law)})
+        laws.update({law, TIMES_P.get(law, law)})
     if len(ps) > 1 and not result.generalised:
         notes.append(f"{what} = {result.text}, the value at {max(ps)} ranks: no term of "
                      f"the family fits (the best is off by {result.error:.1%}); not "
@@ -390,7 +227,7 @@ class _Writer:
                 self.depth -= 1
             elif node.key == SERIAL:
                 own = self.loop_laws.get(self.open[-1], set()) if self.open else set()
-                seconds = _seconds({p: n.values for p, n in at.items()}, self.notes,
+                seconds = seconds_source({p: n.values for p, n in at.items()}, self.notes,
                                    self.place(), tuple(sorted(self.laws)), self.disturbed,
                                    tuple(sorted(own)))
                 out.append(f"{pad}b.serial({seconds})")
@@ -405,7 +242,7 @@ class _Writer:
         self.trees += 1
         trees = {p: Tree.of(t.key) for p, t in at.items()}
         top = trees[max(trees)]
-        sizes = [_argument(self.fitted({p: t.sizes[u] for p, t in trees.items()},
+        sizes = [argument(self.fitted({p: t.sizes[u] for p, t in trees.items()},
                                        f"tree {self.trees} {self.place()}: size"))
                  for u in range(top.unit)]
         self.notes.append(f"tree {self.trees} {self.place()}: point-to-point messages "
@@ -445,7 +282,7 @@ class _Writer:
         else:
             sizes = {p: t.key[SIZE] for p, t in at.items()}
         size = self.fitted(sizes, f"{op} {self.place()}: size")
-        args = [repr(op), _argument(size)]
+        args = [repr(op), argument(size)]
         tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
             self.notes.append(f"{op} {self.place()}: tag differs between rank counts "
@@ -457,7 +294,7 @@ class _Writer:
         if key[RECV_SIZE] is not None:
             recv = _fitted({p: t.key[RECV_SIZE] for p, t in at.items()}, True, self.notes,
                            f"{op} {self.place()}: recv_size")
-            args.append(f"recv_size={_argument(recv)}")
+            args.append(f"recv_size={argument(recv)}")
         if key[REQS]:
             args.append(f"requests={list(key[REQS])!r}")
         return f"b.message({', '.join(args)})"
