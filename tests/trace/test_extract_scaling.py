@@ -178,7 +178,7 @@ def test_the_fft_example_traced_at_2_and_4_ranks_scales(tmp_path, cache_home, ca
     assert main(["extract", *runs, "-o", str(model)]) == 0
     err = capsys.readouterr().err
     assert "size = 65536 / (numprocs * numprocs) (fitted c/p^2, largest error 0.0%" in err
-    assert "with b.loop(20):" in model.read_text()
+    assert "with b.loop('parameter loop1'):" in model.read_text()
     assert "the model runs at 8 ranks" in err
 
 

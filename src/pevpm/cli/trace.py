@@ -71,6 +71,10 @@ def register(subparsers) -> None:
     x.add_argument("trace", nargs="+",
                    help="trace directories or .otf2 anchor files, one per rank count")
     x.add_argument("-o", "--output", required=True, metavar="MODEL.py", help="model file")
+    x.add_argument("--section", metavar="START:STOP",
+                   help="model only each rank's run from the end of its first START call to the first "
+                        "STOP call after it (e.g. MPI_Barrier:MPI_Gather, a timed loop "
+                        "between a barrier and a gathered report)")
     x.set_defaults(func=run_extract)
 
 
@@ -130,7 +134,16 @@ def run_extract(args) -> int:
     from pevpm.trace.extract import extract
     from pevpm.trace.otf2_read import read_archive
 
-    result = extract([read_archive(Path(t)) for t in args.trace], ", ".join(args.trace))
+    traces = [read_archive(Path(t)) for t in args.trace]
+    source = ", ".join(args.trace)
+    if args.section:
+        start, _, stop = args.section.partition(":")
+        if not start or not stop:
+            raise PevpmError(f"expected START:STOP (two MPI call names), got {args.section!r}",
+                             "--section")
+        traces = [t.section(start, stop) for t in traces]
+        source += f" (from {start} to {stop})"
+    result = extract(traces, source)
     try:
         Path(args.output).write_text(result.text)
     except OSError as exc:

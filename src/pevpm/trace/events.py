@@ -63,25 +63,48 @@ class Collective:
 Event = Send | Recv | Posted | SendDone | Collective
 
 
+#: The OTF2 attribute of an MPI call's Enter event that holds ``Call.cpu``.
+CPU_ATTRIBUTE = "pevpm::cpu"
+
+
 @dataclass(frozen=True)
 class Call:
-    """One MPI call: its function name, start and end (seconds) and events."""
+    """One MPI call: its function name, start and end (seconds) and events;
+    ``cpu``: the CPU seconds the rank used from its previous call's end to this
+    call's start, when the trace has them (``pevpm trace`` records them)."""
 
     name: str
     start: float
     end: float
     events: tuple[Event, ...] = ()
+    cpu: float | None = None
 
     @property
     def is_init(self) -> bool:
         return self.name in ("MPI_Init", "MPI_Init_thread")
 
 
+#: The OTF2 system tree node property holding the cores the traced ranks shared.
+CORES_PROPERTY = "pevpm::cores"
+
+
 @dataclass(frozen=True)
 class Trace:
-    """Every rank's calls, in program order."""
+    """Every rank's calls, in program order; ``cores``: the cores the ranks ran
+    on, when the trace says so (``pevpm trace`` records its host's)."""
 
     ranks: tuple[tuple[Call, ...], ...]
+    cores: int | None = None
+
+    @property
+    def oversubscribed(self) -> bool:
+        """Whether the ranks outnumbered the cores they ran on.
+
+        >>> calls = (Call("MPI_Init", 0, 0),)
+        >>> Trace((calls,) * 4, cores=2).oversubscribed, Trace((calls,) * 4).oversubscribed
+        (True, False)
+        """
+        return self.cores is not None and self.numprocs > self.cores
 
     @property
     def numprocs(self) -> int:
@@ -111,6 +134,38 @@ class Trace:
 
     def call_count(self) -> int:
         return sum(len(calls) for calls in self.ranks)
+
+    @property
+    def has_cpu(self) -> bool:
+        """Whether every call after MPI_Init says how much CPU time preceded it."""
+        return all(c.cpu is not None for calls in self.ranks for c in calls if not c.is_init)
+
+    def section(self, start: str, stop: str) -> Trace:
+        """Each rank's run from the end of its first ``start`` call to the start
+        of the first ``stop`` call after it (the timed part of a program that
+        starts its clock after a barrier and reports with a gather: ``section(
+        "MPI_Barrier", "MPI_Gather")``), as a trace of its own: MPI_Init ends
+        where the section begins, MPI_Finalize starts where it ends.
+
+        >>> calls = (Call("MPI_Init", 0, 1), Call("MPI_Barrier", 2, 3),
+        ...          Call("MPI_Gather", 5, 6), Call("MPI_Finalize", 9, 9))
+        >>> Trace((calls,)).section("MPI_Barrier", "MPI_Gather").elapsed
+        2
+        """
+        ranks = []
+        for r, calls in enumerate(self.ranks):
+            names = [c.name for c in calls]
+            if start not in names:
+                raise PevpmError(f"rank {r} makes no {start} call", "the section's start")
+            first = names.index(start)
+            if stop not in names[first + 1:]:
+                raise PevpmError(f"rank {r} makes no {stop} call after its first {start}",
+                                 "the section's end")
+            last = names.index(stop, first + 1)
+            begin, end = calls[first].end, calls[last].start
+            ranks.append((Call("MPI_Init", begin, begin), *calls[first + 1:last],
+                          Call("MPI_Finalize", end, end, cpu=calls[last].cpu)))
+        return Trace(tuple(ranks), self.cores)
 
 
 #: How OTF2's per-rank totals (sizeSent, sizeReceived) relate to the message

@@ -21,8 +21,8 @@ docstring and, from ``pevpm extract``, stderr).
 ...     + tuple(Call("MPI_Send", 2 * i + 1, 2 * i + 1, (Send(peer, 0, 8),)) for i in range(5))
 ...     + (Call("MPI_Finalize", 11, 11),))
 >>> x = extract(Trace((calls(1), calls(0))))
->>> x.events, x.merged, "with b.loop(5):" in x.text
-(14, True, True)
+>>> x.events, x.merged, "with b.loop('parameter loop1'):" in x.text, "'loop1': 5" in x.text
+(14, True, True, True)
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from pevpm.errors import PevpmError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
-from pevpm.model.ast import Message, Model, Serial
+from pevpm.model.ast import Model
+from pevpm.trace.compress import compressed, is_loose
+from pevpm.trace.computations import TIMES_P, argument, law_of, seconds_source
 from pevpm.trace.events import Trace
 from pevpm.trace.peers import (
     RANK_PREDICATES,
@@ -42,99 +44,34 @@ from pevpm.trace.peers import (
     rank_predicate,
     selected,
 )
-from pevpm.trace.replay import rank_statements
-from pevpm.trace.scaling import TERMS, fit
+from pevpm.trace.scaling import (
+    DISTURBED_NOISE,
+    MIN_NOISE,
+    NOISE_WIDTH,
+    TERMS,
+    fit,
+)
+from pevpm.trace.tokens import (
+    DST,
+    OP,
+    PEER_FIELDS,
+    RECV_SIZE,
+    REQ,
+    REQS,
+    ROOT,
+    SERIAL,
+    SIZE,
+    SRC,
+    TAG,
+    LoopNode,
+    Token,
+    is_message,
+    rank_tokens,
+    uses_cpu,
+)
+from pevpm.trace.trees import Tree, find_trees, model_lines
 from pevpm.vm import fastengine
 from pevpm.vm.engine import Limits
-
-#: A computation whose sd is at most this fraction of its mean is written as a constant
-#: (the spread of a clock's rounding, not of the program).
-NEGLIGIBLE_SPREAD = 1e-6
-
-#: Longest loop body looked for, in tokens.
-MAX_PERIOD = 64
-
-
-@dataclass(frozen=True)
-class Token:
-    key: tuple            # ("serial",) or the message's op and fields
-    values: tuple         # computation seconds, one per occurrence merged into it
-
-
-@dataclass(frozen=True)
-class LoopNode:
-    count: int
-    body: tuple
-
-
-def rank_tokens(trace: Trace, rank: int) -> list[Token]:
-    """Rank ``rank``'s program as tokens with its peers' ranks and slot-named requests."""
-    n = trace.numprocs
-    env = {"procnum": rank, "numprocs": n}
-    slots: dict[str, str] = {}
-    tokens = []
-    for s in rank_statements(trace, rank):
-        if isinstance(s, Serial):       # back-to-back computations are one
-            seconds = float(s.time.evaluate(env))
-            if tokens and tokens[-1].key == ("serial",):
-                seconds += tokens.pop().values[0]
-            tokens.append(Token(("serial",), (seconds,)))
-            continue
-        assert isinstance(s, Message)
-
-        def num(expr):
-            return None if expr is None else int(expr.evaluate(env))
-
-        request = None
-        if s.request is not None and s.op in ("MPI_Isend", "MPI_Issend", "MPI_Irecv"):
-            used = set(slots.values())
-            request = next(f"r{i}" for i in range(len(used) + 1) if f"r{i}" not in used)
-            slots[s.request] = request
-        elif s.request is not None:
-            request = slots.pop(s.request, s.request)
-        requests = tuple(slots.pop(q, q) for q in s.requests)
-        tokens.append(Token((s.op, num(s.size), num(s.src), num(s.dst), num(s.tag), request,
-                             requests, num(s.root), num(s.recv_size)), ()))
-    return tokens
-
-
-def _best_repeat(ids: list[int]) -> tuple[int, int, int] | None:
-    """(start, period, count) of the repeat covering most tokens (ties: shortest period)."""
-    best, covered = None, 0
-    n = len(ids)
-    for p in range(1, min(MAX_PERIOD, n // 2) + 1):
-        run = 0
-        for i in range(n - p + 1):
-            if i < n - p and ids[i] == ids[i + p]:
-                run += 1
-                continue
-            count = (run + p) // p
-            if count >= 2 and count * p > covered:
-                best, covered = (i - run, p, count), count * p
-            run = 0
-    return best
-
-
-def compress(tokens: list[Token]) -> list:
-    """Tokens and :class:`LoopNode`s: the longest repeat as a loop, recursively around it."""
-    if len(tokens) < 2:
-        return list(tokens)
-    index: dict[tuple, int] = {}
-    ids = [index.setdefault(t.key, len(index)) for t in tokens]
-    found = _best_repeat(ids)
-    if found is None:
-        return list(tokens)
-    start, period, count = found
-    body = tuple(Token(tokens[start + j].key,
-                       tuple(v for k in range(count) for v in tokens[start + k * period + j].values))
-                 for j in range(period))
-    return (compress(tokens[:start]) + [LoopNode(count, body)]
-            + compress(tokens[start + count * period:]))
-
-
-# Positions in a message token's key.
-_OP, _SIZE, _SRC, _DST, _TAG, _REQ, _REQS, _ROOT, _RECV_SIZE = range(9)
-_PEER_FIELDS = (_SRC, _DST, _ROOT)
 
 
 def _skeleton(nodes, numbers: bool = True) -> tuple:
@@ -145,13 +82,15 @@ def _skeleton(nodes, numbers: bool = True) -> tuple:
     for n in nodes:
         if isinstance(n, LoopNode):
             out.append(("loop", n.count if numbers else None, _skeleton(n.body, numbers)))
-        elif n.key == ("serial",):
+        elif n.key == SERIAL:
             out.append(n.key)
+        elif not is_message(n):         # a tree: its sizes are numbers
+            out.append(n.key if numbers else n.key[:-1])
         else:
             k = n.key
-            out.append((k[_OP], k[_SIZE] if numbers else None, k[_SRC] is None,
-                        k[_DST] is None, k[_TAG], k[_REQ], k[_REQS], k[_ROOT] is None,
-                        k[_RECV_SIZE] if numbers else None))
+            out.append((k[OP], k[SIZE] if numbers else None, k[SRC] is None,
+                        k[DST] is None, k[TAG], k[REQ], k[REQS], k[ROOT] is None,
+                        k[RECV_SIZE] if numbers else None))
     return tuple(out)
 
 
@@ -159,13 +98,13 @@ def _tokens_in_order(nodes):
     for n in nodes:
         if isinstance(n, LoopNode):
             yield from _tokens_in_order(n.body)
-        elif n.key != ("serial",):
+        elif is_message(n):
             yield n
 
 
 def _peer_values(program) -> list:
     """Every peer field of every message, in program order (None where absent)."""
-    return [t.key[f] for t in _tokens_in_order(program) for f in _PEER_FIELDS]
+    return [t.key[f] for t in _tokens_in_order(program) for f in PEER_FIELDS]
 
 
 def _merge(programs: list[list]) -> list:
@@ -194,11 +133,12 @@ class _Group:
                 for i in range(len(values[0]))]
 
 
-def _groups(trace: Trace) -> list[_Group]:
+
+def _groups(numprocs: int, streams: list[list[Token]]) -> list[_Group]:
     """Ranks grouped by program; a group whose peers no expression gives is split
     by the peers' offsets from procnum."""
-    n = trace.numprocs
-    programs = [compress(rank_tokens(trace, r)) for r in range(n)]
+    n = numprocs
+    programs = [compressed(tokens) for tokens in streams]
     by_shape: dict[tuple, list[int]] = {}
     for r, program in enumerate(programs):
         by_shape.setdefault(_skeleton(program), []).append(r)
@@ -223,34 +163,15 @@ def _split_by_offsets(group: _Group) -> list[_Group]:
             for members in by_offset.values()]
 
 
-def _seconds(means: dict[int, float], sds: dict[int, float], notes: list, where: str) -> str:
-    """Python source of a computation: a constant or a quoted ``gamma(mean, sd)`` draw."""
-    mean = _fitted(means, False, notes, f"{where}: computation mean")
-    if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
-        return _argument(mean)
-    cv = statistics.fmean(sds[p] / means[p] for p in means)     # sd in units of the mean
-    if _argument(mean) == mean:
-        return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
-    return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")
-
-
-def _argument(text: str) -> str:
-    """A value as a builder argument: a number as it is, an expression quoted.
-
-    >>> _argument("12"), _argument("10000 / numprocs")
-    ('12', "'10000 / numprocs'")
-    """
-    try:
-        float(text)
-    except ValueError:
-        return repr(text)
-    return text
-
-
-def _fitted(values: dict[int, float], whole: bool, notes: list, what: str) -> str:
-    """The fitted expression text for a quantity measured at several counts (noted)."""
+def _fitted(values: dict[int, float], whole: bool, notes: list, what: str,
+            laws: set[str] | None = None) -> str:
+    """The fitted expression text for a quantity measured at several counts
+    (noted); an exact one-term law goes into ``laws``, with its per-rank total's."""
     ps = sorted(values)
     result = fit(ps, [values[p] for p in ps], whole)
+    law = law_of(result.form)
+    if laws is not None and law and result.generalised and result.error == 0:
+        laws.update({law, TIMES_P.get(law, law)})
     if len(ps) > 1 and not result.generalised:
         notes.append(f"{what} = {result.text}, the value at {max(ps)} ranks: no term of "
                      f"the family fits (the best is off by {result.error:.1%}); not "
@@ -264,11 +185,29 @@ def _fitted(values: dict[int, float], whole: bool, notes: list, what: str) -> st
 class _Writer:
     """Writes one rank group's program, fitting every number across the counts."""
 
-    def __init__(self, peers: list[str], notes: list[str]):
+    def __init__(self, peers: list[str], notes: list[str], laws: set[str],
+                 loop_laws: dict[int, set[str]], parameters: dict[str, int]):
         self.peers = iter(peers)
         self.notes = notes
+        self.parameters = parameters    # loop counts made parameters, shared by the groups
+        self.disturbed: tuple[int, ...] = ()    # counts traced with more ranks than cores
+        self.largest: dict[int, int] = {}       # the largest message at each count
+        self.laws = laws        # the program's own laws: found here, used for computations
+        self.loop_laws = loop_laws      # those of each loop's own sizes, by loop number
+        self.open: list[int] = []       # the loops being written, innermost last
         self.loops = 0
+        self.trees = 0
         self.depth = 0
+
+    def fitted(self, values: dict[int, float], what: str) -> str:
+        """A whole number fitted (:func:`_fitted`); its exact law joins the
+        program's laws and those of the innermost loop being written."""
+        found: set[str] = set()
+        text = _fitted(values, True, self.notes, what, found)
+        self.laws.update(found)
+        if self.open:
+            self.loop_laws.setdefault(self.open[-1], set()).update(found)
+        return text
 
     def lines(self, nodes_by_p: dict[int, list], indent: int) -> list[str]:
         pad = " " * indent
@@ -278,20 +217,47 @@ class _Writer:
             at = {p: nodes[i] for p, nodes in nodes_by_p.items()}
             if isinstance(node, LoopNode):
                 self.loops += 1
-                count = _fitted({p: n.count for p, n in at.items()}, True, self.notes,
-                                f"loop {self.loops}: count")
-                out.append(f"{pad}with b.loop({_argument(count)}):")
+                count = self.fitted({p: n.count for p, n in at.items()},
+                                    f"loop {self.loops}: count")
+                out.append(f"{pad}with b.loop({self.parameter(count)!r}):")
                 self.depth += 1
+                self.open.append(self.loops)
                 out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
+                self.open.pop()
                 self.depth -= 1
-            elif node.key == ("serial",):
-                means = {p: statistics.fmean(n.values) for p, n in at.items()}
-                sds = {p: statistics.stdev(n.values) if len(n.values) > 1 else 0.0
-                       for p, n in at.items()}
-                out.append(f"{pad}b.serial({_seconds(means, sds, self.notes, self.place())})")
-            else:
+            elif node.key == SERIAL:
+                own = self.loop_laws.get(self.open[-1], set()) if self.open else set()
+                seconds = seconds_source({p: n.values for p, n in at.items()}, self.notes,
+                                   self.place(), tuple(sorted(self.laws)), self.disturbed,
+                                   tuple(sorted(own)))
+                out.append(f"{pad}b.serial({seconds})")
+            elif is_message(node):
                 out.append(pad + self.message(at))
+            else:
+                out += [pad + line for line in self.tree(at)]
         return out
+
+    def tree(self, at: dict[int, Token]) -> list[str]:
+        """A tree of messages (:mod:`pevpm.trace.trees`), its sizes fitted."""
+        self.trees += 1
+        trees = {p: Tree.of(t.key) for p, t in at.items()}
+        top = trees[max(trees)]
+        sizes = [argument(self.fitted({p: t.sizes[u] for p, t in trees.items()},
+                                       f"tree {self.trees} {self.place()}: size"))
+                 for u in range(top.unit)]
+        self.notes.append(f"tree {self.trees} {self.place()}: point-to-point messages "
+                          f"recognised as a {top.describe()}; written as a loop over "
+                          "log2(numprocs) steps")
+        comment = f"# tree {self.trees}: {top.template} (see the notes above)"
+        return [comment] + model_lines(top, sizes, f"step{self.trees}")
+
+    def parameter(self, count: str) -> str:
+        """A constant loop count as a parameter ``loopK`` (``pevpm predict -D
+        loop1=100``), the same name in every group; an expression as it is."""
+        name = f"loop{self.loops}"
+        if not count.isdigit() or self.parameters.setdefault(name, int(count)) != int(count):
+            return count
+        return f"parameter {name}"
 
     def place(self) -> str:
         if not self.loops:
@@ -300,25 +266,37 @@ class _Writer:
 
     def message(self, at: dict[int, Token]) -> str:
         key = at[max(at)].key
-        src, dst, root = (next(self.peers) for _ in _PEER_FIELDS)
-        op = key[_OP]
-        size = _fitted({p: t.key[_SIZE] for p, t in at.items()}, True, self.notes,
-                       f"{op} {self.place()}: size")
-        args = [repr(op), _argument(size)]
-        tags = {t.key[_TAG] for t in at.values()}
+        src, dst, root = (next(self.peers) for _ in PEER_FIELDS)
+        op = key[OP]
+        if is_loose(at[max(at)]):
+            receive = op in ("MPI_Recv", "MPI_Irecv")   # a buffer for any message
+            sizes = {p: self.largest[p] if receive else round(statistics.fmean(t.values))
+                     for p, t in at.items()}
+            values = at[max(at)].values
+            if min(values) != max(values):
+                self.notes.append(f"{op} {self.place()}: sizes vary from repetition to "
+                                  f"repetition ({min(values)}..{max(values)} bytes at "
+                                  f"{max(at)} ranks); their "
+                                  f"{'largest anywhere (a buffer)' if receive else 'mean'}"
+                                  " is written (approximate)")
+        else:
+            sizes = {p: t.key[SIZE] for p, t in at.items()}
+        size = self.fitted(sizes, f"{op} {self.place()}: size")
+        args = [repr(op), argument(size)]
+        tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
             self.notes.append(f"{op} {self.place()}: tag differs between rank counts "
                               f"({sorted(tags)}); the largest count's is used")
-        for name, value in (("source", src), ("dest", dst), ("tag", key[_TAG]),
-                            ("request", key[_REQ]), ("root", root)):
+        for name, value in (("source", src), ("dest", dst), ("tag", key[TAG]),
+                            ("request", key[REQ]), ("root", root)):
             if value is not None:
                 args.append(f"{name}={value!r}")
-        if key[_RECV_SIZE] is not None:
-            recv = _fitted({p: t.key[_RECV_SIZE] for p, t in at.items()}, True, self.notes,
+        if key[RECV_SIZE] is not None:
+            recv = _fitted({p: t.key[RECV_SIZE] for p, t in at.items()}, True, self.notes,
                            f"{op} {self.place()}: recv_size")
-            args.append(f"recv_size={_argument(recv)}")
-        if key[_REQS]:
-            args.append(f"requests={list(key[_REQS])!r}")
+            args.append(f"recv_size={argument(recv)}")
+        if key[REQS]:
+            args.append(f"requests={list(key[REQS])!r}")
         return f"b.message({', '.join(args)})"
 
 
@@ -396,7 +374,10 @@ def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
     return out
 
 
-def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> list[str]:
+def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
+                 laws: set[str], loop_laws: dict[int, set[str]], parameters: dict[str, int],
+                 disturbed: tuple[int, ...] = (),
+                 by_count: dict[int, list[_Group]] | None = None) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
         for i, slot in enumerate(group.peer_slots()):
@@ -408,7 +389,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> li
         if slot[0][2] is None:
             peers.append(None)
             continue
-        root = _PEER_FIELDS[i % len(_PEER_FIELDS)] == _ROOT
+        root = PEER_FIELDS[i % len(PEER_FIELDS)] == ROOT
         text = peer_expression(slot, root)
         if text is None:        # consistent within each count, not across them
             top = max(n for n, _, _ in slot)
@@ -416,14 +397,25 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str]) -> li
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
-    return _Writer(peers, notes).lines(merged, indent)
+    writer = _Writer(peers, notes, laws, loop_laws, parameters)
+    writer.disturbed = disturbed
+    writer.largest = {n: max((v for g in groups for program in g.programs
+                              for t in _tokens_in_order(program) if is_loose(t)
+                              for v in t.values), default=0)
+                      for n, groups in (by_count or {}).items()}
+    return writer.lines(merged, indent)
 
 
 def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     """The traces (of one program at one or more rank counts) as a model file's
     text (a ``model()`` returning a ModelBuilder)."""
     traces = [traces] if isinstance(traces, Trace) else list(traces)
-    by_count = {t.numprocs: _groups(t) for t in traces}
+    by_count: dict[int, list[_Group]] = {}
+    known: set[Tree] | None = None      # trees of the larger counts
+    for t in sorted(traces, key=lambda t: -t.numprocs):
+        streams, trees = find_trees([rank_tokens(t, r) for r in range(t.numprocs)], known)
+        known = (known or set()) | set(trees)
+        by_count[t.numprocs] = _groups(t.numprocs, streams)
     if len(by_count) != len(traces):
         raise PevpmError("two traces have the same number of ranks; give one per count",
                          source)
@@ -432,6 +424,15 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     notes = [f"extracted from {source}: "
              + ", ".join(f"{t.numprocs} ranks ({t.call_count()} MPI calls)"
                          for t in sorted(traces, key=lambda t: t.numprocs))]
+    for t in sorted(traces, key=lambda t: t.numprocs):
+        if uses_cpu(t):
+            notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores: its "
+                         "computations are the CPU seconds each rank used between its calls "
+                         "(the virtual machine adds the sharing itself); time a rank slept "
+                         "there is lost")
+        elif t.oversubscribed:
+            notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores and has no CPU "
+                         "times: its computations include the sharing")
     if len(counts) == 1:
         notes.append("peers are expressions of procnum and numprocs; loop counts, sizes and "
                      "tags are the traced values (one trace cannot tell how they scale)")
@@ -441,21 +442,47 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                      "three counts; smallest largest relative error, the simpler within 1%)")
     fitted: list[str] = []
     plan = _plan(by_count, fitted)
+    laws: set[str] = set()
+    loop_laws: dict[int, set[str]] = {}
+    for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
+        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count)
+    if laws and len(counts) > 1:
+        notes.append("computations: the laws of the sizes moved in the same loop, the "
+                     "constant, then the program's own laws (" + ", ".join(sorted(laws))
+                     + ": its sizes and counts, and their per-rank totals) are tried first, "
+                     f"and kept if they miss no traced mean by more than {NOISE_WIDTH:g} "
+                     f"standard errors (at least {MIN_NOISE:.0%})")
     body: list[str] = []
+    parameters: dict[str, int] = {}
+    disturbed = tuple(t.numprocs for t in traces if t.oversubscribed)
+    if disturbed and len(counts) > 1:
+        notes.append(f"traced with more ranks than cores at {', '.join(map(str, disturbed))} "
+                     f"ranks: computations there are taken as uncertain by "
+                     f"+-{DISTURBED_NOISE:.0%} at least")
     if len(plan) == 1 and plan[0][0] == "1":
-        body += _group_lines(plan[0][1], 4, fitted)
+        body += _group_lines(plan[0][1], 4, fitted, laws, loop_laws, parameters, disturbed,
+                             by_count)
     else:
         body.append("    with b.runon() as ranks:")
         for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
-            body += _group_lines(chosen, 12, fitted)
+            body += _group_lines(chosen, 12, fitted, laws, loop_laws, parameters,
+                                 disturbed, by_count)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
-    notes += fitted
+    if any(is_loose(t) for g in plan for group in g[1].values() for program in group.programs
+           for t in _tokens_in_order(program)):
+        notes.append("APPROXIMATE: some ranks repeat the same messages with different sizes "
+                     "each time; their loops were found with the sizes set aside, and each "
+                     "size is the mean of those it stands for")
+    if parameters:
+        notes.append("constant loop counts are parameters (" + ", ".join(
+            f"{k} = {v}" for k, v in parameters.items()) + "): pevpm predict -D loop1=N")
+    notes += dict.fromkeys(fitted)      # each group writes the same tree's note
     header = ['"""PEVPM model extracted by `pevpm extract`.', ""]
     header += [f"* {note}" for note in notes] + ['"""', "",
                                                  "from pevpm.model.builder import ModelBuilder",
                                                  "", "", "def model():",
-                                                 "    b = ModelBuilder()"]
+                                                 f"    b = ModelBuilder(parameters={parameters!r})"]
     text = "\n".join(header + body + ["    return b", ""])
     return Extracted(text, events, len(body) + 2, len(plan) == 1, tuple(notes), tuple(counts))
 

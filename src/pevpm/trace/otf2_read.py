@@ -19,7 +19,17 @@ import otf2
 from otf2.enums import GroupType, Paradigm
 
 from pevpm.errors import PevpmError
-from pevpm.trace.events import Call, Collective, Posted, Recv, Send, SendDone, Trace
+from pevpm.trace.events import (
+    CORES_PROPERTY,
+    CPU_ATTRIBUTE,
+    Call,
+    Collective,
+    Posted,
+    Recv,
+    Send,
+    SendDone,
+    Trace,
+)
 
 ARCHIVE_NAME = "traces.otf2"
 
@@ -48,12 +58,12 @@ def _rank_order(definitions) -> list:
 
 
 class _Open:
-    """A call being read: its region, start and events so far."""
+    """A call being read: its region, start, CPU seconds before it and events so far."""
 
-    __slots__ = ("events", "name", "start")
+    __slots__ = ("cpu", "events", "name", "start")
 
-    def __init__(self, name: str, start: float):
-        self.name, self.start, self.events = name, start, []
+    def __init__(self, name: str, start: float, cpu: float | None = None):
+        self.name, self.start, self.cpu, self.events = name, start, cpu, []
 
 
 def read_archive(path: Path) -> Trace:
@@ -87,7 +97,9 @@ def _read(trace) -> Trace:
         kind = type(event).__name__
         t = (event.time - zero) * scale
         if kind == "Enter":
-            stack.append(_Open(event.region.name, t))
+            cpu = next((v for a, v in (event.attributes or {}).items()
+                        if a.name == CPU_ATTRIBUTE), None)
+            stack.append(_Open(event.region.name, t, cpu))
             continue
         if kind == "Leave":
             if not stack:
@@ -95,7 +107,7 @@ def _read(trace) -> Trace:
                                  "trace")
             top = stack.pop()
             if top.name.startswith("MPI_") and not any(o.name.startswith("MPI_") for o in stack):
-                calls[r].append(Call(top.name, top.start, t, tuple(top.events)))
+                calls[r].append(Call(top.name, top.start, t, tuple(top.events), top.cpu))
             continue
         mpi = next((o for o in stack if o.name.startswith("MPI_")), None)
         if mpi is None:
@@ -103,7 +115,8 @@ def _read(trace) -> Trace:
         item = _event(kind, event, world, rank_of)
         if item is not None:
             mpi.events.append(item)
-    return Trace(tuple(tuple(c) for c in calls))
+    cores = [p.value for p in defs.system_tree_node_properties if p.name == CORES_PROPERTY]
+    return Trace(tuple(tuple(c) for c in calls), int(cores[0]) if len(cores) == 1 else None)
 
 
 def _event(kind, event, world, rank_of):

@@ -21,9 +21,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import otf2
-from otf2.enums import CollectiveOp, GroupType, LocationGroupType, Paradigm, RegionRole
+from otf2.enums import CollectiveOp, GroupType, LocationGroupType, Paradigm, RegionRole, Type
 
-from pevpm.trace.events import totals
+from pevpm.trace.events import CORES_PROPERTY, CPU_ATTRIBUTE, totals
 from pevpm.trace.raw import RawRank
 
 ARCHIVE = "traces"
@@ -60,13 +60,15 @@ def comm_keys(rank: RawRank) -> dict[int, tuple]:
 
 
 class _ArchiveWriter:
-    def __init__(self, trace, ranks: list[RawRank]):
+    def __init__(self, trace, ranks: list[RawRank], cores: int | None):
         self.trace = trace
         self.defs = trace.definitions
         self.ranks = ranks
         self.origin = min((r.records["t0"].min() + r.offset for r in ranks if len(r.records)),
                           default=0.0)
         node = self.defs.system_tree_node("machine")
+        if cores is not None:
+            self.defs.system_tree_node_property(node, CORES_PROPERTY, value=int(cores))
         self.writers = []
         locations = []
         for r in ranks:
@@ -80,6 +82,8 @@ class _ArchiveWriter:
                         paradigm=Paradigm.MPI, members=locations)
         self.comms: dict[tuple, object] = {}
         self.regions: dict[str, object] = {}
+        self.cpu = self.defs.attribute(CPU_ATTRIBUTE, "CPU seconds of the calling thread "
+                                       "from the end of its previous MPI call", Type.DOUBLE)
 
     def comm(self, key: tuple):
         if key not in self.comms:
@@ -123,7 +127,8 @@ class _ArchiveWriter:
             comm = self.comm(keys[int(rec["comm"])]) if rec["comm"] >= 0 else None
             members = keys[int(rec["comm"])][0] if rec["comm"] >= 0 else ()
             region = self.region(op)
-            w.enter(t0, region)
+            cpu = float(rec["cpu"])     # < 0: not recorded
+            w.enter(t0, region, attributes={self.cpu: cpu} if cpu >= 0 else None)
             self._events(w, op, rec, records[i + 1:j], comm, members, keys, is_send, t0, t1)
             w.leave(t1, region)
             last = t1
@@ -175,12 +180,14 @@ class _ArchiveWriter:
         return self.writers.index(writer)
 
 
-def write_archive(ranks: list[RawRank], directory: Path) -> Path:
-    """Write ``ranks`` as ``directory/traces.otf2``; returns the anchor file's path."""
+def write_archive(ranks: list[RawRank], directory: Path, cores: int | None = None) -> Path:
+    """Write ``ranks`` as ``directory/traces.otf2``; returns the anchor file's path.
+    ``cores``: the cores the ranks ran on (one host), kept as the system tree
+    node's ``pevpm::cores`` property."""
     directory = Path(directory)
     with otf2.writer.open(str(directory), archive_name=ARCHIVE,
                           timer_resolution=TICKS_PER_SECOND) as trace:
-        archive = _ArchiveWriter(trace, ranks)
+        archive = _ArchiveWriter(trace, ranks, cores)
         for rank in ranks:
             archive.write_rank(rank)
     return directory / f"{ARCHIVE}.otf2"

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pevpm.errors import PevpmError
+from pevpm.host import usable_cores
 from pevpm.trace.build import find_mpicc, tracer_library
 from pevpm.trace.otf2_read import ARCHIVE_NAME
 from pevpm.trace.otf2_write import write_archive
@@ -60,7 +61,7 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
         raise PevpmError(f"the traced command exited with status {returncode}; raw records "
                          f"are in {raw}", "pevpm trace")
     ranks = read_raw(raw)
-    archive = write_archive(ranks, directory)
+    archive = write_archive(ranks, directory, usable_cores())
     calls = sum(int((r.records["op"] != r.op_code("COMPLETE")).sum()) for r in ranks)
     if not keep_raw:
         shutil.rmtree(raw)

@@ -16,7 +16,11 @@ Each rank's calls turn into statements in program order, under one
   computation: the gap before the call that ends a run of polls is
   measured to the first poll's start, and the polls themselves vanish;
 * calls that move no data (``MPI_Comm_rank`` in a Score-P trace...) count
-  as computation.
+  as computation;
+* with ``cpu=True`` (:func:`rank_statements`, for ``pevpm extract``) a
+  computation is the CPU seconds the rank used in the gap, as ``pevpm trace``
+  records them (:attr:`Call.cpu`), not the wall time: what the rank computed
+  whether or not it shared its core with other ranks.
 
 Only communicators with every rank, in world order, can carry
 collectives (the virtual machine has one communicator); point-to-point
@@ -86,8 +90,8 @@ def _request(rid: int) -> str:
 class _RankConverter:
     """Turns one rank's calls into statements."""
 
-    def __init__(self, trace: Trace, rank: int, speed: float):
-        self.trace, self.rank, self.speed = trace, rank, speed
+    def __init__(self, trace: Trace, rank: int, speed: float, cpu: bool = False):
+        self.trace, self.rank, self.speed, self.cpu = trace, rank, speed, cpu
         self.world = tuple(range(trace.numprocs))
         self.out: list[Statement] = []
         # each non-blocking receive's completion, in order, per request id
@@ -102,7 +106,10 @@ class _RankConverter:
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
 
-    def serial(self, seconds: float) -> None:
+    def serial(self, seconds: float, cpu: float = 0.0) -> None:
+        """A gap of ``seconds`` (wall), of which the rank computed ``cpu`` CPU seconds."""
+        if self.cpu:
+            seconds = cpu
         if seconds > 0:
             self.out.append(Serial(_num(seconds / self.speed)))
             self.computed += seconds
@@ -115,8 +122,11 @@ class _RankConverter:
             self.out.append(Serial(_num(lead)))   # the rank left MPI_Init later
         previous = begin
         polling_since: float | None = None
+        cpu = 0.0       # CPU seconds computed since the last statement
+        last = None
         for call in trace.ranks[rank]:
             if call.name == "MPI_Finalize":
+                last = call
                 break
             if call.is_init:
                 continue
@@ -124,14 +134,20 @@ class _RankConverter:
             if statements is None:          # a poll: waiting starts here
                 if polling_since is None:
                     polling_since = call.start
+                    cpu += call.cpu or 0.0
                 continue
             if not statements:              # moves nothing: computation
+                cpu += (call.cpu or 0.0) + call.end - call.start
                 continue
             start = polling_since if polling_since is not None else call.start
-            self.serial(start - previous)
+            if polling_since is None:
+                cpu += call.cpu or 0.0
+            self.serial(start - previous, cpu)
             self.out.extend(statements)
-            previous, polling_since = call.end, None
-        self.serial(finish - (polling_since if polling_since is not None else previous))
+            previous, polling_since, cpu = call.end, None, 0.0
+        if polling_since is None and last is not None:
+            cpu += last.cpu or 0.0
+        self.serial(finish - (polling_since if polling_since is not None else previous), cpu)
         return self.out
 
     def statements(self, call: Call) -> list[Statement] | None:
@@ -202,9 +218,10 @@ class _RankConverter:
         return _message(COLLECTIVE_OPS[c.op], size, root=c.root)
 
 
-def rank_statements(trace: Trace, rank: int, speed: float = 1.0) -> list[Statement]:
-    """Rank ``rank``'s straight-line program."""
-    return _RankConverter(trace, rank, speed).convert()
+def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
+                    cpu: bool = False) -> list[Statement]:
+    """Rank ``rank``'s straight-line program (``cpu``: computations in CPU seconds)."""
+    return _RankConverter(trace, rank, speed, cpu).convert()
 
 
 def trace_model(trace: Trace, speed: float = 1.0, source: str | None = None) -> Model:

@@ -25,7 +25,7 @@ False
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -51,6 +51,22 @@ MAX_ERROR = 0.25
 #: Fits whose largest relative error is within this of the best count as ties.
 TOLERANCE = 0.01
 
+#: A measured computation is never taken as more certain than this (relative):
+#: one traced run per count shows the spread within the run, not from run to run.
+MIN_NOISE = 0.05
+
+#: A law explains a measured mean when it misses it by at most this many
+#: standard errors (:func:`fit_within_noise`).
+NOISE_WIDTH = 2.0
+
+#: The relative noise assumed of a computation traced with more ranks than
+#: cores: its CPU time is disturbed too (caches refilled after every switch).
+DISTURBED_NOISE = 0.25
+
+#: Seconds below which two computation times are not told apart (the clock
+#: reads and the tracer's own work around each call).
+TIMER_NOISE = 1e-6
+
 
 @dataclass(frozen=True)
 class Fit:
@@ -61,6 +77,8 @@ class Fit:
     error: float
     form: str
     generalised: bool       # fitted over two rank counts or more
+    noise: float | None = None  # the largest relative tolerance it was held to, if any
+    within_noise: bool = False  # the simplest law the noise does not reject
 
     def evaluate(self, numprocs: int) -> float:
         """The fitted value at ``numprocs`` ranks.
@@ -136,6 +154,66 @@ def fit(ps: list[int], values: list[float], whole: bool = False) -> Fit:
     if whole and any(result.evaluate(p) != v for p, v in zip(ps, values)):
         result = Fit(f"floor({text} + 0.5)", error, form, True)
     return result
+
+
+def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
+                     preferred: tuple[str, ...] = (), disturbed: tuple[int, ...] = (),
+                     first: tuple[str, ...] = ()) -> Fit:
+    """The simplest law the measured computation times (seconds) do not reject.
+
+    ``noise``: each value's relative standard error; at least :data:`MIN_NOISE`
+    is assumed, :data:`DISTURBED_NOISE` at the ``disturbed`` counts (traced
+    with more ranks than cores), and :data:`TIMER_NOISE` seconds.  The
+    one-term laws named in ``first`` are tried first (those of the sizes moved
+    in the same loop: its work is divided as its data are), then the constant,
+    then those named in ``preferred`` (those the program's own sizes and
+    counts follow, e.g. ``1/p^2``), in :data:`TERMS` order, each fitted by
+    least squares weighted by the
+    tolerances; the first that misses no value by more than :data:`NOISE_WIDTH`
+    times its noise is taken (``noise`` on the Fit is the largest relative
+    tolerance).  When all are rejected, the whole family competes
+    (:func:`fit`) over the undisturbed counts if there are two or more; with
+    fewer, the value at the largest undisturbed count is kept, not generalised.
+
+    >>> f = fit_within_noise([2, 4], [0.026, 0.030], [0.05, 0.05])
+    >>> f.text, f.form, f.noise
+    ('0.0277157', 'c', 0.1)
+    >>> fit_within_noise([2, 4, 8], [0.026, 0.052, 0.104], [0.01] * 3).form    # grows
+    'c*p'
+    >>> fit_within_noise([2, 4], [0.004, 0.001], [0.05, 0.05], ("1/p^2",)).text
+    '0.016 / (numprocs * numprocs)'
+    >>> fit_within_noise([2, 4], [3.3e-5, 4.6e-5], [0.01, 0.01], disturbed=(4,)).form
+    'c'
+    >>> fit_within_noise([2, 4], [3.3e-4, 2.1e-4], [0.01, 0.01], disturbed=(4,),
+    ...                  first=("1/p",)).form
+    'c/p'
+    """
+    if len(set(ps)) < 2:
+        return fit(ps, values)
+    y = np.asarray(values, dtype=float)
+    scale = np.maximum(np.abs(y), 1e-300)
+    floor = np.array([DISTURBED_NOISE if p in disturbed else MIN_NOISE for p in ps])
+    tolerance = np.maximum(NOISE_WIDTH * np.maximum(floor, noise), TIMER_NOISE / scale)
+    weights = 1.0 / (scale * tolerance) ** 2
+    order = ([t for t in TERMS if t[0] in first and t[0] != "1"] + [TERMS[0]]
+             + [t for t in TERMS if t[0] in preferred and t[0] not in first and t[0] != "1"])
+    for name, f, text in order:
+        column = np.array([f(v) for v in ps], dtype=float)
+        coef = float(np.sum(weights * column * y) / np.sum(weights * column * column))
+        misses = np.abs(coef * column - y) / scale
+        if np.all(misses <= tolerance):
+            form = "c" if name == "1" else (f"c/{name[2:]}" if name.startswith("1/")
+                                            else f"c*{name}")
+            return Fit(_term_text(coef, text, False), float(misses.max()), form, True,
+                       float(tolerance.max()), True)
+    steady = [i for i, p in enumerate(ps) if p not in disturbed]
+    if len({ps[i] for i in steady}) >= 2 or not steady:
+        chosen = steady or list(range(len(ps)))
+        return replace(fit([ps[i] for i in chosen], [values[i] for i in chosen]),
+                       noise=float(tolerance.max()))
+    last = max(steady, key=lambda i: ps[i])
+    return Fit(_number(values[last], False), float((np.abs(y - values[last]) / scale).max()),
+               "c", False, float(tolerance.max()))
 
 
 def _spread(values) -> float:

@@ -3,7 +3,7 @@
  * Built by pevpm.trace.build with the MPI's own mpicc into a shared library
  * and loaded with LD_PRELOAD (pevpm trace does both).  Each wrapper reads
  * PMPI_Wtime before and after the real call and appends one fixed-size
- * record (struct rec, 64 bytes) to an in-memory buffer that is flushed to
+ * record (struct rec, 72 bytes) to an in-memory buffer that is flushed to
  * $PEVPM_TRACE_DIR/rank-R.bin when full and at MPI_Finalize.  A text file
  * rank-R.txt holds the rank, the world size, the clock offset, the names of
  * the operation codes and one line per communicator created.
@@ -13,16 +13,26 @@
  * the one with the shortest round trip wins); pevpm adds the offset to every
  * time stamp of the rank.
  *
+ * CPU time: when a node runs more ranks than it has cores (or
+ * PEVPM_TRACE_CPU=1; PEVPM_TRACE_CPU=0 never), each record also holds the CPU
+ * seconds the calling thread used between the end of its previous call and
+ * the start of this one (CLOCK_THREAD_CPUTIME_ID), the program's own
+ * computation in that gap whether or not other ranks shared its core; -1
+ * otherwise (reading that clock is a system call, about 1.5 us here).
+ *
  * Peers are translated to ranks of MPI_COMM_WORLD.  Requests get
  * sequential ids; a call that completes requests (Wait*, Test*) is followed
  * by one COMPLETE record per completed request carrying the received
  * source, tag and byte count.  Persistent requests are not recorded.
  */
+#define _GNU_SOURCE
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define OPS(X) \
     X(INIT) X(FINALIZE) X(SEND) X(SSEND) X(BSEND) X(RSEND) X(RECV) X(ISEND) X(ISSEND) \
@@ -38,8 +48,9 @@
 enum { OPS(AS_ENUM) OP_COUNT };
 static const char *op_names[] = { OPS(AS_NAME) };
 
-struct rec {                 /* 64 bytes, little-endian on the machines we run on */
+struct rec {                 /* 72 bytes, little-endian on the machines we run on */
     double t0, t1;           /* PMPI_Wtime before and after the call */
+    double cpu;              /* CPU seconds from the previous call's end to this start */
     int64_t bytes, rbytes;   /* bytes sent (per peer), bytes received */
     int32_t op, comm;        /* OP_*, communicator id */
     int32_t peer, tag;       /* destination or actual source (world rank), tag */
@@ -125,6 +136,38 @@ static int32_t add_req(MPI_Request h, int recv, int comm)
 }
 
 /* ---- recording ---- */
+static double last_cpu_end, gap_cpu;
+static int want_cpu;
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A wrapped call starts: note the CPU time since the previous call ended. */
+static double enter(void)
+{
+    if (want_cpu) gap_cpu = cpu_now() - last_cpu_end;
+    return PMPI_Wtime();
+}
+
+/* Whether to read CPU time: more ranks on this node than cores it may use. */
+static int cpu_wanted(void)
+{
+    const char *forced = getenv("PEVPM_TRACE_CPU");
+    if (forced && *forced) return strcmp(forced, "0") != 0;
+    MPI_Comm node;
+    int local = 1;
+    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    PMPI_Comm_size(node, &local);
+    PMPI_Comm_free(&node);
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    return local > cores;
+}
+
 static void flush(void)
 {
     if (bin && nbuf) fwrite(buf, sizeof(struct rec), nbuf, bin);
@@ -136,7 +179,11 @@ static struct rec *record(int op, double t0, double t1, MPI_Comm c)
     if (!buf) return NULL;
     if (nbuf == BUF_RECORDS) flush();
     struct rec *r = &buf[nbuf++];
-    *r = (struct rec){t0, t1, 0, 0, op, comm_id(c), NO_PEER, 0, NO_PEER, 0, 0, 0};
+    *r = (struct rec){t0, t1, 0.0, 0, 0, op, comm_id(c), NO_PEER, 0, NO_PEER, 0, 0, 0};
+    if (op != OP_COMPLETE) {    /* a call's own record: the gap before it, then restart */
+        r->cpu = want_cpu ? gap_cpu : -1.0;
+        if (want_cpu) last_cpu_end = cpu_now();
+    }
     return r;
 }
 
@@ -227,6 +274,7 @@ static void start(double t0)
     add_comm(MPI_COMM_WORLD);
     add_comm(MPI_COMM_SELF);
     init_messages();
+    want_cpu = cpu_wanted();
     sync_clock();
     fprintf(txt, "offset %.17g\n", offset);
     record(OP_INIT, t0, wtime(), MPI_COMM_WORLD);
@@ -248,7 +296,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int MPI_Finalize(void)
 {
-    double t0 = wtime();
+    double t0 = enter();
     PMPI_Barrier(MPI_COMM_WORLD);
     record(OP_FINALIZE, t0, wtime(), MPI_COMM_WORLD);
     flush();
@@ -264,7 +312,7 @@ int MPI_Finalize(void)
 #define SEND(NAME, CT, OP) \
 int MPI_##NAME(const void *b, CT count, MPI_Datatype type, int dest, int tag, MPI_Comm c) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(b, count, type, dest, tag, c); \
     struct rec *r = record(OP, t0, wtime(), c); \
     if (r) { r->peer = to_world(r->comm, dest); r->tag = tag; r->bytes = type_bytes(count, type); } \
@@ -281,7 +329,7 @@ int MPI_##NAME(void *b, CT count, MPI_Datatype type, int source, int tag, MPI_Co
 { \
     MPI_Status own; \
     if (status == MPI_STATUS_IGNORE) status = &own; \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(b, count, type, source, tag, c, status); \
     struct rec *r = record(OP_RECV, t0, wtime(), c); \
     if (r) { \
@@ -296,7 +344,7 @@ RECV(Recv, int) RECV(Recv_c, MPI_Count)
 int MPI_##NAME(const void *b, CT count, MPI_Datatype type, int dest, int tag, MPI_Comm c, \
                MPI_Request *request) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(b, count, type, dest, tag, c, request); \
     struct rec *r = record(OP, t0, wtime(), c); \
     if (r) { \
@@ -312,7 +360,7 @@ ISEND(Issend, int, OP_ISSEND) ISEND(Issend_c, MPI_Count, OP_ISSEND)
 int MPI_##NAME(void *b, CT count, MPI_Datatype type, int source, int tag, MPI_Comm c, \
                MPI_Request *request) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(b, count, type, source, tag, c, request); \
     struct rec *r = record(OP_IRECV, t0, wtime(), c); \
     if (r) { \
@@ -330,7 +378,7 @@ int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, int dest, int stag
 { \
     MPI_Status own; \
     if (status == MPI_STATUS_IGNORE) status = &own; \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(sb, scount, stype, dest, stag, rb, rcount, rtype, source, rtag, c, \
                          status); \
     struct rec *r = record(OP_SENDRECV, t0, wtime(), c); \
@@ -349,7 +397,7 @@ int MPI_##NAME(void *b, CT count, MPI_Datatype type, int dest, int stag, int sou
 { \
     MPI_Status own; \
     if (status == MPI_STATUS_IGNORE) status = &own; \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(b, count, type, dest, stag, source, rtag, c, status); \
     struct rec *r = record(OP_SENDRECV_REPLACE, t0, wtime(), c); \
     if (r) { \
@@ -365,7 +413,7 @@ int MPI_Probe(int source, int tag, MPI_Comm c, MPI_Status *status)
 {
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE) status = &own;
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Probe(source, tag, c, status);
     struct rec *r = record(OP_PROBE, t0, wtime(), c);
     if (r) {
@@ -380,7 +428,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm c, int *flag, MPI_Status *status)
 {
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE) status = &own;
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Iprobe(source, tag, c, flag, status);
     struct rec *r = record(OP_IPROBE, t0, wtime(), c);
     if (r) {
@@ -426,7 +474,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm c, MPI_Message *m, MPI_Status *stat
 {
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE) status = &own;
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Mprobe(source, tag, c, m, status);
     struct rec *r = record(OP_MPROBE, t0, wtime(), c);
     if (r) {
@@ -442,7 +490,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm c, int *flag, MPI_Message *m, MPI_
 {
     MPI_Status own;
     if (status == MPI_STATUS_IGNORE) status = &own;
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Improbe(source, tag, c, flag, m, status);
     struct rec *r = record(OP_IMPROBE, t0, wtime(), c);
     if (r) {
@@ -462,7 +510,7 @@ int MPI_##NAME(void *b, CT count, MPI_Datatype type, MPI_Message *m, MPI_Status 
     MPI_Status own; \
     if (status == MPI_STATUS_IGNORE) status = &own; \
     int comm = message_taken(*m); \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(b, count, type, m, status); \
     struct rec *r = record(OP_MRECV, t0, wtime(), MPI_COMM_NULL); \
     if (r) { \
@@ -477,7 +525,7 @@ MRECV(Mrecv, int) MRECV(Mrecv_c, MPI_Count)
 int MPI_##NAME(void *b, CT count, MPI_Datatype type, MPI_Message *m, MPI_Request *request) \
 { \
     int comm = message_taken(*m); \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(b, count, type, m, request); \
     struct rec *r = record(OP_IMRECV, t0, wtime(), MPI_COMM_NULL); \
     if (r) { \
@@ -496,7 +544,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     MPI_Status own;
     MPI_Request h = *request;
     if (status == MPI_STATUS_IGNORE) status = &own;
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Wait(request, status);
     double t1 = wtime();
     struct rec *r = record(OP_WAIT, t0, t1, MPI_COMM_NULL);
@@ -509,7 +557,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     MPI_Status own;
     MPI_Request h = *request;
     if (status == MPI_STATUS_IGNORE) status = &own;
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Test(request, flag, status);
     double t1 = wtime();
     struct rec *r = record(OP_TEST, t0, t1, MPI_COMM_NULL);
@@ -545,7 +593,7 @@ int MPI_Waitall(int n, MPI_Request reqs_[], MPI_Status statuses[])
 {
     struct many m;
     many_open(&m, n, reqs_, &statuses);
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Waitall(n, reqs_, statuses);
     double t1 = wtime();
     struct rec *r = record(OP_WAITALL, t0, t1, MPI_COMM_NULL);
@@ -561,7 +609,7 @@ int MPI_Testall(int n, MPI_Request reqs_[], int *flag, MPI_Status statuses[])
 {
     struct many m;
     many_open(&m, n, reqs_, &statuses);
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Testall(n, reqs_, flag, statuses);
     double t1 = wtime();
     struct rec *r = record(OP_TESTALL, t0, t1, MPI_COMM_NULL);
@@ -592,7 +640,7 @@ int MPI_Waitany(int n, MPI_Request reqs_[], int *index, MPI_Status *status)
     struct many m;
     many_open(&m, n, reqs_, &none);
     if (status == MPI_STATUS_IGNORE) status = &own;
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Waitany(n, reqs_, index, status);
     any_done(OP_WAITANY, t0, n, m.handles, *index, 1, status);
     many_close(&m);
@@ -605,7 +653,7 @@ int MPI_Testany(int n, MPI_Request reqs_[], int *index, int *flag, MPI_Status *s
     struct many m;
     many_open(&m, n, reqs_, &none);
     if (status == MPI_STATUS_IGNORE) status = &own;
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Testany(n, reqs_, index, flag, status);
     any_done(OP_TESTANY, t0, n, m.handles, *index, *flag, status);
     many_close(&m);
@@ -617,7 +665,7 @@ int MPI_##NAME(int n, MPI_Request reqs_[], int *outcount, int indices[], MPI_Sta
 { \
     struct many m; \
     many_open(&m, n, reqs_, &statuses); \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(n, reqs_, outcount, indices, statuses); \
     double t1 = wtime(); \
     struct rec *r = record(OP, t0, t1, MPI_COMM_NULL); \
@@ -648,7 +696,7 @@ static int comm_size(MPI_Comm c)
 
 int MPI_Barrier(MPI_Comm c)
 {
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Barrier(c);
     coll(OP_BARRIER, t0, c, -1, 0, 0);
     return rc;
@@ -657,7 +705,7 @@ int MPI_Barrier(MPI_Comm c)
 #define BCAST(NAME, CT) \
 int MPI_##NAME(void *b, CT count, MPI_Datatype type, int root, MPI_Comm c) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(b, count, type, root, c); \
     int64_t n = type_bytes(count, type); \
     coll(OP_BCAST, t0, c, root, n, n); \
@@ -669,7 +717,7 @@ BCAST(Bcast, int) BCAST(Bcast_c, MPI_Count)
 int MPI_##NAME(const void *sb, void *rb, CT count, MPI_Datatype type, MPI_Op o, int root, \
                MPI_Comm c) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(sb, rb, count, type, o, root, c); \
     int64_t n = type_bytes(count, type); \
     coll(OP_REDUCE, t0, c, root, n, n); \
@@ -680,7 +728,7 @@ REDUCE(Reduce, int) REDUCE(Reduce_c, MPI_Count)
 #define ALLREDUCE(NAME, CT, OP) \
 int MPI_##NAME(const void *sb, void *rb, CT count, MPI_Datatype type, MPI_Op o, MPI_Comm c) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(sb, rb, count, type, o, c); \
     int64_t n = type_bytes(count, type); \
     coll(OP, t0, c, -1, n, n); \
@@ -696,7 +744,7 @@ ALLREDUCE(Reduce_scatter_block_c, MPI_Count, OP_REDUCE_SCATTER_BLOCK)
 int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, CT rcount, \
                MPI_Datatype rtype, int root, MPI_Comm c) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(sb, scount, stype, rb, rcount, rtype, root, c); \
     int64_t s = sb == MPI_IN_PLACE ? 0 : type_bytes(scount, stype); \
     int64_t r = rb == MPI_IN_PLACE ? 0 : type_bytes(rcount, rtype); \
@@ -710,7 +758,7 @@ ROOTED(Scatter, int, OP_SCATTER) ROOTED(Scatter_c, MPI_Count, OP_SCATTER)
 int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, CT rcount, \
                MPI_Datatype rtype, MPI_Comm c) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(sb, scount, stype, rb, rcount, rtype, c); \
     int64_t r = type_bytes(rcount, rtype); \
     int64_t s = sb == MPI_IN_PLACE ? r : type_bytes(scount, stype); \
@@ -739,7 +787,7 @@ static int64_t mean_bytes_count(const MPI_Count *counts, MPI_Datatype t, int n)
 int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, const CT rcounts[], \
                const DT displs[], MPI_Datatype rtype, int root, MPI_Comm c) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(sb, scount, stype, rb, rcounts, displs, rtype, root, c); \
     int me; PMPI_Comm_rank(c, &me); \
     int64_t r = me == root ? MEAN(rcounts, rtype, comm_size(c)) : 0; \
@@ -753,7 +801,7 @@ GATHERV(Gatherv_c, MPI_Count, MPI_Aint, mean_bytes_count)
 int MPI_##NAME(const void *sb, const CT scounts[], const DT displs[], MPI_Datatype stype, \
                void *rb, CT rcount, MPI_Datatype rtype, int root, MPI_Comm c) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(sb, scounts, displs, stype, rb, rcount, rtype, root, c); \
     int me; PMPI_Comm_rank(c, &me); \
     int64_t s = me == root ? MEAN(scounts, stype, comm_size(c)) : 0; \
@@ -767,7 +815,7 @@ SCATTERV(Scatterv_c, MPI_Count, MPI_Aint, mean_bytes_count)
 int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, const CT rcounts[], \
                const DT displs[], MPI_Datatype rtype, MPI_Comm c) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(sb, scount, stype, rb, rcounts, displs, rtype, c); \
     int64_t r = MEAN(rcounts, rtype, comm_size(c)); \
     coll(OP_ALLGATHERV, t0, c, -1, sb == MPI_IN_PLACE ? r : type_bytes(scount, stype), r); \
@@ -781,7 +829,7 @@ int MPI_##NAME(const void *sb, const CT scounts[], const DT sdispls[], MPI_Datat
                void *rb, const CT rcounts[], const DT rdispls[], MPI_Datatype rtype, \
                MPI_Comm c) \
 { \
-    double t0 = wtime(); \
+    double t0 = enter(); \
     int rc = PMPI_##NAME(sb, scounts, sdispls, stype, rb, rcounts, rdispls, rtype, c); \
     int n = comm_size(c); \
     int64_t r = MEAN(rcounts, rtype, n); \
@@ -802,7 +850,7 @@ static void created(int op, double t0, MPI_Comm parent, MPI_Comm *made)
 
 int MPI_Comm_dup(MPI_Comm c, MPI_Comm *made)
 {
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Comm_dup(c, made);
     created(OP_COMM_DUP, t0, c, made);
     return rc;
@@ -810,7 +858,7 @@ int MPI_Comm_dup(MPI_Comm c, MPI_Comm *made)
 
 int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm *made)
 {
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Comm_split(c, color, key, made);
     created(OP_COMM_SPLIT, t0, c, made);
     return rc;
@@ -818,7 +866,7 @@ int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm *made)
 
 int MPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm *made)
 {
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Comm_create(c, g, made);
     created(OP_COMM_CREATE, t0, c, made);
     return rc;
@@ -827,7 +875,7 @@ int MPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm *made)
 int MPI_Cart_create(MPI_Comm c, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm *made)
 {
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Cart_create(c, ndims, dims, periods, reorder, made);
     created(OP_CART_CREATE, t0, c, made);
     return rc;
@@ -835,7 +883,7 @@ int MPI_Cart_create(MPI_Comm c, int ndims, const int dims[], const int periods[]
 
 int MPI_Cart_sub(MPI_Comm c, const int remain[], MPI_Comm *made)
 {
-    double t0 = wtime();
+    double t0 = enter();
     int rc = PMPI_Cart_sub(c, remain, made);
     created(OP_CART_SUB, t0, c, made);
     return rc;

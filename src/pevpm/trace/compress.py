@@ -1,0 +1,94 @@
+"""Compressing a rank's token stream into loops.
+
+The longest run of a repeated subsequence (a body of up to
+:data:`MAX_PERIOD` tokens repeated at least twice) becomes a
+:class:`~pevpm.trace.tokens.LoopNode`, and the parts before and after it are
+compressed the same way; each computation token of the body keeps the
+seconds of every repetition.  A program that stays long because its
+messages change size every time is compressed again with the sizes set
+aside (:func:`compressed`; the result is approximate).
+
+>>> from pevpm.trace.tokens import SERIAL, Token
+>>> send = Token(("MPI_Send", 8, 0, 1, 0, None, (), None, None), ())
+>>> nodes = compress([Token(SERIAL, (1.0,)), send] * 3 + [send])
+>>> nodes[0].count, len(nodes[0].body), nodes[1] == send
+(3, 2, True)
+"""
+
+from __future__ import annotations
+
+from pevpm.trace.tokens import OP, SIZE, LoopNode, Token, is_message
+
+#: Longest loop body looked for, in tokens.
+MAX_PERIOD = 64
+
+
+def _best_repeat(ids: list[int]) -> tuple[int, int, int] | None:
+    """(start, period, count) of the repeat covering most tokens (ties: shortest period)."""
+    best, covered = None, 0
+    n = len(ids)
+    for p in range(1, min(MAX_PERIOD, n // 2) + 1):
+        run = 0
+        for i in range(n - p + 1):
+            if i < n - p and ids[i] == ids[i + p]:
+                run += 1
+                continue
+            count = (run + p) // p
+            if count >= 2 and count * p > covered:
+                best, covered = (i - run, p, count), count * p
+            run = 0
+    return best
+
+
+def compress(tokens: list[Token]) -> list:
+    """Tokens and :class:`LoopNode`s: the longest repeat as a loop, recursively around it."""
+    if len(tokens) < 2:
+        return list(tokens)
+    index: dict[tuple, int] = {}
+    ids = [index.setdefault(t.key, len(index)) for t in tokens]
+    found = _best_repeat(ids)
+    if found is None:
+        return list(tokens)
+    start, period, count = found
+    body = tuple(Token(tokens[start + j].key,
+                       tuple(v for k in range(count) for v in tokens[start + k * period + j].values))
+                 for j in range(period))
+    return (compress(tokens[:start]) + [LoopNode(count, body)]
+            + compress(tokens[start + count * period:]))
+
+
+#: A rank's compressed program longer than this (statements at its top level)
+#: is compressed again with its point-to-point sizes set aside (:func:`loose`).
+LONG_PROGRAM = 100
+
+POINT_TO_POINT = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend",
+                  "MPI_Issend", "MPI_Irecv", "MPI_Sendrecv")
+
+
+def loose(tokens: list[Token]) -> list[Token]:
+    """``tokens`` with each point-to-point message's size moved from its key to
+    its values, so repetitions that move different amounts (a job of its own
+    size each time) look alike; the sizes are pooled like computations."""
+    out = []
+    for t in tokens:
+        if is_message(t) and t.key[OP] in POINT_TO_POINT:
+            out.append(Token(t.key[:SIZE] + (None,) + t.key[SIZE + 1:], (t.key[SIZE],)))
+        else:
+            out.append(t)
+    return out
+
+
+def is_loose(token: Token) -> bool:
+    """A message whose sizes vary between the repetitions merged into it."""
+    return is_message(token) and token.key[SIZE] is None
+
+
+def compressed(tokens: list[Token]) -> list:
+    """The rank's program compressed; when that leaves it longer than
+    :data:`LONG_PROGRAM` and setting sizes aside halves it, the latter."""
+    program = compress(tokens)
+    if len(program) > LONG_PROGRAM:
+        looser = compress(loose(tokens))
+        if 2 * len(looser) <= len(program):
+            return looser
+    return program

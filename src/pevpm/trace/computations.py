@@ -1,0 +1,102 @@
+"""Computations of an extracted model: their laws across rank counts, their
+spread, and how they are written.
+
+>>> seconds_source({2: (0.5, 0.5), 4: (0.25, 0.25)}, [], "in loop 1", ("1/p",))
+"'1 / numprocs'"
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+from pevpm.trace.scaling import fit_within_noise
+
+#: A computation whose sd is at most this fraction of its mean is written as a constant
+#: (the spread of a clock's rounding, not of the program).
+NEGLIGIBLE_SPREAD = 1e-6
+
+def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: str,
+             laws: tuple[str, ...] = (), disturbed: tuple[int, ...] = (),
+             own: tuple[str, ...] = ()) -> str:
+    """Python source of a computation measured at each count (its samples: the
+    aligned gaps of every rank and repetition): a constant or a quoted
+    ``gamma(mean, sd)`` draw.  The mean's law is the simplest its noise (the
+    standard error of the samples) does not reject, trying the program's own
+    ``laws`` after the constant (:func:`pevpm.trace.scaling.fit_within_noise`)."""
+    means = {p: statistics.fmean(v) for p, v in samples.items()}
+    sds = {p: robust_sd(v) for p, v in samples.items()}
+    ps = sorted(means)
+    noise = [sds[p] / means[p] / math.sqrt(len(samples[p])) if means[p] > 0 else 0.0
+             for p in ps]
+    result = fit_within_noise(ps, [means[p] for p in ps], noise, laws, disturbed, own)
+    mean = result.text
+    if len(ps) > 1:
+        what = f"{where}: computation mean = {mean}"
+        counts = f"at {', '.join(map(str, ps))} ranks"
+        if not result.generalised:
+            notes.append(f"{what}, a traced value (off by up to {result.error:.1%} "
+                         f"{counts}): no law fits within the noise, +-{result.noise:.0%}, "
+                         "and the counts traced with no more ranks than cores are too few "
+                         "to choose one; not generalised")
+        elif result.within_noise:
+            notes.append(f"{what} ({result.form}: within the traced noise, off by at most "
+                         f"{result.error:.1%} where +-{result.noise:.0%} is allowed {counts})")
+        else:
+            notes.append(f"{what} (fitted {result.form}, largest error {result.error:.1%} "
+                         f"{counts}: the constant and the program's own laws miss by more "
+                         f"than the traced noise, +-{result.noise:.0%})")
+    if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
+        return argument(mean)
+    cv = statistics.fmean(sds[p] / means[p] for p in means)     # sd in units of the mean
+    if argument(mean) == mean:
+        return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
+    return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")
+
+
+#: The law of a quantity's per-rank total when the quantity is per peer.
+TIMES_P = {"1/p^2": "1/p", "1/p": "1", "1/sqrt(p)": "sqrt(p)", "p": "p^2",
+            "log2(p)": "p*log2(p)"}
+
+
+def law_of(form: str) -> str | None:
+    """The TERMS name of a one-term fitted form (``c/p^2`` -> ``1/p^2``), else None.
+
+    >>> law_of("c/p^2"), law_of("c*log2(p)"), law_of("a + c*p")
+    ('1/p^2', 'log2(p)', None)
+    """
+    if form.startswith("c/"):
+        return "1/" + form[2:]
+    if form.startswith("c*"):
+        return form[2:]
+    return None
+
+
+def robust_sd(values) -> float:
+    """The spread of ``values`` from their median absolute deviation (times
+    1.4826, the sd of a normal sample), so that one slow repetition -- a first
+    iteration warming caches up -- adds to a loop's mean but is not taken as
+    every repetition's variability; the sample sd when the MAD is 0 but the
+    values differ.
+
+    >>> robust_sd([1.0, 1.1, 0.9, 1.0, 9.0]) < 0.2, robust_sd([2.0])
+    (True, 0.0)
+    """
+    if len(values) < 2:
+        return 0.0
+    middle = statistics.median(values)
+    mad = statistics.median(abs(v - middle) for v in values)
+    return 1.4826 * mad if mad > 0 else statistics.stdev(values)
+
+
+def argument(text: str) -> str:
+    """A value as a builder argument: a number as it is, an expression quoted.
+
+    >>> argument("12"), argument("10000 / numprocs")
+    ('12', "'10000 / numprocs'")
+    """
+    try:
+        float(text)
+    except ValueError:
+        return repr(text)
+    return text

@@ -1,0 +1,88 @@
+"""A rank's replay program as a token stream, the unit ``pevpm extract`` compresses.
+
+A token is a message with its peers as ranks and its requests renamed by
+slot (``r0``, ``r1``... the lowest slot free when posted, so repetitions
+look alike), a computation with its seconds, or a recognised tree of
+messages (:mod:`pevpm.trace.trees`).  Back-to-back computations are one
+token.
+
+>>> from pevpm.trace.events import Call, Send, Trace
+>>> t = Trace(((Call("MPI_Init", 0, 0), Call("MPI_Send", 1, 2, (Send(1, 0, 8),)),
+...             Call("MPI_Finalize", 3, 3)), (Call("MPI_Init", 0, 0), Call("MPI_Finalize", 3, 3))))
+>>> [tok.key[0] for tok in rank_tokens(t, 0)]
+['serial', 'MPI_Send', 'serial']
+>>> is_message(rank_tokens(t, 0)[1]), rank_tokens(t, 0)[1].key[DST]
+(True, 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pevpm.model.ast import Message, Serial
+from pevpm.trace.events import Trace
+from pevpm.trace.replay import rank_statements
+
+#: Positions in a message token's key.
+OP, SIZE, SRC, DST, TAG, REQ, REQS, ROOT, RECV_SIZE = range(9)
+PEER_FIELDS = (SRC, DST, ROOT)
+
+SERIAL = ("serial",)
+
+
+@dataclass(frozen=True)
+class Token:
+    key: tuple            # SERIAL, ("tree", ...) or the message's op and fields
+    values: tuple         # computation seconds, one per occurrence merged into it
+
+
+@dataclass(frozen=True)
+class LoopNode:
+    count: int
+    body: tuple
+
+
+def is_message(token: Token) -> bool:
+    """A single message (not a computation, not a tree of messages)."""
+    return token.key[0] not in ("serial", "tree")
+
+
+def uses_cpu(trace: Trace) -> bool:
+    """Whether the trace's computations are taken in CPU seconds: only where its
+    ranks outnumbered its cores (elsewhere the wall time also keeps a rank's
+    sleeps and waits outside MPI, which take no CPU)."""
+    return trace.oversubscribed and trace.has_cpu
+
+
+def rank_tokens(trace: Trace, rank: int) -> list[Token]:
+    """Rank ``rank``'s program as tokens with its peers' ranks and slot-named
+    requests; computations in wall seconds, but in CPU seconds when the trace
+    was taken with more ranks than cores and has them (a rank that shared its
+    core computed no more for that; what it slept is then lost)."""
+    n = trace.numprocs
+    env = {"procnum": rank, "numprocs": n}
+    slots: dict[str, str] = {}
+    tokens = []
+    for s in rank_statements(trace, rank, cpu=uses_cpu(trace)):
+        if isinstance(s, Serial):       # back-to-back computations are one
+            seconds = float(s.time.evaluate(env))
+            if tokens and tokens[-1].key == SERIAL:
+                seconds += tokens.pop().values[0]
+            tokens.append(Token(SERIAL, (seconds,)))
+            continue
+        assert isinstance(s, Message)
+
+        def num(expr):
+            return None if expr is None else int(expr.evaluate(env))
+
+        request = None
+        if s.request is not None and s.op in ("MPI_Isend", "MPI_Issend", "MPI_Irecv"):
+            used = set(slots.values())
+            request = next(f"r{i}" for i in range(len(used) + 1) if f"r{i}" not in used)
+            slots[s.request] = request
+        elif s.request is not None:
+            request = slots.pop(s.request, s.request)
+        requests = tuple(slots.pop(q, q) for q in s.requests)
+        tokens.append(Token((s.op, num(s.size), num(s.src), num(s.dst), num(s.tag), request,
+                             requests, num(s.root), num(s.recv_size)), ()))
+    return tokens
