@@ -13,6 +13,8 @@ from bench_helpers import MPIEXEC, mpi_env, needs_mpiexec, run_mpi
 
 from pevpm.bench.results import CSV_HEADER
 from pevpm.errors import ProfileError
+from pevpm.host import usable_cores
+from pevpm.profile.builtin import origin_of
 from pevpm.profile.store import Profile
 
 pytestmark = [pytest.mark.mpi, needs_mpiexec]
@@ -61,7 +63,9 @@ def test_small_benchmark_writes_every_block(small_profile):
         assert prof.summary("bcast", 1024).count == 40
         for key in prof.blocks():                    # the machine's load, for every block
             conditions = prof.block_conditions(key)
-            assert conditions.cores >= 1 and conditions.others >= 0 and conditions.load >= 0
+            assert conditions.cores == usable_cores()   # the host's, not the pinned rank's
+            assert conditions.others >= 0 and conditions.load >= 0
+        assert origin_of(prof).cores == usable_cores()
 
 
 def test_bench_records_the_measured_eager_limit(small_profile):

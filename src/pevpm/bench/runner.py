@@ -102,6 +102,7 @@ class _Run:
         partners = _agree(comm, lambda: complement_partners(self.placement) if paired else None)
         self.partner = partners[self.rank] if partners else None
         self.partner_ranks = [p for p, _ in partners] if partners else None
+        self.host_cores = usable_cores()        # before pinning: the host's, not one core
         self.bound = _bind_to_core(self.placement, self.rank) if options.bind else False
         todo = _agree(comm, self._open_profile)
         eager = measure_eager_limit(comm)
@@ -113,7 +114,7 @@ class _Run:
     def _open_profile(self) -> list[tuple[str, str, int]]:
         options, place = self.options, self.placement
         self.writer = ProfileWriter.open(options.output, machine=options.machine or place.hosts[0])
-        record_origin(self.writer, ", ".join(sorted(set(place.hosts))))
+        record_origin(self.writer, ", ".join(sorted(set(place.hosts))), cores=self.host_cores)
         plan = options.blocks()
         self.total = len(plan)
         earlier = _launch_run(self.writer, options.launch, place) if options.resume else None
@@ -186,7 +187,7 @@ class _Run:
         if meter is None:
             return None
         return BlockConditions(others=round(meter.others(job_cpu), 3), load=load_average(),
-                               cores=usable_cores())
+                               cores=self.host_cores)
 
     def _start_rule(self, per_rep_ns: float):
         """Barrier starts, chained repetitions, or timed starts spaced by --spacing

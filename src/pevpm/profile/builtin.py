@@ -191,10 +191,12 @@ def profile_origin(spec: str | os.PathLike) -> ProfileOrigin:
         return origin_of(profile)
 
 
-def record_origin(writer: ProfileWriter, host: str | None = None) -> None:
-    """Write this machine's host name, processor, usable cores and MPI wait style
-    into a profile (what ``pevpm bench`` does), keeping a description or purpose
-    already there.
+def record_origin(writer: ProfileWriter, host: str | None = None,
+                  cores: int | None = None) -> None:
+    """Write this machine's host name, processor, usable cores (``cores``: the
+    count taken before a benchmark pinned its ranks to one core each) and MPI
+    wait style into a profile (what ``pevpm bench`` does), keeping a
+    description or purpose already there.
 
     >>> import tempfile, shutil, os
     >>> folder = tempfile.mkdtemp()
@@ -207,7 +209,8 @@ def record_origin(writer: ProfileWriter, host: str | None = None) -> None:
     >>> shutil.rmtree(folder)
     """
     here = ProfileOrigin.of_this_host()
-    writer.set_metadata(host=host or here.host, cpu=here.cpu, cores=str(here.cores or ""),
+    cores = cores or here.cores
+    writer.set_metadata(host=host or here.host, cpu=here.cpu, cores=str(cores or ""),
                         wait=here.wait)
 
 
