@@ -6,9 +6,10 @@
 3. calibrate the examples' serial segments (their kernels on one rank) and
    store the figures in the profile;
 4. validate the three case studies: real runs against predictions from the
-   full distributions and from the baselines, calibrating again right before
-   each process count's runs (calibrate, run, calibrate, run, ...) so that
-   prediction and measurement see the same machine;
+   full distributions and from the baselines, calibrating again before each
+   timed repeat and after the last (calibrate, run, calibrate, run,
+   calibrate at every process count) so that prediction and measurement
+   see the same stretch of the machine;
 5. predict each case out to 64 and 1024 processes (beyond what this
    machine runs: hypothetical nodes like this one; past the FFT grid's rows
    the grid grows with the ranks, see :func:`fft_beyond_grid`);
@@ -64,7 +65,7 @@ class DemoPlan:
     repeats: int
     runs: int
     bench_procs: list[int] = field(default_factory=lambda: [2, 4])
-    #: Timed batches of each calibration taken again before a count's real runs.
+    #: Timed batches of each calibration taken again between a count's real runs.
     recalibration_repeats: int = 5
 
     @classmethod
