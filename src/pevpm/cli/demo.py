@@ -118,7 +118,7 @@ def calibrate_example(name: str, plan: DemoPlan, counts, repeats: int = 5) -> di
 
 def calibrate_examples(profile: Path, plan: DemoPlan, progress: Progress) -> dict:
     """Serial times of the examples' kernels for the scaling predictions, stored in
-    the profile too (the validation calibrates again before each count's runs)."""
+    the profile too (the validation calibrates again between each count's runs)."""
     progress("calibrating the examples' serial segments on one rank")
     fft_counts = sorted({n for n in [1, 2, 4, *plan.scaling_counts]
                          if plan.size.grid % n == 0})
