@@ -28,6 +28,8 @@ def test_quick_demo_writes_a_complete_report(tmp_path):
         assert [r["n"] for r in rows] == ([1, 2, 4, 8] if example == "bag_of_tasks" else [1, 2])
         for r in rows:
             assert r["measured_mean"] > 0 and len(r["measured_times"]) == 2
+            # calibrated between the runs: the busiest calibration's load is recorded
+            assert r["calibration_others"] is not None and r["calibration_others"] >= 0
             assert {"full", "min2x1", "mean2x1", "mean-nxp", "latency-bandwidth",
                     "amdahl"} <= set(r["predictions"])
     assert [p["n"] for p in results["scaling"]["jacobi"]] == [4, 16, 64]

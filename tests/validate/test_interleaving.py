@@ -1,61 +1,111 @@
-"""validate_case interleaves calibration with the real runs and notes a point
-whose calibration and runs saw different loads."""
+"""validate_case interleaves calibration with the real runs (one calibration
+before each timed repeat and one after the last), predicts each count from
+those calibrations, and notes a point whose calibrations and runs saw
+different loads. The runs are faked at run_once, so no MPI is needed."""
 
-from pevpm.validate import validation
+import pytest
+
+from pevpm.validate import runner, validation
 from pevpm.validate.cases import CASES, ProblemSize
-from pevpm.validate.runner import Measurement
 
 
-class QuietMeter:
-    """Other processes used 0.05 cores during every calibration."""
+class FakeRuns:
+    """run_once stand-in: logs each run; the n-rank runs take 1/n s."""
+
+    def __init__(self, events):
+        self.events = events
+
+    def __call__(self, program, nprocs, args, timeout, launcher):
+        self.events.append(f"run {nprocs}")
+        return {"wall_time": 1.0 / nprocs}
+
+
+class FixedMeter:
+    """BusyMeter stand-in: other processes used ``cores`` during every span."""
+
+    cores = 0.05
 
     def start(self):
         return self
 
     def others(self, own_seconds):
-        return 0.05
+        return self.cores
 
 
-def test_each_count_is_calibrated_right_before_its_runs_and_predicted_with_it(monkeypatch):
-    events = []
-    calibrations = iter([{"which": "first"}, {"which": "second"}])
+def jacobi_calibration(t_iter):
+    return {"jacobi": {"program_iteration": {"median": t_iter}}}
+
+
+@pytest.fixture
+def events(monkeypatch):
+    log = []
+    monkeypatch.setattr(runner, "run_once", FakeRuns(log))
+    monkeypatch.setattr(runner, "BusyMeter", FixedMeter)
+    monkeypatch.setattr(validation, "predict_point", lambda case, n, profile, params, *a: (
+        log.append(f"predict {n} t_iter={params['t_iter']:g}")
+        or {"predictions": {"full": params["t_iter"] * 1e4 / n}}))
+    return log
+
+
+def test_each_count_alternates_calibrations_and_runs_and_calibrates_once_more(events):
+    t_iters = iter([1e-4, 2e-4, 3e-4, 4e-4, 5e-5, 5e-5, 5e-5, 5e-5])
 
     def recalibrate():
         events.append("calibrate")
-        return next(calibrations)
+        return jacobi_calibration(next(t_iters))
 
-    def measure(case, counts, size, repeats, progress):
-        (n,) = counts
-        events.append(f"run {n}")
-        return {n: Measurement("jacobi", n, [], [1.0 / n, 1.2 / n], others=[0.0, 1.5 * (n - 1)])}
-
-    def predict_case(case, counts, profile, calibration, size, runs, seed, progress):
-        (n,) = counts
-        events.append(f"predict {n} with {calibration['which']}")
-        return {n: {"predictions": {"full": 1.0 / n}}}
-
-    monkeypatch.setattr(validation, "measure", measure)
-    monkeypatch.setattr(validation, "predict_case", predict_case)
-    monkeypatch.setattr(validation, "BusyMeter", QuietMeter)
     rows = validation.validate_case(CASES["jacobi"], [1, 2], "unused.db", None,
-                                    ProblemSize.quick(), 2, 4, 0, recalibrate=recalibrate)
-    assert events == ["calibrate", "run 1", "predict 1 with first",
-                      "calibrate", "run 2", "predict 2 with second"]
-    assert [r["n"] for r in rows] == [1, 2]
+                                    ProblemSize.quick(), 3, 4, 0, recalibrate=recalibrate)
+    one_count = ["calibrate", "run {n}", "calibrate", "run {n}", "calibrate", "run {n}",
+                 "calibrate"]
+    assert events == (["run 1"] + [e.format(n=1) for e in one_count]    # warm-up first
+                      + ["predict 1 t_iter=0.00025"]
+                      + ["run 2"] + [e.format(n=2) for e in one_count]
+                      + ["predict 2 t_iter=5e-05"])
+    assert events.count("calibrate") == 2 * (3 + 1)
+    # trapezoid: (1/2 * 1 + 2 + 3 + 1/2 * 4) / 3 = 2.5 (x 1e-4); the ends count half
+    assert rows[0]["predictions"]["full"] == pytest.approx(2.5)
+    assert [r["measured_times"] for r in rows] == [[1.0] * 3, [0.5] * 3]
     assert [r["calibration_others"] for r in rows] == [0.05, 0.05]
-    # the runs at 2 ranks saw 1.5 cores of other work, the calibration 0.05
+    assert [r["measured_others"] for r in rows] == [0.05, 0.05]
+
+
+def test_the_busiest_calibration_is_compared_with_the_busiest_run(events, monkeypatch):
+    spans = iter([0.05, 0.0, 0.05, 1.5, 0.05])
+
+    class Meter(FixedMeter):
+        def others(self, own_seconds):
+            return next(spans)
+
+    monkeypatch.setattr(runner, "BusyMeter", Meter)
+    rows = validation.validate_case(CASES["jacobi"], [1], "unused.db", None,
+                                    ProblemSize.quick(), 2, 4, 0,
+                                    recalibrate=lambda: jacobi_calibration(1e-4))
+    # calibrate 0.05, run 0.0, calibrate 0.05, run 1.5, calibrate 0.05
+    assert rows[0]["calibration_others"] == 0.05
+    assert rows[0]["measured_others"] == 1.5
     table = validation.format_rows("jacobi", rows)
-    assert "note: at n=2 the calibration and the real runs saw different loads" in table
-    assert "at n=1 the calibration" not in table
+    assert "note: at n=1 the calibration and the real runs saw different loads" in table
 
 
-def test_without_recalibrate_the_given_calibration_serves_every_count(monkeypatch):
-    seen = []
-    monkeypatch.setattr(validation, "measure", lambda case, counts, *a: {
-        counts[0]: Measurement("jacobi", counts[0], [], [1.0])})
-    monkeypatch.setattr(validation, "predict_case", lambda case, counts, profile, cal, *a: (
-        seen.append(cal) or {counts[0]: {"predictions": {"full": 1.0}}}))
-    rows = validation.validate_case(CASES["jacobi"], [1, 2], "unused.db", {"which": "once"},
-                                    ProblemSize.quick(), 1, 1, 0)
-    assert seen == [{"which": "once"}] * 2
+def test_without_recalibrate_the_given_calibration_serves_every_count(events):
+    rows = validation.validate_case(CASES["jacobi"], [1, 2], "unused.db",
+                                    jacobi_calibration(1e-4), ProblemSize.quick(), 2, 1, 0)
+    assert events == ["run 1"] * 3 + ["predict 1 t_iter=0.0001"] \
+        + ["run 2"] * 3 + ["predict 2 t_iter=0.0001"]
     assert [r["calibration_others"] for r in rows] == [None, None]
+
+
+def test_run_example_calls_between_before_each_repeat_and_after_the_last(events):
+    m = runner.run_example("jacobi", 2, repeats=2, warmup=1,
+                           between=lambda: events.append("between"))
+    assert events == ["run 2", "between", "run 2", "between", "run 2", "between"]
+    assert m.times == [0.5, 0.5] and m.others == [0.05, 0.05]
+
+
+def test_interleaved_params_weigh_the_end_calibrations_half():
+    params = [{"N": 256, "t": 1.0}, {"N": 256, "t": 3.0}]
+    assert validation.interleaved_params(params) == {"N": 256, "t": 2.0}
+    four = validation.interleaved_params([{"t": 4.0}, {"t": 1.0}, {"t": 1.0}, {"t": 4.0}])
+    assert four["t"] == pytest.approx((2.0 + 1.0 + 1.0 + 2.0) / 3)
+    assert type(validation.interleaved_params([{"N": 256}] * 3)["N"]) is int

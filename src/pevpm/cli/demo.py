@@ -6,9 +6,10 @@
 3. calibrate the examples' serial segments (their kernels on one rank) and
    store the figures in the profile;
 4. validate the three case studies: real runs against predictions from the
-   full distributions and from the baselines, calibrating again right before
-   each process count's runs (calibrate, run, calibrate, run, ...) so that
-   prediction and measurement see the same machine;
+   full distributions and from the baselines, calibrating again before each
+   timed repeat and after the last (calibrate, run, calibrate, run,
+   calibrate at every process count) so that prediction and measurement
+   see the same stretch of the machine;
 5. predict each case out to 64 and 1024 processes (beyond what this
    machine runs: hypothetical nodes like this one; past the FFT grid's rows
    the grid grows with the ranks, see :func:`fft_beyond_grid`);
@@ -64,7 +65,7 @@ class DemoPlan:
     repeats: int
     runs: int
     bench_procs: list[int] = field(default_factory=lambda: [2, 4])
-    #: Timed batches of each calibration taken again before a count's real runs.
+    #: Timed batches of each calibration taken again between a count's real runs.
     recalibration_repeats: int = 5
 
     @classmethod
@@ -117,7 +118,7 @@ def calibrate_example(name: str, plan: DemoPlan, counts, repeats: int = 5) -> di
 
 def calibrate_examples(profile: Path, plan: DemoPlan, progress: Progress) -> dict:
     """Serial times of the examples' kernels for the scaling predictions, stored in
-    the profile too (the validation calibrates again before each count's runs)."""
+    the profile too (the validation calibrates again between each count's runs)."""
     progress("calibrating the examples' serial segments on one rank")
     fft_counts = sorted({n for n in [1, 2, 4, *plan.scaling_counts]
                          if plan.size.grid % n == 0})

@@ -23,8 +23,10 @@ import signal
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import pevpm
 from pevpm.errors import PevpmError
@@ -33,6 +35,7 @@ from pevpm.validate.result import parse_result
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[3] / "examples"
 OUTPUT_SHOWN = 3000  # characters of a failing run's output quoted in the error
+T = TypeVar("T")
 
 
 @dataclass
@@ -165,20 +168,48 @@ def run_once(program: str | os.PathLike, nprocs: int, args: list[str] = (),
 
 def run_example(program: str | os.PathLike, nprocs: int, args: list[str] = (),
                 repeats: int = 3, warmup: int = 1, timeout: float = 300.0,
-                launcher=None) -> Measurement:
-    """``warmup`` unrecorded runs, then ``repeats`` recorded ones of ``program`` on ``nprocs``."""
+                launcher=None, between: Callable[[], None] | None = None) -> Measurement:
+    """``warmup`` unrecorded runs, then ``repeats`` recorded ones of ``program`` on ``nprocs``.
+
+    ``between`` (if given) is called after the warm-up, before each recorded
+    run and after the last one (``repeats + 1`` times), outside the runs'
+    timing and CPU meters: :func:`pevpm.validate.validation.validate_case`
+    calibrates there.
+
+    >>> calls = []
+    >>> m = run_example("jacobi", 1, repeats=2, between=lambda: calls.append("cal"))  # doctest: +SKIP
+    >>> calls  # doctest: +SKIP
+    ['cal', 'cal', 'cal']
+    """
     if repeats < 1 or warmup < 0:
         raise PevpmError(f"need repeats >= 1 and warmup >= 0, got {repeats} and {warmup}")
+    between = between or (lambda: None)
     for _ in range(warmup):
         run_once(program, nprocs, args, timeout, launcher)
     records, others = [], []
     for _ in range(repeats):
-        meter, began = BusyMeter().start(), job_cpu_seconds()
-        records.append(run_once(program, nprocs, args, timeout, launcher))
-        others.append(round(meter.others(job_cpu_seconds() - began), 3))
+        between()
+        record, used = with_others(lambda: run_once(program, nprocs, args, timeout, launcher))
+        records.append(record)
+        others.append(used)
+    between()
     return Measurement(program=find_example(program).parent.name, nprocs=nprocs,
                        args=[str(a) for a in args],
                        times=[r["wall_time"] for r in records], records=records, others=others)
+
+
+def with_others(work: Callable[[], T]) -> tuple[T, float]:
+    """``work()``'s result and the cores' worth of CPU other processes used
+    meanwhile (:class:`pevpm.host.BusyMeter`, this job's own CPU, its finished
+    children's included, subtracted), rounded to 0.001.
+
+    >>> result, others = with_others(lambda: sum(range(1000)))
+    >>> result, others >= 0
+    (499500, True)
+    """
+    meter, began = BusyMeter().start(), job_cpu_seconds()
+    result = work()
+    return result, round(meter.others(job_cpu_seconds() - began), 3)
 
 
 def job_cpu_seconds() -> float:

@@ -16,10 +16,12 @@ jacobi
     2       1.0000 s ± 0.0200          1.0400 s    +4.0          0.8000 s   -20.0
 
 With ``recalibrate`` :func:`validate_case` interleaves calibration with the
-real runs (calibrate, run at 1 rank, calibrate, run at 2 ranks, ...), so a
-point's prediction uses serial times measured in the conditions of its own
-runs; the table notes a point whose calibration and runs still saw different
-loads (other processes' CPU, :class:`pevpm.host.BusyMeter`).
+real runs of each count, one calibration before every timed repeat and one
+after the last (calibrate, run, calibrate, run, calibrate), and predicts the
+count from those calibrations' model parameters (:func:`interleaved_params`),
+so the serial times and the measured times come from the same stretch of
+the machine; the table notes a point whose calibrations and runs still saw
+different loads (other processes' CPU, :class:`pevpm.host.BusyMeter`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 from pevpm.analytic.laws import amdahl_speedup, fit_amdahl
-from pevpm.host import BusyMeter, loads_differ
+from pevpm.host import loads_differ
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
 from pevpm.validate.cases import Case, ProblemSize, with_machine
@@ -37,8 +39,8 @@ from pevpm.validate.runner import (
     LocalLauncher,
     Measurement,
     disturbance_notes,
-    job_cpu_seconds,
     run_example,
+    with_others,
 )
 from pevpm.vm.montecarlo import predict
 
@@ -48,41 +50,68 @@ PROFILE_MODELS = ("full", "min2x1", "mean2x1", "mean-nxp", "latency-bandwidth")
 
 
 def measure(case: Case, counts: list[int], size: ProblemSize, repeats: int,
-            progress: Callable[[str], None] = lambda _: None) -> dict[int, Measurement]:
-    """Real runs of ``case`` at every count (a warm-up, then ``repeats``)."""
+            progress: Callable[[str], None] = lambda _: None,
+            between: Callable[[], None] | None = None) -> dict[int, Measurement]:
+    """Real runs of ``case`` at every count (a warm-up, then ``repeats``);
+    ``between`` is called before each timed repeat and after the last
+    (:func:`pevpm.validate.runner.run_example`)."""
     launcher = LocalLauncher(env=dict(case.environment))
     out = {}
     for n in counts:
         progress(f"{case.name}: running for real on {n} process(es), {repeats} repeats")
         out[n] = run_example(case.name, n, case.program_args(size), repeats=repeats,
-                             launcher=launcher)
+                             launcher=launcher, between=between)
     return out
 
 
-def predict_case(case: Case, counts: list[int], profile_path: str, calibration: dict,
-                 size: ProblemSize, runs: int, seed: int,
-                 progress: Callable[[str], None] = lambda _: None) -> dict[int, dict]:
-    """Predicted mean run time per count and model: ``{n: {model: seconds}}``,
-    plus ``full_sd`` and the full prediction's per-rank breakdown."""
+def predict_point(case: Case, n: int, profile_path: str, params: dict, runs: int, seed: int,
+                  progress: Callable[[str], None] = lambda _: None) -> dict:
+    """Predicted mean run time of ``case`` on ``n`` processes with model
+    parameters ``params`` (:meth:`Case.model_params`), per model:
+    ``{"predictions": {model: seconds}, "full_sd": ..., "breakdown": ...}``,
+    the last the full prediction's per-rank compute/communication/waiting."""
     model = load_model(case.model_path)
-    out: dict[int, dict] = {}
-    for n in counts:
-        params = case.model_params(calibration, n, size)
-        row: dict = {"predictions": {}}
-        for name in PROFILE_MODELS:
-            progress(f"{case.name}: predicting {n} process(es) with the {name} model")
-            machine = machine_from_profile(profile_path, ppn=n, model=name,
-                                           collectives=case.collectives)
-            pred = predict(model, n, machine, runs=runs if name == "full" else max(1, runs // 4),
-                           seed=seed, params=with_machine(params, model, machine),
-                           bounds=False, workers=1)
-            row["predictions"][name] = pred.mean
-            if name == "full":
-                row["full_sd"] = pred.sd
-                row["breakdown"] = {k: [float(x) for x in v]
-                                    for k, v in pred.breakdown().items()}
-        out[n] = row
-    return out
+    row: dict = {"predictions": {}}
+    for name in PROFILE_MODELS:
+        progress(f"{case.name}: predicting {n} process(es) with the {name} model")
+        machine = machine_from_profile(profile_path, ppn=n, model=name,
+                                       collectives=case.collectives)
+        pred = predict(model, n, machine, runs=runs if name == "full" else max(1, runs // 4),
+                       seed=seed, params=with_machine(params, model, machine),
+                       bounds=False, workers=1)
+        row["predictions"][name] = pred.mean
+        if name == "full":
+            row["full_sd"] = pred.sd
+            row["breakdown"] = {k: [float(x) for x in v] for k, v in pred.breakdown().items()}
+    return row
+
+
+def interleaved_params(params: list[dict]) -> dict:
+    """The model parameters that predict the mean of ``len(params) - 1`` real
+    runs interleaved with ``len(params)`` calibrations (one before each run,
+    one after the last), from each calibration's parameters in order.
+
+    Each run is best predicted from the mean of the calibrations either side
+    of it, and the runs' mean from the mean of those: a trapezoid weighting
+    in which the first and last calibrations count half as much as the ones
+    between two runs.  A run time is, to first order, linear in the serial
+    times, so one prediction from these parameters is the mean of the
+    per-run predictions, at the cost of one Monte Carlo prediction (with one
+    seed) instead of one per run.  Parameters equal in every calibration
+    (sizes, counts) are kept as they are.
+
+    >>> interleaved_params([{"N": 256, "t": 1.0}, {"N": 256, "t": 2.0},
+    ...                     {"N": 256, "t": 4.0}])
+    {'N': 256, 't': 2.25}
+    >>> interleaved_params([{"t": 1.0}])
+    {'t': 1.0}
+    """
+    weights = np.ones(len(params))
+    weights[[0, -1]] = 0.5
+    weights /= weights.sum()
+    return {key: first if all(p[key] == first for p in params)
+            else float(np.dot(weights, [p[key] for p in params]))
+            for key, first in params[0].items()}
 
 
 def add_amdahl(rows: list[dict]) -> None:
@@ -99,38 +128,70 @@ def add_amdahl(rows: list[dict]) -> None:
         r["predictions"]["amdahl"] = float(t1 / amdahl_speedup(r["n"], 1.0 - serial))
 
 
+def interleaved_runs(case: Case, n: int, size: ProblemSize, repeats: int,
+                     recalibrate: Callable[[], dict],
+                     progress: Callable[[str], None] = lambda _: None
+                     ) -> tuple[Measurement, dict, float]:
+    """The real runs of ``case`` on ``n`` processes with ``recalibrate()`` called
+    before each timed repeat and after the last (``repeats + 1`` calibrations).
+
+    Returns the runs, the model parameters for their mean
+    (:func:`interleaved_params`) and the most CPU other processes used
+    during one calibration (cores).
+    """
+    calibrations, others = [], []
+
+    def calibrate_again() -> None:
+        progress(f"{case.name}: calibrating ({len(calibrations) + 1} of {repeats + 1}) "
+                 f"between the runs on {n} process(es)")
+        calibration, used = with_others(recalibrate)
+        calibrations.append(calibration)
+        others.append(used)
+
+    m = measure(case, [n], size, repeats, progress, between=calibrate_again)[n]
+    params = interleaved_params([case.model_params(c, n, size) for c in calibrations])
+    return m, params, max(others)
+
+
 def validate_case(case: Case, counts: list[int], profile_path: str, calibration: dict | None,
                   size: ProblemSize, repeats: int, runs: int, seed: int,
                   progress: Callable[[str], None] = lambda _: None,
                   recalibrate: Callable[[], dict] | None = None) -> list[dict]:
     """Measured vs predicted rows for ``case`` at each count (see module doc).
 
-    ``recalibrate``: called right before the real runs at each count; its
-    calibration (instead of ``calibration``) predicts that count, and the
-    row records the other processes' CPU during it (``calibration_others``).
+    ``recalibrate``: called before each of a count's timed repeats and after
+    the last (:func:`interleaved_runs`); its calibrations (instead of
+    ``calibration``) predict that count, and the row records the most CPU
+    other processes used during one of them (``calibration_others``).
+
+    >>> from pevpm.validate.calibration import calibrate
+    >>> from pevpm.validate.cases import CASES
+    >>> rows = validate_case(CASES["jacobi"], [1, 2], "default", None, ProblemSize.quick(),
+    ...                      repeats=3, runs=12, seed=1,
+    ...                      recalibrate=lambda: calibrate(["jacobi"]))  # doctest: +SKIP
+    >>> rows[0]["n"], len(rows[0]["measured_times"])  # doctest: +SKIP
+    (1, 3)
     """
     case.check_procs(counts, size)
     rows = []
     for n in counts:
-        row_calibration, calibration_others = calibration, None
-        if recalibrate is not None:
-            progress(f"{case.name}: calibrating again before the runs on {n} process(es)")
-            meter, began = BusyMeter().start(), job_cpu_seconds()
-            row_calibration = recalibrate()
-            calibration_others = round(meter.others(job_cpu_seconds() - began), 3)
-        m = measure(case, [n], size, repeats, progress)[n]
-        predicted = predict_case(case, [n], profile_path, row_calibration, size, runs, seed,
-                                 progress)
+        if recalibrate is None:
+            m = measure(case, [n], size, repeats, progress)[n]
+            params, calibration_others = case.model_params(calibration, n, size), None
+        else:
+            m, params, calibration_others = interleaved_runs(case, n, size, repeats,
+                                                             recalibrate, progress)
         rows.append({"n": n, "measured_mean": m.mean, "measured_sd": m.sd,
                      "measured_times": list(m.times), "measured_others": m.busiest,
-                     "calibration_others": calibration_others, **predicted[n]})
+                     "calibration_others": calibration_others,
+                     **predict_point(case, n, profile_path, params, runs, seed, progress)})
     add_amdahl(rows)
     return rows
 
 
 def condition_notes(rows: list[dict]) -> list[str]:
-    """Notes for the points whose calibration and real runs saw different loads
-    (:func:`pevpm.host.loads_differ`).
+    """Notes for the points whose calibrations and real runs saw different loads
+    (:func:`pevpm.host.loads_differ`; the busiest calibration against the busiest run).
 
     >>> condition_notes([{"n": 1, "calibration_others": 0.05, "measured_others": 0.1},
     ...                  {"n": 4, "calibration_others": 0.05, "measured_others": 1.1}])
