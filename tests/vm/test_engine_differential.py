@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from pevpm.errors import PevpmError
+from pevpm.errors import EventLimitError, PevpmError
 from pevpm.machine.comm_models import Constant, Hockney, LogGP, PerSizeDistribution
 from pevpm.machine.machine import Machine
 from pevpm.machine.presets import parse_machine
@@ -211,3 +211,33 @@ def test_the_core_agrees_when_its_hash_tables_grow_and_drop_idle_queues():
     check_same(all_pairs, 33, Machine(COMMS["hockney"], eager_limit=1024), 6)
     assert fastengine.simulate(all_pairs, 33, Machine(COMMS["hockney"])).messages_simulated \
         == 33 * 32
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(blocks=st.lists(st.tuples(st.sampled_from(BLOCKS), st.integers(0, 70_000)),
+                       min_size=1, max_size=4),
+       numprocs=st.integers(1, 6), limit=st.integers(1, 400), seed=st.integers(0, 2**32))
+def test_the_core_stops_at_the_event_limit_where_the_reference_does(blocks, numprocs, limit,
+                                                                     seed):
+    """The core words the event limit's error itself (no rerun): the same
+    rank, place and loop iterations as the reference engine, or both finish."""
+    b = ModelBuilder()
+    with b.loop(3):
+        for i, (kind, size) in enumerate(blocks):
+            add_block(b, kind, size, i)
+    model, machine = b.build(), Machine(Constant(1e-5), eager_limit=1024)
+    limits = engine.Limits(max_events=limit)
+    try:
+        reference = engine.simulate(model, numprocs, machine, rng=np.random.default_rng(seed),
+                                    limits=limits)
+    except EventLimitError as exc:
+        with pytest.raises(EventLimitError) as core_error:
+            fastengine._run_core(vm.compile_model(model), model, numprocs, machine, None,
+                                 np.random.default_rng(seed), None, limits, False)
+        assert core_error.value.message == exc.message
+        return
+    except PevpmError:
+        return                      # deadlocks etc.: the reference engine's to report
+    core = fastengine._run_core(vm.compile_model(model), model, numprocs, machine, None,
+                                np.random.default_rng(seed), None, limits, False)
+    assert core.makespan == reference.makespan

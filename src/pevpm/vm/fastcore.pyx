@@ -192,6 +192,7 @@ cdef int NEXT = vm.NEXT, RUNON = vm.RUNON, CONDITION = vm.CONDITION, JUMP = vm.J
 cdef int NEXT_MARKED = vm.NEXT_MARKED, REPEAT = vm.REPEAT, UNTIL = vm.UNTIL
 
 cdef int USER = 0, COLLECTIVE_CONTEXT = 1
+cdef int EVENT_LIMIT = 1, WALL_LIMIT = 2       # count_event's answers
 cdef int COMM_CONSTANT = 0, COMM_HOCKNEY = 1, COMM_LOGGP = 2, COMM_PYTHON = 3
 cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
 cdef enum:
@@ -769,12 +770,13 @@ cdef class Core:
     cdef bint match_sweep(self) except -1:
         cdef Decision d
         cdef Req *r
-        cdef int best
+        cdef int best, limit
         cdef double match
         while self.nheap > 0:
             d = self.heap_pop()
-            if self.count_event():
-                raise self.wall_limit(None, None)
+            limit = self.count_event()
+            if limit:
+                raise self.limit_error(limit, None, None)
             r = &self.reqs[d.req]
             r.flags &= ~QUEUED
             if r.flags & DONE:
@@ -809,25 +811,26 @@ cdef class Core:
         return False
 
     cdef inline int count_event(self) except -1:
-        """Count an event; 1 when the wall-clock limit has passed."""
+        """Count an event; EVENT_LIMIT or WALL_LIMIT when that limit has passed, else 0."""
         self.events += 1
         if self.max_events >= 0 and self.events > self.max_events:
-            raise Unsupported("event limit")
+            return EVENT_LIMIT
         if (self.events & SIGNAL_CHECK_MASK) == 0:
             with nogil:                 # let other threads run (timers, progress, executors)
                 pass
             PyErr_CheckSignals()        # Ctrl-C (KeyboardInterrupt) reaches a long run
             if self.deadline >= 0 and time.monotonic() > self.deadline:
-                return 1
+                return WALL_LIMIT
         return 0
 
-    cdef wall_limit(self, Rank rank, tuple ins):
-        """The reference engine's error for ``Limits.max_wall``, from here (a rerun
-        would take as long again)."""
-        if rank is None:
-            return engine.wall_limit(self.max_wall, self.events)
-        return engine.wall_limit(self.max_wall, self.events, rank.id, vm.place_of(ins),
-                                 rank.loops)
+    cdef limit_error(self, int which, Rank rank, tuple ins):
+        """The reference engine's error for the event (``which`` = EVENT_LIMIT) or
+        wall-clock limit, built here: a rerun would take as long again. ``rank``
+        was about to run ``ins`` (None in a match sweep)."""
+        running = (None, None, ()) if rank is None else (rank.id, vm.place_of(ins), rank.loops)
+        if which == EVENT_LIMIT:
+            return engine.event_limit(self.max_events, *running)
+        return engine.wall_limit(self.max_wall, self.events, *running)
 
     cdef int earliest_arrival(self, int ri) except -2:
         """The candidate send the receive takes (alg. 2), or -1."""
@@ -896,7 +899,7 @@ cdef class Core:
     cdef int process(self, Rank rank) except -1:
         cdef Code code = rank.code
         cdef Ins *ins
-        cdef int pc = rank.pc, op
+        cdef int pc = rank.pc, op, limit
         cdef list top
         cdef double seconds
         while True:
@@ -912,8 +915,9 @@ cdef class Core:
                 continue
             ins = code.ins[pc]
             op = ins.op
-            if self.count_event():
-                raise self.wall_limit(rank, code.code[pc])
+            limit = self.count_event()
+            if limit:
+                raise self.limit_error(limit, rank, code.code[pc])
             pc += 1
             if op == SERIAL:
                 py = code.code[pc - 1]

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from pevpm.errors import PevpmError, WallClockLimitError
+from pevpm.errors import EventLimitError, PevpmError, WallClockLimitError
 from pevpm.machine.machine import Machine
 from pevpm.machine.transfer import for_placement
 from pevpm.model.ast import Model
@@ -86,7 +86,7 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
     try:
         return _run_core(program, model, int(numprocs), machine, params, rng, bound,
                          limits or engine.Limits(), records)
-    except WallClockLimitError:
+    except (EventLimitError, WallClockLimitError):
         raise                       # the core names the place itself: a rerun would take as long
     except (fastcore.Unsupported, PevpmError, ArithmeticError, ValueError):
         rng.bit_generator.state = start
