@@ -241,3 +241,20 @@ def test_the_core_stops_at_the_event_limit_where_the_reference_does(blocks, nump
     core = fastengine._run_core(vm.compile_model(model), model, numprocs, machine, None,
                                 np.random.default_rng(seed), None, limits, False)
     assert core.makespan == reference.makespan
+
+
+def test_the_core_names_a_repeat_loop_at_the_event_limit():
+    """A limit met inside ``Repeat until`` names the loop's place and pass,
+    exactly as the reference engine does."""
+    b = ModelBuilder()
+    with b.repeat("0", max=10**6, index="k"):
+        b.serial(1e-6)
+    model, machine = b.build(), Machine(Constant(1e-5))
+    limits = engine.Limits(max_events=500)
+    with pytest.raises(EventLimitError) as reference:
+        engine.simulate(model, 2, machine, limits=limits)
+    with pytest.raises(EventLimitError) as core:
+        fastengine._run_core(vm.compile_model(model), model, 2, machine, None,
+                             np.random.default_rng(0), None, limits, False)
+    assert core.value.message == reference.value.message
+    assert "of the loop at" in core.value.message and "(k = " in core.value.message

@@ -968,7 +968,7 @@ cdef class Core:
                 count = py[1](rank.env)
                 if count != int(count) or count < 1:
                     raise Unsupported("repeat cap")
-                rank.loops.append([0, int(count), py[2]])
+                rank.loops.append([0, int(count), py[2], py[4]])   # i, n, index, place
                 if py[2]:
                     rank.env[py[2]] = 0
             elif op == UNTIL:
