@@ -1226,7 +1226,6 @@ cdef class Core:
         cdef double spent = 0.0
         cdef Req *q
         cdef pevpm_hent_t *entry
-        cdef uint64_t key
         if dst == PROC_NULL:
             self.complete(s, rank.clock, rank.path, 0.0)
             return s
@@ -1239,18 +1238,7 @@ cdef class Core:
             q.flags |= DONE | ZERO_COMM | EAGER
             q.completion = spent if spent > 0 else 0.0
         q.refs += 1
-        key = <uint64_t> dst * self.numprocs + rank.id
-        entry = pevpm_ht_find(&self.send_queues, key)
-        if entry == NULL:
-            entry = pevpm_ht_add(&self.send_queues, key)
-            if entry == NULL:
-                raise MemoryError()
-        if entry.v1 < 0:                # a new or idle queue
-            entry.v1 = entry.v2 = s
-        else:
-            self.reqs[entry.v2].qnext = s
-            q.qprev = entry.v2
-            entry.v2 = s
+        self.append(&self.send_queues, <uint64_t> dst * self.numprocs + rank.id, s)
         if self.dhead[dst] < 0:
             self.dhead[dst] = s
         else:
@@ -1270,6 +1258,22 @@ cdef class Core:
                         r = self.reqs[r].qnext
         return s
 
+    cdef int append(self, pevpm_htab_t *table, uint64_t key, int req) except -1:
+        """Put request ``req`` at the end of the queue (a send queue or a
+        receive bucket) that ``table`` keeps under ``key``."""
+        cdef pevpm_hent_t *entry = pevpm_ht_find(table, key)
+        if entry == NULL:
+            entry = pevpm_ht_add(table, key)
+            if entry == NULL:
+                raise MemoryError()
+        if entry.v1 < 0:                # a new or idle queue
+            entry.v1 = entry.v2 = req
+        else:
+            self.reqs[entry.v2].qnext = req
+            self.reqs[req].qprev = entry.v2
+            entry.v2 = req
+        return 0
+
     cdef inline uint64_t bucket_key(self, long rank, long context, long source,
                                     long tag) noexcept:
         """(rank, context, source, tag) as one number: ANY_SOURCE is source P,
@@ -1281,8 +1285,6 @@ cdef class Core:
     cdef int post_recv(self, Rank rank, int opid, long size, long src, long tag,
                        status) except -1:
         cdef int r = self.new_req(rank, 0, opid, size, src, tag)
-        cdef pevpm_hent_t *entry
-        cdef uint64_t key
         if status is not None:
             self.reqs[r].flags |= HAS_STATUS
             self.status_of[r] = status
@@ -1290,18 +1292,7 @@ cdef class Core:
             self.complete(r, rank.clock, rank.path, 0.0)
             return r
         self.reqs[r].refs += 1
-        key = self.bucket_key(rank.id, rank.context, src, tag)
-        entry = pevpm_ht_find(&self.buckets, key)
-        if entry == NULL:
-            entry = pevpm_ht_add(&self.buckets, key)
-            if entry == NULL:
-                raise MemoryError()
-        if entry.v1 < 0:                # a new or idle bucket
-            entry.v1 = entry.v2 = r
-        else:
-            self.reqs[entry.v2].qnext = r
-            self.reqs[r].qprev = entry.v2
-            entry.v2 = r
+        self.append(&self.buckets, self.bucket_key(rank.id, rank.context, src, tag), r)
         self.nposted[rank.id] += 1
         if src == ANY_SOURCE or tag == ANY_TAG:
             self.nwild[rank.id] += 1
