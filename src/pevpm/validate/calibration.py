@@ -91,8 +91,35 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
             timing["per_call"] = call_spread(sweep)
         result["strip"][str(p)] = timing
     result["iteration"] = result["strip"]["1"]
+    result["fixed"] = jacobi_fixed_cost(jacobi, size, repeats, min_batch)
     result["program_iteration"] = program_iteration_time("jacobi", ["--size", str(size)], 5000)
     return result
+
+
+#: Strip heights (rows) whose sweep times give the Jacobi sweep's fixed cost.
+FIXED_COST_ROWS = (1, 2, 4, 8)
+
+
+def jacobi_fixed_cost(jacobi, size: int, repeats: int = 7, min_batch: float = 0.02) -> dict:
+    """The part of a stencil sweep that does not shrink with the strip: the
+    intercept (``seconds``) of a straight line through the sweep times of
+    strips :data:`FIXED_COST_ROWS` rows high, ``per_row`` its slope.  numpy's
+    four calls cost some microseconds whatever their length, which a model
+    dividing the one-rank sweep by ``numprocs`` loses at 64 ranks and more.
+
+    >>> cost = jacobi_fixed_cost(load_example("jacobi"), 32, repeats=2, min_batch=0.001)
+    >>> cost["rows"], cost["seconds"] >= 0, len(cost["medians"])
+    ([1, 2, 4, 8], True, 4)
+    """
+    medians = []
+    for rows in FIXED_COST_ROWS:
+        grid = np.random.default_rng(0).random((rows + 2, size), dtype=np.float32)
+        work = np.empty((rows, size - 2), dtype=np.float32)
+        sweep = functools.partial(jacobi.stencil, grid, grid.copy(), 1, rows + 1, work)
+        medians.append(time_call(sweep, repeats, min_batch)["median"])
+    per_row, intercept = np.polyfit(FIXED_COST_ROWS, medians, 1)
+    return {"seconds": max(0.0, float(intercept)), "per_row": float(per_row),
+            "rows": list(FIXED_COST_ROWS), "medians": medians}
 
 
 def calibrate_bag_of_tasks(durations=(0.0001, 0.001, 0.004, 0.016), repeats: int = 7,
