@@ -45,7 +45,9 @@ def compress(tokens: list[Token]) -> list:
     if len(tokens) < 2:
         return list(tokens)
     index: dict[tuple, int] = {}
-    ids = [index.setdefault(t.key, len(index)) for t in tokens]
+    # a loop found before (pevpm.trace.rank_loops) repeats nothing
+    ids = [index.setdefault(t.key, len(index)) if isinstance(t, Token) else -1 - i
+           for i, t in enumerate(tokens)]
     found = _best_repeat(ids)
     if found is None:
         return list(tokens)
@@ -71,7 +73,7 @@ def loose(tokens: list[Token]) -> list[Token]:
     size each time) look alike; the sizes are pooled like computations."""
     out = []
     for t in tokens:
-        if is_message(t) and t.key[OP] in POINT_TO_POINT:
+        if isinstance(t, Token) and is_message(t) and t.key[OP] in POINT_TO_POINT:
             out.append(Token(t.key[:SIZE] + (None,) + t.key[SIZE + 1:], (t.key[SIZE],)))
         else:
             out.append(t)

@@ -34,6 +34,7 @@ from pevpm.errors import PevpmError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Model
+from pevpm.trace.any_source import any_source
 from pevpm.trace.compress import compressed, is_loose
 from pevpm.trace.computations import TIMES_P, argument, law_of, seconds_source
 from pevpm.trace.events import Trace
@@ -44,6 +45,8 @@ from pevpm.trace.peers import (
     rank_predicate,
     selected,
 )
+from pevpm.trace.rank_loops import INDEX, rank_loops
+from pevpm.trace.repeats import RepeatNode, receive_until_tag
 from pevpm.trace.scaling import (
     DISTURBED_NOISE,
     MIN_NOISE,
@@ -82,6 +85,9 @@ def _skeleton(nodes, numbers: bool = True) -> tuple:
     for n in nodes:
         if isinstance(n, LoopNode):
             out.append(("loop", n.count if numbers else None, _skeleton(n.body, numbers)))
+        elif isinstance(n, RepeatNode):
+            out.append(("repeat", n.stop, n.status, _skeleton(n.prefix, numbers),
+                        _skeleton(n.rest, numbers)))
         elif n.key == SERIAL:
             out.append(n.key)
         elif not is_message(n):         # a tree: its sizes are numbers
@@ -98,6 +104,8 @@ def _tokens_in_order(nodes):
     for n in nodes:
         if isinstance(n, LoopNode):
             yield from _tokens_in_order(n.body)
+        elif isinstance(n, RepeatNode):
+            yield from _tokens_in_order(n.prefix + n.rest)
         elif is_message(n):
             yield n
 
@@ -114,6 +122,10 @@ def _merge(programs: list[list]) -> list:
     for i, node in enumerate(first):
         if isinstance(node, LoopNode):
             out.append(LoopNode(node.count, tuple(_merge([list(p[i].body) for p in programs]))))
+        elif isinstance(node, RepeatNode):
+            out.append(RepeatNode(tuple(_merge([list(p[i].prefix) for p in programs])),
+                                  tuple(_merge([list(p[i].rest) for p in programs])),
+                                  node.stop, node.status, sum(p[i].passes for p in programs)))
         else:
             out.append(Token(node.key, tuple(v for p in programs for v in p[i].values)))
     return out
@@ -138,7 +150,8 @@ def _groups(numprocs: int, streams: list[list[Token]]) -> list[_Group]:
     """Ranks grouped by program; a group whose peers no expression gives is split
     by the peers' offsets from procnum."""
     n = numprocs
-    programs = [compressed(tokens) for tokens in streams]
+    programs = [receive_until_tag(compressed(rank_loops(any_source(tokens), r, n)))
+                for r, tokens in enumerate(streams)]
     by_shape: dict[tuple, list[int]] = {}
     for r, program in enumerate(programs):
         by_shape.setdefault(_skeleton(program), []).append(r)
@@ -146,7 +159,7 @@ def _groups(numprocs: int, streams: list[list[Token]]) -> list[_Group]:
     for ranks in by_shape.values():
         group = _Group(n, ranks, [programs[r] for r in ranks])
         if all(peer_expression(slot) is not None for slot in group.peer_slots()
-               if slot[0][2] is not None):
+               if isinstance(slot[0][2], int)):
             out.append(group)
         else:
             out += _split_by_offsets(group)
@@ -157,7 +170,7 @@ def _split_by_offsets(group: _Group) -> list[_Group]:
     """``group`` split into ranks whose peers are the same offsets from procnum."""
     n, by_offset = group.numprocs, {}
     for r, program in zip(group.ranks, group.programs):
-        offsets = tuple(None if v is None else (v - r) % n for v in _peer_values(program))
+        offsets = tuple((v - r) % n if isinstance(v, int) else v for v in _peer_values(program))
         by_offset.setdefault(offsets, []).append((r, program))
     return [_Group(n, [r for r, _ in members], [p for _, p in members])
             for members in by_offset.values()]
@@ -217,14 +230,18 @@ class _Writer:
             at = {p: nodes[i] for p, nodes in nodes_by_p.items()}
             if isinstance(node, LoopNode):
                 self.loops += 1
-                count = self.fitted({p: n.count for p, n in at.items()},
-                                    f"loop {self.loops}: count")
-                out.append(f"{pad}with b.loop({self.parameter(count)!r}):")
+                if isinstance(node.count, str):     # over every other rank
+                    out.append(f"{pad}with b.loop({node.count!r}, index={INDEX!r}):")
+                else:
+                    count = self.count(at)
+                    out.append(f"{pad}with b.loop({self.parameter(count)!r}):")
                 self.depth += 1
                 self.open.append(self.loops)
                 out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
                 self.open.pop()
                 self.depth -= 1
+            elif isinstance(node, RepeatNode):
+                out += self.repeat(at, indent)
             elif node.key == SERIAL:
                 own = self.loop_laws.get(self.open[-1], set()) if self.open else set()
                 seconds = seconds_source({p: n.values for p, n in at.items()}, self.notes,
@@ -235,6 +252,32 @@ class _Writer:
                 out.append(pad + self.message(at))
             else:
                 out += [pad + line for line in self.tree(at)]
+        return out
+
+    def count(self, at: dict[int, LoopNode]) -> str:
+        """A loop's count, fitted; but a loop of receives from any source that ran
+        once per other rank at every count (3 ranks or more) takes one message
+        from each: ``numprocs - 1``."""
+        first = next(_tokens_in_order(at[max(at)].body), None)
+        if (first is not None and first.key[SRC] == "MPI_ANY_SOURCE" and min(at) >= 3
+                and all(n.count == p - 1 for p, n in at.items())):
+            self.notes.append(f"loop {self.loops}: count = numprocs - 1 (receives from any "
+                              f"source, one per other rank at {', '.join(map(str, at))} ranks)")
+            return "numprocs - 1"
+        return self.fitted({p: n.count for p, n in at.items()}, f"loop {self.loops}: count")
+
+    def repeat(self, at: dict[int, RepeatNode], indent: int) -> list[str]:
+        """Receive until the tag says stop (:mod:`pevpm.trace.repeats`)."""
+        pad = " " * indent
+        node = at[max(at)]
+        self.notes.append(f"{self.place()}: a loop of receives that ended on tag {node.stop} "
+                          f"is a Repeat until {node.until} (its passes, "
+                          + ", ".join(f"{n.passes} at {p} ranks" for p, n in sorted(at.items()))
+                          + ", are the other side's to decide)")
+        out = [f"{pad}with b.repeat({node.until!r}):"]
+        out += self.lines({p: list(n.prefix) for p, n in at.items()}, indent + 4)
+        out.append(f"{pad}    with b.on_ranks({node.goes_on!r}):")
+        out += self.lines({p: list(n.rest) for p, n in at.items()}, indent + 8)
         return out
 
     def tree(self, at: dict[int, Token]) -> list[str]:
@@ -388,6 +431,13 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
     for i, slot in enumerate(slots):
         if slot[0][2] is None:
             peers.append(None)
+            continue
+        if isinstance(slot[0][2], str):     # a symbol: MPI_ANY_SOURCE, a status, an index
+            symbols = {v for _, _, v in slot}
+            if len(symbols) > 1:
+                notes.append(f"a peer is {' or '.join(sorted(map(str, symbols)))} on "
+                             "different ranks or counts; the first is used")
+            peers.append(slot[0][2])
             continue
         root = PEER_FIELDS[i % len(PEER_FIELDS)] == ROOT
         text = peer_expression(slot, root)

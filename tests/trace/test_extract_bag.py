@@ -1,0 +1,117 @@
+"""pevpm extract on a master and its workers (the bag of tasks' pattern):
+the worker's "receive until the tag says stop" becomes a Repeat, the
+master's answers to whichever worker is done name the receive's status, and
+its messages to every worker in turn a loop over the ranks, so a model from
+traces at 2 and 4 ranks runs at 8 and 16."""
+
+import heapq
+
+import pytest
+
+from pevpm.machine.comm_models import Constant
+from pevpm.machine.machine import Machine
+from pevpm.model.loader import load_model
+from pevpm.trace.events import Call, Recv, Send, Trace
+from pevpm.trace.extract import extract
+from pevpm.vm import fastengine
+
+DEFN, WORK, DIE = 3001, 3002, 3003
+JOBS = 24
+
+
+class Clock:
+    """One rank's calls, each 1 us long, after ``gap`` seconds of computation."""
+
+    def __init__(self):
+        self.calls, self.t = [Call("MPI_Init", 0.0, 0.0)], 0.0
+
+    def call(self, name, event, gap=2e-6):
+        self.t += gap
+        self.calls.append(Call(name, self.t, self.t + 1e-6, (event,)))
+        self.t += 1e-6
+
+    def done(self):
+        return tuple(self.calls + [Call("MPI_Finalize", self.t + 1e-6, self.t + 1e-6)])
+
+
+def bag(numprocs: int) -> Trace:
+    """The master hands ``JOBS`` jobs (1 ms, 2 ms, 3 ms ...) to the first worker
+    free, as the run would; every worker stops on a DIE message."""
+    master, workers = Clock(), {w: Clock() for w in range(1, numprocs)}
+    free, job = [], 0
+
+    def hand_out(w):
+        nonlocal job
+        master.call("MPI_Send", Send(w, DEFN, 24))
+        master.call("MPI_Send", Send(w, WORK, 1000))
+        worker = workers[w]
+        worker.call("MPI_Recv", Recv(0, DEFN, 24))
+        worker.call("MPI_Recv", Recv(0, WORK, 1000))
+        worker.call("MPI_Send", Send(0, DEFN, 24), gap=1e-3 * (1 + job % 3))
+        worker.call("MPI_Send", Send(0, WORK, 1000))
+        heapq.heappush(free, (worker.t, w))
+        job += 1
+
+    def collect():
+        _, w = heapq.heappop(free)
+        master.call("MPI_Recv", Recv(w, DEFN, 24))
+        master.call("MPI_Recv", Recv(w, WORK, 1000))
+        return w
+
+    for w in workers:
+        hand_out(w)
+    while job < JOBS:
+        hand_out(collect())
+    while free:
+        collect()
+    for w, worker in workers.items():
+        master.call("MPI_Send", Send(w, DIE, 24))
+        worker.call("MPI_Recv", Recv(0, DIE, 24))
+    return Trace((master.done(),) + tuple(workers[w].done() for w in workers))
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory):
+    x = extract([bag(2), bag(4)], "bag")
+    path = tmp_path_factory.mktemp("bag") / "model.py"
+    path.write_text(x.text)
+    return x, load_model(str(path))
+
+
+def test_worker_repeats_until_the_stop_tag(extracted):
+    x, _ = extracted
+    assert "with ranks.case('procnum > 0'):" in x.text
+    assert f"with b.repeat('s0.MPI_TAG == {DIE}'):" in x.text
+    assert "tag='MPI_ANY_TAG', request='s0'" in x.text
+    assert f"with b.on_ranks('s0.MPI_TAG != {DIE}'):" in x.text
+    assert any("Repeat until s0.MPI_TAG == 3003" in note for note in x.notes)
+
+
+def test_master_answers_any_source_and_loops_over_the_workers(extracted):
+    x, _ = extracted
+    assert "source='MPI_ANY_SOURCE'" in x.text
+    assert "dest='s0.MPI_SOURCE'" in x.text and "source='s0.MPI_SOURCE'" in x.text
+    # the first jobs, the last results and the stop messages: once per worker
+    assert x.text.count("with b.loop('numprocs - 1', index='k'):") == 2
+    assert x.text.count("with b.loop('numprocs - 1'):") == 1
+    assert "dest='(k < procnum ? k : k + 1)', tag=3003" in x.text
+
+
+@pytest.mark.parametrize("numprocs", [2, 4, 8, 16])
+def test_model_runs_beyond_the_traced_counts(extracted, numprocs):
+    """Every job is two messages each way and every worker gets its stop message
+    (no deadlock, nothing left over).  At 2 ranks the master is the traced one
+    (24 jobs); from 3 ranks on the general master hands out one job per worker
+    and then as many as it answered at 4 ranks (21)."""
+    _, model = extracted
+    result = fastengine.simulate(model, numprocs, Machine(Constant(1e-6)))
+    jobs = JOBS if numprocs == 2 else numprocs - 1 + JOBS - 3
+    assert result.messages_simulated == 4 * jobs + numprocs - 1
+    assert result.outstanding == ()
+    assert result.makespan > jobs * 1e-3 / (numprocs - 1)
+
+
+def test_one_worker_alone_gives_no_any_source():
+    x = extract(bag(2), "bag")
+    assert "MPI_ANY_SOURCE" not in x.text
+    assert "b.repeat('s0.MPI_TAG == 3003')" in x.text
