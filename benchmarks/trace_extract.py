@@ -30,8 +30,12 @@ the calibrated counts only; beyond them its hand-written model takes the
 largest calibrated count's serial time per rank, scaled by the count ratio
 (said in the output).
 
+The bag of tasks (``--examples bag_of_tasks``) has no loop of its own count
+to sample: its workers' loop is a Repeat until the stop tag and its master's
+are counted in jobs, so it is predicted whole at every count.
+
 Run: PYTHONPATH=src python benchmarks/trace_extract.py --machine prof.db
-     --calibration calibration.json [--quick] [--examples jacobi,fft2d]
+     --calibration calibration.json [--quick] [--examples jacobi,fft2d,bag_of_tasks]
      [--fit 2,4] [--scale 64,256,1024] [--runs 3] [--sample 100]
 """
 

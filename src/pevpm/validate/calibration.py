@@ -96,30 +96,38 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
     return result
 
 
-#: Strip heights (rows) whose sweep times give the Jacobi sweep's fixed cost.
-FIXED_COST_ROWS = (1, 2, 4, 8)
+#: Strip heights (rows) whose sweep times give the Jacobi sweep's fixed cost
+#: (a one-row strip is quicker than the line through the others: left out).
+FIXED_COST_ROWS = (2, 4, 8, 16, 32)
 
 
 def jacobi_fixed_cost(jacobi, size: int, repeats: int = 7, min_batch: float = 0.02) -> dict:
     """The part of a stencil sweep that does not shrink with the strip: the
-    intercept (``seconds``) of a straight line through the sweep times of
-    strips :data:`FIXED_COST_ROWS` rows high, ``per_row`` its slope.  numpy's
-    four calls cost some microseconds whatever their length, which a model
-    dividing the one-rank sweep by ``numprocs`` loses at 64 ranks and more.
+    intercept (``seconds``) of a line through the sweep times of strips
+    :data:`FIXED_COST_ROWS` rows high, ``per_row`` its slope.  numpy's four
+    calls cost some microseconds whatever their length, which a model that
+    divides the one-rank sweep by ``numprocs`` loses from 64 ranks on.  Each
+    time is the fastest of ``3 * repeats`` short batches (``min_batch / 10``:
+    less often interrupted) and the line is Theil-Sen's
+    (the median of the pairwise slopes), so a batch slowed by another
+    process does not tilt it.
 
     >>> cost = jacobi_fixed_cost(load_example("jacobi"), 32, repeats=2, min_batch=0.001)
-    >>> cost["rows"], cost["seconds"] >= 0, len(cost["medians"])
-    ([1, 2, 4, 8], True, 4)
+    >>> cost["rows"], cost["seconds"] >= 0, len(cost["fastest"])
+    ([2, 4, 8, 16, 32], True, 5)
     """
-    medians = []
+    fastest = []
     for rows in FIXED_COST_ROWS:
         grid = np.random.default_rng(0).random((rows + 2, size), dtype=np.float32)
         work = np.empty((rows, size - 2), dtype=np.float32)
         sweep = functools.partial(jacobi.stencil, grid, grid.copy(), 1, rows + 1, work)
-        medians.append(time_call(sweep, repeats, min_batch)["median"])
-    per_row, intercept = np.polyfit(FIXED_COST_ROWS, medians, 1)
-    return {"seconds": max(0.0, float(intercept)), "per_row": float(per_row),
-            "rows": list(FIXED_COST_ROWS), "medians": medians}
+        fastest.append(time_call(sweep, 3 * repeats, min_batch / 10)["min"])
+    pairs = [(j, i) for i in range(len(fastest)) for j in range(i)]
+    per_row = statistics.median((fastest[i] - fastest[j])
+                                / (FIXED_COST_ROWS[i] - FIXED_COST_ROWS[j]) for j, i in pairs)
+    intercept = statistics.median(t - per_row * r for r, t in zip(FIXED_COST_ROWS, fastest))
+    return {"seconds": max(0.0, intercept), "per_row": per_row,
+            "rows": list(FIXED_COST_ROWS), "fastest": fastest}
 
 
 def calibrate_bag_of_tasks(durations=(0.0001, 0.001, 0.004, 0.016), repeats: int = 7,
