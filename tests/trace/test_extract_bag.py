@@ -97,15 +97,25 @@ def test_master_answers_any_source_and_loops_over_the_workers(extracted):
     assert "dest='(k < procnum ? k : k + 1)', tag=3003" in x.text
 
 
-@pytest.mark.parametrize("numprocs", [2, 4, 8, 16])
+def test_one_program_per_role_at_every_count(extracted):
+    """At 2 ranks the master hears from one worker only; what the 4-rank trace
+    showed (any source, loops over the workers, the last results) is applied
+    to it, so master and worker have one arm each, and the master's answers
+    are the jobs less one per worker."""
+    x, _ = extracted
+    assert x.text.count("ranks.case(") == 2
+    assert "with ranks.case('procnum == 0'):" in x.text
+    assert f"with b.loop('max({JOBS + 1} - numprocs, 0)'):" in x.text
+
+
+@pytest.mark.parametrize("numprocs", [2, 4, 8, 16, 32])
 def test_model_runs_beyond_the_traced_counts(extracted, numprocs):
     """Every job is two messages each way and every worker gets its stop message
-    (no deadlock, nothing left over).  At 2 ranks the master is the traced one
-    (24 jobs); from 3 ranks on the general master hands out one job per worker
-    and then as many as it answered at 4 ranks (21)."""
+    (no deadlock, nothing left over); the jobs are the traced ones, or one per
+    worker where there are more workers than that."""
     _, model = extracted
     result = fastengine.simulate(model, numprocs, Machine(Constant(1e-6)))
-    jobs = JOBS if numprocs == 2 else numprocs - 1 + JOBS - 3
+    jobs = max(JOBS, numprocs - 1)
     assert result.messages_simulated == 4 * jobs + numprocs - 1
     assert result.outstanding == ()
     assert result.makespan > jobs * 1e-3 / (numprocs - 1)

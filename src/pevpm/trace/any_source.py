@@ -18,7 +18,9 @@ rank -- a receive included -- as ``status.MPI_SOURCE`` (until the next such rece
 >>> from pevpm.trace.tokens import Token
 >>> recv = lambda src, tag: Token(("MPI_Recv", 8, src, 0, tag, None, (), None, None), ())
 >>> send = lambda dst: Token(("MPI_Send", 8, 0, dst, 7, None, (), None, None), ())
->>> out = any_source([recv(2, 1), send(2), recv(1, 1), send(1)])
+>>> out, (wild, replies) = any_source([recv(2, 1), send(2), recv(1, 1), send(1)])
+>>> sorted(wild), sorted(replies)
+([1], [7])
 >>> [(t.key[2], t.key[3], t.key[5]) for t in out]       # doctest: +NORMALIZE_WHITESPACE
 [('MPI_ANY_SOURCE', 0, 's0'), (0, 's0.MPI_SOURCE', None),
  ('MPI_ANY_SOURCE', 0, 's0'), (0, 's0.MPI_SOURCE', None)]
@@ -26,7 +28,7 @@ rank -- a receive included -- as ``status.MPI_SOURCE`` (until the next such rece
 
 from __future__ import annotations
 
-from pevpm.trace.tokens import DST, OP, REQ, SRC, TAG, Token, is_message
+from pevpm.trace.tokens import DST, OP, REQ, SRC, TAG, LoopNode, Token, is_message
 
 #: Receives that may name ``MPI_ANY_SOURCE``.
 RECEIVES = ("MPI_Recv", "MPI_Irecv")
@@ -80,15 +82,21 @@ def _replies(tokens: list[Token], wild: set) -> set:
     return tags - other
 
 
-def any_source(tokens: list[Token]) -> list[Token]:
+def any_source(tokens: list[Token], hint: tuple[frozenset, frozenset] | None = None,
+               ) -> tuple[list[Token], tuple[frozenset, frozenset]]:
     """``tokens`` with receives from any source and replies to their senders
-    written symbolically (see the module's docstring); unchanged when every
-    tag comes from one source."""
+    written symbolically (see the module's docstring), and the tags taken as
+    received from any source and as replies; unchanged when every tag comes
+    from one source.  ``hint``: those of the same rank at a larger count (at 2
+    ranks a master hears from one worker only, and every message it sends
+    goes to the rank it heard from)."""
     wild = {tag for tag, sources in _sources_by_tag(tokens).items() if len(sources) > 1}
+    if hint:
+        wild |= hint[0]
     if not wild:
-        return tokens
+        return tokens, (frozenset(), frozenset())
     wild -= _following(tokens, wild)
-    replies = _replies(tokens, wild)
+    replies = hint[1] if hint else _replies(tokens, wild)
     out = []
     bound: tuple[int, str] | None = None     # (matched rank, its status name)
     for t in tokens:
@@ -108,4 +116,35 @@ def any_source(tokens: list[Token]) -> list[Token]:
             out.append(_with(t, dst=f"{bound[1]}.MPI_SOURCE"))
         else:
             out.append(t)
+    return out, (frozenset(wild), frozenset(replies))
+
+
+def _is_any_source_pass(node) -> bool:
+    first = next((t for t in node.body if is_message(t)), None)
+    return first is not None and first.key[SRC] == "MPI_ANY_SOURCE"
+
+
+def any_source_passes(program: list) -> set:
+    """The bodies (their keys) of the program's top-level loops that begin with
+    a receive from any source."""
+    return {tuple(t.key for t in n.body) for n in program
+            if isinstance(n, LoopNode) and _is_any_source_pass(n)}
+
+
+def single_passes(program: list, bodies: set) -> list:
+    """``program`` with each top-level run of tokens that is one pass of a loop
+    in ``bodies`` (found at a larger count) made a loop of one pass: the last
+    results, one per worker, are one at 2 ranks and a loop at 4."""
+    out, i = [], 0
+    while i < len(program):
+        for body in bodies:
+            run = program[i:i + len(body)]
+            if len(run) == len(body) and all(isinstance(t, Token) and t.key == k
+                                             for t, k in zip(run, body)):
+                out.append(LoopNode(1, tuple(run)))
+                i += len(body)
+                break
+        else:
+            out.append(program[i])
+            i += 1
     return out

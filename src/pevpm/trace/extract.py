@@ -28,13 +28,13 @@ docstring and, from ``pevpm extract``, stderr).
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pevpm.errors import PevpmError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Model
-from pevpm.trace.any_source import any_source
+from pevpm.trace.any_source import any_source, any_source_passes, single_passes
 from pevpm.trace.compress import compressed, is_loose
 from pevpm.trace.computations import TIMES_P, argument, law_of, seconds_source
 from pevpm.trace.events import Trace
@@ -45,7 +45,7 @@ from pevpm.trace.peers import (
     rank_predicate,
     selected,
 )
-from pevpm.trace.rank_loops import INDEX, rank_loops
+from pevpm.trace.rank_loops import INDEX, rank_loops, signature
 from pevpm.trace.repeats import RepeatNode, receive_until_tag
 from pevpm.trace.scaling import (
     DISTURBED_NOISE,
@@ -146,12 +146,41 @@ class _Group:
 
 
 
-def _groups(numprocs: int, streams: list[list[Token]]) -> list[_Group]:
+@dataclass
+class _Hints:
+    """What each rank's program had at the larger counts, for the smaller ones:
+    tags received from any source and replies (by rank), loops over every
+    other rank and loops of any-source receives (their signatures), which one
+    worker at 2 ranks cannot show."""
+
+    any_source: dict = field(default_factory=dict)
+    rank_loops: set = field(default_factory=set)
+    passes: set = field(default_factory=set)
+
+    def program(self, tokens: list[Token], rank: int, numprocs: int, found: _Hints) -> list:
+        """The rank's compressed program; what it had goes into ``found``."""
+        tokens, tags = any_source(tokens, self.any_source.get(rank))
+        program = compressed(rank_loops(tokens, rank, numprocs, frozenset(self.rank_loops)))
+        program = single_passes(receive_until_tag(program), self.passes)
+        if tags[0]:
+            found.any_source[rank] = tags
+        found.rank_loops |= {signature(n.body) for n in program
+                             if isinstance(n, LoopNode) and isinstance(n.count, str)}
+        found.passes |= any_source_passes(program)
+        return program
+
+    def joined(self, other: _Hints) -> _Hints:
+        return _Hints({**other.any_source, **self.any_source},
+                      self.rank_loops | other.rank_loops, self.passes | other.passes)
+
+
+def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = None,
+            found: _Hints | None = None) -> list[_Group]:
     """Ranks grouped by program; a group whose peers no expression gives is split
     by the peers' offsets from procnum."""
     n = numprocs
-    programs = [receive_until_tag(compressed(rank_loops(any_source(tokens), r, n)))
-                for r, tokens in enumerate(streams)]
+    hints, found = hints or _Hints(), found if found is not None else _Hints()
+    programs = [hints.program(tokens, r, n, found) for r, tokens in enumerate(streams)]
     by_shape: dict[tuple, list[int]] = {}
     for r, program in enumerate(programs):
         by_shape.setdefault(_skeleton(program), []).append(r)
@@ -193,6 +222,24 @@ def _fitted(values: dict[int, float], whole: bool, notes: list, what: str,
         notes.append(f"{what} = {result.text} (fitted {result.form}, largest error "
                      f"{result.error:.1%} at {', '.join(map(str, ps))} ranks)")
     return result.text
+
+
+def _one_per_rank(counts: dict[int, int]) -> str | None:
+    """``max(a - numprocs, 0)`` or ``a + numprocs`` when the loop counts at two
+    counts or more lie on that line exactly and no one-term law gives them
+    exactly (a master's answers: the jobs less the first one per worker).
+
+    >>> _one_per_rank({2: 199, 4: 197}), _one_per_rank({2: 4, 4: 8}), _one_per_rank({2: 5})
+    ('max(201 - numprocs, 0)', None, None)
+    """
+    ps = sorted(counts)
+    if len(ps) < 2 or fit(ps, [counts[p] for p in ps], True).error == 0:
+        return None
+    for slope in (-1, 1):
+        base = counts[ps[0]] - slope * ps[0]
+        if all(counts[p] == base + slope * p for p in ps):
+            return f"max({base} - numprocs, 0)" if slope < 0 else f"{base} + numprocs"
+    return None
 
 
 class _Writer:
@@ -259,12 +306,18 @@ class _Writer:
         once per other rank at every count (3 ranks or more) takes one message
         from each: ``numprocs - 1``."""
         first = next(_tokens_in_order(at[max(at)].body), None)
-        if (first is not None and first.key[SRC] == "MPI_ANY_SOURCE" and min(at) >= 3
-                and all(n.count == p - 1 for p, n in at.items())):
+        counts = {p: n.count for p, n in at.items()}
+        if (first is not None and first.key[SRC] == "MPI_ANY_SOURCE" and max(at) >= 3
+                and all(c == p - 1 for p, c in counts.items())):
             self.notes.append(f"loop {self.loops}: count = numprocs - 1 (receives from any "
                               f"source, one per other rank at {', '.join(map(str, at))} ranks)")
             return "numprocs - 1"
-        return self.fitted({p: n.count for p, n in at.items()}, f"loop {self.loops}: count")
+        line = _one_per_rank(counts)
+        if line is not None:
+            self.notes.append(f"loop {self.loops}: count = {line} (one pass fewer or more "
+                              f"for each rank, exactly, at {', '.join(map(str, at))} ranks)")
+            return line
+        return self.fitted(counts, f"loop {self.loops}: count")
 
     def repeat(self, at: dict[int, RepeatNode], indent: int) -> list[str]:
         """Receive until the tag says stop (:mod:`pevpm.trace.repeats`)."""
@@ -312,19 +365,18 @@ class _Writer:
         src, dst, root = (next(self.peers) for _ in PEER_FIELDS)
         op = key[OP]
         if is_loose(at[max(at)]):
-            receive = op in ("MPI_Recv", "MPI_Irecv")   # a buffer for any message
-            sizes = {p: self.largest[p] if receive else round(statistics.fmean(t.values))
-                     for p, t in at.items()}
-            values = at[max(at)].values
-            if min(values) != max(values):
-                self.notes.append(f"{op} {self.place()}: sizes vary from repetition to "
-                                  f"repetition ({min(values)}..{max(values)} bytes at "
-                                  f"{max(at)} ranks); their "
-                                  f"{'largest anywhere (a buffer)' if receive else 'mean'}"
-                                  " is written (approximate)")
+            # sizes of their own every time are drawn, not scaled: one for every count,
+            # the mean of them all (a receive: a buffer for any message)
+            receive = op in ("MPI_Recv", "MPI_Irecv")
+            pooled = [v for t in at.values() for v in (t.values if is_loose(t) else (t.key[SIZE],))]
+            size = str(max(self.largest.get(p, 0) for p in at) if receive
+                       else round(statistics.fmean(pooled)))
+            self.notes.append(f"{op} {self.place()}: sizes vary from repetition to repetition "
+                              f"({min(pooled)}..{max(pooled)} bytes at {', '.join(map(str, at))}"
+                              f" ranks); their {'largest anywhere (a buffer)' if receive else 'mean'}"
+                              " is written, at every count (approximate)")
         else:
-            sizes = {p: t.key[SIZE] for p, t in at.items()}
-        size = self.fitted(sizes, f"{op} {self.place()}: size")
+            size = self.fitted({p: t.key[SIZE] for p, t in at.items()}, f"{op} {self.place()}: size")
         args = [repr(op), argument(size)]
         tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
@@ -462,10 +514,13 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     traces = [traces] if isinstance(traces, Trace) else list(traces)
     by_count: dict[int, list[_Group]] = {}
     known: set[Tree] | None = None      # trees of the larger counts
+    hints = _Hints()
     for t in sorted(traces, key=lambda t: -t.numprocs):
         streams, trees = find_trees([rank_tokens(t, r) for r in range(t.numprocs)], known)
         known = (known or set()) | set(trees)
-        by_count[t.numprocs] = _groups(t.numprocs, streams)
+        found = _Hints()
+        by_count[t.numprocs] = _groups(t.numprocs, streams, hints, found)
+        hints = hints.joined(found)
     if len(by_count) != len(traces):
         raise PevpmError("two traces have the same number of ranks; give one per count",
                          source)

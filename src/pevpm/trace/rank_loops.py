@@ -10,8 +10,9 @@ keys agree but for peers that take every other rank in increasing order
 :func:`pevpm.trace.compress.loose`),
 and makes each a :class:`~pevpm.trace.tokens.LoopNode` counted
 ``numprocs - 1`` with index :data:`INDEX`, those peers written
-``(k < procnum ? k : k + 1)`` (the k-th other rank).  Only from 3 ranks on:
-at 2 ranks one block is no evidence of a loop.
+``(k < procnum ? k : k + 1)`` (the k-th other rank).  From 3 ranks on; at
+2 ranks one block is no evidence of a loop, unless a larger count had that
+loop.
 
 >>> from pevpm.trace.tokens import SERIAL, Token
 >>> send = lambda dst: Token(("MPI_Send", 8, 0, dst, 7, None, (), None, None), ())
@@ -72,12 +73,20 @@ def _loop(blocks: list[list[Token]], varying: set) -> LoopNode:
     return LoopNode(COUNT, tuple(body))
 
 
-def rank_loops(tokens: list, rank: int, numprocs: int) -> list:
+def signature(body) -> tuple:
+    """A loop body's keys, point-to-point sizes set aside (how a loop found at
+    one count is known at another)."""
+    return tuple(t.key[:SIZE] + (None,) + t.key[SIZE + 1:]
+                 if is_message(t) and t.key[OP] in POINT_TO_POINT else t.key for t in body)
+
+
+def rank_loops(tokens: list, rank: int, numprocs: int, known: frozenset = frozenset()) -> list:
     """``tokens`` with each run of blocks sent to (or received from) every other
-    rank in turn as a loop over them (see the module's docstring)."""
+    rank in turn as a loop over them (see the module's docstring); at 2 ranks
+    only blocks whose loop (:func:`signature`) a larger count had, in ``known``."""
     others = [r for r in range(numprocs) if r != rank]
     m = len(others)
-    if m < 2:
+    if m < 1 or (m < 2 and not known):
         return list(tokens)
     out, i = [], 0
     while i < len(tokens):
@@ -85,8 +94,9 @@ def rank_loops(tokens: list, rank: int, numprocs: int) -> list:
         for size in range(1, min(MAX_BLOCK, (len(tokens) - i) // m) + 1):
             blocks = [tokens[i + b * size:i + (b + 1) * size] for b in range(m)]
             varying = _block_fields(blocks, others)
-            if varying:
-                found = (size, _loop(blocks, varying))
+            loop = _loop(blocks, varying) if varying else None
+            if loop and (m > 1 or signature(loop.body) in known):
+                found = (size, loop)
                 break
         if found:
             out.append(found[1])
