@@ -6,7 +6,7 @@ that answers whichever worker finishes first matches its workers in an order
 of the run's making, so no peer expression of ``procnum`` and ``numprocs``
 gives it and no two passes of its loop look alike.  :func:`any_source`
 rewrites such a rank's token stream: a receive whose tag the rank took from
-two or more sources (the first such tag, and any other not always from the
+two or more sources in no fixed turn (the first such tag, and any other not always from the
 rank the first one's latest receive matched) becomes an ``MPI_ANY_SOURCE``
 receive naming its status
 (its request slot, or ``s0`` when blocking), and the messages after it whose
@@ -18,12 +18,14 @@ rank -- a receive included -- as ``status.MPI_SOURCE`` (until the next such rece
 >>> from pevpm.trace.tokens import Token
 >>> recv = lambda src, tag: Token(("MPI_Recv", 8, src, 0, tag, None, (), None, None), ())
 >>> send = lambda dst: Token(("MPI_Send", 8, 0, dst, 7, None, (), None, None), ())
->>> out, (wild, replies) = any_source([recv(2, 1), send(2), recv(1, 1), send(1)])
+>>> out, (wild, replies) = any_source([recv(2, 1), send(2), recv(1, 1), send(1),
+...                                     recv(1, 1), send(1)])
 >>> sorted(wild), sorted(replies)
 ([1], [7])
->>> [(t.key[2], t.key[3], t.key[5]) for t in out]       # doctest: +NORMALIZE_WHITESPACE
-[('MPI_ANY_SOURCE', 0, 's0'), (0, 's0.MPI_SOURCE', None),
- ('MPI_ANY_SOURCE', 0, 's0'), (0, 's0.MPI_SOURCE', None)]
+>>> [(t.key[2], t.key[3], t.key[5]) for t in out[:2]]
+[('MPI_ANY_SOURCE', 0, 's0'), (0, 's0.MPI_SOURCE', None)]
+>>> any_source([recv(2, 1), recv(1, 1), recv(2, 1), recv(1, 1)])[0][0].key[2]   # in turn
+2
 """
 
 from __future__ import annotations
@@ -41,8 +43,20 @@ def _sources_by_tag(tokens: list[Token]) -> dict:
     out: dict = {}
     for t in tokens:
         if is_message(t) and t.key[OP] in RECEIVES and isinstance(t.key[SRC], int):
-            out.setdefault(t.key[TAG], set()).add(t.key[SRC])
+            out.setdefault(t.key[TAG], []).append(t.key[SRC])
     return out
+
+
+def _in_turn(sources: list[int]) -> bool:
+    """Whether the sources repeat in a fixed order (a halo exchange's up and
+    down neighbours), with a period of at most the number of sources: then
+    the program named them; a master's workers come in the run's order.
+
+    >>> _in_turn([2, 0, 2, 0, 2]), _in_turn([1, 2, 1, 3, 2])
+    (True, False)
+    """
+    return any(all(sources[i] == sources[i + period] for i in range(len(sources) - period))
+               for period in range(1, len(set(sources)) + 1))
 
 
 def _with(token: Token, **fields) -> Token:
@@ -90,7 +104,7 @@ def any_source(tokens: list[Token], hint: tuple[frozenset, frozenset] | None = N
     from one source.  ``hint``: those of the same rank at a larger count (at 2
     ranks a master hears from one worker only, and every message it sends
     goes to the rank it heard from)."""
-    wild = {tag for tag, sources in _sources_by_tag(tokens).items() if len(sources) > 1}
+    wild = {tag for tag, sources in _sources_by_tag(tokens).items() if not _in_turn(sources)}
     if hint:
         wild |= hint[0]
     if not wild:

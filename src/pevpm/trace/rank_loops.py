@@ -88,16 +88,24 @@ def rank_loops(tokens: list, rank: int, numprocs: int, known: frozenset = frozen
     m = len(others)
     if m < 1 or (m < 2 and not known):
         return list(tokens)
+    peers = [frozenset(t.key[f] for f in PEER_FIELDS)
+             if isinstance(t, Token) and is_message(t) else None for t in tokens]
     out, i = [], 0
     while i < len(tokens):
+        lead = next((j for j in range(min(MAX_BLOCK, len(tokens) - i))
+                     if peers[i + j] is not None), None)
         found = None
-        for size in range(1, min(MAX_BLOCK, (len(tokens) - i) // m) + 1):
-            blocks = [tokens[i + b * size:i + (b + 1) * size] for b in range(m)]
-            varying = _block_fields(blocks, others)
-            loop = _loop(blocks, varying) if varying else None
-            if loop and (m > 1 or signature(loop.body) in known):
-                found = (size, loop)
-                break
+        if lead is not None and others[0] in peers[i + lead]:
+            for size in range(lead + 1, min(MAX_BLOCK, (len(tokens) - i) // m) + 1):
+                if not all(peers[i + b * size + lead] is not None
+                           and others[b] in peers[i + b * size + lead] for b in range(1, m)):
+                    continue    # the blocks' first messages do not go to the ranks in turn
+                blocks = [tokens[i + b * size:i + (b + 1) * size] for b in range(m)]
+                varying = _block_fields(blocks, others)
+                loop = _loop(blocks, varying) if varying else None
+                if loop and (m > 1 or signature(loop.body) in known):
+                    found = (size, loop)
+                    break
         if found:
             out.append(found[1])
             i += m * found[0]
