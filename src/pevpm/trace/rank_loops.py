@@ -38,8 +38,9 @@ COUNT = "numprocs - 1"
 
 def _block_fields(blocks: list[list[Token]], others: list[int]) -> set | None:
     """The (position, field) pairs whose peers are ``others`` in turn, when the
-    blocks agree everywhere else and their first message is one of them (so a
-    block begins where the messages to the next rank do); None if not."""
+    blocks agree everywhere else and begin with a message to (or from) them (so
+    the computation before the first block, a start-up, stays out of the
+    loop); None if not."""
     varying = set()
     for j, first in enumerate(blocks[0]):
         if any(not isinstance(b[j], Token) or b[j].key[:1] != first.key[:1] for b in blocks):
@@ -56,8 +57,7 @@ def _block_fields(blocks: list[list[Token]], others: list[int]) -> set | None:
                 continue                # sizes set aside (pevpm.trace.compress.loose)
             elif any(v != values[0] for v in values):
                 return None
-    lead = next(j for j, t in enumerate(blocks[0]) if is_message(t)) if varying else None
-    return varying if any(j == lead for j, _ in varying) else None
+    return varying if any(j == 0 for j, _ in varying) else None
 
 
 def _loop(blocks: list[list[Token]], varying: set) -> LoopNode:
@@ -92,13 +92,11 @@ def rank_loops(tokens: list, rank: int, numprocs: int, known: frozenset = frozen
              if isinstance(t, Token) and is_message(t) else None for t in tokens]
     out, i = [], 0
     while i < len(tokens):
-        lead = next((j for j in range(min(MAX_BLOCK, len(tokens) - i))
-                     if peers[i + j] is not None), None)
         found = None
-        if lead is not None and others[0] in peers[i + lead]:
-            for size in range(lead + 1, min(MAX_BLOCK, (len(tokens) - i) // m) + 1):
-                if not all(peers[i + b * size + lead] is not None
-                           and others[b] in peers[i + b * size + lead] for b in range(1, m)):
+        if peers[i] is not None and others[0] in peers[i]:
+            for size in range(1, min(MAX_BLOCK, (len(tokens) - i) // m) + 1):
+                if not all(peers[i + b * size] is not None
+                           and others[b] in peers[i + b * size] for b in range(1, m)):
                     continue    # the blocks' first messages do not go to the ranks in turn
                 blocks = [tokens[i + b * size:i + (b + 1) * size] for b in range(m)]
                 varying = _block_fields(blocks, others)
