@@ -122,7 +122,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--machine", required=True, help="profile of this machine")
     parser.add_argument("--calibration", required=True)
-    parser.add_argument("--examples", default="jacobi,fft2d")
+    parser.add_argument("--examples", default="jacobi,fft2d,bag_of_tasks")
     parser.add_argument("--quick", action="store_true", help="half-size problems")
     parser.add_argument("--fit", default="2,4", help="rank counts extract fits (2,4)")
     parser.add_argument("--section", default="MPI_Barrier:MPI_Gather", metavar="START:STOP")
