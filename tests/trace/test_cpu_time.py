@@ -136,6 +136,10 @@ def test_a_count_with_more_ranks_than_cores_does_not_make_a_computation_grow():
     line = next(ln for ln in extract([disturbed(2, 2), disturbed(4, 2)]).text.splitlines()
                 if "before the first loop" in ln)
     assert "computation mean = 0.026" in line and "(c: within the traced noise" in line
+    assert "only 2 ranks were traced with no more ranks than cores" in line
+    line = next(ln for ln in extract([noisy(2, 0.026, 0.2), noisy(4, 0.030, 0.2)])
+                .text.splitlines() if "before the first loop" in ln)
+    assert "not confirmed" not in line
 
 
 def bag(jobs: int = 60) -> Trace:

@@ -40,8 +40,12 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
                          "and the counts traced with no more ranks than cores are too few "
                          "to choose one; not generalised")
         elif result.within_noise:
+            alone = [p for p in ps if p not in disturbed]
+            caveat = (f"; only {alone[0]} ranks were traced with no more ranks than cores, so "
+                      "this law is not contradicted, not confirmed" if len(alone) == 1 else "")
             notes.append(f"{what} ({result.form}: within the traced noise, off by at most "
-                         f"{result.error:.1%} where +-{result.noise:.0%} is allowed {counts})")
+                         f"{result.error:.1%} where +-{result.noise:.0%} is allowed {counts}"
+                         f"{caveat})")
         else:
             notes.append(f"{what} (fitted {result.form}, largest error {result.error:.1%} "
                          f"{counts}: the constant and the program's own laws miss by more "
