@@ -125,3 +125,27 @@ def test_one_worker_alone_gives_no_any_source():
     x = extract(bag(2), "bag")
     assert "MPI_ANY_SOURCE" not in x.text
     assert "b.repeat('s0.MPI_TAG == 3003')" in x.text
+
+
+def halo(numprocs: int, iterations: int = 6) -> Trace:
+    """A 1-D halo exchange: every rank receives from its two neighbours in a
+    fixed order each iteration (up, then down)."""
+    ranks = []
+    for r in range(numprocs):
+        clock = Clock()
+        for _ in range(iterations):
+            for peer in (r - 1, r + 1):
+                if 0 <= peer < numprocs:
+                    clock.call("MPI_Send", Send(peer, 0, 64))
+            for peer in (r - 1, r + 1):
+                if 0 <= peer < numprocs:
+                    clock.call("MPI_Recv", Recv(peer, 0, 64), gap=1e-4)
+        ranks.append(clock.done())
+    return Trace(tuple(ranks))
+
+
+def test_receives_from_neighbours_in_turn_keep_their_sources():
+    """Two sources taking turns are the program's, not whoever is ready."""
+    x = extract([halo(4), halo(6)], "halo")
+    assert "MPI_ANY_SOURCE" not in x.text and ".MPI_SOURCE" not in x.text
+    assert "source='procnum - 1'" in x.text or "(procnum + numprocs - 1) % numprocs" in x.text
