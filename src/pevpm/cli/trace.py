@@ -94,6 +94,7 @@ def run_replay(args) -> int:
     from pevpm.machine.presets import parse_machine
     from pevpm.trace.otf2_read import read_archive
     from pevpm.trace.replay import replay
+    from pevpm.vm.leftovers import warning_lines
 
     if args.runs < 1:
         raise PevpmError(f"--runs must be at least 1, got {args.runs}")
@@ -107,6 +108,9 @@ def run_replay(args) -> int:
                     workers=args.workers, source=str(args.trace))
     if args.perfetto:
         write_perfetto(trace, machine, args)
+    p = result.prediction
+    for line in warning_lines([(p.numprocs, p.runs, p.outstanding)]):
+        print(f"pevpm replay: warning: {line}", file=sys.stderr)
     if args.json:
         print(json.dumps({"trace": str(args.trace), "machine": args.machine,
                           **result.to_dict()}))

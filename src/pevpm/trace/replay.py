@@ -45,6 +45,7 @@ from pevpm.errors import PevpmError
 from pevpm.model.ast import Message, Model, Serial, Statement
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.expr import Expr
+from pevpm.trace.delays import ready_times, size_class, usual_times
 from pevpm.trace.events import (
     Call,
     Collective,
@@ -90,8 +91,10 @@ def _request(rid: int) -> str:
 class _RankConverter:
     """Turns one rank's calls into statements."""
 
-    def __init__(self, trace: Trace, rank: int, speed: float, cpu: bool = False):
+    def __init__(self, trace: Trace, rank: int, speed: float, cpu: bool = False,
+                 ready: dict[int, float] | None = None):
         self.trace, self.rank, self.speed, self.cpu = trace, rank, speed, cpu
+        self.ready = ready      # call index -> when its data was there (None: no delays)
         self.world = tuple(range(trace.numprocs))
         self.out: list[Statement] = []
         # each non-blocking receive's completion, in order, per request id
@@ -102,6 +105,9 @@ class _RankConverter:
                     self.completions[e.request].append(e)
         self.live: set[int] = set()   # requests posted and replayed, not yet completed
         self.computed = 0.0           # traced seconds of computation (before speed scaling)
+        self.delayed = 0.0            # traced seconds of delay inside calls
+        # (place in self.out after the call's statements, seconds after ready, kind of call)
+        self.after_ready: list[tuple[int, float, tuple]] = []
 
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
@@ -124,7 +130,7 @@ class _RankConverter:
         polling_since: float | None = None
         cpu = 0.0       # CPU seconds computed since the last statement
         last = None
-        for call in trace.ranks[rank]:
+        for index, call in enumerate(trace.ranks[rank]):
             if call.name == "MPI_Finalize":
                 last = call
                 break
@@ -144,11 +150,32 @@ class _RankConverter:
                 cpu += call.cpu or 0.0
             self.serial(start - previous, cpu)
             self.out.extend(statements)
+            if self.ready is not None and index in self.ready:
+                self.after_ready.append((len(self.out), call.end - max(start, self.ready[index]),
+                                         self.kind(call)))
             previous, polling_since, cpu = call.end, None, 0.0
         if polling_since is None and last is not None:
             cpu += last.cpu or 0.0
         self.serial(finish - (polling_since if polling_since is not None else previous), cpu)
         return self.out
+
+    @staticmethod
+    def kind(call: Call) -> tuple:
+        """Calls of one kind take alike once their data is there: the function, the
+        peers received from and the size class of the bytes received."""
+        sources = tuple(sorted({e.source for e in call.events if isinstance(e, Recv)}))
+        size = sum(e.size for e in call.events if isinstance(e, Recv))
+        size += sum(e.sent + e.received for e in call.events if isinstance(e, Collective))
+        return call.name, sources, size_class(size)
+
+    def insert_delays(self, usual: dict[tuple, float]) -> None:
+        """After each call that ended later than ``usual[kind]`` once its data was
+        there, the difference as a ``Serial`` delay (not scaled by the speed)."""
+        for place, after, kind in reversed(self.after_ready):
+            delay = after - usual[kind]
+            if delay > 0:
+                self.out.insert(place, Serial(_num(delay)))
+                self.delayed += delay
 
     def statements(self, call: Call) -> list[Statement] | None:
         """The call's statements; ``[]`` if it moves nothing, ``None`` if it is a poll."""
@@ -224,38 +251,68 @@ def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
     return _RankConverter(trace, rank, speed, cpu).convert()
 
 
-def trace_model(trace: Trace, speed: float = 1.0, source: str | None = None) -> Model:
-    """The whole trace as a model: one ``Runon`` arm per rank."""
-    if speed <= 0:
-        raise PevpmError(f"the speed ratio must be positive, got {speed}", "--speed")
+def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]:
+    """Every rank's converter, run; with ``delays`` each call's time beyond the usual
+    of its kind over all ranks (:func:`pevpm.trace.delays.usual_times`) is kept."""
+    ready = ready_times(trace) if delays else [None] * trace.numprocs
+    converters = [_RankConverter(trace, rank, speed, ready=ready[rank])
+                  for rank in range(trace.numprocs)]
+    for converter in converters:
+        converter.convert()
+    if delays:
+        usual = usual_times((kind, after) for c in converters for _, after, kind in c.after_ready)
+        for converter in converters:
+            converter.insert_delays(usual)
+    return converters
+
+
+def _model(converters: list[_RankConverter], source: str | None) -> Model:
     b = ModelBuilder(source=source)
     with b.runon() as arms:
-        for rank in range(trace.numprocs):
-            with arms.case(f"procnum == {rank}"):
-                for statement in rank_statements(trace, rank, speed):
+        for converter in converters:
+            with arms.case(f"procnum == {converter.rank}"):
+                for statement in converter.out:
                     b.add(statement)
     return b.build()
 
 
+def _check_speed(speed: float) -> None:
+    if speed <= 0:
+        raise PevpmError(f"the speed ratio must be positive, got {speed}", "--speed")
+
+
+def trace_model(trace: Trace, speed: float = 1.0, source: str | None = None,
+                delays: bool = True) -> Model:
+    """The whole trace as a model: one ``Runon`` arm per rank (``delays``: with the
+    traced delays inside calls, :mod:`pevpm.trace.delays`)."""
+    _check_speed(speed)
+    return _model(_converted(trace, speed, delays), source)
+
+
 @dataclass(frozen=True)
 class RankSummary:
-    """What a rank did in the trace: its computation (the gaps) and MPI time."""
+    """What a rank did in the trace: its computation (the gaps) and MPI time, of
+    which ``delay`` is the time calls took beyond their kind's usual once their
+    data was there."""
 
     rank: int
     elapsed: float
     compute: float
     mpi: float
+    delay: float = 0.0
 
 
-def rank_summaries(trace: Trace) -> list[RankSummary]:
-    """Each rank's traced time split into computation (the replayed gaps) and MPI."""
+def _summaries(trace: Trace, converters: list[_RankConverter]) -> list[RankSummary]:
     out = []
-    for r in range(trace.numprocs):
-        converter = _RankConverter(trace, r, 1.0)
-        converter.convert()
-        elapsed = trace.finish(r) - trace.begin(r)
-        out.append(RankSummary(r, elapsed, converter.computed, elapsed - converter.computed))
+    for c in converters:
+        elapsed = trace.finish(c.rank) - trace.begin(c.rank)
+        out.append(RankSummary(c.rank, elapsed, c.computed, elapsed - c.computed, c.delayed))
     return out
+
+
+def rank_summaries(trace: Trace, delays: bool = True) -> list[RankSummary]:
+    """Each rank's traced time split into computation (the replayed gaps) and MPI."""
+    return _summaries(trace, _converted(trace, 1.0, delays))
 
 
 @dataclass(frozen=True)
@@ -266,6 +323,7 @@ class Replay:
     ranks: list[RankSummary]
     prediction: object              # pevpm.vm.prediction.Prediction
     speed: float
+    delays: bool = True             # whether the traced delays were replayed
 
     @property
     def error(self) -> float:
@@ -275,20 +333,24 @@ class Replay:
     def to_dict(self) -> dict:
         p = self.prediction.to_dict()
         return {"traced": self.traced, "mean": self.prediction.mean, "sd": self.prediction.sd,
-                "error": self.error, "speed": self.speed, "numprocs": p["numprocs"],
+                "error": self.error, "speed": self.speed, "delays": self.delays,
+                "numprocs": p["numprocs"],
                 "traced_ranks": [{"rank": r.rank, "elapsed": r.elapsed, "compute": r.compute,
-                                  "mpi": r.mpi} for r in self.ranks],
+                                  "mpi": r.mpi, "delay": r.delay} for r in self.ranks],
                 "prediction": p}
 
 
 def replay(trace: Trace, machine, speed: float = 1.0, runs: int = 10, seed: int = 0,
-           workers: int | None = 1, source: str | None = None) -> Replay:
-    """Simulate ``trace`` on ``machine`` ``runs`` times at the traced rank count."""
+           workers: int | None = 1, source: str | None = None, delays: bool = True) -> Replay:
+    """Simulate ``trace`` on ``machine`` ``runs`` times at the traced rank count
+    (``delays=False``: without the traced delays inside calls)."""
     from pevpm.vm.montecarlo import predict
 
-    model = trace_model(trace, speed, source)
+    _check_speed(speed)
+    converters = _converted(trace, speed, delays)
+    model = _model(converters, source)
     # exact: a straight-line program has no loop to extrapolate; looking for one
     # would compile the (long) model once more
     prediction = predict(model, trace.numprocs, machine, runs=runs, seed=seed,
                          workers=workers, bounds=False, exact=True)
-    return Replay(trace.elapsed, rank_summaries(trace), prediction, speed)
+    return Replay(trace.elapsed, _summaries(trace, converters), prediction, speed, delays)

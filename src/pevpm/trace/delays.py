@@ -1,0 +1,152 @@
+"""When a traced call could have ended: the data it waited for was there.
+
+A blocking receive (or the Wait/Test completing a non-blocking one, or a
+``Sendrecv``) cannot end before its message was sent; a collective cannot
+end before the last member entered it.  :func:`ready_times` gives, for
+every such call of every rank, that moment on the trace's clock: the latest
+start of the matching sends' calls (blocking or ``Isend``), or the latest
+start of the collective's calls on its members.  The time a call took after
+it, beyond what that kind of call takes on a quiet host (:func:`usual`: the
+fastest tenth of the calls of its kind, over all ranks), is time the rank
+was not running or not looking -- a process descheduled on a busy host, a
+program polling with sleeps -- which replay keeps as a delay
+(:mod:`pevpm.trace.replay`).  A constant offset between two ranks' clocks
+cancels: the usual time of a kind has it too.
+
+Sends are matched to receives per (source, destination, tag) in order: the
+receives in the order they were posted (a blocking receive when called, a
+non-blocking one at its ``MPI_Irecv``), as MPI's non-overtaking rule has it;
+a pair whose sizes disagree gives no ready time.  Collectives are matched
+by their order among the collectives of the same members.
+
+>>> from pevpm.trace.events import Call, Recv, Send, Trace
+>>> t = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Send", 3, 3.1, (Send(1, 0, 8),))),
+...            (Call("MPI_Init", 0, 1), Call("MPI_Recv", 2, 4, (Recv(0, 0, 8),)))))
+>>> ready_times(t)
+[{}, {1: 3}]
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict, deque
+from collections.abc import Hashable, Iterable
+
+from pevpm.trace.events import Collective, Posted, Recv, Send, Trace
+
+
+def ready_times(trace: Trace) -> list[dict[int, float]]:
+    """Per rank, call index -> when the data the call completes was all there."""
+    sends: dict[tuple, deque] = defaultdict(deque)
+    for rank, calls in enumerate(trace.ranks):
+        for call in calls:
+            for e in call.events:
+                if isinstance(e, Send):
+                    sends[(rank, e.dest, e.tag)].append((call.start, e.size))
+    ready: list[dict[int, float]] = [{} for _ in trace.ranks]
+    for rank, calls in enumerate(trace.ranks):
+        for index, recv in _receives_in_posting_order(calls):
+            queue = sends.get((recv.source, rank, recv.tag))
+            if not queue:
+                continue
+            start, size = queue.popleft()
+            if size == recv.size:
+                ready[rank][index] = max(ready[rank].get(index, start), start)
+    _collective_ready(trace, ready)
+    return ready
+
+
+def _receives_in_posting_order(calls) -> list[tuple[int, Recv]]:
+    """(index of the completing call, the receive), in the order the receives were posted."""
+    completions: dict[int, deque] = defaultdict(deque)
+    for index, call in enumerate(calls):
+        for e in call.events:
+            if isinstance(e, Recv) and e.request is not None:
+                completions[e.request].append((index, e))
+    out = []
+    for index, call in enumerate(calls):
+        for e in call.events:
+            if isinstance(e, Recv) and e.request is None:
+                out.append((index, e))
+            elif isinstance(e, Posted) and completions.get(e.request):
+                out.append(completions[e.request].popleft())
+    return out
+
+
+#: Collectives no member leaves before every member entered.
+ALL_WAIT = ("BARRIER", "CREATE_HANDLE", "ALLREDUCE", "ALLGATHER", "ALLGATHERV", "ALLTOALL",
+            "ALLTOALLV", "REDUCE_SCATTER_BLOCK")
+#: Collectives whose root waits for every member (the others may leave first).
+ROOT_WAITS = ("GATHER", "GATHERV", "REDUCE")
+#: Collectives whose other members wait for the root (the root may leave first).
+WAIT_FOR_ROOT = ("BCAST", "SCATTER", "SCATTERV")
+
+
+def _collective_ready(trace: Trace, ready: list[dict[int, float]]) -> None:
+    """Each member's ready time of every collective all its members made: the
+    latest entry of the members it must wait for (a scan: those before it)."""
+    instances: dict[tuple, list] = defaultdict(list)   # (members, k) -> [(rank, index, start)]
+    for rank, calls in enumerate(trace.ranks):
+        seen: dict[tuple, int] = defaultdict(int)
+        for index, call in enumerate(calls):
+            for e in call.events:
+                if isinstance(e, Collective) and len(e.members) > 1:
+                    instances[(e.members, seen[e.members])].append((rank, index, call.start, e))
+                    seen[e.members] += 1
+    for (members, _), calls in instances.items():
+        if len(calls) != len(members):
+            continue        # some member's call is missing: no ready time
+        entered = {rank: start for rank, _, start, _ in calls}
+        for rank, index, _, e in calls:
+            waits_for = _waits_for(e, rank)
+            if waits_for:
+                ready[rank][index] = max(entered[m] for m in waits_for)
+
+
+def _waits_for(c: Collective, rank: int) -> tuple[int, ...]:
+    """The members whose entry ``rank`` needs before it can leave ``c``."""
+    if c.op in ALL_WAIT or (c.op in ROOT_WAITS and rank == c.root):
+        return c.members
+    if c.op in WAIT_FOR_ROOT and c.root is not None and rank != c.root:
+        return (c.root,)
+    if c.op in ("SCAN", "EXSCAN"):
+        return c.members[:c.members.index(rank) + 1]
+    return ()
+
+
+#: The share of a kind's calls taken to have found the host quiet: the usual time
+#: of a kind of call is this quantile of the times its calls took once their data
+#: was there (the median would count a loaded host's common delays as usual).
+QUIET_SHARE = 0.1
+
+
+def usual(values: list[float]) -> float:
+    """What a kind of call takes on a quiet host: the :data:`QUIET_SHARE` quantile
+    (the lower value where it falls between two).
+
+    >>> usual([3.0]), usual([5.0, 1.0]), usual([float(v) for v in range(1, 101)])
+    (3.0, 1.0, 10.0)
+    """
+    ordered = sorted(values)
+    return ordered[int(QUIET_SHARE * (len(ordered) - 1))]
+
+
+def usual_times(samples: Iterable[tuple[Hashable, float]]) -> dict[Hashable, float]:
+    """The :func:`usual` time of each kind of call, from ``(kind, seconds)`` pairs.
+
+    >>> usual_times([("recv", 2.0), ("recv", 9.0), ("barrier", 4.0)])
+    {'recv': 2.0, 'barrier': 4.0}
+    """
+    by_kind: dict[Hashable, list[float]] = defaultdict(list)
+    for kind, seconds in samples:
+        by_kind[kind].append(seconds)
+    return {kind: usual(values) for kind, values in by_kind.items()}
+
+
+def size_class(size: int) -> int:
+    """Sizes within a factor of sqrt(2) share a class (their transfers take alike).
+
+    >>> [size_class(s) for s in (0, 1, 1000, 1400, 65536)]
+    [0, 2, 20, 21, 32]
+    """
+    return round(2 * math.log2(size + 1))

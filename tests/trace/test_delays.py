@@ -1,0 +1,110 @@
+"""Delays inside traced calls: when a call's data was there, and what replay keeps of the rest."""
+
+import pytest
+
+from pevpm.machine.presets import parse_machine
+from pevpm.model.ast import Serial
+from pevpm.trace.delays import ready_times, usual_times
+from pevpm.trace.events import Call, Collective, Posted, Recv, Send, Trace
+from pevpm.trace.replay import rank_statements, rank_summaries, replay, trace_model
+
+
+def ping_trace(recv_ends):
+    """Rank 0 sends 8 bytes at 10, 20, 30...; rank 1 waits from 9, 19, 29... and its
+    receives end at ``recv_ends``; rank 1 finalizes 1 s after its last receive."""
+    sender, receiver = [Call("MPI_Init", 0, 1)], [Call("MPI_Init", 0, 1)]
+    for k, end in enumerate(recv_ends):
+        t = 10.0 * (k + 1)
+        sender.append(Call("MPI_Send", t, t + 0.01, (Send(1, 5, 8),)))
+        receiver.append(Call("MPI_Recv", t - 1, end, (Recv(0, 5, 8),)))
+    last = 10.0 * len(recv_ends)
+    sender.append(Call("MPI_Finalize", last + 1, last + 1))
+    receiver.append(Call("MPI_Finalize", recv_ends[-1] + 1, recv_ends[-1] + 1))
+    return Trace((tuple(sender), tuple(receiver)))
+
+
+def test_a_receive_is_ready_when_its_send_started():
+    t = ping_trace([10.5, 20.5, 33.0])
+    assert ready_times(t) == [{}, {1: 10.0, 2: 20.0, 3: 30.0}]
+
+
+def test_nonblocking_receives_match_sends_in_posting_order():
+    # rank 1 posts request 4 (tag 1) then request 5 (tag 1), completes 5 first
+    t = Trace((
+        (Call("MPI_Init", 0, 1), Call("MPI_Send", 2, 2, (Send(1, 1, 8),)),
+         Call("MPI_Send", 3, 3, (Send(1, 1, 16),)), Call("MPI_Finalize", 9, 9)),
+        (Call("MPI_Init", 0, 1), Call("MPI_Irecv", 1, 1, (Posted(4),)),
+         Call("MPI_Irecv", 1, 1, (Posted(5),)),
+         Call("MPI_Wait", 4, 5, (Recv(0, 1, 16, request=5),)),
+         Call("MPI_Wait", 6, 7, (Recv(0, 1, 8, request=4),)), Call("MPI_Finalize", 9, 9)),
+    ))
+    assert ready_times(t)[1] == {3: 3, 4: 2}
+
+
+def test_sizes_that_disagree_give_no_ready_time():
+    t = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Send", 2, 2, (Send(1, 0, 8),))),
+               (Call("MPI_Init", 0, 1), Call("MPI_Recv", 1, 3, (Recv(0, 0, 9),)))))
+    assert ready_times(t) == [{}, {}]
+
+
+def test_a_collective_is_ready_when_the_members_it_waits_for_entered():
+    def coll(op, root=None):
+        return Collective(op, (0, 1, 2), root, 0, 0)
+
+    def trace(collective):
+        return Trace(tuple((Call("MPI_Init", 0, 1), Call("MPI_X", start, 5, (collective,)))
+                           for start in (2, 4, 3)))
+
+    assert ready_times(trace(coll("BARRIER"))) == [{1: 4}, {1: 4}, {1: 4}]
+    assert ready_times(trace(coll("GATHER", root=0))) == [{1: 4}, {}, {}]
+    assert ready_times(trace(coll("BCAST", root=2))) == [{1: 3}, {1: 3}, {}]
+    assert ready_times(trace(coll("SCAN"))) == [{1: 2}, {1: 4}, {1: 4}]
+
+
+def test_the_usual_time_is_the_quiet_tenth_of_a_kind():
+    # a loaded host: most receives were delayed; the fastest tenth is the usual
+    samples = [("recv", 1e-6 * v) for v in (1, 2, 900, 950, 990, 1000, 1100, 1200, 1300, 1500,
+                                           2000)]
+    assert usual_times(samples + [("barrier", 0.5)]) == {"recv": 2e-6, "barrier": 0.5}
+
+
+def serials(statements):
+    return [round(s.time.evaluate({}), 9) for s in statements if isinstance(s, Serial)]
+
+
+def test_replay_keeps_what_a_call_took_beyond_its_usual_as_a_delay():
+    # after their send started, receives took 0.5, 0.5, 3.0 s: the usual is 0.5,
+    # so the third carries a delay of 2.5 s, placed right after it
+    t = ping_trace([10.5, 20.5, 33.0])
+    model = trace_model(t)
+    rank1 = model.body[0].branches[1].body
+    assert serials(rank1) == [8.0, 8.5, 8.5, 2.5, 1.0]
+    assert serials(rank_statements(t, 1)) == [8.0, 8.5, 8.5, 1.0]   # extract: none
+    assert [s.delay for s in rank_summaries(t)] == [0.0, pytest.approx(2.5)]
+    assert [s.delay for s in rank_summaries(t, delays=False)] == [0.0, 0.0]
+
+
+def test_replayed_delays_add_to_the_simulated_run():
+    # rank 1 waits for each message, so the 2.5 s delay ends its run 2.5 s later
+    t = ping_trace([10.5, 20.5, 33.0])
+    machine = parse_machine("constant:latency=0.5")
+    with_delays = replay(t, machine, runs=2)
+    without = replay(t, machine, runs=2, delays=False)
+    assert (with_delays.prediction.finish_mean[1] - without.prediction.finish_mean[1]
+            == pytest.approx(2.5))
+    assert with_delays.to_dict()["delays"] and not without.to_dict()["delays"]
+    assert with_delays.to_dict()["traced_ranks"][1]["delay"] == pytest.approx(2.5)
+
+
+def test_polling_counts_from_the_first_poll():
+    # rank 1 polls (Iprobe) from 9 and receives at 10.5..12: measured from 9 when the
+    # data was there at 10 (its send's start), the receive ended 2 s after it
+    sender = (Call("MPI_Init", 0, 1), *[Call("MPI_Send", t, t, (Send(1, 0, 8),))
+                                        for t in (10, 20, 30)], Call("MPI_Finalize", 40, 40))
+    receiver = [Call("MPI_Init", 0, 1)]
+    for t, end in ((10, 12), (20, 20.5), (30, 30.5)):
+        receiver += [Call("MPI_Iprobe", t - 1, t - 1), Call("MPI_Iprobe", t + 0.2, t + 0.2),
+                     Call("MPI_Recv", t + 0.4, end, (Recv(0, 0, 8),))]
+    receiver.append(Call("MPI_Finalize", 40, 40))
+    t = Trace((sender, tuple(receiver)))
+    assert rank_summaries(t)[1].delay == pytest.approx(1.5)
