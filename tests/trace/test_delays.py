@@ -1,7 +1,10 @@
 """Delays inside traced calls: when a call's data was there, and what replay keeps of the rest."""
 
+import json
+
 import pytest
 
+from pevpm.cli import main
 from pevpm.machine.presets import parse_machine
 from pevpm.model.ast import Serial
 from pevpm.trace.delays import ready_times, usual_times
@@ -108,3 +111,27 @@ def test_polling_counts_from_the_first_poll():
     receiver.append(Call("MPI_Finalize", 40, 40))
     t = Trace((sender, tuple(receiver)))
     assert rank_summaries(t)[1].delay == pytest.approx(1.5)
+
+
+def test_the_command_replays_delays_unless_told_not_to(monkeypatch, capsys):
+    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive",
+                        lambda path: ping_trace([10.5, 20.5, 33.0]))
+    args = ["replay", "run", "--machine", "constant:latency=0.5", "--runs", "2"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "(delay)" in text and "delay: MPI time after the data was there" in text
+    assert main([*args, "--no-delays", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["delays"] is False and out["traced_ranks"][1]["delay"] == 0.0
+
+
+def test_the_command_warns_of_requests_left_at_the_end(monkeypatch, capsys):
+    # rank 0 posts an Isend nobody receives and never waits for it
+    lost = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Isend", 2, 2, (Send(1, 7, 8, request=3),)),
+                   Call("MPI_Finalize", 3, 3)),
+                  (Call("MPI_Init", 0, 1), Call("MPI_Finalize", 3, 3))))
+    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: lost)
+    assert main(["replay", "run", "--machine", "constant:latency=0.5", "--runs", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "pevpm replay: warning: " in err
+    assert "rank 0: MPI_Isend to rank 1 tag 7 never matched (in 2 of 2 runs on 2 ranks)" in err
