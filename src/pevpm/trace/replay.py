@@ -39,7 +39,7 @@ peers on any communicator are world ranks already.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pevpm.errors import PevpmError
 from pevpm.model.ast import Message, Model, Serial, Statement
@@ -92,9 +92,10 @@ class _RankConverter:
     """Turns one rank's calls into statements."""
 
     def __init__(self, trace: Trace, rank: int, speed: float, cpu: bool = False,
-                 ready: dict[int, float] | None = None):
+                 ready: dict[int, float] | None = None, as_traced: bool = False):
         self.trace, self.rank, self.speed, self.cpu = trace, rank, speed, cpu
         self.ready = ready      # call index -> when its data was there (None: no delays)
+        self.as_traced = as_traced  # gaps are wall time to keep as it was (sleeping Serials)
         self.world = tuple(range(trace.numprocs))
         self.out: list[Statement] = []
         # each non-blocking receive's completion, in order, per request id
@@ -117,7 +118,7 @@ class _RankConverter:
         if self.cpu:
             seconds = cpu
         if seconds > 0:
-            self.out.append(Serial(_num(seconds / self.speed)))
+            self.out.append(Serial(_num(seconds / self.speed), sleep=self.as_traced))
             self.computed += seconds
 
     def convert(self) -> list[Statement]:
@@ -125,7 +126,7 @@ class _RankConverter:
         begin, finish = trace.begin(rank), trace.finish(rank)
         lead = begin - min(trace.begin(r) for r in self.world)
         if lead > 0:
-            self.out.append(Serial(_num(lead)))   # the rank left MPI_Init later
+            self.out.append(Serial(_num(lead), sleep=True))   # it left MPI_Init later
         previous = begin
         polling_since: float | None = None
         cpu = 0.0       # CPU seconds computed since the last statement
@@ -170,11 +171,12 @@ class _RankConverter:
 
     def insert_delays(self, usual: dict[tuple, float]) -> None:
         """After each call that ended later than ``usual[kind]`` once its data was
-        there, the difference as a ``Serial`` delay (not scaled by the speed)."""
+        there, the difference as a delay: a sleeping ``Serial`` (the rank was not
+        running: neither scaled by the speed nor stretched when ranks share cores)."""
         for place, after, kind in reversed(self.after_ready):
             delay = after - usual[kind]
             if delay > 0:
-                self.out.insert(place, Serial(_num(delay)))
+                self.out.insert(place, Serial(_num(delay), sleep=True))
                 self.delayed += delay
 
     def statements(self, call: Call) -> list[Statement] | None:
@@ -253,9 +255,12 @@ def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
 
 def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]:
     """Every rank's converter, run; with ``delays`` each call's time beyond the usual
-    of its kind over all ranks (:func:`pevpm.trace.delays.usual_times`) is kept."""
+    of its kind over all ranks (:func:`pevpm.trace.delays.usual_times`) is kept.
+    The gaps of a trace whose ranks outnumbered their cores hold that sharing
+    already: they are kept as they were (sleeping ``Serial``), not shared again."""
     ready = ready_times(trace) if delays else [None] * trace.numprocs
-    converters = [_RankConverter(trace, rank, speed, ready=ready[rank])
+    converters = [_RankConverter(trace, rank, speed, ready=ready[rank],
+                                 as_traced=trace.oversubscribed)
                   for rank in range(trace.numprocs)]
     for converter in converters:
         converter.convert()
@@ -340,6 +345,12 @@ class Replay:
                 "prediction": p}
 
 
+def replay_machine(machine, delays: bool = True):
+    """The machine a replay runs on: with the traced delays, which hold the traced
+    host's disturbances, every message takes its quiet (minimum) time there."""
+    return replace(machine, comm=machine.comm.bounded("min")) if delays else machine
+
+
 def replay(trace: Trace, machine, speed: float = 1.0, runs: int = 10, seed: int = 0,
            workers: int | None = 1, source: str | None = None, delays: bool = True) -> Replay:
     """Simulate ``trace`` on ``machine`` ``runs`` times at the traced rank count
@@ -351,6 +362,6 @@ def replay(trace: Trace, machine, speed: float = 1.0, runs: int = 10, seed: int 
     model = _model(converters, source)
     # exact: a straight-line program has no loop to extrapolate; looking for one
     # would compile the (long) model once more
-    prediction = predict(model, trace.numprocs, machine, runs=runs, seed=seed,
-                         workers=workers, bounds=False, exact=True)
+    prediction = predict(model, trace.numprocs, replay_machine(machine, delays), runs=runs,
+                         seed=seed, workers=workers, bounds=False, exact=True)
     return Replay(trace.elapsed, _summaries(trace, converters), prediction, speed, delays)
