@@ -135,3 +135,25 @@ def test_the_command_warns_of_requests_left_at_the_end(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "pevpm replay: warning: " in err
     assert "rank 0: MPI_Isend to rank 1 tag 7 never matched (in 2 of 2 runs on 2 ranks)" in err
+
+
+def test_with_delays_messages_take_their_quiet_time():
+    # the profile's spread is the profiled host's noise; the traced delays stand for
+    # the traced host's, so a replay with them draws nothing: every run is the same
+    t = ping_trace([10.5, 20.5, 33.0])
+    machine = parse_machine("default")
+    assert replay(t, machine, runs=3).prediction.sd == 0
+    assert replay(t, machine, runs=3, delays=False).prediction.sd > 0
+
+
+def test_gaps_of_a_trace_that_shared_cores_are_not_shared_again():
+    # two ranks traced on one core: their gaps hold the sharing already
+    plain = ping_trace([10.5, 20.5, 33.0])
+    shared = Trace(plain.ranks, cores=1)
+    machine = parse_machine("constant:latency=0.5,cores=1", nodes=1)
+    assert all(s.sleep for s in trace_model(shared).body[0].branches[1].body
+               if isinstance(s, Serial))
+    as_traced = replay(shared, machine, runs=1).prediction.finish_mean[1]
+    assert as_traced == pytest.approx(replay(plain, parse_machine("constant:latency=0.5"),
+                                             runs=1).prediction.finish_mean[1])
+    assert replay(plain, machine, runs=1).prediction.finish_mean[1] > as_traced + 1
