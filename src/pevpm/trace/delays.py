@@ -1,12 +1,15 @@
 """When a traced call could have ended: the data it waited for was there.
 
 A blocking receive (or the Wait/Test completing a non-blocking one, or a
-``Sendrecv``) cannot end before its message was sent; a collective cannot
-end before the last member entered it.  :func:`ready_times` gives, for
-every such call of every rank, that moment on the trace's clock: the latest
-start of the matching sends' calls (blocking or ``Isend``), or the latest
-start of the collective's calls on its members.  The time a call took after
-it, beyond what that kind of call takes on a quiet host (:func:`usual`: the
+``Sendrecv``) cannot end before its message was sent; a send the library
+holds until the receiver is there, not before the receive was posted; a
+collective not before the members it needs entered it.  :func:`ready_times`
+gives, for every such call of every rank, that moment on the trace's clock:
+the latest start of the matching sends' calls (blocking or ``Isend``), the
+latest posting of the matching receives, the latest entry of the members.
+Any other call waits for nobody: it is ready when it starts.  The time a
+call took after it was ready, beyond what that kind of call takes on a
+quiet host (:func:`usual`: the
 fastest tenth of the calls of its kind, over all ranks), is time the rank
 was not running or not looking -- a process descheduled on a busy host, a
 program polling with sleeps -- which replay keeps as a delay
@@ -23,7 +26,7 @@ by their order among the collectives of the same members.
 >>> t = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Send", 3, 3.1, (Send(1, 0, 8),))),
 ...            (Call("MPI_Init", 0, 1), Call("MPI_Recv", 2, 4, (Recv(0, 0, 8),)))))
 >>> ready_times(t)
-[{}, {1: 3}]
+[{1: 2}, {1: 3}]
 """
 
 from __future__ import annotations
@@ -32,32 +35,56 @@ import math
 from collections import defaultdict, deque
 from collections.abc import Hashable, Iterable
 
-from pevpm.trace.events import Collective, Posted, Recv, Send, Trace
+from pevpm.trace.events import Collective, Posted, Recv, Send, SendDone, Trace
 
 
 def ready_times(trace: Trace) -> list[dict[int, float]]:
-    """Per rank, call index -> when the data the call completes was all there."""
+    """Per rank, call index -> when the peers the call waits for were there: the
+    matching sends' starts for a call completing receives, the matching receives'
+    posting for a call completing sends (a send the library had to hold until then),
+    the members' entries for a collective.  Calls not listed waited for nobody."""
     sends: dict[tuple, deque] = defaultdict(deque)
     for rank, calls in enumerate(trace.ranks):
-        for call in calls:
+        completing = _send_completions(calls)
+        for index, call in enumerate(calls):
             for e in call.events:
                 if isinstance(e, Send):
-                    sends[(rank, e.dest, e.tag)].append((call.start, e.size))
+                    done = index if e.request is None else completing.get((index, e.request))
+                    sends[(rank, e.dest, e.tag)].append((call.start, e.size, done))
     ready: list[dict[int, float]] = [{} for _ in trace.ranks]
+
+    def wait_until(rank: int, index: int, moment: float) -> None:
+        ready[rank][index] = max(ready[rank].get(index, moment), moment)
+
     for rank, calls in enumerate(trace.ranks):
-        for index, recv in _receives_in_posting_order(calls):
+        for index, posted, recv in _receives_in_posting_order(calls):
             queue = sends.get((recv.source, rank, recv.tag))
             if not queue:
                 continue
-            start, size = queue.popleft()
+            start, size, done = queue.popleft()
             if size == recv.size:
-                ready[rank][index] = max(ready[rank].get(index, start), start)
+                wait_until(rank, index, start)
+                if done is not None:
+                    wait_until(recv.source, done, posted)
     _collective_ready(trace, ready)
     return ready
 
 
-def _receives_in_posting_order(calls) -> list[tuple[int, Recv]]:
-    """(index of the completing call, the receive), in the order the receives were posted."""
+def _send_completions(calls) -> dict[tuple[int, int], int]:
+    """(index of an ``Isend``'s call, its request) -> index of the call that completed it."""
+    out, open_sends = {}, {}
+    for index, call in enumerate(calls):
+        for e in call.events:
+            if isinstance(e, Send) and e.request is not None:
+                open_sends[e.request] = index
+            elif isinstance(e, SendDone) and e.request in open_sends:
+                out[(open_sends.pop(e.request), e.request)] = index
+    return out
+
+
+def _receives_in_posting_order(calls) -> list[tuple[int, float, Recv]]:
+    """(index of the completing call, when it was posted, the receive), in the order
+    the receives were posted."""
     completions: dict[int, deque] = defaultdict(deque)
     for index, call in enumerate(calls):
         for e in call.events:
@@ -67,9 +94,10 @@ def _receives_in_posting_order(calls) -> list[tuple[int, Recv]]:
     for index, call in enumerate(calls):
         for e in call.events:
             if isinstance(e, Recv) and e.request is None:
-                out.append((index, e))
+                out.append((index, call.start, e))
             elif isinstance(e, Posted) and completions.get(e.request):
-                out.append(completions[e.request].popleft())
+                done, recv = completions[e.request].popleft()
+                out.append((done, call.start, recv))
     return out
 
 

@@ -151,9 +151,9 @@ class _RankConverter:
                 cpu += call.cpu or 0.0
             self.serial(start - previous, cpu)
             self.out.extend(statements)
-            if self.ready is not None and index in self.ready:
-                self.after_ready.append((len(self.out), call.end - max(start, self.ready[index]),
-                                         self.kind(call)))
+            if self.ready is not None:
+                ready = max(start, self.ready.get(index, start))
+                self.after_ready.append((len(self.out), call.end - ready, self.kind(call)))
             previous, polling_since, cpu = call.end, None, 0.0
         if polling_since is None and last is not None:
             cpu += last.cpu or 0.0
@@ -162,12 +162,13 @@ class _RankConverter:
 
     @staticmethod
     def kind(call: Call) -> tuple:
-        """Calls of one kind take alike once their data is there: the function, the
-        peers received from and the size class of the bytes received."""
+        """Calls of one kind take alike once they are ready: the function, the peers
+        received from and sent to, and the size class of the bytes they move."""
         sources = tuple(sorted({e.source for e in call.events if isinstance(e, Recv)}))
-        size = sum(e.size for e in call.events if isinstance(e, Recv))
+        dests = tuple(sorted({e.dest for e in call.events if isinstance(e, Send)}))
+        size = sum(e.size for e in call.events if isinstance(e, (Recv, Send)))
         size += sum(e.sent + e.received for e in call.events if isinstance(e, Collective))
-        return call.name, sources, size_class(size)
+        return call.name, sources, dests, size_class(size)
 
     def insert_delays(self, usual: dict[tuple, float]) -> None:
         """After each call that ended later than ``usual[kind]`` once its data was
