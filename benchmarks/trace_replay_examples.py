@@ -62,6 +62,7 @@ def main() -> None:
     parser.add_argument("-n", default="2", help="rank counts, comma-separated (2)")
     parser.add_argument("--quick", action="store_true", help="half-size problems")
     parser.add_argument("--examples", default=",".join(CASES))
+    parser.add_argument("--keep", metavar="DIR", help="keep the traces in DIR")
     args = parser.parse_args()
     size = ProblemSize.quick() if args.quick else ProblemSize()
     base = parse_machine(args.machine)
@@ -70,7 +71,7 @@ def main() -> None:
         for nprocs in (int(n) for n in args.n.split(",")):
             for name in args.examples.split(","):
                 replay_example(name, nprocs, size, case_machine(base, CASES[name]),
-                               args.repeats, Path(tmp))
+                               args.repeats, Path(args.keep or tmp))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
