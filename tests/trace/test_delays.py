@@ -171,3 +171,14 @@ def test_a_send_is_delayed_only_past_its_receive_posting():
     t = Trace((sender, receiver))
     assert ready_times(t)[0] == {1: 9, 2: 19, 3: 31}
     assert rank_summaries(t)[0].delay == pytest.approx(1.0)
+
+
+def test_a_send_that_ended_before_its_receive_was_posted_took_no_time_after_it():
+    # eager sends returned 7.5, 16.5 and 25 s before their receives were posted: each
+    # took 0 s after it was ready (not minus that), so none is delayed
+    sender = (Call("MPI_Init", 0, 1), Call("MPI_Send", 2, 2.5, (Send(1, 0, 8),)),
+              Call("MPI_Send", 3, 3.5, (Send(1, 0, 8),)),
+              Call("MPI_Send", 4, 5.0, (Send(1, 0, 8),)), Call("MPI_Finalize", 40, 40))
+    receiver = (Call("MPI_Init", 0, 1), *[Call("MPI_Recv", t, t + 0.1, (Recv(0, 0, 8),))
+                                          for t in (10, 20, 30)], Call("MPI_Finalize", 40, 40))
+    assert [s.delay for s in rank_summaries(Trace((sender, receiver)))] == pytest.approx([0, 0])

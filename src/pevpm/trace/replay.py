@@ -152,8 +152,9 @@ class _RankConverter:
             self.serial(start - previous, cpu)
             self.out.extend(statements)
             if self.ready is not None:
-                ready = max(start, self.ready.get(index, start))
-                self.after_ready.append((len(self.out), call.end - ready, self.kind(call)))
+                # an eager send can end before its receive is posted: it took no time after
+                after = max(0.0, call.end - max(start, self.ready.get(index, start)))
+                self.after_ready.append((len(self.out), after, self.kind(call)))
             previous, polling_since, cpu = call.end, None, 0.0
         if polling_since is None and last is not None:
             cpu += last.cpu or 0.0
