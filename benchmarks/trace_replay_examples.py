@@ -2,7 +2,7 @@
 
 For every example and repeat: ``pevpm trace`` runs the program (the same
 arguments and environment as ``pevpm validate``), then the trace is replayed
-on ``--machine`` (10 Monte Carlo runs) and the predicted mean is compared
+on ``--machine`` (3 Monte Carlo runs) and the predicted mean is compared
 with the traced run time (MPI_Init to MPI_Finalize); the same replay
 without the traced delays inside MPI calls (``--no-delays``, 3 runs) shows
 how much of the run those were, and ``pevpm extract``'s compression of the
@@ -83,7 +83,7 @@ def replay_example(name, nprocs, size, machine, repeats, tmp) -> None:
         trace_example(name, nprocs, size, out)
         trace = read_archive(out)
         start = time.perf_counter()
-        result = replay(trace, machine, runs=10, seed=i)
+        result = replay(trace, machine, runs=3, seed=i)
         took = time.perf_counter() - start
         quiet = replay(trace, machine, runs=3, seed=i, delays=False)
         errors.append(result.error)

@@ -64,10 +64,9 @@ def test_a_collective_is_ready_when_the_members_it_waits_for_entered():
     assert ready_times(trace(coll("SCAN"))) == [{1: 2}, {1: 4}, {1: 4}]
 
 
-def test_the_usual_time_is_the_quiet_tenth_of_a_kind():
-    # a loaded host: most receives were delayed; the fastest tenth is the usual
-    samples = [("recv", 1e-6 * v) for v in (1, 2, 900, 950, 990, 1000, 1100, 1200, 1300, 1500,
-                                           2000)]
+def test_the_usual_time_is_the_fastest_of_a_kind():
+    # a loaded host: most receives were delayed, even the median one
+    samples = [("recv", 1e-6 * v) for v in (900, 2, 950, 1000, 1200, 1500, 2000)]
     assert usual_times(samples + [("barrier", 0.5)]) == {"recv": 2e-6, "barrier": 0.5}
 
 

@@ -9,12 +9,11 @@ the latest start of the matching sends' calls (blocking or ``Isend``), the
 latest posting of the matching receives, the latest entry of the members.
 Any other call waits for nobody: it is ready when it starts.  The time a
 call took after it was ready, beyond what that kind of call takes on a
-quiet host (:func:`usual`: the
-fastest tenth of the calls of its kind, over all ranks), is time the rank
-was not running or not looking -- a process descheduled on a busy host, a
+quiet host (:func:`usual_times`: the fastest call of its kind, over all
+ranks), is time the rank was not running or not looking -- a process descheduled on a busy host, a
 program polling with sleeps -- which replay keeps as a delay
 (:mod:`pevpm.trace.replay`).  A constant offset between two ranks' clocks
-cancels: the usual time of a kind has it too.
+cancels: the fastest call of a kind has it too.
 
 Sends are matched to receives per (source, destination, tag) in order: the
 receives in the order they were posted (a blocking receive when called, a
@@ -142,33 +141,17 @@ def _waits_for(c: Collective, rank: int) -> tuple[int, ...]:
     return ()
 
 
-#: The share of a kind's calls taken to have found the host quiet: the usual time
-#: of a kind of call is this quantile of the times its calls took once their data
-#: was there (the median would count a loaded host's common delays as usual).
-QUIET_SHARE = 0.1
-
-
-def usual(values: list[float]) -> float:
-    """What a kind of call takes on a quiet host: the :data:`QUIET_SHARE` quantile
-    (the lower value where it falls between two).
-
-    >>> usual([3.0]), usual([5.0, 1.0]), usual([float(v) for v in range(1, 101)])
-    (3.0, 1.0, 10.0)
-    """
-    ordered = sorted(values)
-    return ordered[int(QUIET_SHARE * (len(ordered) - 1))]
-
-
 def usual_times(samples: Iterable[tuple[Hashable, float]]) -> dict[Hashable, float]:
-    """The :func:`usual` time of each kind of call, from ``(kind, seconds)`` pairs.
+    """What each kind of call takes on a quiet host, from ``(kind, seconds)`` pairs:
+    its fastest call (on a busy host most calls are delayed, even the median).
 
     >>> usual_times([("recv", 2.0), ("recv", 9.0), ("barrier", 4.0)])
     {'recv': 2.0, 'barrier': 4.0}
     """
-    by_kind: dict[Hashable, list[float]] = defaultdict(list)
+    usual: dict[Hashable, float] = {}
     for kind, seconds in samples:
-        by_kind[kind].append(seconds)
-    return {kind: usual(values) for kind, values in by_kind.items()}
+        usual[kind] = min(seconds, usual.get(kind, seconds))
+    return usual
 
 
 def size_class(size: int) -> int:
