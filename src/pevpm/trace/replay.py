@@ -17,6 +17,13 @@ Each rank's calls turn into statements in program order, under one
   measured to the first poll's start, and the polls themselves vanish;
 * calls that move no data (``MPI_Comm_rank`` in a Score-P trace...) count
   as computation;
+* :func:`replay` and :func:`trace_model` keep the delays inside calls
+  (:mod:`pevpm.trace.delays`: the time a call took after its peers were
+  there beyond the fastest call of its kind) as sleeping ``Serial``
+  statements after the calls, and then cost messages at the machine's
+  quiet (minimum) times (:func:`replay_machine`); the gaps of a trace whose
+  ranks outnumbered their cores are sleeping ``Serial`` statements too
+  (they hold the sharing already);
 * with ``cpu=True`` (:func:`rank_statements`, for ``pevpm extract``) a
   computation is the CPU seconds the rank used in the gap, as ``pevpm trace``
   records them (:attr:`Call.cpu`), not the wall time: what the rank computed
