@@ -49,6 +49,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, replace
 
 from pevpm.errors import PevpmError
+from pevpm.machine.profile_comm import ProfileCommModel
 from pevpm.model.ast import Message, Model, Serial, Statement
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.expr import Expr
@@ -356,8 +357,14 @@ class Replay:
 
 def replay_machine(machine, delays: bool = True):
     """The machine a replay runs on: with the traced delays, which hold the traced
-    host's disturbances, every message takes its quiet (minimum) time there."""
-    return replace(machine, comm=machine.comm.bounded("min")) if delays else machine
+    host's disturbances (contention and shared cores among them), every message
+    takes its quiet time there -- a profile's minimum of the two-process
+    ping-pong (``min2x1``), another model's minimum."""
+    if not delays:
+        return machine
+    comm = machine.comm
+    quiet = comm.with_model("min2x1") if isinstance(comm, ProfileCommModel) else comm.bounded("min")
+    return replace(machine, comm=quiet)
 
 
 def replay(trace: Trace, machine, speed: float = 1.0, runs: int = 10, seed: int = 0,
