@@ -9,7 +9,13 @@ from pevpm.machine.presets import parse_machine
 from pevpm.model.ast import Serial
 from pevpm.trace.delays import ready_times, usual_times
 from pevpm.trace.events import Call, Collective, Posted, Recv, Send, Trace
-from pevpm.trace.replay import rank_statements, rank_summaries, replay, trace_model
+from pevpm.trace.replay import (
+    rank_statements,
+    rank_summaries,
+    replay,
+    replay_machine,
+    trace_model,
+)
 
 
 def ping_trace(recv_ends):
@@ -141,6 +147,8 @@ def test_with_delays_messages_take_their_quiet_time():
     # the traced host's, so a replay with them draws nothing: every run is the same
     t = ping_trace([10.5, 20.5, 33.0])
     machine = parse_machine("default")
+    assert replay_machine(machine).comm.model == "min2x1"     # the two-process minimum
+    assert replay_machine(machine, delays=False) is machine
     assert replay(t, machine, runs=3).prediction.sd == 0
     assert replay(t, machine, runs=3, delays=False).prediction.sd > 0
 
