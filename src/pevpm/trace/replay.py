@@ -21,7 +21,7 @@ Each rank's calls turn into statements in program order, under one
   (:mod:`pevpm.trace.delays`: the time a call took after its peers were
   there beyond the fastest call of its kind) as sleeping ``Serial``
   statements after the calls, and then cost messages at the machine's
-  quiet (minimum) times (:func:`replay_machine`); the gaps of a trace whose
+  quiet times (:func:`replay_machine`); the gaps of a trace whose
   ranks outnumbered their cores are sleeping ``Serial`` statements too
   (they hold the sharing already);
 * with ``cpu=True`` (:func:`rank_statements`, for ``pevpm extract``) a
@@ -115,7 +115,7 @@ class _RankConverter:
         self.live: set[int] = set()   # requests posted and replayed, not yet completed
         self.computed = 0.0           # traced seconds of computation (before speed scaling)
         self.delayed = 0.0            # traced seconds of delay inside calls
-        # (place in self.out after the call's statements, seconds after ready, kind of call)
+        # (place in self.out after a call's statements, seconds it took once ready, kind)
         self.after_ready: list[tuple[int, float, tuple]] = []
 
     def where(self, call: Call) -> str:
@@ -180,14 +180,18 @@ class _RankConverter:
         return call.name, sources, dests, size_class(size)
 
     def insert_delays(self, usual: dict[tuple, float]) -> None:
-        """After each call that ended later than ``usual[kind]`` once its data was
-        there, the difference as a delay: a sleeping ``Serial`` (the rank was not
-        running: neither scaled by the speed nor stretched when ranks share cores)."""
-        for place, after, kind in reversed(self.after_ready):
+        """After each call that took longer than ``usual[kind]`` once it was ready,
+        the difference as a delay: a sleeping ``Serial`` (the rank was not running:
+        neither scaled by the speed nor stretched when ranks share cores)."""
+        out, done = [], 0
+        for place, after, kind in self.after_ready:
             delay = after - usual[kind]
             if delay > 0:
-                self.out.insert(place, Serial(_num(delay), sleep=True))
+                out.extend(self.out[done:place])
+                out.append(Serial(_num(delay), sleep=True))
+                done = place
                 self.delayed += delay
+        self.out = out + self.out[done:]
 
     def statements(self, call: Call) -> list[Statement] | None:
         """The call's statements; ``[]`` if it moves nothing, ``None`` if it is a poll."""
