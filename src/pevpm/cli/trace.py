@@ -42,7 +42,8 @@ def register(subparsers) -> None:
         "replay", help="simulate a traced run on a (different) machine",
         description="Turn a trace into a straight-line PEVPM model (the gaps between calls "
                     "are computation, every message goes through the machine's "
-                    "communication model) and simulate it at the traced rank count.")
+                    "communication model, the traced delays inside calls are kept unless "
+                    "--no-delays) and simulate it at the traced rank count.")
     r.add_argument("trace", help="trace directory or .otf2 anchor file (pevpm's or Score-P's)")
     r.add_argument("--machine", default=DEFAULT_MACHINE, metavar="SPEC",
                    help="as for pevpm predict: PROFILE.db[:model=...] | default | "
