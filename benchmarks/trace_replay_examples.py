@@ -2,13 +2,16 @@
 
 For every example and repeat: ``pevpm trace`` runs the program (the same
 arguments and environment as ``pevpm validate``), then the trace is replayed
-on ``--machine`` (10 Monte Carlo runs) and the predicted mean is compared
-with the traced run time (MPI_Init to MPI_Finalize); ``pevpm extract``'s
-compression of the same trace (MPI calls in, model lines out) is printed
-too.  Prints each pair and, per example, the median error and its range.
+on ``--machine`` (3 Monte Carlo runs) and the predicted mean is compared
+with the traced run time (MPI_Init to MPI_Finalize); the same replay
+without the traced delays inside MPI calls (``--no-delays``, 3 runs) shows
+how much of the run those were, and ``pevpm extract``'s compression of the
+same trace (MPI calls in, model lines out) is printed too.  Prints each
+pair with the load average at the time and, per example and rank count,
+the median error and its range.
 
 Run: PYTHONPATH=src python benchmarks/trace_replay_examples.py --machine machine.db
-     [--repeats 3] [--quick] [-n 2]
+     [--repeats 3] [--quick] [-n 2,4]
 """
 
 from __future__ import annotations
@@ -56,34 +59,46 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--machine", required=True)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("-n", type=int, default=2)
+    parser.add_argument("-n", default="2", help="rank counts, comma-separated (2)")
     parser.add_argument("--quick", action="store_true", help="half-size problems")
     parser.add_argument("--examples", default=",".join(CASES))
+    parser.add_argument("--keep", metavar="DIR", help="keep the traces in DIR")
     args = parser.parse_args()
     size = ProblemSize.quick() if args.quick else ProblemSize()
     base = parse_machine(args.machine)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.examples.split(","):
-            case = CASES[name]
-            machine = case_machine(base, case)
-            errors = []
-            for i in range(args.repeats):
-                out = Path(tmp) / f"{name}-{i}"
-                trace_example(name, args.n, size, out)
-                trace = read_archive(out)
-                start = time.perf_counter()
-                result = replay(trace, machine, runs=10, seed=i)
-                took = time.perf_counter() - start
-                errors.append(result.error)
-                model = extract(trace)
-                print(f"{name:13} n={args.n} traced {result.traced:.4f} s  predicted "
-                      f"{result.prediction.mean:.4f} s (sd {result.prediction.sd:.2g})  "
-                      f"{result.error:+.1%}  [replay took {took:.1f} s; extract: "
-                      f"{model.events} calls -> {model.lines} lines]", flush=True)
-            print(f"{name:13} median error {statistics.median(errors):+.1%} "
-                  f"({min(errors):+.1%}..{max(errors):+.1%})", flush=True)
+        for nprocs in (int(n) for n in args.n.split(",")):
+            for name in args.examples.split(","):
+                replay_example(name, nprocs, size, case_machine(base, CASES[name]),
+                               args.repeats, Path(args.keep or tmp))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+def replay_example(name, nprocs, size, machine, repeats, tmp) -> None:
+    errors, dropped = [], []
+    for i in range(repeats):
+        out = tmp / f"{name}-{nprocs}-{i}"
+        load = os.getloadavg()[0]
+        trace_example(name, nprocs, size, out)
+        trace = read_archive(out)
+        start = time.perf_counter()
+        result = replay(trace, machine, runs=3, seed=i)
+        took = time.perf_counter() - start
+        quiet = replay(trace, machine, runs=3, seed=i, delays=False)
+        errors.append(result.error)
+        dropped.append(quiet.error)
+        model = extract(trace)
+        delay = max(r.delay for r in result.ranks)
+        print(f"{name:13} n={nprocs} load {load:4.1f} traced {result.traced:.4f} s  predicted "
+              f"{result.prediction.mean:.4f} s (sd {result.prediction.sd:.2g})  "
+              f"{result.error:+.1%}; without the delays ({delay:.3f} s on the most delayed "
+              f"rank) {quiet.error:+.1%}  [replay took {took:.1f} s; extract: "
+              f"{model.events} calls -> {model.lines} lines]", flush=True)
+    print(f"{name:13} n={nprocs} median error {statistics.median(errors):+.1%} "
+          f"({min(errors):+.1%}..{max(errors):+.1%}); without the delays "
+          f"{statistics.median(dropped):+.1%} ({min(dropped):+.1%}..{max(dropped):+.1%})",
+          flush=True)
 
 
 if __name__ == "__main__":

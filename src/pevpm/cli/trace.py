@@ -42,7 +42,8 @@ def register(subparsers) -> None:
         "replay", help="simulate a traced run on a (different) machine",
         description="Turn a trace into a straight-line PEVPM model (the gaps between calls "
                     "are computation, every message goes through the machine's "
-                    "communication model) and simulate it at the traced rank count.")
+                    "communication model, the traced delays inside calls are kept unless "
+                    "--no-delays) and simulate it at the traced rank count.")
     r.add_argument("trace", help="trace directory or .otf2 anchor file (pevpm's or Score-P's)")
     r.add_argument("--machine", default=DEFAULT_MACHINE, metavar="SPEC",
                    help="as for pevpm predict: PROFILE.db[:model=...] | default | "
@@ -53,6 +54,10 @@ def register(subparsers) -> None:
     r.add_argument("--runs", type=numbers.runs, default=10, help="Monte Carlo runs (10)")
     r.add_argument("--seed", type=numbers.seed, default=0, help="random seed (0)")
     r.add_argument("--workers", type=numbers.workers, default=1, help="parallel workers (1)")
+    r.add_argument("--no-delays", dest="delays", action="store_false",
+                   help="drop the traced delays inside MPI calls (the time a call took after "
+                        "its data was there beyond the usual for its kind: a busy host, "
+                        "polling with sleeps), as if the traced host had been quiet")
     add_collective_arguments(r)
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument("--perfetto", metavar="FILE", type=writable_file,
@@ -94,6 +99,7 @@ def run_replay(args) -> int:
     from pevpm.machine.presets import parse_machine
     from pevpm.trace.otf2_read import read_archive
     from pevpm.trace.replay import replay
+    from pevpm.vm.leftovers import warning_lines
 
     if args.runs < 1:
         raise PevpmError(f"--runs must be at least 1, got {args.runs}")
@@ -104,9 +110,12 @@ def run_replay(args) -> int:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
     trace = read_archive(Path(args.trace))
     result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,
-                    workers=args.workers, source=str(args.trace))
+                    workers=args.workers, source=str(args.trace), delays=args.delays)
     if args.perfetto:
         write_perfetto(trace, machine, args)
+    p = result.prediction
+    for line in warning_lines([(p.numprocs, p.runs, p.outstanding)]):
+        print(f"pevpm replay: warning: {line}", file=sys.stderr)
     if args.json:
         print(json.dumps({"trace": str(args.trace), "machine": args.machine,
                           **result.to_dict()}))
@@ -118,12 +127,13 @@ def run_replay(args) -> int:
 def write_perfetto(trace, machine, args) -> None:
     """Simulate run 0 of the replay with time slices and write it beside the recording."""
     from pevpm.report.side_by_side import write_side_by_side
-    from pevpm.trace.replay import trace_model
+    from pevpm.trace.replay import replay_machine, trace_model
     from pevpm.vm.fastengine import simulate
     from pevpm.vm.montecarlo import run_generator
 
-    predicted = simulate(trace_model(trace, args.speed, str(args.trace)), trace.numprocs,
-                         machine, rng=run_generator(args.seed, 0), trace=True)
+    predicted = simulate(trace_model(trace, args.speed, str(args.trace), args.delays),
+                         trace.numprocs, replay_machine(machine, args.delays),
+                         rng=run_generator(args.seed, 0), trace=True)
     write_side_by_side(trace, predicted, args.perfetto,
                        f"{args.trace} on {trace.numprocs} ranks, {args.machine}")
     print(f"recorded and predicted run written side by side to {args.perfetto}",
@@ -172,18 +182,23 @@ def check_at_scale(path: str, result) -> None:
 def format_replay(result, machine: str) -> str:
     """The text report of a replay: totals, then one row per rank."""
     p = result.prediction
+    kept = "" if result.delays else ", traced delays dropped"
     lines = [f"traced    {result.traced:.6g} s on {p.numprocs} ranks",
              (f"predicted {p.mean:.6g} s (sd {p.sd:.3g}, {p.runs} runs) on {machine}"
-              f"{'' if result.speed == 1 else f' at speed x{result.speed:g}'}: "
+              f"{'' if result.speed == 1 else f' at speed x{result.speed:g}'}{kept}: "
               f"{result.error:+.1%}"),
              "",
-             (f"{'rank':>4} {'traced':>10} {'compute':>10} {'mpi':>10} | {'predicted':>10} "
-              f"{'compute':>10} {'comm':>10} {'waiting':>10}")]
+             (f"{'rank':>4} {'traced':>10} {'compute':>10} {'mpi':>10} {'(delay)':>10} | "
+              f"{'predicted':>10} {'compute':>10} {'comm':>10} {'waiting':>10}")]
     parts = p.breakdown()
     for r in result.ranks:
-        lines.append(f"{r.rank:>4} {r.elapsed:>10.5g} {r.compute:>10.5g} {r.mpi:>10.5g} | "
+        lines.append(f"{r.rank:>4} {r.elapsed:>10.5g} {r.compute:>10.5g} {r.mpi:>10.5g} "
+                     f"{r.delay:>10.5g} | "
                      f"{p.finish_mean[r.rank]:>10.5g} {parts['compute'][r.rank]:>10.5g} "
                      f"{parts['communication'][r.rank]:>10.5g} {parts['waiting'][r.rank]:>10.5g}")
     shares = ", ".join(f"{k} {v:.0%}" for k, v in p.critical_path_shares.items())
     lines.append(f"predicted critical path: {shares}")
+    if result.delays:
+        lines.append("(delay: MPI time after the data was there, beyond the usual for the "
+                     "call's kind; replayed as computation, not scaled by --speed)")
     return "\n".join(lines)

@@ -17,6 +17,13 @@ Each rank's calls turn into statements in program order, under one
   measured to the first poll's start, and the polls themselves vanish;
 * calls that move no data (``MPI_Comm_rank`` in a Score-P trace...) count
   as computation;
+* :func:`replay` and :func:`trace_model` keep the delays inside calls
+  (:mod:`pevpm.trace.delays`: the time a call took after its peers were
+  there beyond the fastest call of its kind) as sleeping ``Serial``
+  statements after the calls, and then cost messages at the machine's
+  quiet times (:func:`replay_machine`); the gaps of a trace whose
+  ranks outnumbered their cores are sleeping ``Serial`` statements too
+  (they hold the sharing already);
 * with ``cpu=True`` (:func:`rank_statements`, for ``pevpm extract``) a
   computation is the CPU seconds the rank used in the gap, as ``pevpm trace``
   records them (:attr:`Call.cpu`), not the wall time: what the rank computed
@@ -39,12 +46,14 @@ peers on any communicator are world ranks already.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pevpm.errors import PevpmError
+from pevpm.machine.profile_comm import ProfileCommModel
 from pevpm.model.ast import Message, Model, Serial, Statement
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.expr import Expr
+from pevpm.trace.delays import ready_times, size_class, usual_times
 from pevpm.trace.events import (
     Call,
     Collective,
@@ -90,8 +99,11 @@ def _request(rid: int) -> str:
 class _RankConverter:
     """Turns one rank's calls into statements."""
 
-    def __init__(self, trace: Trace, rank: int, speed: float, cpu: bool = False):
+    def __init__(self, trace: Trace, rank: int, speed: float, cpu: bool = False,
+                 ready: dict[int, float] | None = None, as_traced: bool = False):
         self.trace, self.rank, self.speed, self.cpu = trace, rank, speed, cpu
+        self.ready = ready      # call index -> when its data was there (None: no delays)
+        self.as_traced = as_traced  # gaps are wall time to keep as it was (sleeping Serials)
         self.world = tuple(range(trace.numprocs))
         self.out: list[Statement] = []
         # each non-blocking receive's completion, in order, per request id
@@ -102,6 +114,9 @@ class _RankConverter:
                     self.completions[e.request].append(e)
         self.live: set[int] = set()   # requests posted and replayed, not yet completed
         self.computed = 0.0           # traced seconds of computation (before speed scaling)
+        self.delayed = 0.0            # traced seconds of delay inside calls
+        # (place in self.out after a call's statements, seconds it took once ready, kind)
+        self.after_ready: list[tuple[int, float, tuple]] = []
 
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
@@ -111,7 +126,7 @@ class _RankConverter:
         if self.cpu:
             seconds = cpu
         if seconds > 0:
-            self.out.append(Serial(_num(seconds / self.speed)))
+            self.out.append(Serial(_num(seconds / self.speed), sleep=self.as_traced))
             self.computed += seconds
 
     def convert(self) -> list[Statement]:
@@ -119,12 +134,12 @@ class _RankConverter:
         begin, finish = trace.begin(rank), trace.finish(rank)
         lead = begin - min(trace.begin(r) for r in self.world)
         if lead > 0:
-            self.out.append(Serial(_num(lead)))   # the rank left MPI_Init later
+            self.out.append(Serial(_num(lead), sleep=True))   # it left MPI_Init later
         previous = begin
         polling_since: float | None = None
         cpu = 0.0       # CPU seconds computed since the last statement
         last = None
-        for call in trace.ranks[rank]:
+        for index, call in enumerate(trace.ranks[rank]):
             if call.name == "MPI_Finalize":
                 last = call
                 break
@@ -144,11 +159,39 @@ class _RankConverter:
                 cpu += call.cpu or 0.0
             self.serial(start - previous, cpu)
             self.out.extend(statements)
+            if self.ready is not None:
+                # an eager send can end before its receive is posted: it took no time after
+                after = max(0.0, call.end - max(start, self.ready.get(index, start)))
+                self.after_ready.append((len(self.out), after, self.kind(call)))
             previous, polling_since, cpu = call.end, None, 0.0
         if polling_since is None and last is not None:
             cpu += last.cpu or 0.0
         self.serial(finish - (polling_since if polling_since is not None else previous), cpu)
         return self.out
+
+    @staticmethod
+    def kind(call: Call) -> tuple:
+        """Calls of one kind take alike once they are ready: the function, the peers
+        received from and sent to, and the size class of the bytes they move."""
+        sources = tuple(sorted({e.source for e in call.events if isinstance(e, Recv)}))
+        dests = tuple(sorted({e.dest for e in call.events if isinstance(e, Send)}))
+        size = sum(e.size for e in call.events if isinstance(e, (Recv, Send)))
+        size += sum(e.sent + e.received for e in call.events if isinstance(e, Collective))
+        return call.name, sources, dests, size_class(size)
+
+    def insert_delays(self, usual: dict[tuple, float]) -> None:
+        """After each call that took longer than ``usual[kind]`` once it was ready,
+        the difference as a delay: a sleeping ``Serial`` (the rank was not running:
+        neither scaled by the speed nor stretched when ranks share cores)."""
+        out, done = [], 0
+        for place, after, kind in self.after_ready:
+            delay = after - usual[kind]
+            if delay > 0:
+                out.extend(self.out[done:place])
+                out.append(Serial(_num(delay), sleep=True))
+                done = place
+                self.delayed += delay
+        self.out = out + self.out[done:]
 
     def statements(self, call: Call) -> list[Statement] | None:
         """The call's statements; ``[]`` if it moves nothing, ``None`` if it is a poll."""
@@ -224,38 +267,71 @@ def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
     return _RankConverter(trace, rank, speed, cpu).convert()
 
 
-def trace_model(trace: Trace, speed: float = 1.0, source: str | None = None) -> Model:
-    """The whole trace as a model: one ``Runon`` arm per rank."""
-    if speed <= 0:
-        raise PevpmError(f"the speed ratio must be positive, got {speed}", "--speed")
+def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]:
+    """Every rank's converter, run; with ``delays`` each call's time beyond the usual
+    of its kind over all ranks (:func:`pevpm.trace.delays.usual_times`) is kept.
+    The gaps of a trace whose ranks outnumbered their cores hold that sharing
+    already: they are kept as they were (sleeping ``Serial``), not shared again."""
+    ready = ready_times(trace) if delays else [None] * trace.numprocs
+    converters = [_RankConverter(trace, rank, speed, ready=ready[rank],
+                                 as_traced=trace.oversubscribed)
+                  for rank in range(trace.numprocs)]
+    for converter in converters:
+        converter.convert()
+    if delays:
+        usual = usual_times((kind, after) for c in converters for _, after, kind in c.after_ready)
+        for converter in converters:
+            converter.insert_delays(usual)
+    return converters
+
+
+def _model(converters: list[_RankConverter], source: str | None) -> Model:
     b = ModelBuilder(source=source)
     with b.runon() as arms:
-        for rank in range(trace.numprocs):
-            with arms.case(f"procnum == {rank}"):
-                for statement in rank_statements(trace, rank, speed):
+        for converter in converters:
+            with arms.case(f"procnum == {converter.rank}"):
+                for statement in converter.out:
                     b.add(statement)
     return b.build()
 
 
+def _check_speed(speed: float) -> None:
+    if speed <= 0:
+        raise PevpmError(f"the speed ratio must be positive, got {speed}", "--speed")
+
+
+def trace_model(trace: Trace, speed: float = 1.0, source: str | None = None,
+                delays: bool = True) -> Model:
+    """The whole trace as a model: one ``Runon`` arm per rank (``delays``: with the
+    traced delays inside calls, :mod:`pevpm.trace.delays`)."""
+    _check_speed(speed)
+    return _model(_converted(trace, speed, delays), source)
+
+
 @dataclass(frozen=True)
 class RankSummary:
-    """What a rank did in the trace: its computation (the gaps) and MPI time."""
+    """What a rank did in the trace: its computation (the gaps) and MPI time, of
+    which ``delay`` is the time calls took beyond their kind's usual once their
+    data was there."""
 
     rank: int
     elapsed: float
     compute: float
     mpi: float
+    delay: float = 0.0
 
 
-def rank_summaries(trace: Trace) -> list[RankSummary]:
-    """Each rank's traced time split into computation (the replayed gaps) and MPI."""
+def _summaries(trace: Trace, converters: list[_RankConverter]) -> list[RankSummary]:
     out = []
-    for r in range(trace.numprocs):
-        converter = _RankConverter(trace, r, 1.0)
-        converter.convert()
-        elapsed = trace.finish(r) - trace.begin(r)
-        out.append(RankSummary(r, elapsed, converter.computed, elapsed - converter.computed))
+    for c in converters:
+        elapsed = trace.finish(c.rank) - trace.begin(c.rank)
+        out.append(RankSummary(c.rank, elapsed, c.computed, elapsed - c.computed, c.delayed))
     return out
+
+
+def rank_summaries(trace: Trace, delays: bool = True) -> list[RankSummary]:
+    """Each rank's traced time split into computation (the replayed gaps) and MPI."""
+    return _summaries(trace, _converted(trace, 1.0, delays))
 
 
 @dataclass(frozen=True)
@@ -266,6 +342,7 @@ class Replay:
     ranks: list[RankSummary]
     prediction: object              # pevpm.vm.prediction.Prediction
     speed: float
+    delays: bool = True             # whether the traced delays were replayed
 
     @property
     def error(self) -> float:
@@ -275,20 +352,36 @@ class Replay:
     def to_dict(self) -> dict:
         p = self.prediction.to_dict()
         return {"traced": self.traced, "mean": self.prediction.mean, "sd": self.prediction.sd,
-                "error": self.error, "speed": self.speed, "numprocs": p["numprocs"],
+                "error": self.error, "speed": self.speed, "delays": self.delays,
+                "numprocs": p["numprocs"],
                 "traced_ranks": [{"rank": r.rank, "elapsed": r.elapsed, "compute": r.compute,
-                                  "mpi": r.mpi} for r in self.ranks],
+                                  "mpi": r.mpi, "delay": r.delay} for r in self.ranks],
                 "prediction": p}
 
 
+def replay_machine(machine, delays: bool = True):
+    """The machine a replay runs on: with the traced delays, which hold the traced
+    host's disturbances (contention and shared cores among them), every message
+    takes its quiet time there -- a profile's minimum of the two-process
+    ping-pong (``min2x1``), another model's minimum."""
+    if not delays:
+        return machine
+    comm = machine.comm
+    quiet = comm.with_model("min2x1") if isinstance(comm, ProfileCommModel) else comm.bounded("min")
+    return replace(machine, comm=quiet)
+
+
 def replay(trace: Trace, machine, speed: float = 1.0, runs: int = 10, seed: int = 0,
-           workers: int | None = 1, source: str | None = None) -> Replay:
-    """Simulate ``trace`` on ``machine`` ``runs`` times at the traced rank count."""
+           workers: int | None = 1, source: str | None = None, delays: bool = True) -> Replay:
+    """Simulate ``trace`` on ``machine`` ``runs`` times at the traced rank count
+    (``delays=False``: without the traced delays inside calls)."""
     from pevpm.vm.montecarlo import predict
 
-    model = trace_model(trace, speed, source)
+    _check_speed(speed)
+    converters = _converted(trace, speed, delays)
+    model = _model(converters, source)
     # exact: a straight-line program has no loop to extrapolate; looking for one
     # would compile the (long) model once more
-    prediction = predict(model, trace.numprocs, machine, runs=runs, seed=seed,
-                         workers=workers, bounds=False, exact=True)
-    return Replay(trace.elapsed, rank_summaries(trace), prediction, speed)
+    prediction = predict(model, trace.numprocs, replay_machine(machine, delays), runs=runs,
+                         seed=seed, workers=workers, bounds=False, exact=True)
+    return Replay(trace.elapsed, _summaries(trace, converters), prediction, speed, delays)
