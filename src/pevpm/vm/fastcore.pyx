@@ -70,19 +70,27 @@ cdef extern from *:
 cdef extern from *:
     """
     /* An open-addressing hash table from 64-bit keys to two ints (linear
-       probing, backward-shift deletion, at most half full).  Keys are packed
-       numbers below UINT64_MAX, which marks an empty slot.  An entry whose
-       v1 is negative is idle (an emptied queue kept for its next message):
-       a full table drops its idle entries if they are three quarters of it,
-       else doubles. */
+       probing).  Keys are packed numbers below UINT64_MAX - 1: UINT64_MAX
+       marks an empty slot, UINT64_MAX - 1 a deleted one (a tombstone, which
+       look-ups pass over and additions reuse).  Live entries and tombstones
+       fill at most half the slots: past that the table is rebuilt without
+       tombstones, twice the size if a quarter of it is live. */
     typedef struct { uint64_t key; int v1; int v2; } pevpm_hent_t;
-    typedef struct { pevpm_hent_t *e; size_t mask; size_t n; } pevpm_htab_t;
+    typedef struct { pevpm_hent_t *e; size_t mask; size_t n; size_t used; } pevpm_htab_t;
     #define PEVPM_EMPTY UINT64_MAX
+    #define PEVPM_TOMB (UINT64_MAX - 1)
 
     static inline size_t pevpm_mix(uint64_t x) {
         x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
         x ^= x >> 27; x *= 0x94d049bb133111ebULL;
         return (size_t) (x ^ (x >> 31));
+    }
+
+    /* Where a key's probe starts: keys in one aligned run of 64 get
+       neighbouring slots (a rank's queues from consecutive sources share
+       cache lines), each run a scattered start. */
+    static inline size_t pevpm_home(uint64_t key, size_t mask) {
+        return (pevpm_mix(key >> 6) + (size_t) (key & 63)) & mask;
     }
 
     static int pevpm_ht_init(pevpm_htab_t *t, size_t cap) {
@@ -91,14 +99,14 @@ cdef extern from *:
         if (t->e == NULL) return -1;
         for (i = 0; i < cap; i++) t->e[i].key = PEVPM_EMPTY;
         t->mask = cap - 1;
-        t->n = 0;
+        t->n = t->used = 0;
         return 0;
     }
 
     static void pevpm_ht_free(pevpm_htab_t *t) { free(t->e); t->e = NULL; }
 
     static inline pevpm_hent_t *pevpm_ht_find(pevpm_htab_t *t, uint64_t key) {
-        size_t i = pevpm_mix(key) & t->mask;
+        size_t i = pevpm_home(key, t->mask);
         while (t->e[i].key != PEVPM_EMPTY) {
             if (t->e[i].key == key) return &t->e[i];
             i = (i + 1) & t->mask;
@@ -108,28 +116,25 @@ cdef extern from *:
 
     /* A new entry for a key not in the table (v1 = v2 = -1); NULL: out of memory. */
     static pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key) {
-        size_t i, live = 0;
-        if (2 * (t->n + 1) > t->mask + 1) {
-            pevpm_htab_t bigger;
-            int drop;
-            for (i = 0; i <= t->mask; i++)
-                if (t->e[i].key != PEVPM_EMPTY && t->e[i].v1 >= 0) live++;
-            drop = 4 * live <= t->n;    /* mostly idle: drop those, same size */
-            if (pevpm_ht_init(&bigger, drop ? t->mask + 1 : 2 * (t->mask + 1)) < 0)
-                return NULL;
+        size_t i;
+        if (2 * (t->used + 1) > t->mask + 1) {
+            pevpm_htab_t rebuilt;
+            size_t cap = 4 * (t->n + 1) > t->mask + 1 ? 2 * (t->mask + 1) : t->mask + 1;
+            if (pevpm_ht_init(&rebuilt, cap) < 0) return NULL;
             for (i = 0; i <= t->mask; i++) {
-                if (t->e[i].key != PEVPM_EMPTY && (!drop || t->e[i].v1 >= 0)) {
-                    size_t j = pevpm_mix(t->e[i].key) & bigger.mask;
-                    while (bigger.e[j].key != PEVPM_EMPTY) j = (j + 1) & bigger.mask;
-                    bigger.e[j] = t->e[i];
+                if (t->e[i].key < PEVPM_TOMB) {
+                    size_t j = pevpm_home(t->e[i].key, rebuilt.mask);
+                    while (rebuilt.e[j].key != PEVPM_EMPTY) j = (j + 1) & rebuilt.mask;
+                    rebuilt.e[j] = t->e[i];
                 }
             }
-            bigger.n = drop ? live : t->n;
+            rebuilt.n = rebuilt.used = t->n;
             free(t->e);
-            *t = bigger;
+            *t = rebuilt;
         }
-        i = pevpm_mix(key) & t->mask;
-        while (t->e[i].key != PEVPM_EMPTY) i = (i + 1) & t->mask;
+        i = pevpm_home(key, t->mask);
+        while (t->e[i].key < PEVPM_TOMB) i = (i + 1) & t->mask;
+        if (t->e[i].key == PEVPM_EMPTY) t->used++;
         t->e[i].key = key;
         t->e[i].v1 = -1;
         t->e[i].v2 = -1;
@@ -137,20 +142,20 @@ cdef extern from *:
         return &t->e[i];
     }
 
-    static void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h) {
-        size_t i = (size_t) (h - t->e), j = i, k;
-        for (;;) {
-            j = (j + 1) & t->mask;
-            if (t->e[j].key == PEVPM_EMPTY) break;
-            k = pevpm_mix(t->e[j].key) & t->mask;
-            /* move e[j] back to the hole at i unless its home k lies in (i, j] */
-            if ((i <= j) ? (k <= i || k > j) : (k <= i && k > j)) {
-                t->e[i] = t->e[j];
-                i = j;
-            }
-        }
-        t->e[i].key = PEVPM_EMPTY;
+    /* Delete an entry: a tombstone, or, where no probe passes beyond it (the
+       next slot is empty), an empty slot, as are the tombstones just before. */
+    static inline void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h) {
+        size_t i = (size_t) (h - t->e);
         t->n--;
+        if (t->e[(i + 1) & t->mask].key != PEVPM_EMPTY) {
+            h->key = PEVPM_TOMB;
+            return;
+        }
+        do {
+            t->e[i].key = PEVPM_EMPTY;
+            t->used--;
+            i = (i - 1) & t->mask;
+        } while (t->e[i].key == PEVPM_TOMB);
     }
 
     /* A growable array of ints; 0, or -1 when out of memory. */
@@ -174,6 +179,7 @@ cdef extern from *:
         pevpm_hent_t *e
         size_t mask
         size_t n
+        size_t used
     int pevpm_ht_init(pevpm_htab_t *t, size_t cap)
     void pevpm_ht_free(pevpm_htab_t *t)
     pevpm_hent_t *pevpm_ht_find(pevpm_htab_t *t, uint64_t key)
@@ -1266,7 +1272,7 @@ cdef class Core:
             entry = pevpm_ht_add(table, key)
             if entry == NULL:
                 raise MemoryError()
-        if entry.v1 < 0:                # a new or idle queue
+        if entry.v1 < 0:                # a new queue
             entry.v1 = entry.v2 = req
         else:
             self.reqs[entry.v2].qnext = req
@@ -1277,10 +1283,11 @@ cdef class Core:
     cdef inline uint64_t bucket_key(self, long rank, long context, long source,
                                     long tag) noexcept:
         """(rank, context, source, tag) as one number: ANY_SOURCE is source P,
-        the tag (32 bits) is the low half."""
+        the tag (32 bits) is the high half, the source the lowest digit (a
+        rank's buckets from consecutive sources are neighbours in the table)."""
         cdef uint64_t src = self.numprocs if source == ANY_SOURCE else source
-        return ((((<uint64_t> rank * 2 + context) * (self.numprocs + 1) + src) << 32)
-                | <uint32_t> (<int> tag))
+        return ((<uint64_t> <uint32_t> (<int> tag) << 32)
+                | ((<uint64_t> rank * 2 + context) * (self.numprocs + 1) + src))
 
     cdef int post_recv(self, Rank rank, int opid, long size, long src, long tag,
                        status) except -1:
@@ -1592,14 +1599,7 @@ cdef class Core:
         cdef Req *q = &self.reqs[s]
         cdef pevpm_hent_t *entry = pevpm_ht_find(
             &self.send_queues, <uint64_t> q.peer * self.numprocs + q.rank)
-        if q.qprev >= 0:
-            self.reqs[q.qprev].qnext = q.qnext
-        else:
-            entry.v1 = q.qnext
-        if q.qnext >= 0:
-            self.reqs[q.qnext].qprev = q.qprev
-        else:
-            entry.v2 = q.qprev          # an emptied queue stays, idle, for the next send
+        self.take_out(&self.send_queues, entry, q)
         if q.dprev >= 0:
             self.reqs[q.dprev].dnext = q.dnext
         else:
@@ -1610,6 +1610,19 @@ cdef class Core:
             self.dtail[q.peer] = q.dprev
         q = &self.reqs[r]
         entry = pevpm_ht_find(&self.buckets, self.bucket_key(q.rank, q.context, q.peer, q.tag))
+        self.take_out(&self.buckets, entry, q)
+        self.nposted[q.rank] -= 1
+        if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
+            self.nwild[q.rank] -= 1
+
+    cdef inline void take_out(self, pevpm_htab_t *table, pevpm_hent_t *entry, Req *q) noexcept:
+        """Unlink ``q`` from the queue whose ends ``entry`` holds; an emptied
+        queue leaves the table (so it holds only the queues in use: an
+        alltoall's would otherwise grow to every pair of ranks, each look-up
+        a cache miss)."""
+        if q.qprev < 0 and q.qnext < 0:
+            pevpm_ht_del(table, entry)
+            return
         if q.qprev >= 0:
             self.reqs[q.qprev].qnext = q.qnext
         else:
@@ -1617,10 +1630,7 @@ cdef class Core:
         if q.qnext >= 0:
             self.reqs[q.qnext].qprev = q.qprev
         else:
-            entry.v2 = q.qprev          # an emptied bucket stays, idle
-        self.nposted[q.rank] -= 1
-        if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
-            self.nwild[q.rank] -= 1
+            entry.v2 = q.qprev
 
     cdef int notify(self, int i) except -1:
         cdef Rank rank
