@@ -114,6 +114,27 @@ cdef extern from *:
         return NULL;
     }
 
+    static pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key);
+
+    /* The entry for ``key``, a new one (v1 = v2 = -1) if it has none; NULL:
+       out of memory.  One probe: a new key takes the first tombstone on it. */
+    static inline pevpm_hent_t *pevpm_ht_get(pevpm_htab_t *t, uint64_t key) {
+        size_t i = pevpm_home(key, t->mask), tomb = (size_t) -1;
+        while (t->e[i].key != PEVPM_EMPTY) {
+            if (t->e[i].key == key) return &t->e[i];
+            if (t->e[i].key == PEVPM_TOMB && tomb == (size_t) -1) tomb = i;
+            i = (i + 1) & t->mask;
+        }
+        if (tomb == (size_t) -1 && 2 * (t->used + 1) > t->mask + 1)
+            return pevpm_ht_add(t, key);        /* rebuilds first */
+        if (tomb != (size_t) -1) i = tomb; else t->used++;
+        t->e[i].key = key;
+        t->e[i].v1 = -1;
+        t->e[i].v2 = -1;
+        t->n++;
+        return &t->e[i];
+    }
+
     /* A new entry for a key not in the table (v1 = v2 = -1); NULL: out of memory. */
     static pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key) {
         size_t i;
@@ -184,6 +205,7 @@ cdef extern from *:
     void pevpm_ht_free(pevpm_htab_t *t)
     pevpm_hent_t *pevpm_ht_find(pevpm_htab_t *t, uint64_t key)
     pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key)
+    pevpm_hent_t *pevpm_ht_get(pevpm_htab_t *t, uint64_t key)
     void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h)
     int pevpm_push(int **v, int *n, int *cap, int x)
 
@@ -1267,11 +1289,9 @@ cdef class Core:
     cdef int append(self, pevpm_htab_t *table, uint64_t key, int req) except -1:
         """Put request ``req`` at the end of the queue (a send queue or a
         receive bucket) that ``table`` keeps under ``key``."""
-        cdef pevpm_hent_t *entry = pevpm_ht_find(table, key)
+        cdef pevpm_hent_t *entry = pevpm_ht_get(table, key)
         if entry == NULL:
-            entry = pevpm_ht_add(table, key)
-            if entry == NULL:
-                raise MemoryError()
+            raise MemoryError()
         if entry.v1 < 0:                # a new queue
             entry.v1 = entry.v2 = req
         else:
@@ -1774,11 +1794,16 @@ cdef class Core:
 
     cdef Decision heap_pop(self) noexcept:
         """The earliest decision (a 4-ary heap: half the levels of a binary one,
-        and a node's children share cache lines)."""
+        and a node's children share cache lines).  The hole at the root goes
+        down to a leaf along the earlier children, and the last entry rises
+        from there (Floyd's order: it usually belongs near the bottom, so this
+        saves a comparison per level)."""
         cdef Decision top = self.heap[0]
-        cdef int n = self.nheap - 1, i = 0, child, first, k, end
+        cdef int n = self.nheap - 1, i = 0, child, first, k, end, parent
         cdef Decision last = self.heap[n]
         self.nheap = n
+        if n == 0:
+            return top
         while True:
             first = 4 * i + 1
             if first >= n:
@@ -1788,17 +1813,21 @@ cdef class Core:
             for k in range(first + 1, end):
                 if self.before(&self.heap[k], &self.heap[child]):
                     child = k
-            if not self.before(&self.heap[child], &last):
-                break
             self.heap[i] = self.heap[child]
             i = child
-        if n > 0:
-            self.heap[i] = last
+        while i > 0:
+            parent = (i - 1) >> 2
+            if not self.before(&last, &self.heap[parent]):
+                break
+            self.heap[i] = self.heap[parent]
+            i = parent
+        self.heap[i] = last
         return top
 
     cdef inline bint before(self, Decision *a, Decision *b) noexcept:
-        """Earlier posted time first; ties: the receive posted first."""
-        return a.time < b.time or (a.time == b.time and a.seq < b.seq)
+        """Earlier posted time first; ties: the receive posted first (both
+        comparisons made, without branches: their outcomes are hard to predict)."""
+        return (a.time < b.time) | ((a.time == b.time) & (a.seq < b.seq))
 
     # ---------------------------------------------------------------- results
     cdef result(self):
