@@ -226,6 +226,7 @@ cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
 cdef enum:
     PLAN_SLOTS = 1024           # entries of the direct-mapped plan cache
     MAX_RANKS = 46340           # (2P)(P + 1) receive-bucket keys fit in 32 bits
+    IDLE_PER_RANK = 4           # emptied queues stay in a table up to this many per rank
 
 
 cdef class Plan:
@@ -363,9 +364,13 @@ cdef class Code:
                 _translate(&self.own[pc], code[pc], False)
                 self.ins[pc] = &self.own[pc]
             return
+        last = None
         for pc in range(self.n):
-            box = box_for(code[pc], collective)
-            self.boxes.append(box)
+            py = code[pc]
+            if py is not last:          # a ring's steps repeat one instruction
+                box = box_for(py)
+                self.boxes.append(box)
+                last = py
             self.ins[pc] = &box.ins
 
     def __dealloc__(self):
@@ -376,13 +381,14 @@ cdef class Code:
 cdef dict _BOXES = {}
 
 
-cdef InsBox box_for(tuple py, bint collective):
-    key = (id(py), collective)
+cdef InsBox box_for(tuple py):
+    """The shared box of a collective's instruction ``py``."""
+    key = id(py)
     box = _BOXES.get(key)
     if box is None or (<InsBox> box).py is not py:
         if len(_BOXES) > 262144:
             _BOXES.clear()
-        box = _BOXES[key] = InsBox(py, collective)
+        box = _BOXES[key] = InsBox(py, True)
     return <InsBox> box
 
 
@@ -1292,7 +1298,7 @@ cdef class Core:
         cdef pevpm_hent_t *entry = pevpm_ht_get(table, key)
         if entry == NULL:
             raise MemoryError()
-        if entry.v1 < 0:                # a new queue
+        if entry.v1 < 0:                # a new or idle queue
             entry.v1 = entry.v2 = req
         else:
             self.reqs[entry.v2].qnext = req
@@ -1636,12 +1642,17 @@ cdef class Core:
             self.nwild[q.rank] -= 1
 
     cdef inline void take_out(self, pevpm_htab_t *table, pevpm_hent_t *entry, Req *q) noexcept:
-        """Unlink ``q`` from the queue whose ends ``entry`` holds; an emptied
-        queue leaves the table (so it holds only the queues in use: an
-        alltoall's would otherwise grow to every pair of ranks, each look-up
-        a cache miss)."""
+        """Unlink ``q`` from the queue whose ends ``entry`` holds.  An emptied
+        queue stays, idle, for its next message while the table holds at most
+        IDLE_PER_RANK queues per rank (a stencil's few neighbours: no deletion
+        and addition per message); beyond that it leaves the table, which so
+        holds only the queues in use (an alltoall's would otherwise grow to
+        every pair of ranks, each look-up a cache miss)."""
         if q.qprev < 0 and q.qnext < 0:
-            pevpm_ht_del(table, entry)
+            if table.n > IDLE_PER_RANK * self.numprocs:
+                pevpm_ht_del(table, entry)
+            else:
+                entry.v1 = entry.v2 = -1
             return
         if q.qprev >= 0:
             self.reqs[q.qprev].qnext = q.qnext
