@@ -102,25 +102,28 @@ def test_both_engines_agree_on_unnamed_collective_requests(algorithm):
         [(m.src, m.dst, m.tag, m.size, m.send_start, m.recv_end) for m in ref.messages]
 
 
-@pytest.mark.parametrize("spec", ["alltoall=linear", "alltoall=scattered",
-                                  "alltoall=scattered,alltoall-throttle=0",
-                                  "alltoall=scattered,alltoall-throttle=1",
-                                  "alltoall=scattered,alltoall-throttle=2",
-                                  "alltoall=scattered,alltoall-throttle=7"])
+@pytest.mark.parametrize("op,spec", [
+    ("MPI_Alltoall", "alltoall=linear"), ("MPI_Alltoall", "alltoall=scattered"),
+    ("MPI_Alltoall", "alltoall=scattered,alltoall-throttle=0"),
+    ("MPI_Alltoall", "alltoall=scattered,alltoall-throttle=1"),
+    ("MPI_Alltoall", "alltoall=scattered,alltoall-throttle=2"),
+    ("MPI_Alltoall", "alltoall=scattered,alltoall-throttle=7"),
+    ("MPI_Allgather", "allgather=ring")])
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 33, 64, 100])
-def test_alltoall_code_written_directly_is_the_compiled_script(spec, n):
-    """The alltoall's code writers give, instruction for instruction (the very
-    same shared tuples), what compiling the algorithm's script gives."""
+def test_code_written_directly_is_the_compiled_script(op, spec, n):
+    """The code writers give, instruction for instruction (the very same
+    shared tuples), what compiling the algorithm's script gives."""
     cfg = CollectiveConfig.parse(spec)
-    family, name = "alltoall", cfg.algorithm("MPI_Alltoall", 1024, n)
-    assert name in CODE_WRITERS[family]
+    family, name = spec.split(",")[0].split("=")
+    assert cfg.algorithm(op, 1024, n) == name and name in CODE_WRITERS[family]
     for size in (0, 1024):
-        for rank in range(n):
-            direct = expand_code("MPI_Alltoall", size, 0, rank, n, cfg, "d.c:2")
-            script = compile_script(_script("MPI_Alltoall", size, 0, rank, n, cfg).finish(),
-                                    "d.c:2")
-            assert len(direct) == len(script)
-            assert all(a is b for a, b in zip(direct, script))
+        for root in (0, n // 2):
+            for rank in range(n):
+                direct = expand_code(op, size, root, rank, n, cfg, "d.c:2")
+                script = compile_script(_script(op, size, root, rank, n, cfg).finish(),
+                                        "d.c:2")
+                assert len(direct) == len(script)
+                assert all(a is b for a, b in zip(direct, script))
 
 
 def test_scattered_alltoall_code_at_1024_ranks_throttles_32_partners():

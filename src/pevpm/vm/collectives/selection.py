@@ -34,4 +34,5 @@ assert {family: tuple(names) for family, names in ALGORITHMS.items()} == ALGORIT
 
 #: family -> algorithm name -> function(call, options, tag, where) giving the engine code
 #: that compiling the algorithm's script would (for algorithms whose scripts are huge).
-CODE_WRITERS: dict[str, dict[str, Callable]] = {"alltoall": alltoall.CODE_WRITERS}
+CODE_WRITERS: dict[str, dict[str, Callable]] = {"alltoall": alltoall.CODE_WRITERS,
+                                                 "allgather": allgather.CODE_WRITERS}
