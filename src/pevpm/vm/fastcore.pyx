@@ -227,6 +227,7 @@ cdef enum:
     PLAN_SLOTS = 1024           # entries of the direct-mapped plan cache
     MAX_RANKS = 46340           # (2P)(P + 1) receive-bucket keys fit in 32 bits
     IDLE_PER_RANK = 4           # emptied queues stay in a table up to this many per rank
+    BOX_LIMIT = 262144          # collective instruction boxes per generation
 
 
 cdef class Plan:
@@ -344,7 +345,7 @@ cdef class Code:
     cdef Ins *own               # a user code's instructions, or NULL
     cdef int n
     cdef readonly tuple code
-    cdef list boxes             # keeps a collective's instructions alive
+    cdef list boxes             # keeps a collective's instructions alive (a box generation)
 
     def __cinit__(self, tuple code, bint collective):
         cdef int pc
@@ -364,12 +365,14 @@ cdef class Code:
                 _translate(&self.own[pc], code[pc], False)
                 self.ins[pc] = &self.own[pc]
             return
+        if len(_BOX_LIST) > BOX_LIMIT:
+            _new_box_generation()
+        self.boxes = _BOX_LIST          # every box this code points into
         last = None
         for pc in range(self.n):
             py = code[pc]
             if py is not last:          # a ring's steps repeat one instruction
                 box = box_for(py)
-                self.boxes.append(box)
                 last = py
             self.ins[pc] = &box.ins
 
@@ -378,18 +381,39 @@ cdef class Code:
         free(self.own)
 
 
-cdef dict _BOXES = {}
+# Collective instructions' boxes: a C table from the instruction tuple's
+# address to the box's place in the current generation's list (the box keeps
+# the tuple alive, so no other tuple takes its address meanwhile).  Past
+# BOX_LIMIT boxes a new generation starts; codes keep their generation's list.
+cdef pevpm_htab_t _box_index      # zeroed: no table until the first generation
+cdef list _BOX_LIST = []
+
+
+cdef int _new_box_generation() except -1:
+    global _BOX_LIST
+    pevpm_ht_free(&_box_index)
+    if pevpm_ht_init(&_box_index, 1024) < 0:
+        raise MemoryError()
+    _BOX_LIST = []
+    return 0
+
+
+_new_box_generation()
 
 
 cdef InsBox box_for(tuple py):
-    """The shared box of a collective's instruction ``py``."""
-    key = id(py)
-    box = _BOXES.get(key)
-    if box is None or (<InsBox> box).py is not py:
-        if len(_BOXES) > 262144:
-            _BOXES.clear()
-        box = _BOXES[key] = InsBox(py, True)
-    return <InsBox> box
+    """The shared box of a collective's instruction ``py`` (in the current generation)."""
+    cdef uint64_t key = <uint64_t> <size_t> <void *> py
+    cdef pevpm_hent_t *entry = pevpm_ht_find(&_box_index, key)
+    if entry != NULL:
+        return <InsBox> _BOX_LIST[entry.v1]
+    box = InsBox(py, True)
+    entry = pevpm_ht_add(&_box_index, key)
+    if entry == NULL:
+        raise MemoryError()
+    entry.v1 = len(_BOX_LIST)
+    _BOX_LIST.append(box)
+    return box
 
 
 cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
@@ -475,7 +499,7 @@ cdef Code code_for(tuple code, bint collective):
     if c is None or (<Code> c).code is not code:
         if len(_CODES) > 65536:
             _CODES.clear()
-            _BOXES.clear()      # the codes still running keep their boxes
+            _new_box_generation()   # the codes still running keep theirs
         c = _CODES[id(code)] = Code(code, collective)
     return <Code> c
 
