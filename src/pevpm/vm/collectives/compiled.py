@@ -50,7 +50,13 @@ def compile_script(steps: list[tuple], where: str) -> tuple[tuple, ...]:
 
 def instruction_of(step: tuple, where: str) -> tuple:
     """The shared instruction of one step (of :attr:`RankScript.steps` form) at ``where``:
-    what :func:`compile_script` puts in a code for it."""
+    what :func:`compile_script` puts in a code for it.
+
+    >>> from pevpm.vm.collectives.script import MESSAGE
+    >>> a = instruction_of((MESSAGE, "MPI_Irecv", 8, 3, 0, -5, "__coll0"), "b.c:4")
+    >>> a is instruction_of((MESSAGE, "MPI_Irecv", 8, 3, 1, -5, "__coll9"), "b.c:4")
+    True
+    """
     key = (_shape(step), where)
     ins = _shared.get(key)
     if ins is None:
