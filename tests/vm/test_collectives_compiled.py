@@ -10,7 +10,9 @@ from pevpm.model.ast import Message
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm import engine, fastengine
 from pevpm.vm import program as vm
-from pevpm.vm.collectives import ALGORITHMS, CollectiveConfig, expand, expand_code
+from pevpm.vm.collectives import ALGORITHMS, CollectiveConfig, _script, expand, expand_code
+from pevpm.vm.collectives.compiled import compile_script
+from pevpm.vm.collectives.selection import CODE_WRITERS
 from pevpm.vm.engine import simulate
 
 OP_OF = {"barrier": "MPI_Barrier", "bcast": "MPI_Bcast", "scatter": "MPI_Scatter",
@@ -98,3 +100,35 @@ def test_both_engines_agree_on_unnamed_collective_requests(algorithm):
         [c.completion.tolist() for c in ref.collectives]
     assert [(m.src, m.dst, m.tag, m.size, m.send_start, m.recv_end) for m in fast.messages] == \
         [(m.src, m.dst, m.tag, m.size, m.send_start, m.recv_end) for m in ref.messages]
+
+
+@pytest.mark.parametrize("op,spec", [
+    ("MPI_Alltoall", "alltoall=linear"), ("MPI_Alltoall", "alltoall=scattered"),
+    ("MPI_Alltoall", "alltoall=scattered,alltoall-throttle=0"),
+    ("MPI_Alltoall", "alltoall=scattered,alltoall-throttle=1"),
+    ("MPI_Alltoall", "alltoall=scattered,alltoall-throttle=2"),
+    ("MPI_Alltoall", "alltoall=scattered,alltoall-throttle=7"),
+    ("MPI_Allgather", "allgather=ring")])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 33, 64, 100])
+def test_code_written_directly_is_the_compiled_script(op, spec, n):
+    """The code writers give, instruction for instruction (the very same
+    shared tuples), what compiling the algorithm's script gives."""
+    cfg = CollectiveConfig.parse(spec)
+    family, name = spec.split(",")[0].split("=")
+    assert cfg.algorithm(op, 1024, n) == name and name in CODE_WRITERS[family]
+    for size in (0, 1024):
+        for root in (0, n // 2):
+            for rank in range(n):
+                direct = expand_code(op, size, root, rank, n, cfg, "d.c:2")
+                script = compile_script(_script(op, size, root, rank, n, cfg).finish(),
+                                        "d.c:2")
+                assert len(direct) == len(script)
+                assert all(a is b for a, b in zip(direct, script))
+
+
+def test_scattered_alltoall_code_at_1024_ranks_throttles_32_partners():
+    code = expand_code("MPI_Alltoall", 1024, 0, 1000, 1024, None, "t.c:9")
+    waits = [pc for pc, ins in enumerate(code) if ins[0] == vm.WAIT]
+    assert len(code) == 2 * 1023 + 32 and len(waits) == 32
+    assert waits[:2] == [62, 127]           # distances 1..31, then 32..63
+    assert [code[pc][4].value for pc in (0, 31, 63)] == [1001, 999, 8]   # from, to, from

@@ -70,19 +70,27 @@ cdef extern from *:
 cdef extern from *:
     """
     /* An open-addressing hash table from 64-bit keys to two ints (linear
-       probing, backward-shift deletion, at most half full).  Keys are packed
-       numbers below UINT64_MAX, which marks an empty slot.  An entry whose
-       v1 is negative is idle (an emptied queue kept for its next message):
-       a full table drops its idle entries if they are three quarters of it,
-       else doubles. */
+       probing).  Keys are packed numbers below UINT64_MAX - 1: UINT64_MAX
+       marks an empty slot, UINT64_MAX - 1 a deleted one (a tombstone, which
+       look-ups pass over and additions reuse).  Live entries and tombstones
+       fill at most half the slots: past that the table is rebuilt without
+       tombstones, twice the size if a quarter of it is live. */
     typedef struct { uint64_t key; int v1; int v2; } pevpm_hent_t;
-    typedef struct { pevpm_hent_t *e; size_t mask; size_t n; } pevpm_htab_t;
+    typedef struct { pevpm_hent_t *e; size_t mask; size_t n; size_t used; } pevpm_htab_t;
     #define PEVPM_EMPTY UINT64_MAX
+    #define PEVPM_TOMB (UINT64_MAX - 1)
 
     static inline size_t pevpm_mix(uint64_t x) {
         x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
         x ^= x >> 27; x *= 0x94d049bb133111ebULL;
         return (size_t) (x ^ (x >> 31));
+    }
+
+    /* Where a key's probe starts: keys in one aligned run of 64 get
+       neighbouring slots (a rank's queues from consecutive sources share
+       cache lines), each run a scattered start. */
+    static inline size_t pevpm_home(uint64_t key, size_t mask) {
+        return (pevpm_mix(key >> 6) + (size_t) (key & 63)) & mask;
     }
 
     static int pevpm_ht_init(pevpm_htab_t *t, size_t cap) {
@@ -91,14 +99,14 @@ cdef extern from *:
         if (t->e == NULL) return -1;
         for (i = 0; i < cap; i++) t->e[i].key = PEVPM_EMPTY;
         t->mask = cap - 1;
-        t->n = 0;
+        t->n = t->used = 0;
         return 0;
     }
 
     static void pevpm_ht_free(pevpm_htab_t *t) { free(t->e); t->e = NULL; }
 
     static inline pevpm_hent_t *pevpm_ht_find(pevpm_htab_t *t, uint64_t key) {
-        size_t i = pevpm_mix(key) & t->mask;
+        size_t i = pevpm_home(key, t->mask);
         while (t->e[i].key != PEVPM_EMPTY) {
             if (t->e[i].key == key) return &t->e[i];
             i = (i + 1) & t->mask;
@@ -106,30 +114,20 @@ cdef extern from *:
         return NULL;
     }
 
-    /* A new entry for a key not in the table (v1 = v2 = -1); NULL: out of memory. */
-    static pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key) {
-        size_t i, live = 0;
-        if (2 * (t->n + 1) > t->mask + 1) {
-            pevpm_htab_t bigger;
-            int drop;
-            for (i = 0; i <= t->mask; i++)
-                if (t->e[i].key != PEVPM_EMPTY && t->e[i].v1 >= 0) live++;
-            drop = 4 * live <= t->n;    /* mostly idle: drop those, same size */
-            if (pevpm_ht_init(&bigger, drop ? t->mask + 1 : 2 * (t->mask + 1)) < 0)
-                return NULL;
-            for (i = 0; i <= t->mask; i++) {
-                if (t->e[i].key != PEVPM_EMPTY && (!drop || t->e[i].v1 >= 0)) {
-                    size_t j = pevpm_mix(t->e[i].key) & bigger.mask;
-                    while (bigger.e[j].key != PEVPM_EMPTY) j = (j + 1) & bigger.mask;
-                    bigger.e[j] = t->e[i];
-                }
-            }
-            bigger.n = drop ? live : t->n;
-            free(t->e);
-            *t = bigger;
+    static pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key);
+
+    /* The entry for ``key``, a new one (v1 = v2 = -1) if it has none; NULL:
+       out of memory.  One probe: a new key takes the first tombstone on it. */
+    static inline pevpm_hent_t *pevpm_ht_get(pevpm_htab_t *t, uint64_t key) {
+        size_t i = pevpm_home(key, t->mask), tomb = (size_t) -1;
+        while (t->e[i].key != PEVPM_EMPTY) {
+            if (t->e[i].key == key) return &t->e[i];
+            if (t->e[i].key == PEVPM_TOMB && tomb == (size_t) -1) tomb = i;
+            i = (i + 1) & t->mask;
         }
-        i = pevpm_mix(key) & t->mask;
-        while (t->e[i].key != PEVPM_EMPTY) i = (i + 1) & t->mask;
+        if (tomb == (size_t) -1 && 2 * (t->used + 1) > t->mask + 1)
+            return pevpm_ht_add(t, key);        /* rebuilds first */
+        if (tomb != (size_t) -1) i = tomb; else t->used++;
         t->e[i].key = key;
         t->e[i].v1 = -1;
         t->e[i].v2 = -1;
@@ -137,20 +135,48 @@ cdef extern from *:
         return &t->e[i];
     }
 
-    static void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h) {
-        size_t i = (size_t) (h - t->e), j = i, k;
-        for (;;) {
-            j = (j + 1) & t->mask;
-            if (t->e[j].key == PEVPM_EMPTY) break;
-            k = pevpm_mix(t->e[j].key) & t->mask;
-            /* move e[j] back to the hole at i unless its home k lies in (i, j] */
-            if ((i <= j) ? (k <= i || k > j) : (k <= i && k > j)) {
-                t->e[i] = t->e[j];
-                i = j;
+    /* A new entry for a key not in the table (v1 = v2 = -1); NULL: out of memory. */
+    static pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key) {
+        size_t i;
+        if (2 * (t->used + 1) > t->mask + 1) {
+            pevpm_htab_t rebuilt;
+            size_t cap = 4 * (t->n + 1) > t->mask + 1 ? 2 * (t->mask + 1) : t->mask + 1;
+            if (pevpm_ht_init(&rebuilt, cap) < 0) return NULL;
+            for (i = 0; i <= t->mask; i++) {
+                if (t->e[i].key < PEVPM_TOMB) {
+                    size_t j = pevpm_home(t->e[i].key, rebuilt.mask);
+                    while (rebuilt.e[j].key != PEVPM_EMPTY) j = (j + 1) & rebuilt.mask;
+                    rebuilt.e[j] = t->e[i];
+                }
             }
+            rebuilt.n = rebuilt.used = t->n;
+            free(t->e);
+            *t = rebuilt;
         }
-        t->e[i].key = PEVPM_EMPTY;
+        i = pevpm_home(key, t->mask);
+        while (t->e[i].key < PEVPM_TOMB) i = (i + 1) & t->mask;
+        if (t->e[i].key == PEVPM_EMPTY) t->used++;
+        t->e[i].key = key;
+        t->e[i].v1 = -1;
+        t->e[i].v2 = -1;
+        t->n++;
+        return &t->e[i];
+    }
+
+    /* Delete an entry: a tombstone, or, where no probe passes beyond it (the
+       next slot is empty), an empty slot, as are the tombstones just before. */
+    static inline void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h) {
+        size_t i = (size_t) (h - t->e);
         t->n--;
+        if (t->e[(i + 1) & t->mask].key != PEVPM_EMPTY) {
+            h->key = PEVPM_TOMB;
+            return;
+        }
+        do {
+            t->e[i].key = PEVPM_EMPTY;
+            t->used--;
+            i = (i - 1) & t->mask;
+        } while (t->e[i].key == PEVPM_TOMB);
     }
 
     /* A growable array of ints; 0, or -1 when out of memory. */
@@ -174,10 +200,12 @@ cdef extern from *:
         pevpm_hent_t *e
         size_t mask
         size_t n
+        size_t used
     int pevpm_ht_init(pevpm_htab_t *t, size_t cap)
     void pevpm_ht_free(pevpm_htab_t *t)
     pevpm_hent_t *pevpm_ht_find(pevpm_htab_t *t, uint64_t key)
     pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key)
+    pevpm_hent_t *pevpm_ht_get(pevpm_htab_t *t, uint64_t key)
     void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h)
     int pevpm_push(int **v, int *n, int *cap, int x)
 
@@ -198,6 +226,8 @@ cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
 cdef enum:
     PLAN_SLOTS = 1024           # entries of the direct-mapped plan cache
     MAX_RANKS = 46340           # (2P)(P + 1) receive-bucket keys fit in 32 bits
+    IDLE_PER_RANK = 4           # emptied queues stay in a table up to this many per rank
+    BOX_LIMIT = 262144          # collective instruction boxes per generation
 
 
 cdef class Plan:
@@ -315,7 +345,7 @@ cdef class Code:
     cdef Ins *own               # a user code's instructions, or NULL
     cdef int n
     cdef readonly tuple code
-    cdef list boxes             # keeps a collective's instructions alive
+    cdef list boxes             # keeps a collective's instructions alive (a box generation)
 
     def __cinit__(self, tuple code, bint collective):
         cdef int pc
@@ -335,9 +365,15 @@ cdef class Code:
                 _translate(&self.own[pc], code[pc], False)
                 self.ins[pc] = &self.own[pc]
             return
+        if len(_BOX_LIST) > BOX_LIMIT:
+            _new_box_generation()
+        self.boxes = _BOX_LIST          # every box this code points into
+        last = None
         for pc in range(self.n):
-            box = box_for(code[pc], collective)
-            self.boxes.append(box)
+            py = code[pc]
+            if py is not last:          # a ring's steps repeat one instruction
+                box = box_for(py)
+                last = py
             self.ins[pc] = &box.ins
 
     def __dealloc__(self):
@@ -345,17 +381,39 @@ cdef class Code:
         free(self.own)
 
 
-cdef dict _BOXES = {}
+# Collective instructions' boxes: a C table from the instruction tuple's
+# address to the box's place in the current generation's list (the box keeps
+# the tuple alive, so no other tuple takes its address meanwhile).  Past
+# BOX_LIMIT boxes a new generation starts; codes keep their generation's list.
+cdef pevpm_htab_t _box_index      # zeroed: no table until the first generation
+cdef list _BOX_LIST = []
 
 
-cdef InsBox box_for(tuple py, bint collective):
-    key = (id(py), collective)
-    box = _BOXES.get(key)
-    if box is None or (<InsBox> box).py is not py:
-        if len(_BOXES) > 262144:
-            _BOXES.clear()
-        box = _BOXES[key] = InsBox(py, collective)
-    return <InsBox> box
+cdef int _new_box_generation() except -1:
+    global _BOX_LIST
+    pevpm_ht_free(&_box_index)
+    if pevpm_ht_init(&_box_index, 1024) < 0:
+        raise MemoryError()
+    _BOX_LIST = []
+    return 0
+
+
+_new_box_generation()
+
+
+cdef InsBox box_for(tuple py):
+    """The shared box of a collective's instruction ``py`` (in the current generation)."""
+    cdef uint64_t key = <uint64_t> <size_t> <void *> py
+    cdef pevpm_hent_t *entry = pevpm_ht_find(&_box_index, key)
+    if entry != NULL:
+        return <InsBox> _BOX_LIST[entry.v1]
+    box = InsBox(py, True)
+    entry = pevpm_ht_add(&_box_index, key)
+    if entry == NULL:
+        raise MemoryError()
+    entry.v1 = len(_BOX_LIST)
+    _BOX_LIST.append(box)
+    return box
 
 
 cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
@@ -441,7 +499,7 @@ cdef Code code_for(tuple code, bint collective):
     if c is None or (<Code> c).code is not code:
         if len(_CODES) > 65536:
             _CODES.clear()
-            _BOXES.clear()      # the codes still running keep their boxes
+            _new_box_generation()   # the codes still running keep theirs
         c = _CODES[id(code)] = Code(code, collective)
     return <Code> c
 
@@ -1261,11 +1319,9 @@ cdef class Core:
     cdef int append(self, pevpm_htab_t *table, uint64_t key, int req) except -1:
         """Put request ``req`` at the end of the queue (a send queue or a
         receive bucket) that ``table`` keeps under ``key``."""
-        cdef pevpm_hent_t *entry = pevpm_ht_find(table, key)
+        cdef pevpm_hent_t *entry = pevpm_ht_get(table, key)
         if entry == NULL:
-            entry = pevpm_ht_add(table, key)
-            if entry == NULL:
-                raise MemoryError()
+            raise MemoryError()
         if entry.v1 < 0:                # a new or idle queue
             entry.v1 = entry.v2 = req
         else:
@@ -1277,10 +1333,11 @@ cdef class Core:
     cdef inline uint64_t bucket_key(self, long rank, long context, long source,
                                     long tag) noexcept:
         """(rank, context, source, tag) as one number: ANY_SOURCE is source P,
-        the tag (32 bits) is the low half."""
+        the tag (32 bits) is the high half, the source the lowest digit (a
+        rank's buckets from consecutive sources are neighbours in the table)."""
         cdef uint64_t src = self.numprocs if source == ANY_SOURCE else source
-        return ((((<uint64_t> rank * 2 + context) * (self.numprocs + 1) + src) << 32)
-                | <uint32_t> (<int> tag))
+        return ((<uint64_t> <uint32_t> (<int> tag) << 32)
+                | ((<uint64_t> rank * 2 + context) * (self.numprocs + 1) + src))
 
     cdef int post_recv(self, Rank rank, int opid, long size, long src, long tag,
                        status) except -1:
@@ -1592,14 +1649,7 @@ cdef class Core:
         cdef Req *q = &self.reqs[s]
         cdef pevpm_hent_t *entry = pevpm_ht_find(
             &self.send_queues, <uint64_t> q.peer * self.numprocs + q.rank)
-        if q.qprev >= 0:
-            self.reqs[q.qprev].qnext = q.qnext
-        else:
-            entry.v1 = q.qnext
-        if q.qnext >= 0:
-            self.reqs[q.qnext].qprev = q.qprev
-        else:
-            entry.v2 = q.qprev          # an emptied queue stays, idle, for the next send
+        self.take_out(&self.send_queues, entry, q)
         if q.dprev >= 0:
             self.reqs[q.dprev].dnext = q.dnext
         else:
@@ -1610,6 +1660,24 @@ cdef class Core:
             self.dtail[q.peer] = q.dprev
         q = &self.reqs[r]
         entry = pevpm_ht_find(&self.buckets, self.bucket_key(q.rank, q.context, q.peer, q.tag))
+        self.take_out(&self.buckets, entry, q)
+        self.nposted[q.rank] -= 1
+        if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
+            self.nwild[q.rank] -= 1
+
+    cdef inline void take_out(self, pevpm_htab_t *table, pevpm_hent_t *entry, Req *q) noexcept:
+        """Unlink ``q`` from the queue whose ends ``entry`` holds.  An emptied
+        queue stays, idle, for its next message while the table holds at most
+        IDLE_PER_RANK queues per rank (a stencil's few neighbours: no deletion
+        and addition per message); beyond that it leaves the table, which so
+        holds only the queues in use (an alltoall's would otherwise grow to
+        every pair of ranks, each look-up a cache miss)."""
+        if q.qprev < 0 and q.qnext < 0:
+            if table.n > IDLE_PER_RANK * self.numprocs:
+                pevpm_ht_del(table, entry)
+            else:
+                entry.v1 = entry.v2 = -1
+            return
         if q.qprev >= 0:
             self.reqs[q.qprev].qnext = q.qnext
         else:
@@ -1617,10 +1685,7 @@ cdef class Core:
         if q.qnext >= 0:
             self.reqs[q.qnext].qprev = q.qprev
         else:
-            entry.v2 = q.qprev          # an emptied bucket stays, idle
-        self.nposted[q.rank] -= 1
-        if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
-            self.nwild[q.rank] -= 1
+            entry.v2 = q.qprev
 
     cdef int notify(self, int i) except -1:
         cdef Rank rank
@@ -1764,11 +1829,16 @@ cdef class Core:
 
     cdef Decision heap_pop(self) noexcept:
         """The earliest decision (a 4-ary heap: half the levels of a binary one,
-        and a node's children share cache lines)."""
+        and a node's children share cache lines).  The hole at the root goes
+        down to a leaf along the earlier children, and the last entry rises
+        from there (Floyd's order: it usually belongs near the bottom, so this
+        saves a comparison per level)."""
         cdef Decision top = self.heap[0]
-        cdef int n = self.nheap - 1, i = 0, child, first, k, end
+        cdef int n = self.nheap - 1, i = 0, child, first, k, end, parent
         cdef Decision last = self.heap[n]
         self.nheap = n
+        if n == 0:
+            return top
         while True:
             first = 4 * i + 1
             if first >= n:
@@ -1778,17 +1848,21 @@ cdef class Core:
             for k in range(first + 1, end):
                 if self.before(&self.heap[k], &self.heap[child]):
                     child = k
-            if not self.before(&self.heap[child], &last):
-                break
             self.heap[i] = self.heap[child]
             i = child
-        if n > 0:
-            self.heap[i] = last
+        while i > 0:
+            parent = (i - 1) >> 2
+            if not self.before(&last, &self.heap[parent]):
+                break
+            self.heap[i] = self.heap[parent]
+            i = parent
+        self.heap[i] = last
         return top
 
     cdef inline bint before(self, Decision *a, Decision *b) noexcept:
-        """Earlier posted time first; ties: the receive posted first."""
-        return a.time < b.time or (a.time == b.time and a.seq < b.seq)
+        """Earlier posted time first; ties: the receive posted first (both
+        comparisons made, without branches: their outcomes are hard to predict)."""
+        return (a.time < b.time) | ((a.time == b.time) & (a.seq < b.seq))
 
     # ---------------------------------------------------------------- results
     cdef result(self):

@@ -50,7 +50,7 @@ from pevpm.model.ast import Statement
 from pevpm.vm.collectives.call import FAMILY_OF, CollectiveCall, normalise_size
 from pevpm.vm.collectives.compiled import compile_script
 from pevpm.vm.collectives.script import REQUEST_PREFIX, RankScript
-from pevpm.vm.collectives.selection import ALGORITHMS
+from pevpm.vm.collectives.selection import ALGORITHMS, CODE_WRITERS
 from pevpm.vm.collectives.tags import COLLECTIVE_TAG_BASE, collective_tag, is_collective_tag
 from pevpm.vm.collectives.timed import synchronised_completion, synchronised_start
 
@@ -101,8 +101,12 @@ def expand_code(op: str, size, root: int | None, rank: int, numprocs: int,
     (see :mod:`pevpm.vm.collectives.compiled`)."""
     if isinstance(size, list):
         size = tuple(size)
-    return compile_script(_script(op, size, root or 0, rank, numprocs,
-                                  config or DEFAULT_CONFIG).finish(), where)
+    config = config or DEFAULT_CONFIG
+    call, name = _call(op, size, root or 0, rank, numprocs, config)
+    writer = CODE_WRITERS.get(call.family, {}).get(name)
+    if writer is not None and numprocs > 1:
+        return writer(call, config.options, collective_tag(call.family), where)
+    return compile_script(_script(op, size, root or 0, rank, numprocs, config).finish(), where)
 
 
 @lru_cache(maxsize=65536)
@@ -110,11 +114,17 @@ def _expand(op, size, root, rank, numprocs, config) -> tuple[Statement, ...]:
     return _script(op, size, root, rank, numprocs, config).statements()
 
 
-def _script(op, size, root, rank, numprocs, config) -> RankScript:
+def _call(op, size, root, rank, numprocs, config) -> tuple[CollectiveCall, str]:
+    """The call and the name of the (expanded) algorithm that runs it."""
     call = CollectiveCall(op, size, root=root, rank=rank, numprocs=numprocs)
     name = config.algorithm(op, call.nbytes, numprocs)
     if name in TIMED_ALGORITHMS:
         raise ModelError(f"{op} uses the {name} algorithm, which is timed whole, not expanded")
+    return call, name
+
+
+def _script(op, size, root, rank, numprocs, config) -> RankScript:
+    call, name = _call(op, size, root, rank, numprocs, config)
     script = RankScript(rank, collective_tag(call.family))
     if numprocs > 1:
         ALGORITHMS[call.family][name](script, call, config.options)

@@ -17,8 +17,9 @@ from collections.abc import Callable
 from pevpm.errors import ModelError
 from pevpm.machine.collectives import AlgorithmOptions, is_pow2
 from pevpm.vm.collectives.call import CollectiveCall
+from pevpm.vm.collectives.compiled import instruction_of
 from pevpm.vm.collectives.moves import linear_fan_in, tree_fan_out
-from pevpm.vm.collectives.script import RankScript
+from pevpm.vm.collectives.script import EXCHANGE, RankScript
 from pevpm.vm.collectives.tags import collective_tag
 
 
@@ -35,6 +36,25 @@ def ring_blocks(s: RankScript, call: CollectiveCall, block_bytes: Callable[[int]
 
 def ring(s: RankScript, call: CollectiveCall, opts: AlgorithmOptions) -> None:
     ring_blocks(s, call, lambda rel: call.size)
+
+
+def ring_code(call: CollectiveCall, opts: AlgorithmOptions, tag: int,
+              where: str) -> tuple[tuple, ...]:
+    """The engine code of :func:`ring` (what compiling its script gives): its
+    ``n - 1`` steps are one instruction, written once.
+
+    >>> code = ring_code(CollectiveCall("MPI_Allgather", 8, root=0, rank=1, numprocs=4),
+    ...                  AlgorithmOptions(), -7, "a.c:1")
+    >>> len(code), code[0] is code[2], code[0][2].value, code[0][4].value
+    (3, True, 2, 0)
+    """
+    n, rel = call.numprocs, call.rel
+    left, right = call.absolute((rel - 1) % n), call.absolute((rel + 1) % n)
+    step = (EXCHANGE, call.size, left, right, tag, call.size)
+    return (instruction_of(step, where),) * (n - 1)
+
+
+CODE_WRITERS = {"ring": ring_code}
 
 
 def gather_bcast(s: RankScript, call: CollectiveCall, opts: AlgorithmOptions) -> None:

@@ -45,16 +45,25 @@ _shared: dict[tuple, tuple] = {}
 
 def compile_script(steps: list[tuple], where: str) -> tuple[tuple, ...]:
     """Engine code for a script's ``steps`` at the collective call ``where``."""
-    if len(_shared) > SHARED_LIMIT:
-        _shared.clear()
-    code = []
-    for step in steps:
-        key = (_shape(step), where)
-        ins = _shared.get(key)
-        if ins is None:
-            ins = _shared[key] = _instruction(step, where)
-        code.append(ins)
-    return tuple(code)
+    return tuple([instruction_of(step, where) for step in steps])
+
+
+def instruction_of(step: tuple, where: str) -> tuple:
+    """The shared instruction of one step (of :attr:`RankScript.steps` form) at ``where``:
+    what :func:`compile_script` puts in a code for it.
+
+    >>> from pevpm.vm.collectives.script import MESSAGE
+    >>> a = instruction_of((MESSAGE, "MPI_Irecv", 8, 3, 0, -5, "__coll0"), "b.c:4")
+    >>> a is instruction_of((MESSAGE, "MPI_Irecv", 8, 3, 1, -5, "__coll9"), "b.c:4")
+    True
+    """
+    key = (_shape(step), where)
+    ins = _shared.get(key)
+    if ins is None:
+        if len(_shared) >= SHARED_LIMIT:
+            _shared.clear()
+        ins = _shared[key] = _instruction(step, where)
+    return ins
 
 
 def _shape(step: tuple) -> tuple:
@@ -87,4 +96,4 @@ def _instruction(step: tuple, where: str) -> tuple:
     return (vm.SERIAL, c(step[1]), None, f"{where}: Serial", statement_of(step))
 
 
-__all__ = ["SHARED_LIMIT", "compile_script"]
+__all__ = ["SHARED_LIMIT", "compile_script", "instruction_of"]

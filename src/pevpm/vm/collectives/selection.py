@@ -31,3 +31,8 @@ ALGORITHMS: dict[str, dict[str, Callable]] = {
     "scan": reduce.SCAN_ALGORITHMS,
 }
 assert {family: tuple(names) for family, names in ALGORITHMS.items()} == ALGORITHM_NAMES
+
+#: family -> algorithm name -> function(call, options, tag, where) giving the engine code
+#: that compiling the algorithm's script would (for algorithms whose scripts are huge).
+CODE_WRITERS: dict[str, dict[str, Callable]] = {"alltoall": alltoall.CODE_WRITERS,
+                                                 "allgather": allgather.CODE_WRITERS}
