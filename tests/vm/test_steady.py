@@ -202,3 +202,24 @@ def test_the_latest_clock_must_keep_the_mean_clocks_pace(top, converged):
                                  "than the ranks' mean clock (their spread still changes)")
     else:
         assert answer.pace == pytest.approx(1.0e-3, rel=0.002)
+
+
+def test_a_loop_that_never_settles_is_tried_on_the_first_runs_only(monkeypatch):
+    """The trials are judged on the first PILOT_RUNS runs; when they refuse,
+    the other runs are never cut, and every run is simulated whole."""
+    from pevpm.vm import montecarlo
+
+    b = ModelBuilder(parameters={"iterations": 512})
+    with b.loop("parameter iterations"):
+        b.serial("0.001 * (procnum + 1) * uniform(0.9, 1.1)")   # never in lockstep
+    model, machine, runs = b.build(), parse_machine("perseus"), montecarlo.PILOT_RUNS + 5
+    cut = []
+    real = montecarlo._simulate_truncated_runs
+    monkeypatch.setattr(montecarlo, "_simulate_truncated_runs",
+                        lambda *a: cut.extend(range(a[5], a[6])) or real(*a))
+    fast = predict(model, 4, machine, runs=runs, seed=2, workers=1, bounds=False)
+    exact = predict(model, 4, machine, runs=runs, seed=2, workers=1, bounds=False, exact=True)
+    assert sorted(cut) == sorted(2 * list(range(montecarlo.PILOT_RUNS)))   # 64 and 128 its.
+    assert fast.makespans.tolist() == exact.makespans.tolist()
+    assert fast.extrapolation["reason"].endswith(
+        f"after 128 of 512 iterations (judged on runs 0-19 of {runs})")

@@ -21,6 +21,18 @@ import sys
 from pevpm import __version__
 from pevpm.errors import PevpmError
 
+#: Thread-pool sizes of the BLAS libraries numpy and scipy load (each its
+#: own OpenBLAS).  pevpm multiplies no matrices large enough for BLAS threads to pay, but
+#: an idle BLAS thread spins on a core for a while after every small matrix
+#: call, taking it from the simulation and from the Monte Carlo workers
+#: (inherited by them).  Set here, before numpy is first imported; a value the
+#: user exported wins.
+SINGLE_THREADED_BLAS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+                        "MKL_NUM_THREADS": "1"}
+for _name, _value in SINGLE_THREADED_BLAS.items():
+    os.environ.setdefault(_name, _value)
+
+
 #: Which module registers each subcommand.  Only the module of the command
 #: being run is imported (a rank of ``mpiexec -n 64 pevpm bench`` need not
 #: load scipy and matplotlib); ``pevpm --help`` imports them all.

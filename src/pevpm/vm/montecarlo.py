@@ -42,6 +42,10 @@ from pevpm.vm.prediction import Prediction, PredictionAccumulator, RunSummary
 #: Monte Carlo run index reaches it.
 BOUND_STREAM = 2**63 - 1
 
+#: Runs a steady loop's trial is judged on first (the first runs of the
+#: prediction): the others are cut only if these settle.
+PILOT_RUNS = 20
+
 #: Chunks submitted per worker: enough to balance load and move the progress
 #: bar, few enough that scheduling costs nothing next to the runs.
 CHUNKS_PER_WORKER = 4
@@ -202,7 +206,11 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
 def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, bounds,
                     progress, limits) -> Prediction | dict | None:
     """Extrapolate a steady loop (a Prediction), or say why not (a dict for
-    ``Prediction.extrapolation``; None: no long loop)."""
+    ``Prediction.extrapolation``; None: no long loop).
+
+    Each trial length is tried on the first :data:`PILOT_RUNS` runs first; only
+    if they settle are the other runs cut there too (and all of them judged),
+    so a loop that never settles costs the pilot's trials, not every run's."""
     from pevpm.vm import steady
     from pevpm.vm.program import compile_model
 
@@ -210,28 +218,29 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
     if isinstance(loop, str):
         return None if "fewer than" in loop or "no outer loop" in loop else {
             "extrapolated": False, "loop": None, "reason": loop}
-    iterations, reason = steady.FIRST, ""
+    pilot = min(runs, PILOT_RUNS)
+    pilot_chunks = chunk_ranges(pilot, len(chunks))
+    rest_chunks = [(max(start, pilot), stop) for start, stop in chunks if stop > pilot]
+    iterations, reason, judged = steady.FIRST, "", runs
     while iterations <= loop.count // 4:
-        window = iterations // 4
-        futures = [pool.submit(_simulate_truncated_runs, model, numprocs, machine, params, seed,
-                               start, stop, limits, loop, iterations, window)
-                   for start, stop in chunks]
-        bound_futures = ([pool.submit(_simulate_truncated_bound, model, numprocs, machine, params,
-                                      seed, which, limits, loop, iterations, window)
-                          for which in ("min", "max")] if bounds else [])
-        results = []
-        for future in futures:
-            results.extend(future.result())
-        elapsed = float(np.mean([summary.makespan for summary, _ in results]))
-        assessment = steady.assess([stats for _, stats in results], window,
-                                   loop.count - iterations, elapsed)
+        window, remaining = iterations // 4, loop.count - iterations
+        trial = (model, numprocs, machine, params, seed, limits, loop, iterations, window)
+        results = _trial_runs(pool, pilot_chunks, trial)
+        assessment = _judge(results, window, remaining)
+        bound_futures = []
+        if assessment.converged:
+            bound_futures = ([pool.submit(_simulate_truncated_bound, model, numprocs, machine,
+                                          params, seed, which, limits, loop, iterations, window)
+                              for which in ("min", "max")] if bounds else [])
+            if rest_chunks:
+                results += _trial_runs(pool, rest_chunks, trial)
+                assessment = _judge(results, window, remaining)
         if not assessment.converged:
             for future in bound_futures:
                 future.cancel()
-            reason = assessment.reason
+            reason, judged = assessment.reason, len(results)
             iterations *= 2
             continue
-        remaining = loop.count - iterations
         accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
         for i, (summary, stats) in enumerate(results):
             z = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i, 1))).normal()
@@ -254,8 +263,27 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
         if progress:
             progress(runs)
         return accumulator.build()
+    among = f" (judged on runs 0-{judged - 1} of {runs})" if judged < runs else ""
     return {"extrapolated": False, "loop": loop.where,
-            "reason": f"{reason} after {iterations // 2} of {loop.count} iterations"}
+            "reason": f"{reason} after {iterations // 2} of {loop.count} iterations{among}"}
+
+
+def _judge(results: list[tuple], window: int, remaining: int):
+    """:func:`pevpm.vm.steady.assess` of truncated runs (summary, statistics)."""
+    from pevpm.vm import steady
+
+    return steady.assess([stats for _, stats in results], window, remaining,
+                         float(np.mean([summary.makespan for summary, _ in results])))
+
+
+def _trial_runs(pool, parts: list[tuple[int, int]], trial: tuple) -> list[tuple]:
+    """The runs of ``parts`` (start, stop) with the loop cut as ``trial`` says,
+    in run order: each run's summary and window statistics."""
+    model, numprocs, machine, params, seed, limits, loop, iterations, window = trial
+    futures = [pool.submit(_simulate_truncated_runs, model, numprocs, machine, params, seed,
+                           start, stop, limits, loop, iterations, window)
+               for start, stop in parts]
+    return [result for future in futures for result in future.result()]
 
 
 def _collect(run_futures: list[Future], bound_futures: list[Future],
