@@ -113,6 +113,14 @@ def _extrapolation_note(extrapolation: dict | None) -> str | None:
     """One line on a steady loop: extrapolated from where, how precisely, or why not."""
     if not extrapolation:
         return None
+    if extrapolation.get("corrected_by"):
+        pilots = extrapolation["corrected_by"]
+        return (f"the loop at {extrapolation['loop']} did not settle "
+                f"({extrapolation['why_corrected']}): the first {pilots} runs were simulated "
+                f"whole, the others for {extrapolation['from_iteration']} of "
+                f"{extrapolation['iterations']} iterations, extrapolated and corrected by "
+                f"what the whole runs added (estimated error of the mean "
+                f"{extrapolation['estimated_error']:.2%}; --exact simulates all)")
     if extrapolation["extrapolated"]:
         wave = extrapolation.get("wave_settles_by")
         through = (f" through a start-up wave that reaches the last rank near iteration "

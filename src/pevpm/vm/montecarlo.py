@@ -179,10 +179,13 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
     accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
     with context as pool:
         if not exact:
-            steady = _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params,
-                                     bounds, progress, limits)
+            steady, last_trial = _predict_steady(pool, chunks, model, numprocs, machine, runs,
+                                                 seed, params, bounds, progress, limits)
             if isinstance(steady, Prediction):
                 return steady
+            if last_trial is not None and runs > PILOT_RUNS:
+                return _predict_corrected(pool, chunks, runs, seed, bounds, progress,
+                                          last_trial, steady)
             accumulator.extrapolation = steady     # why not, for a long loop
         run_futures = [pool.submit(simulate_runs, model, numprocs, machine, params, seed,
                                    start, stop, limits) for start, stop in chunks]
@@ -204,9 +207,10 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
 
 
 def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, bounds,
-                    progress, limits) -> Prediction | dict | None:
+                    progress, limits) -> tuple[Prediction | dict | None, tuple | None]:
     """Extrapolate a steady loop (a Prediction), or say why not (a dict for
-    ``Prediction.extrapolation``; None: no long loop).
+    ``Prediction.extrapolation``; None: no long loop); second, the longest
+    refused trial (its arguments and the runs cut there) or None.
 
     Each trial length is tried on the first :data:`PILOT_RUNS` runs first; only
     if they settle are the other runs cut there too (and all of them judged),
@@ -216,12 +220,12 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
 
     loop = steady.find_loop(compile_model(model, params), model, numprocs, params)
     if isinstance(loop, str):
-        return None if "fewer than" in loop or "no outer loop" in loop else {
-            "extrapolated": False, "loop": None, "reason": loop}
+        return (None if "fewer than" in loop or "no outer loop" in loop else {
+            "extrapolated": False, "loop": None, "reason": loop}), None
     pilot = min(runs, PILOT_RUNS)
     pilot_chunks = chunk_ranges(pilot, len(chunks))
     rest_chunks = [(max(start, pilot), stop) for start, stop in chunks if stop > pilot]
-    iterations, reason, judged = steady.FIRST, "", runs
+    iterations, reason, judged, last_trial = steady.FIRST, "", runs, None
     while iterations <= loop.count // 4:
         window, remaining = iterations // 4, loop.count - iterations
         trial = (model, numprocs, machine, params, seed, limits, loop, iterations, window)
@@ -239,6 +243,8 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
             for future in bound_futures:
                 future.cancel()
             reason, judged = assessment.reason, len(results)
+            if last_trial is None:
+                last_trial = (trial, results)
             iterations *= 2
             continue
         accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
@@ -248,7 +254,7 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
             if limits is not None and limits.max_time is not None and \
                     extended.makespan > limits.max_time:
                 return {"extrapolated": False, "loop": loop.where,
-                        "reason": "the whole loop would pass the run's virtual time limit"}
+                        "reason": "the whole loop would pass the run's virtual time limit"}, None
             accumulator.add(extended)
         if bounds:
             (low, low_stats), (high, high_stats) = (f.result() for f in bound_futures)
@@ -262,10 +268,71 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
             "wave_settles_by": assessment.settled_by if assessment.waves else None}
         if progress:
             progress(runs)
-        return accumulator.build()
+        return accumulator.build(), None
     among = f" (judged on runs 0-{judged - 1} of {runs})" if judged < runs else ""
     return {"extrapolated": False, "loop": loop.where,
-            "reason": f"{reason} after {iterations // 2} of {loop.count} iterations{among}"}
+            "reason": f"{reason} after {iterations // 2} of {loop.count} iterations{among}"}, \
+        last_trial
+
+
+def _predict_corrected(pool, chunks, runs, seed, bounds, progress, last_trial,
+                       refusal: dict) -> Prediction:
+    """A loop whose runs did not settle: the first :data:`PILOT_RUNS` runs
+    simulated whole, the others cut where ``last_trial`` cut them and
+    extrapolated, corrected by what the pilots' whole runs added
+    (:mod:`pevpm.vm.corrected`).  If that correction is too uncertain, the
+    other runs are simulated whole too (the pilots' runs are kept)."""
+    from pevpm.vm import corrected, steady
+
+    (model, numprocs, machine, params, _, limits, loop, iterations, window), results = \
+        last_trial
+    remaining = loop.count - iterations
+    pilot = min(runs, PILOT_RUNS)
+    pilot_chunks = chunk_ranges(pilot, len(chunks))
+    rest_chunks = [(max(start, pilot), stop) for start, stop in chunks if stop > pilot]
+    whole_futures = [pool.submit(simulate_runs, model, numprocs, machine, params, seed,
+                                 start, stop, limits) for start, stop in pilot_chunks]
+    bound_futures = ([pool.submit(simulate_bound, model, numprocs, machine, params, seed,
+                                  which, limits) for which in ("min", "max")]
+                     if bounds else [])
+    if len(results) < runs:
+        results = results + _trial_runs(pool, rest_chunks, last_trial[0])
+    plain = steady.plain_assessment([stats for _, stats in results], window)
+    extended = [steady.extend(summary, stats, plain, remaining, 0.0)
+                for summary, stats in results]
+    whole = [summary for future in whole_futures for summary in future.result()]
+    if progress:
+        progress(pilot)
+    fit = corrected.Correction.fit(np.array([s.makespan for s in whole]),
+                                   np.array([s.makespan for s in extended[:pilot]]))
+    accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
+    for summary in whole:
+        accumulator.add(summary)
+    rest = runs - pilot
+    mean = float(np.mean([s.makespan for s in whole]))
+    error = corrected.estimated_error(fit, rest, runs, mean)
+    if error <= steady.MAX_ERROR:
+        for i in range(pilot, runs):
+            pick = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i, 2)))
+            y = extended[i].makespan
+            accumulator.add(corrected.corrected_summary(
+                extended[i], fit.correct(y, int(pick.integers(pilot)))))
+        accumulator.extrapolation = {
+            "extrapolated": True, "loop": loop.where, "iterations": loop.count,
+            "from_iteration": iterations, "estimated_error": error, "wave_settles_by": None,
+            "corrected_by": pilot, "why_corrected": refusal["reason"]}
+        if progress:
+            progress(rest)
+    else:
+        run_futures = [pool.submit(simulate_runs, model, numprocs, machine, params, seed,
+                                   start, stop, limits) for start, stop in rest_chunks]
+        accumulator.extrapolation = dict(refusal, reason=(
+            f"{refusal['reason']}; corrected by {pilot} whole runs it would be uncertain "
+            f"by {error:.1%}"))
+        _collect(run_futures, [], accumulator, progress)
+    if bounds:
+        accumulator.min_bound, accumulator.max_bound = (f.result() for f in bound_futures)
+    return accumulator.build()
 
 
 def _judge(results: list[tuple], window: int, remaining: int):

@@ -290,6 +290,14 @@ def assess(stats: list[WindowStats], window: int, remaining: int,
     return Assessment(True, "", pace, sigma, _shares(stats), _messages(stats), error)
 
 
+def plain_assessment(stats: list[WindowStats], window: int) -> Assessment:
+    """Extend every run at the pooled mean pace, without noise (what
+    :mod:`pevpm.vm.corrected` fits its correction on when the runs did not
+    settle)."""
+    paces = [(s.pace_first + s.pace_last) / (2 * window) for s in stats]
+    return Assessment(True, "", float(np.mean(paces)), 0.0, _shares(stats), _messages(stats))
+
+
 def assess_waves(stats: list[WindowStats], remaining: int, makespan: float,
                  reason: str) -> Assessment:
     """Extrapolate every run through its own start-up wave if every run has
