@@ -12,8 +12,8 @@ import pytest
 from pevpm.cli import main
 from pevpm.errors import EventLimitError
 from pevpm.machine.presets import parse_machine
-from pevpm.model.loader import load_model
 from pevpm.model.builder import ModelBuilder
+from pevpm.model.loader import load_model
 from pevpm.vm import engine, fastengine, steady
 from pevpm.vm.montecarlo import predict
 from pevpm.vm.program import compile_model
