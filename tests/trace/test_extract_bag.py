@@ -149,3 +149,12 @@ def test_receives_from_neighbours_in_turn_keep_their_sources():
     x = extract([halo(4), halo(6)], "halo")
     assert "MPI_ANY_SOURCE" not in x.text and ".MPI_SOURCE" not in x.text
     assert "source='procnum - 1'" in x.text or "(procnum + numprocs - 1) % numprocs" in x.text
+
+
+def test_a_one_rank_trace_beside_the_others_is_taken_as_it_is():
+    """At one rank the master receives nothing: the any-source hint of the
+    larger counts finds no receive to start from (this raised IndexError)."""
+    alone = Clock()
+    alone.call("MPI_Barrier", None, gap=JOBS * 2e-3)
+    x = extract([Trace((alone.done(),)), bag(2), bag(4)], "bag")
+    assert f"with b.repeat('s0.MPI_TAG == {DIE}'):" in x.text

@@ -71,6 +71,8 @@ def _following(tokens: list[Token], wild: set) -> set:
     receive matched (the rest of a job, after its announcement)."""
     receives = [t for t in tokens if is_message(t) and t.key[OP] in RECEIVES
                 and t.key[TAG] in wild]
+    if not receives:                # a rank alone (one process): it receives nothing
+        return set()
     lead = receives[0].key[TAG]
     latest, out = None, wild - {lead}
     for t in receives:
