@@ -189,3 +189,16 @@ def test_a_send_that_ended_before_its_receive_was_posted_took_no_time_after_it()
     receiver = (Call("MPI_Init", 0, 1), *[Call("MPI_Recv", t, t + 0.1, (Recv(0, 0, 8),))
                                           for t in (10, 20, 30)], Call("MPI_Finalize", 40, 40))
     assert [s.delay for s in rank_summaries(Trace((sender, receiver)))] == pytest.approx([0, 0])
+
+
+def test_the_command_runs_once_with_delays_and_ten_times_without(monkeypatch, capsys):
+    """With the traced delays every run is the same (quiet messages, traced
+    gaps), so one is enough unless --runs says otherwise."""
+    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive",
+                        lambda path: ping_trace([10.5, 20.5, 33.0]))
+    args = ["replay", "run", "--machine", "constant:latency=0.5", "--json"]
+    runs = []
+    for extra in ([], ["--no-delays"], ["--runs", "4"]):
+        assert main([*args, *extra]) == 0
+        runs.append(json.loads(capsys.readouterr().out)["prediction"]["runs"])
+    assert runs == [1, 10, 4]

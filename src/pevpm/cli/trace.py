@@ -51,7 +51,9 @@ def register(subparsers) -> None:
     r.add_argument("--speed", type=float, default=1.0, metavar="RATIO",
                    help="the target's CPU speed over the traced one; computation is divided "
                         "by it (default 1)")
-    r.add_argument("--runs", type=numbers.runs, default=10, help="Monte Carlo runs (10)")
+    r.add_argument("--runs", type=numbers.runs, default=None,
+                   help="Monte Carlo runs (default: 1 with the traced delays, where every run "
+                        "is the same; 10 with --no-delays)")
     r.add_argument("--seed", type=numbers.seed, default=0, help="random seed (0)")
     r.add_argument("--workers", type=numbers.workers, default=1, help="parallel workers (1)")
     r.add_argument("--no-delays", dest="delays", action="store_false",
@@ -101,7 +103,7 @@ def run_replay(args) -> int:
     from pevpm.trace.replay import replay
     from pevpm.vm.leftovers import warning_lines
 
-    if args.runs < 1:
+    if args.runs is not None and args.runs < 1:
         raise PevpmError(f"--runs must be at least 1, got {args.runs}")
     if not args.speed > 0:
         raise PevpmError(f"the speed ratio must be positive, got {args.speed}", "--speed")

@@ -371,11 +371,16 @@ def replay_machine(machine, delays: bool = True):
     return replace(machine, comm=quiet)
 
 
-def replay(trace: Trace, machine, speed: float = 1.0, runs: int = 10, seed: int = 0,
+def replay(trace: Trace, machine, speed: float = 1.0, runs: int | None = None, seed: int = 0,
            workers: int | None = 1, source: str | None = None, delays: bool = True) -> Replay:
     """Simulate ``trace`` on ``machine`` ``runs`` times at the traced rank count
-    (``delays=False``: without the traced delays inside calls)."""
+    (``delays=False``: without the traced delays inside calls).  ``runs=None``:
+    one with the delays (every message at its quiet time, every gap as traced:
+    each run is the same), 10 without."""
     from pevpm.vm.montecarlo import predict
+
+    if runs is None:
+        runs = 1 if delays else 10
 
     _check_speed(speed)
     converters = _converted(trace, speed, delays)
