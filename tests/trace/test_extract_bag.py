@@ -5,6 +5,7 @@ its messages to every worker in turn a loop over the ranks, so a model from
 traces at 2 and 4 ranks runs at 8 and 16."""
 
 import heapq
+import re
 
 import pytest
 
@@ -158,3 +159,17 @@ def test_a_one_rank_trace_beside_the_others_is_taken_as_it_is():
     alone.call("MPI_Barrier", None, gap=JOBS * 2e-3)
     x = extract([Trace((alone.done(),)), bag(2), bag(4)], "bag")
     assert f"with b.repeat('s0.MPI_TAG == {DIE}'):" in x.text
+
+
+def test_the_command_says_the_model_does_not_run_at_one_rank(tmp_path, capsys, monkeypatch):
+    """From 2 and 4 ranks the master has always had a worker: alone it waits
+    for one, and extract says so instead of leaving it to the first prediction."""
+    from pevpm.cli import main
+
+    traces = {str(tmp_path / f"run{p}"): bag(p) for p in (2, 4)}
+    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: traces[str(path)])
+    assert main(["extract", *traces, "-o", str(tmp_path / "m.py")]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"pevpm extract: note: the model does not run \(deadlock: rank 0 "
+                     r"blocked in MPI_Recv from any source .*\) at 1 rank\n", err)
+    assert "pevpm extract: note: the model runs at 8 ranks" in err

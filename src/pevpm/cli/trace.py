@@ -163,22 +163,27 @@ def run_extract(args) -> int:
     for note in result.notes[1:]:
         print(f"pevpm extract: note: {note}", file=sys.stderr)
     if len(args.trace) > 1:
-        check_at_scale(args.output, result)
+        check_beyond_traces(args.output, result)
     print(f"pevpm extract: {result.events} MPI calls -> {result.lines} lines of model "
           f"in {args.output}", file=sys.stderr)
     return 0
 
 
-def check_at_scale(path: str, result) -> None:
-    """Run the extracted model once at twice the largest traced count and say on
-    stderr whether it works there."""
+def check_beyond_traces(path: str, result) -> None:
+    """Run the extracted model once at twice the largest traced count, and at one
+    rank when no trace had a single rank, and say on stderr whether it works there
+    (a master/worker model from 2 and 4 ranks cannot know what one rank alone does)."""
     from pevpm.model.loader import load_model
     from pevpm.trace.extract import trial_run
 
-    numprocs = 2 * max(result.counts)
-    problem = trial_run(load_model(path), numprocs)
-    verdict = "runs" if problem is None else f"does not run ({problem})"
-    print(f"pevpm extract: note: the model {verdict} at {numprocs} ranks", file=sys.stderr)
+    model = load_model(path)
+    counts = ([1] if min(result.counts) > 1 else []) + [2 * max(result.counts)]
+    for numprocs in counts:
+        problem = trial_run(model, numprocs)
+        verdict = "runs" if problem is None else f"does not run ({problem})"
+        ranks = "rank" if numprocs == 1 else "ranks"
+        print(f"pevpm extract: note: the model {verdict} at {numprocs} {ranks}",
+              file=sys.stderr)
 
 
 def format_replay(result, machine: str) -> str:
