@@ -443,13 +443,12 @@ _new_box_generation()
 cdef InsBox box_for(tuple py):
     """The shared box of a collective's instruction ``py`` (in the current generation)."""
     cdef uint64_t key = <uint64_t> <size_t> <void *> py
-    cdef pevpm_hent_t *entry = pevpm_ht_find(&_box_index, key)
-    if entry != NULL:
-        return <InsBox> _BOX_LIST[entry.v1]
-    box = InsBox(py, True)
-    entry = pevpm_ht_add(&_box_index, key)
+    cdef pevpm_hent_t *entry = pevpm_ht_get(&_box_index, key)
     if entry == NULL:
         raise MemoryError()
+    if entry.v1 >= 0:
+        return <InsBox> _BOX_LIST[entry.v1]
+    box = InsBox(py, True)
     entry.v1 = len(_BOX_LIST)
     _BOX_LIST.append(box)
     return box
@@ -1845,7 +1844,6 @@ cdef class Core:
 
     # ------------------------------------------------------------- the heap
     cdef int heap_push(self, double time, int req) except -1:
-        cdef int i, parent
         cdef Decision d
         cdef Decision *h
         if self.nheap == self.capheap:
@@ -1855,8 +1853,13 @@ cdef class Core:
             self.heap = h
             self.capheap *= 2
         d.time, d.seq, d.req = time, self.reqs[req].seq, req
-        i = self.nheap
         self.nheap += 1
+        self.sift_up(self.nheap - 1, d)
+        return 0
+
+    cdef inline void sift_up(self, int i, Decision d) noexcept:
+        """Put ``d`` in the hole at ``i``, moving it up past later parents."""
+        cdef int parent
         while i > 0:
             parent = (i - 1) >> 2
             if not self.before(&d, &self.heap[parent]):
@@ -1864,7 +1867,6 @@ cdef class Core:
             self.heap[i] = self.heap[parent]
             i = parent
         self.heap[i] = d
-        return 0
 
     cdef Decision heap_pop(self) noexcept:
         """The earliest decision (a 4-ary heap: half the levels of a binary one,
@@ -1873,7 +1875,7 @@ cdef class Core:
         from there (Floyd's order: it usually belongs near the bottom, so this
         saves a comparison per level)."""
         cdef Decision top = self.heap[0]
-        cdef int n = self.nheap - 1, i = 0, child, first, k, end, parent
+        cdef int n = self.nheap - 1, i = 0, child, first, k, end
         cdef Decision last = self.heap[n]
         self.nheap = n
         if n == 0:
@@ -1889,13 +1891,7 @@ cdef class Core:
                     child = k
             self.heap[i] = self.heap[child]
             i = child
-        while i > 0:
-            parent = (i - 1) >> 2
-            if not self.before(&last, &self.heap[parent]):
-                break
-            self.heap[i] = self.heap[parent]
-            i = parent
-        self.heap[i] = last
+        self.sift_up(i, last)
         return top
 
     cdef inline bint before(self, Decision *a, Decision *b) noexcept:

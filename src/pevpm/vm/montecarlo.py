@@ -179,13 +179,13 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
     accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
     with context as pool:
         if not exact:
-            steady, last_trial = _predict_steady(pool, chunks, model, numprocs, machine, runs,
+            steady, refused_trial = _predict_steady(pool, chunks, model, numprocs, machine, runs,
                                                  seed, params, bounds, progress, limits)
             if isinstance(steady, Prediction):
                 return steady
-            if last_trial is not None and runs > PILOT_RUNS:
+            if refused_trial is not None and runs > PILOT_RUNS:
                 return _predict_corrected(pool, chunks, runs, seed, bounds, progress,
-                                          last_trial, steady)
+                                          refused_trial, steady)
             accumulator.extrapolation = steady     # why not, for a long loop
         run_futures = [pool.submit(simulate_runs, model, numprocs, machine, params, seed,
                                    start, stop, limits) for start, stop in chunks]
@@ -209,8 +209,8 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
 def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, bounds,
                     progress, limits) -> tuple[Prediction | dict | None, tuple | None]:
     """Extrapolate a steady loop (a Prediction), or say why not (a dict for
-    ``Prediction.extrapolation``; None: no long loop); second, the longest
-    refused trial (its arguments and the runs cut there) or None.
+    ``Prediction.extrapolation``; None: no long loop); second, the first
+    (shortest) refused trial (its arguments and the runs cut there) or None.
 
     Each trial length is tried on the first :data:`PILOT_RUNS` runs first; only
     if they settle are the other runs cut there too (and all of them judged),
@@ -222,10 +222,8 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
     if isinstance(loop, str):
         return (None if "fewer than" in loop or "no outer loop" in loop else {
             "extrapolated": False, "loop": None, "reason": loop}), None
-    pilot = min(runs, PILOT_RUNS)
-    pilot_chunks = chunk_ranges(pilot, len(chunks))
-    rest_chunks = [(max(start, pilot), stop) for start, stop in chunks if stop > pilot]
-    iterations, reason, judged, last_trial = steady.FIRST, "", runs, None
+    _, pilot_chunks, rest_chunks = _pilot_split(runs, chunks)
+    iterations, reason, judged, refused_trial = steady.FIRST, "", runs, None
     while iterations <= loop.count // 4:
         window, remaining = iterations // 4, loop.count - iterations
         trial = (model, numprocs, machine, params, seed, limits, loop, iterations, window)
@@ -243,8 +241,8 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
             for future in bound_futures:
                 future.cancel()
             reason, judged = assessment.reason, len(results)
-            if last_trial is None:
-                last_trial = (trial, results)
+            if refused_trial is None:
+                refused_trial = (trial, results)
             iterations *= 2
             continue
         accumulator = PredictionAccumulator(numprocs, seed, dict(params or {}))
@@ -272,31 +270,29 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
     among = f" (judged on runs 0-{judged - 1} of {runs})" if judged < runs else ""
     return {"extrapolated": False, "loop": loop.where,
             "reason": f"{reason} after {iterations // 2} of {loop.count} iterations{among}"}, \
-        last_trial
+        refused_trial
 
 
-def _predict_corrected(pool, chunks, runs, seed, bounds, progress, last_trial,
+def _predict_corrected(pool, chunks, runs, seed, bounds, progress, refused_trial,
                        refusal: dict) -> Prediction:
     """A loop whose runs did not settle: the first :data:`PILOT_RUNS` runs
-    simulated whole, the others cut where ``last_trial`` cut them and
+    simulated whole, the others cut where ``refused_trial`` cut them and
     extrapolated, corrected by what the pilots' whole runs added
     (:mod:`pevpm.vm.corrected`).  If that correction is too uncertain, the
     other runs are simulated whole too (the pilots' runs are kept)."""
     from pevpm.vm import corrected, steady
 
     (model, numprocs, machine, params, _, limits, loop, iterations, window), results = \
-        last_trial
+        refused_trial
     remaining = loop.count - iterations
-    pilot = min(runs, PILOT_RUNS)
-    pilot_chunks = chunk_ranges(pilot, len(chunks))
-    rest_chunks = [(max(start, pilot), stop) for start, stop in chunks if stop > pilot]
+    pilot, pilot_chunks, rest_chunks = _pilot_split(runs, chunks)
     whole_futures = [pool.submit(simulate_runs, model, numprocs, machine, params, seed,
                                  start, stop, limits) for start, stop in pilot_chunks]
     bound_futures = ([pool.submit(simulate_bound, model, numprocs, machine, params, seed,
                                   which, limits) for which in ("min", "max")]
                      if bounds else [])
     if len(results) < runs:
-        results = results + _trial_runs(pool, rest_chunks, last_trial[0])
+        results = results + _trial_runs(pool, rest_chunks, refused_trial[0])
     plain = steady.plain_assessment([stats for _, stats in results], window)
     extended = [steady.extend(summary, stats, plain, remaining, 0.0)
                 for summary, stats in results]
@@ -333,6 +329,14 @@ def _predict_corrected(pool, chunks, runs, seed, bounds, progress, last_trial,
     if bounds:
         accumulator.min_bound, accumulator.max_bound = (f.result() for f in bound_futures)
     return accumulator.build()
+
+
+def _pilot_split(runs: int, chunks: list[tuple[int, int]]) -> tuple[int, list, list]:
+    """The pilot runs' count, their chunks (as many as ``chunks``) and the other
+    runs' chunks."""
+    pilot = min(runs, PILOT_RUNS)
+    return (pilot, chunk_ranges(pilot, len(chunks)),
+            [(max(start, pilot), stop) for start, stop in chunks if stop > pilot])
 
 
 def _judge(results: list[tuple], window: int, remaining: int):

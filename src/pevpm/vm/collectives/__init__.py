@@ -106,7 +106,7 @@ def expand_code(op: str, size, root: int | None, rank: int, numprocs: int,
     writer = CODE_WRITERS.get(call.family, {}).get(name)
     if writer is not None and numprocs > 1:
         return writer(call, config.options, collective_tag(call.family), where)
-    return compile_script(_script(op, size, root or 0, rank, numprocs, config).finish(), where)
+    return compile_script(_run(call, name, config).finish(), where)
 
 
 @lru_cache(maxsize=65536)
@@ -124,9 +124,13 @@ def _call(op, size, root, rank, numprocs, config) -> tuple[CollectiveCall, str]:
 
 
 def _script(op, size, root, rank, numprocs, config) -> RankScript:
-    call, name = _call(op, size, root, rank, numprocs, config)
-    script = RankScript(rank, collective_tag(call.family))
-    if numprocs > 1:
+    return _run(*_call(op, size, root, rank, numprocs, config), config)
+
+
+def _run(call: CollectiveCall, name: str, config) -> RankScript:
+    """The script algorithm ``name`` writes for ``call``."""
+    script = RankScript(call.rank, collective_tag(call.family))
+    if call.numprocs > 1:
         ALGORITHMS[call.family][name](script, call, config.options)
     return script
 
