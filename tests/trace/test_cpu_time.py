@@ -1,5 +1,6 @@
-"""The tracer's CPU time per gap (Call.cpu) and what extract makes of it;
-extract --section; computations fitted within their noise."""
+"""The tracer's CPU time and sleeps per gap (Call.cpu, Call.slept) and what
+replay and extract make of them; extract --section; computations fitted
+within their noise."""
 
 import os
 import subprocess
@@ -28,7 +29,7 @@ comm.Barrier()
 """
 
 
-def test_the_tracer_records_the_cpu_seconds_of_each_gap(tmp_path, cache_home):
+def test_the_tracer_records_the_cpu_seconds_and_the_sleeps_of_each_gap(tmp_path, cache_home):
     """Forced on (2 ranks on this machine's 2 cores would not read the clock)."""
     program = tmp_path / "sleeper.py"
     program.write_text(SLEEPER)
@@ -43,7 +44,32 @@ def test_the_tracer_records_the_cpu_seconds_of_each_gap(tmp_path, cache_home):
         barriers = [c for c in calls if c.name == "MPI_Barrier"]
         slept, computed = barriers[1], barriers[2]
         assert slept.start - barriers[0].end >= 0.3 and slept.cpu < 0.05
-        assert 0.1 <= computed.cpu < 0.1 + 0.05
+        assert 0.3 <= slept.slept < 0.3 + 0.05              # time.sleep: clock_nanosleep
+        assert 0.1 <= computed.cpu < 0.1 + 0.05 and computed.slept == 0
+
+
+def sleeper_rank(cores: int) -> Trace:
+    """One rank: a gap of 3 s wall in which it computed 1 s of CPU and slept 1.5 s."""
+    calls = (Call("MPI_Init", 0, 0, cpu=0.0), Call("MPI_Barrier", 3, 3, (Collective(
+        "BARRIER", (0,), None, 0, 0),), cpu=1.0, slept=1.5), Call("MPI_Finalize", 3, 3, cpu=0.0))
+    return Trace((calls,), cores=cores)
+
+
+def test_a_sleep_is_a_sleeping_serial_of_its_own_not_scaled_by_speed():
+    def serials(trace, **how):
+        return [(float(s.time.evaluate({})), s.sleep) for s in rank_statements(trace, 0, **how)
+                if hasattr(s, "time")]
+    assert serials(sleeper_rank(2)) == [(1.5, False), (1.5, True)]       # wall - slept, slept
+    assert serials(sleeper_rank(2), speed=2.0) == [(0.75, False), (1.5, True)]
+    assert serials(sleeper_rank(2), cpu=True) == [(1.0, False), (1.5, True)]
+
+
+def test_extract_writes_what_a_rank_slept_as_a_sleep():
+    cpu = extract(Trace(sleeper_rank(1).ranks * 2, cores=1))     # 2 ranks on 1 core: CPU time
+    assert "b.serial(1)" in cpu.text and "b.serial(1.5, sleep=True)" in cpu.text
+    assert "what it slept (sleep, nanosleep) is written as sleeps" in cpu.text
+    wall = extract(sleeper_rank(2))
+    assert "b.serial(1.5)" in wall.text and "b.serial(1.5, sleep=True)" in wall.text
 
 
 def test_extract_takes_the_cpu_seconds_and_replay_the_wall_time():

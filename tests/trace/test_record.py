@@ -70,6 +70,14 @@ def test_every_call_of_the_c_program_is_in_the_otf2_archive(c_trace):
         assert int((r.records["op"] != complete).sum()) == calls + waitsome + tested
 
 
+def test_a_c_programs_sleep_is_recorded_in_the_gap_before_the_next_call(c_trace):
+    trace = read_archive(c_trace[0] / "traces.otf2")
+    for calls in trace.ranks:
+        barrier = next(c for c in calls if c.name == "MPI_Barrier")
+        assert 0.02 <= barrier.slept < 0.02 + 0.05     # usleep(20000), and a late wake-up
+        assert sum(c.slept for c in calls) == barrier.slept     # nothing slept elsewhere
+
+
 def test_peers_tags_sizes_and_communicators(c_trace):
     directory, _ = c_trace
     trace = read_archive(directory)

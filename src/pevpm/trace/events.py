@@ -65,19 +65,24 @@ Event = Send | Recv | Posted | SendDone | Collective
 
 #: The OTF2 attribute of an MPI call's Enter event that holds ``Call.cpu``.
 CPU_ATTRIBUTE = "pevpm::cpu"
+#: The OTF2 attribute of an MPI call's Enter event that holds ``Call.slept``.
+SLEEP_ATTRIBUTE = "pevpm::sleep"
 
 
 @dataclass(frozen=True)
 class Call:
     """One MPI call: its function name, start and end (seconds) and events;
     ``cpu``: the CPU seconds the rank used from its previous call's end to this
-    call's start, when the trace has them (``pevpm trace`` records them)."""
+    call's start, when the trace has them (``pevpm trace`` records them);
+    ``slept``: the seconds it slept in that gap (``sleep``, ``nanosleep``...;
+    ``pevpm trace`` records them)."""
 
     name: str
     start: float
     end: float
     events: tuple[Event, ...] = ()
     cpu: float | None = None
+    slept: float = 0.0
 
     @property
     def is_init(self) -> bool:
@@ -164,7 +169,8 @@ class Trace:
             last = names.index(stop, first + 1)
             begin, end = calls[first].end, calls[last].start
             ranks.append((Call("MPI_Init", begin, begin), *calls[first + 1:last],
-                          Call("MPI_Finalize", end, end, cpu=calls[last].cpu)))
+                          Call("MPI_Finalize", end, end, cpu=calls[last].cpu,
+                               slept=calls[last].slept)))
         return Trace(tuple(ranks), self.cores)
 
 

@@ -62,12 +62,13 @@ from pevpm.trace.tokens import (
     REQ,
     REQS,
     ROOT,
-    SERIAL,
     SIZE,
+    SLEEP,
     SRC,
     TAG,
     LoopNode,
     Token,
+    is_computation,
     is_message,
     rank_tokens,
     uses_cpu,
@@ -88,7 +89,7 @@ def _skeleton(nodes, numbers: bool = True) -> tuple:
         elif isinstance(n, RepeatNode):
             out.append(("repeat", n.stop, n.status, _skeleton(n.prefix, numbers),
                         _skeleton(n.rest, numbers)))
-        elif n.key == SERIAL:
+        elif is_computation(n):
             out.append(n.key)
         elif not is_message(n):         # a tree: its sizes are numbers
             out.append(n.key if numbers else n.key[:-1])
@@ -289,12 +290,13 @@ class _Writer:
                 self.depth -= 1
             elif isinstance(node, RepeatNode):
                 out += self.repeat(at, indent)
-            elif node.key == SERIAL:
+            elif is_computation(node):
                 own = self.loop_laws.get(self.open[-1], set()) if self.open else set()
                 seconds = seconds_source({p: n.values for p, n in at.items()}, self.notes,
                                    self.place(), tuple(sorted(self.laws)), self.disturbed,
                                    tuple(sorted(own)))
-                out.append(f"{pad}b.serial({seconds})")
+                sleep = ", sleep=True" if node.key == SLEEP else ""
+                out.append(f"{pad}b.serial({seconds}{sleep})")
             elif is_message(node):
                 out.append(pad + self.message(at))
             else:
@@ -533,8 +535,8 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
         if uses_cpu(t):
             notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores: its "
                          "computations are the CPU seconds each rank used between its calls "
-                         "(the virtual machine adds the sharing itself); time a rank slept "
-                         "there is lost")
+                         "(the virtual machine adds the sharing itself), and what it slept "
+                         "(sleep, nanosleep) is written as sleeps")
         elif t.oversubscribed:
             notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores and has no CPU "
                          "times: its computations include the sharing")

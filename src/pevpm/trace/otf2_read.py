@@ -22,6 +22,7 @@ from pevpm.errors import PevpmError
 from pevpm.trace.events import (
     CORES_PROPERTY,
     CPU_ATTRIBUTE,
+    SLEEP_ATTRIBUTE,
     Call,
     Collective,
     Posted,
@@ -60,10 +61,10 @@ def _rank_order(definitions) -> list:
 class _Open:
     """A call being read: its region, start, CPU seconds before it and events so far."""
 
-    __slots__ = ("cpu", "events", "name", "start")
+    __slots__ = ("cpu", "events", "name", "slept", "start")
 
-    def __init__(self, name: str, start: float, cpu: float | None = None):
-        self.name, self.start, self.cpu, self.events = name, start, cpu, []
+    def __init__(self, name: str, start: float, cpu: float | None = None, slept: float = 0.0):
+        self.name, self.start, self.cpu, self.slept, self.events = name, start, cpu, slept, []
 
 
 def read_archive(path: Path) -> Trace:
@@ -97,9 +98,9 @@ def _read(trace) -> Trace:
         kind = type(event).__name__
         t = (event.time - zero) * scale
         if kind == "Enter":
-            cpu = next((v for a, v in (event.attributes or {}).items()
-                        if a.name == CPU_ATTRIBUTE), None)
-            stack.append(_Open(event.region.name, t, cpu))
+            named = {a.name: v for a, v in (event.attributes or {}).items()}
+            stack.append(_Open(event.region.name, t, named.get(CPU_ATTRIBUTE),
+                               named.get(SLEEP_ATTRIBUTE, 0.0)))
             continue
         if kind == "Leave":
             if not stack:
@@ -107,7 +108,8 @@ def _read(trace) -> Trace:
                                  "trace")
             top = stack.pop()
             if top.name.startswith("MPI_") and not any(o.name.startswith("MPI_") for o in stack):
-                calls[r].append(Call(top.name, top.start, t, tuple(top.events), top.cpu))
+                calls[r].append(Call(top.name, top.start, t, tuple(top.events), top.cpu,
+                                     top.slept))
             continue
         mpi = next((o for o in stack if o.name.startswith("MPI_")), None)
         if mpi is None:

@@ -23,7 +23,7 @@ from pathlib import Path
 import otf2
 from otf2.enums import CollectiveOp, GroupType, LocationGroupType, Paradigm, RegionRole, Type
 
-from pevpm.trace.events import CORES_PROPERTY, CPU_ATTRIBUTE, totals
+from pevpm.trace.events import CORES_PROPERTY, CPU_ATTRIBUTE, SLEEP_ATTRIBUTE, totals
 from pevpm.trace.raw import RawRank
 
 ARCHIVE = "traces"
@@ -84,6 +84,8 @@ class _ArchiveWriter:
         self.regions: dict[str, object] = {}
         self.cpu = self.defs.attribute(CPU_ATTRIBUTE, "CPU seconds of the calling thread "
                                        "from the end of its previous MPI call", Type.DOUBLE)
+        self.slept = self.defs.attribute(SLEEP_ATTRIBUTE, "seconds the calling thread slept "
+                                         "since the end of its previous MPI call", Type.DOUBLE)
 
     def comm(self, key: tuple):
         if key not in self.comms:
@@ -127,12 +129,20 @@ class _ArchiveWriter:
             comm = self.comm(keys[int(rec["comm"])]) if rec["comm"] >= 0 else None
             members = keys[int(rec["comm"])][0] if rec["comm"] >= 0 else ()
             region = self.region(op)
-            cpu = float(rec["cpu"])     # < 0: not recorded
-            w.enter(t0, region, attributes={self.cpu: cpu} if cpu >= 0 else None)
+            w.enter(t0, region, attributes=self.gap_attributes(rec))
             self._events(w, op, rec, records[i + 1:j], comm, members, keys, is_send, t0, t1)
             w.leave(t1, region)
             last = t1
             i = j
+
+    def gap_attributes(self, rec) -> dict | None:
+        """The Enter event's attributes: the gap's CPU seconds (when recorded: >= 0)
+        and the seconds slept in it (when any)."""
+        cpu, slept = float(rec["cpu"]), float(rec["sleep"])
+        attributes = {self.cpu: cpu} if cpu >= 0 else {}
+        if slept > 0:
+            attributes[self.slept] = slept
+        return attributes or None
 
     def _events(self, w, op, rec, completions, comm, members, keys, is_send, t0, t1) -> None:
         def local(world: int) -> int:

@@ -1,11 +1,11 @@
 """Read what the PMPI tracer wrote: ``rank-R.bin`` records and ``rank-R.txt`` metadata.
 
-A record is 72 bytes (see ``pmpi/pevpm_trace.c``); :data:`RECORD` is its
+A record is 80 bytes (see ``pmpi/pevpm_trace.c``); :data:`RECORD` is its
 numpy layout.  Times are the rank's own ``MPI_Wtime``; :attr:`RawRank.offset`
 added to them gives rank 0's clock.
 
 >>> RECORD.itemsize
-72
+80
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import numpy as np
 
 from pevpm.errors import PevpmError
 
-RECORD = np.dtype([("t0", "<f8"), ("t1", "<f8"), ("cpu", "<f8"), ("bytes", "<i8"),
+RECORD = np.dtype([("t0", "<f8"), ("t1", "<f8"), ("cpu", "<f8"), ("sleep", "<f8"),
+                   ("bytes", "<i8"),
                    ("rbytes", "<i8"),
                    ("op", "<i4"), ("comm", "<i4"), ("peer", "<i4"), ("tag", "<i4"),
                    ("peer2", "<i4"), ("tag2", "<i4"), ("req", "<i4"), ("aux", "<i4")])

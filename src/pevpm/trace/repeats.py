@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pevpm.trace.tokens import OP, REQ, REQS, SERIAL, TAG, LoopNode, Token, is_message
+from pevpm.trace.tokens import OP, REQ, REQS, TAG, LoopNode, Token, is_computation, is_message
 
 #: Receives whose status a Repeat can test.
 RECEIVES = ("MPI_Recv", "MPI_Irecv")
@@ -65,7 +65,7 @@ def _receive_prefix(body: tuple) -> int | None:
     """The length of the body's part up to its first message, a receive, and
     that receive's completion (computations only around them), else None."""
     first = next((i for i, t in enumerate(body) if not (isinstance(t, Token)
-                                                         and t.key == SERIAL)), None)
+                                                         and is_computation(t))), None)
     if first is None or not (isinstance(body[first], Token) and is_message(body[first])
                              and body[first].key[OP] in RECEIVES):
         return None
@@ -74,7 +74,7 @@ def _receive_prefix(body: tuple) -> int | None:
     request = body[first].key[REQ]
     for i in range(first + 1, len(body)):
         t = body[i]
-        if isinstance(t, Token) and t.key == SERIAL:
+        if isinstance(t, Token) and is_computation(t):
             continue
         done = (isinstance(t, Token) and is_message(t) and t.key[OP] in ("MPI_Wait", "MPI_Waitall")
                 and (t.key[REQ] == request or request in t.key[REQS]))
@@ -105,7 +105,7 @@ def receive_until_tag(program: list) -> list:
             i += 1
             continue
         prefix = node.body[:size]
-        first = next(j for j, t in enumerate(prefix) if t.key != SERIAL)
+        first = next(j for j, t in enumerate(prefix) if not is_computation(t))
         stop = after[first].key[TAG]
         same_shape = all(a.key == b.key for j, (a, b) in enumerate(zip(prefix, after))
                          if j != first)

@@ -27,7 +27,10 @@ Each rank's calls turn into statements in program order, under one
 * with ``cpu=True`` (:func:`rank_statements`, for ``pevpm extract``) a
   computation is the CPU seconds the rank used in the gap, as ``pevpm trace``
   records them (:attr:`Call.cpu`), not the wall time: what the rank computed
-  whether or not it shared its core with other ranks.
+  whether or not it shared its core with other ranks;
+* what a rank slept in a gap (``sleep``, ``nanosleep``: :attr:`Call.slept`)
+  is a sleeping ``Serial`` of its own after the computation, not scaled by
+  ``speed`` (a faster processor sleeps as long) and needing no core.
 
 Only communicators with every rank, in world order, can carry
 collectives (the virtual machine has one communicator); point-to-point
@@ -121,13 +124,17 @@ class _RankConverter:
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
 
-    def serial(self, seconds: float, cpu: float = 0.0) -> None:
-        """A gap of ``seconds`` (wall), of which the rank computed ``cpu`` CPU seconds."""
-        if self.cpu:
-            seconds = cpu
-        if seconds > 0:
-            self.out.append(Serial(_num(seconds / self.speed), sleep=self.as_traced))
-            self.computed += seconds
+    def serial(self, seconds: float, cpu: float = 0.0, slept: float = 0.0) -> None:
+        """A gap of ``seconds`` (wall) in which the rank computed ``cpu`` CPU seconds
+        and slept ``slept`` seconds: a computation (the CPU seconds with ``cpu=True``,
+        else the wall time not slept), then a sleep."""
+        computing = cpu if self.cpu else seconds - slept
+        if computing > 0:
+            self.out.append(Serial(_num(computing / self.speed), sleep=self.as_traced))
+            self.computed += computing
+        if slept > 0:
+            self.out.append(Serial(_num(slept), sleep=True))
+            self.computed += slept
 
     def convert(self) -> list[Statement]:
         trace, rank = self.trace, self.rank
@@ -137,7 +144,7 @@ class _RankConverter:
             self.out.append(Serial(_num(lead), sleep=True))   # it left MPI_Init later
         previous = begin
         polling_since: float | None = None
-        cpu = 0.0       # CPU seconds computed since the last statement
+        cpu = slept = 0.0   # CPU seconds computed and seconds slept since the last statement
         last = None
         for index, call in enumerate(trace.ranks[rank]):
             if call.name == "MPI_Finalize":
@@ -149,24 +156,25 @@ class _RankConverter:
             if statements is None:          # a poll: waiting starts here
                 if polling_since is None:
                     polling_since = call.start
-                    cpu += call.cpu or 0.0
+                    cpu, slept = cpu + (call.cpu or 0.0), slept + call.slept
                 continue
             if not statements:              # moves nothing: computation
-                cpu += (call.cpu or 0.0) + call.end - call.start
+                cpu, slept = cpu + (call.cpu or 0.0) + call.end - call.start, slept + call.slept
                 continue
             start = polling_since if polling_since is not None else call.start
             if polling_since is None:
-                cpu += call.cpu or 0.0
-            self.serial(start - previous, cpu)
+                cpu, slept = cpu + (call.cpu or 0.0), slept + call.slept
+            self.serial(start - previous, cpu, slept)
             self.out.extend(statements)
             if self.ready is not None:
                 # an eager send can end before its receive is posted: it took no time after
                 after = max(0.0, call.end - max(start, self.ready.get(index, start)))
                 self.after_ready.append((len(self.out), after, self.kind(call)))
-            previous, polling_since, cpu = call.end, None, 0.0
+            previous, polling_since, cpu, slept = call.end, None, 0.0, 0.0
         if polling_since is None and last is not None:
-            cpu += last.cpu or 0.0
-        self.serial(finish - (polling_since if polling_since is not None else previous), cpu)
+            cpu, slept = cpu + (last.cpu or 0.0), slept + last.slept
+        self.serial(finish - (polling_since if polling_since is not None else previous), cpu,
+                    slept)
         return self.out
 
     @staticmethod

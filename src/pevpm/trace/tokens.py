@@ -28,6 +28,8 @@ OP, SIZE, SRC, DST, TAG, REQ, REQS, ROOT, RECV_SIZE = range(9)
 PEER_FIELDS = (SRC, DST, ROOT)
 
 SERIAL = ("serial",)
+#: A sleep: time the rank waited outside MPI without computing (``time.sleep``).
+SLEEP = ("serial", "sleep")
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,15 @@ class LoopNode:
     body: tuple
 
 
+def is_computation(token: Token) -> bool:
+    """A computation or a sleep (a ``Serial``).
+
+    >>> is_computation(Token(SLEEP, (0.1,))), is_computation(Token(("MPI_Send",), ()))
+    (True, False)
+    """
+    return token.key[0] == "serial"
+
+
 def is_message(token: Token) -> bool:
     """A single message (not a computation, not a tree of messages)."""
     return token.key[0] not in ("serial", "tree")
@@ -49,8 +60,8 @@ def is_message(token: Token) -> bool:
 
 def uses_cpu(trace: Trace) -> bool:
     """Whether the trace's computations are taken in CPU seconds: only where its
-    ranks outnumbered its cores (elsewhere the wall time also keeps a rank's
-    sleeps and waits outside MPI, which take no CPU)."""
+    ranks outnumbered its cores (elsewhere the wall time less what the rank
+    slept is what it computed)."""
     return trace.oversubscribed and trace.has_cpu
 
 
@@ -58,17 +69,17 @@ def rank_tokens(trace: Trace, rank: int) -> list[Token]:
     """Rank ``rank``'s program as tokens with its peers' ranks and slot-named
     requests; computations in wall seconds, but in CPU seconds when the trace
     was taken with more ranks than cores and has them (a rank that shared its
-    core computed no more for that; what it slept is then lost)."""
+    core computed no more for that); what it slept is a :data:`SLEEP` token."""
     n = trace.numprocs
     env = {"procnum": rank, "numprocs": n}
     slots: dict[str, str] = {}
     tokens = []
     for s in rank_statements(trace, rank, cpu=uses_cpu(trace)):
-        if isinstance(s, Serial):       # back-to-back computations are one
-            seconds = float(s.time.evaluate(env))
-            if tokens and tokens[-1].key == SERIAL:
+        if isinstance(s, Serial):       # back-to-back computations (sleeps) are one
+            seconds, key = float(s.time.evaluate(env)), SLEEP if s.sleep else SERIAL
+            if tokens and tokens[-1].key == key:
                 seconds += tokens.pop().values[0]
-            tokens.append(Token(SERIAL, (seconds,)))
+            tokens.append(Token(key, (seconds,)))
             continue
         assert isinstance(s, Message)
 

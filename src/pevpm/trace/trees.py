@@ -34,7 +34,18 @@ from dataclasses import dataclass
 from functools import cache
 
 from pevpm.model.expr import Expr
-from pevpm.trace.tokens import DST, OP, REQ, SERIAL, SIZE, SRC, TAG, Token, is_message
+from pevpm.trace.tokens import (
+    DST,
+    OP,
+    REQ,
+    SERIAL,
+    SIZE,
+    SRC,
+    TAG,
+    Token,
+    is_computation,
+    is_message,
+)
 
 #: The loop count of every tree: one step per bit of the largest rank.
 STEPS = "ceil(log2(numprocs))"
@@ -145,7 +156,7 @@ def _match_at(tokens: list[Token], i: int, steps, unit: int):
     j, tag, sizes = i, None, []
     for action, partner in steps:
         for _ in range(unit):
-            while j < len(tokens) and tokens[j].key == SERIAL and sizes:
+            while j < len(tokens) and is_computation(tokens[j]) and sizes:
                 j += 1
             if j >= len(tokens) or not is_message(tokens[j]):
                 return None
@@ -208,7 +219,7 @@ def _replaced(tokens: list[Token], occurrences, trees: list[Tree]) -> list[Token
     last = 0
     for (start, end, _, _), tree in zip(occurrences, trees):
         out += tokens[last:start]
-        inside = sum(t.values[0] for t in tokens[start:end] if t.key == SERIAL)
+        inside = sum(t.values[0] for t in tokens[start:end] if is_computation(t))
         if inside > 0:
             if out and out[-1].key == SERIAL:
                 inside += out.pop().values[0]

@@ -2,6 +2,7 @@
  * calls (tests/trace/test_record.py counts them).  Any number of ranks. */
 #include <mpi.h>
 #include <stdio.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -43,6 +44,7 @@ int main(int argc, char **argv)
     MPI_Recv(in, 16, MPI_DOUBLE, left, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Wait(&req[0], MPI_STATUS_IGNORE);
 
+    usleep(20000);                  /* a sleep: the tracer records 20 ms slept */
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Bcast(out, 16, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Reduce(out, in, 4, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -3,7 +3,7 @@
  * Built by pevpm.trace.build with the MPI's own mpicc into a shared library
  * and loaded with LD_PRELOAD (pevpm trace does both).  Each wrapper reads
  * PMPI_Wtime before and after the real call and appends one fixed-size
- * record (struct rec, 72 bytes) to an in-memory buffer that is flushed to
+ * record (struct rec, 80 bytes) to an in-memory buffer that is flushed to
  * $PEVPM_TRACE_DIR/rank-R.bin when full and at MPI_Finalize.  A text file
  * rank-R.txt holds the rank, the world size, the clock offset, the names of
  * the operation codes and one line per communicator created.
@@ -20,12 +20,21 @@
  * computation in that gap whether or not other ranks shared its core; -1
  * otherwise (reading that clock is a system call, about 1.5 us here).
  *
+ * Sleep: the library also wraps nanosleep, clock_nanosleep, usleep and
+ * sleep, and each record holds the seconds the thread spent in them between
+ * its previous call's end and this call's start.  A sleeping rank uses no
+ * CPU, so with CPU time alone a job that sleeps (or a C program's usleep)
+ * would vanish from a trace taken with more ranks than cores; CPU time plus
+ * slept time is what the rank did on its own.  Sleeps inside MPI calls (a
+ * library's own back-off) belong to the call and are not counted.
+ *
  * Peers are translated to ranks of MPI_COMM_WORLD.  Requests get
  * sequential ids; a call that completes requests (Wait*, Test*) is followed
  * by one COMPLETE record per completed request carrying the received
  * source, tag and byte count.  Persistent requests are not recorded.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <mpi.h>
 #include <sched.h>
 #include <stdint.h>
@@ -33,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define OPS(X) \
     X(INIT) X(FINALIZE) X(SEND) X(SSEND) X(BSEND) X(RSEND) X(RECV) X(ISEND) X(ISSEND) \
@@ -48,9 +58,10 @@
 enum { OPS(AS_ENUM) OP_COUNT };
 static const char *op_names[] = { OPS(AS_NAME) };
 
-struct rec {                 /* 72 bytes, little-endian on the machines we run on */
+struct rec {                 /* 80 bytes, little-endian on the machines we run on */
     double t0, t1;           /* PMPI_Wtime before and after the call */
     double cpu;              /* CPU seconds from the previous call's end to this start */
+    double sleep;            /* seconds slept from the previous call's end to this start */
     int64_t bytes, rbytes;   /* bytes sent (per peer), bytes received */
     int32_t op, comm;        /* OP_*, communicator id */
     int32_t peer, tag;       /* destination or actual source (world rank), tag */
@@ -135,6 +146,57 @@ static int32_t add_req(MPI_Request h, int recv, int comm)
     return r->id;
 }
 
+/* ---- sleeping ---- */
+static double slept, slept_at_end, gap_slept;   /* seconds, this thread (ranks are one) */
+
+static double monotonic_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* `real`: the C library's function NAME, found past this library (RTLD_NEXT). */
+#define REAL(NAME) \
+    static __typeof__(NAME) *real; \
+    if (!real) real = (__typeof__(NAME) *)dlsym(RTLD_NEXT, #NAME)
+
+int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+    REAL(nanosleep);
+    double t0 = monotonic_now();
+    int rc = real(req, rem);
+    slept += monotonic_now() - t0;
+    return rc;
+}
+
+int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req, struct timespec *rem)
+{
+    REAL(clock_nanosleep);
+    double t0 = monotonic_now();
+    int rc = real(clock, flags, req, rem);
+    slept += monotonic_now() - t0;
+    return rc;
+}
+
+int usleep(useconds_t usec)
+{
+    REAL(usleep);
+    double t0 = monotonic_now();
+    int rc = real(usec);
+    slept += monotonic_now() - t0;
+    return rc;
+}
+
+unsigned int sleep(unsigned int seconds)
+{
+    REAL(sleep);
+    double t0 = monotonic_now();
+    unsigned int left = real(seconds);
+    slept += monotonic_now() - t0;
+    return left;
+}
+
 /* ---- recording ---- */
 static double last_cpu_end, gap_cpu;
 static int want_cpu;
@@ -146,10 +208,11 @@ static double cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* A wrapped call starts: note the CPU time since the previous call ended. */
+/* A wrapped call starts: note the CPU time and the sleeps since the previous call ended. */
 static double enter(void)
 {
     if (want_cpu) gap_cpu = cpu_now() - last_cpu_end;
+    gap_slept = slept - slept_at_end;
     return PMPI_Wtime();
 }
 
@@ -179,10 +242,12 @@ static struct rec *record(int op, double t0, double t1, MPI_Comm c)
     if (!buf) return NULL;
     if (nbuf == BUF_RECORDS) flush();
     struct rec *r = &buf[nbuf++];
-    *r = (struct rec){t0, t1, 0.0, 0, 0, op, comm_id(c), NO_PEER, 0, NO_PEER, 0, 0, 0};
+    *r = (struct rec){t0, t1, 0.0, 0.0, 0, 0, op, comm_id(c), NO_PEER, 0, NO_PEER, 0, 0, 0};
     if (op != OP_COMPLETE) {    /* a call's own record: the gap before it, then restart */
         r->cpu = want_cpu ? gap_cpu : -1.0;
+        r->sleep = gap_slept;
         if (want_cpu) last_cpu_end = cpu_now();
+        slept_at_end = slept;
     }
     return r;
 }
