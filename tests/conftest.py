@@ -59,6 +59,12 @@ def write_ping_archive(directory: Path) -> Path:
 
 
 @pytest.fixture
+def ping_calls() -> dict:
+    """:data:`PING_CALLS`, for tests (a test module cannot import this conftest by name)."""
+    return PING_CALLS
+
+
+@pytest.fixture
 def ping_archive(tmp_path) -> Path:
     """A directory holding the two-rank ping archive (:func:`write_ping_archive`)."""
     directory = tmp_path / "ping"

@@ -166,9 +166,9 @@ def _recorded_section(recorded: dict) -> str:
             f"{_fmt_seconds(recorded['predicted_seconds'])}{error}.</p>"
             f"<p><a href='{_e(recorded['perfetto'])}'>{_e(recorded['perfetto'])}</a>: both "
             "runs side by side, one process group each, one track per rank; open it in "
-            "<code>ui.perfetto.dev</code>.</p><p>Seconds from the first rank's program start "
-            "(the end of its MPI_Init); MPI: time inside MPI calls (predicted: communicating "
-            "and waiting); compute: the rest.</p><table><tr><th>rank</th>"),
+            "<code>ui.perfetto.dev</code>.</p><p>End: when the rank's program ended, from the "
+            "first rank's program start (the end of its MPI_Init); MPI: its time inside MPI "
+            "calls (predicted: communicating and waiting); compute: the rest.</p><table><tr><th>rank</th>"),
            "".join(f"<th>{_e(title)}</th>" for title, _ in RECORDED_COLUMNS), "</tr>"]
     out.extend(f"<tr><td>{row['rank']}</td>"
                + "".join(f"<td>{_fmt_seconds(row[key])}</td>" for _, key in RECORDED_COLUMNS)
@@ -270,4 +270,6 @@ def read_results(outdir: str) -> dict:
         raise PevpmError("no results.json here: run 'pevpm demo' first", where=outdir) from None
     except json.JSONDecodeError as exc:
         raise PevpmError(f"results.json is not valid JSON ({exc})", where=path) from None
+    if not isinstance(results, dict):
+        raise PevpmError("results.json does not hold an object of results", where=path)
     return results
