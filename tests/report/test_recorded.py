@@ -1,5 +1,7 @@
 """A recorded trace beside a model's prediction: the Perfetto file and the report section."""
 
+from pathlib import Path
+
 import pytest
 
 from pevpm.machine.presets import parse_machine
@@ -101,8 +103,8 @@ def test_the_report_section_names_the_model_links_the_file_and_has_a_row_per_ran
                                  machine="constant:latency=1e-4", perfetto="both.json")
     assert section["recorded_seconds"] == pytest.approx(4e-3)
     assert section["predicted_seconds"] == pytest.approx(2.2e-3)
-    page = open(write_report({**sample_results, "recorded": section}, str(tmp_path)),
-                encoding="utf-8").read()
+    path = write_report({**sample_results, "recorded": section}, str(tmp_path))
+    page = Path(path).read_text(encoding="utf-8")
     assert "<h2>Recorded vs predicted</h2>" in page
     assert "the model ping.py" in page and "<a href='both.json'>" in page
     assert "recorded 4.000 ms, predicted 2.200 ms (-45.0%)" in page
@@ -112,5 +114,5 @@ def test_the_report_section_names_the_model_links_the_file_and_has_a_row_per_ran
 
 
 def test_a_report_without_a_recorded_run_has_no_such_section(tmp_path, sample_results):
-    page = open(write_report(sample_results, str(tmp_path)), encoding="utf-8").read()
+    page = Path(write_report(sample_results, str(tmp_path))).read_text(encoding="utf-8")
     assert "Recorded vs predicted" not in page
