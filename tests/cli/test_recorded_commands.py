@@ -150,6 +150,17 @@ def test_report_of_a_replayed_trace_into_a_new_folder(tmp_path, ping_archive, ca
     assert "Recorded vs predicted" in page and "replay of the trace" in page
 
 
+def test_report_predicts_what_replay_predicts(tmp_path, ping_archive, capsys):
+    assert main(["replay", str(ping_archive), "--machine", CONSTANT, "--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    report = tmp_path / "report"
+    assert main(["report", str(report), "--recorded", str(ping_archive), "--machine",
+                 CONSTANT]) == 0
+    section = json.loads((report / "results.json").read_text())["recorded"]
+    assert section["predicted_seconds"] == replayed["mean"]
+    assert section["recorded_seconds"] == replayed["traced"]
+
+
 def test_report_adds_the_section_to_the_demos_report_and_keeps_it(tmp_path, ping_archive,
                                                                   ping_model):
     from pevpm.report.html import write_report
