@@ -102,7 +102,6 @@ def add_to_report(args) -> str:
     """``pevpm report DIR --recorded TRACE``: predict the trace's run (the replay, or
     ``--model`` at its rank count), write both side by side into the report and add
     the "recorded vs predicted" section; returns the page's path."""
-    from pevpm.machine.presets import parse_machine
     from pevpm.report.html import read_results, write_report
     from pevpm.report.recorded import comparison_section
 
@@ -117,26 +116,36 @@ def add_to_report(args) -> str:
                else {"title": f"pevpm report: {args.recorded}"})
     spec = args.machine or (str(directory / "machine.db")
                             if (directory / "machine.db").is_file() else "default")
-    machine = parse_machine(spec)
-    if args.model:
-        model, name, params, collectives = compared_model(args.model, directory, trace.numprocs,
-                                                          args.defines, machine)
-        machine = _with_collectives(machine, [*collectives, *args.coll])
-        run = model_run(model, trace, machine, name=name, params=params, seed=args.seed)
-        shown = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
-                          for k, v in sorted(params.items()))
-        predicted_by = f"the model {name}" + (f" ({shown})" if shown else "")
-        title = f"{name} on {spec}"
-    else:
-        machine = _with_collectives(machine, args.coll)
-        run = replay_run(trace, machine, source=args.recorded, seed=args.seed)
-        predicted_by, title = REPLAYED, f"replay on {spec}"
+    run, predicted_by, title = _predicted_run(args, trace, directory, spec)
     directory.mkdir(exist_ok=True)
     write_beside(trace, run, directory / PERFETTO_FILE, source=source, predicted=title)
     results["recorded"] = comparison_section(trace, run, source=source,
                                              predicted_by=predicted_by, machine=spec,
                                              perfetto=PERFETTO_FILE)
     return write_report(results, str(directory))
+
+
+def _predicted_run(args, trace, directory: Path, spec: str):
+    """Run 0 beside the trace on machine ``spec``: of ``--model`` (with the default
+    event limit of ``pevpm predict``), else of the replay; what predicted it, and the
+    title of its process group."""
+    from pevpm.cli.predict import default_max_events
+    from pevpm.machine.presets import parse_machine
+    from pevpm.vm.engine import Limits
+
+    machine = parse_machine(spec)
+    if not args.model:
+        run = replay_run(trace, _with_collectives(machine, args.coll), source=args.recorded,
+                         seed=args.seed)
+        return run, REPLAYED, f"replay on {spec}"
+    model, name, params, collectives = compared_model(args.model, directory, trace.numprocs,
+                                                      args.defines, machine)
+    run = model_run(model, trace, _with_collectives(machine, [*collectives, *args.coll]),
+                    name=name, params=params, seed=args.seed,
+                    limits=Limits(max_events=default_max_events(trace.numprocs)))
+    shown = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
+                      for k, v in sorted(params.items()))
+    return run, f"the model {name}" + (f" ({shown})" if shown else ""), f"{name} on {spec}"
 
 
 def _with_collectives(machine, items: list[str]):
