@@ -3,6 +3,7 @@
     pevpm predict jacobi.c -n 2..64 --runs 200 --seed 1 --machine perseus
     pevpm predict model.py -n 1,2,4 -D iterations=10 --json
     pevpm predict model.py -n 16 --trace jacobi16.json     # open in ui.perfetto.dev
+    pevpm predict model.py --recorded run --trace both.json  # beside a traced run
     pevpm predict ring.py -n 2 --machine default --explain  # which profile blocks served what
 
 ``-n`` takes counts (``1,2,4``), doubling ranges (``2..64`` = 2, 4, ..., 64)
