@@ -3,6 +3,7 @@
     pevpm predict jacobi.c -n 2..64 --runs 200 --seed 1 --machine perseus
     pevpm predict model.py -n 1,2,4 -D iterations=10 --json
     pevpm predict model.py -n 16 --trace jacobi16.json     # open in ui.perfetto.dev
+    pevpm predict model.py --recorded run --trace both.json  # beside a traced run
     pevpm predict ring.py -n 2 --machine default --explain  # which profile blocks served what
 
 ``-n`` takes counts (``1,2,4``), doubling ranges (``2..64`` = 2, 4, ..., 64)
@@ -104,6 +105,9 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
     p.add_argument("--trace", metavar="FILE", type=writable_file,
                    help="write a Chrome/Perfetto trace of one run at the largest count")
+    p.add_argument("--recorded", metavar="TRACE",
+                   help="with --trace: put this recorded run (pevpm trace's directory or an "
+                        ".otf2 file) beside the predicted one, which runs at its rank count")
     p.add_argument("--calibration", metavar="FILE",
                    help="parameters measured by 'pevpm calibrate' (-D options override them)")
     p.set_defaults(func=run_predict)
@@ -165,7 +169,13 @@ def run_predict(args) -> int:
     engine_note = why_reference(compile_model(model, params))
     if engine_note:
         print(f"pevpm predict: note: {engine_note}", file=sys.stderr)
-    counts = parse_counts(args.procs) if args.procs else _default_counts(model)
+    recorded = _recorded(args)
+    if recorded is not None:
+        from pevpm.cli.recorded import traced_count
+
+        counts = [traced_count(recorded, parse_counts(args.procs) if args.procs else None)]
+    else:
+        counts = parse_counts(args.procs) if args.procs else _default_counts(model)
     for note in (*_origin_notes(args.machine), *_profile_notes(machine, counts)):
         print(f"pevpm predict: note: {note}", file=sys.stderr)
     limits = Limits(max_events=args.max_events or None, max_time=args.max_time,
@@ -176,6 +186,11 @@ def run_predict(args) -> int:
             return replace(limits, max_events=default_max_events(n))
         return limits
 
+    if recorded is not None:        # before the Monte Carlo: the model must run at its count
+        from pevpm.cli.recorded import model_run
+
+        recorded_run = model_run(model, recorded, machine, name=args.model, params=params,
+                                 seed=args.seed, limits=limits_for(counts[0]))
     predictions = []
     with _progress(len(counts) * args.runs) as bar, \
             open_executor(args.executor, args.workers) as executor:
@@ -192,7 +207,12 @@ def run_predict(args) -> int:
             print(f"pevpm predict: note: {n} ranks: {note}", file=sys.stderr)
     for line in warning_lines((p.numprocs, p.runs, p.outstanding) for p in predictions):
         print(f"pevpm predict: warning: {line}", file=sys.stderr)
-    if args.trace:
+    if recorded is not None:
+        from pevpm.cli.recorded import write_beside
+
+        write_beside(recorded, recorded_run, args.trace, source=args.recorded,
+                     predicted=f"{args.model} on {args.machine}")
+    elif args.trace:
         _write_trace(model, max(counts), machine, params, args.seed, limits_for(max(counts)),
                      args.trace)
     explanations = {}
@@ -217,6 +237,17 @@ def run_predict(args) -> int:
                 print()
                 print(format_explanation(n, uses))
     return 0
+
+
+def _recorded(args):
+    """The trace of ``--recorded`` (which needs ``--trace``), or None."""
+    if not args.recorded:
+        return None
+    if not args.trace:
+        raise PevpmError("--recorded needs --trace FILE (the side-by-side Perfetto file)")
+    from pevpm.cli.recorded import read_recorded
+
+    return read_recorded(args.recorded)
 
 
 def _explained(explanations: dict, numprocs: int) -> dict:

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import argparse
 
+from pevpm.cli import numbers
+from pevpm.cli.arguments import add_collective_arguments
 from pevpm.cli.paths import writable_folder
+from pevpm.errors import PevpmError
+
+#: Options that only mean something with ``pevpm report --recorded``.
+RECORDED_OPTIONS = {"machine": "--machine", "model": "--model", "defines": "-D",
+                    "section": "--section", "coll": "--coll"}
 
 
 def register(subparsers) -> None:
@@ -32,9 +39,32 @@ def register(subparsers) -> None:
                            "(measured on a 2-core machine; pevpm machine list)")
     demo.set_defaults(func=run_demo)
 
-    report = subparsers.add_parser("report", help="rebuild the HTML report from saved results")
+    report = subparsers.add_parser(
+        "report", help="rebuild the HTML report from saved results",
+        description="Re-draw DIR/index.html from DIR/results.json. With --recorded TRACE, "
+                    "also predict the traced run at its rank count (the replay of the trace, "
+                    "or --model), write both side by side as a Perfetto file in DIR and add a "
+                    "'recorded vs predicted' section (DIR needs no results.json then).")
     report.add_argument("directory", nargs="?", default="pevpm-report",
                         help="report folder holding results.json (default: %(default)s)")
+    recorded = report.add_argument_group("recorded vs predicted")
+    recorded.add_argument("--recorded", metavar="TRACE",
+                          help="a trace directory or .otf2 file (pevpm trace's or Score-P's)")
+    recorded.add_argument("--machine", metavar="SPEC",
+                          help="as for pevpm predict (default: DIR/machine.db when there, "
+                               "else default)")
+    recorded.add_argument("--model", metavar="MODEL",
+                          help="predict with this model file, or one of the demo's examples "
+                               "(jacobi, fft2d, bag_of_tasks: parameters from "
+                               "DIR/calibration.json), instead of replaying the trace")
+    recorded.add_argument("-D", dest="defines", action="append", default=[],
+                          metavar="NAME=VALUE", help="set a model parameter (repeatable)")
+    recorded.add_argument("--section", metavar="START:STOP",
+                          help="compare only each rank's run from the end of its first START "
+                               "call to the first STOP call after it (e.g. "
+                               "MPI_Barrier:MPI_Gather, the examples' timed loop)")
+    recorded.add_argument("--seed", type=numbers.seed, default=0, help="random seed (0)")
+    add_collective_arguments(recorded)
     report.set_defaults(func=run_report)
 
 
@@ -47,6 +77,14 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    if args.recorded:
+        from pevpm.cli.recorded import add_to_report
+
+        print(f"report: {add_to_report(args)}")
+        return 0
+    stray = [flag for key, flag in RECORDED_OPTIONS.items() if getattr(args, key)]
+    if stray:
+        raise PevpmError(f"only with --recorded TRACE: {', '.join(stray)}")
     from pevpm.report.html import rebuild_report
 
     print(f"report: {rebuild_report(args.directory)}")

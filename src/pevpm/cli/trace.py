@@ -128,18 +128,12 @@ def run_replay(args) -> int:
 
 def write_perfetto(trace, machine, args) -> None:
     """Simulate run 0 of the replay with time slices and write it beside the recording."""
-    from pevpm.report.side_by_side import write_side_by_side
-    from pevpm.trace.replay import replay_machine, trace_model
-    from pevpm.vm.fastengine import simulate
-    from pevpm.vm.montecarlo import run_generator
+    from pevpm.cli.recorded import replay_run, write_beside
 
-    predicted = simulate(trace_model(trace, args.speed, str(args.trace), args.delays),
-                         trace.numprocs, replay_machine(machine, args.delays),
-                         rng=run_generator(args.seed, 0), trace=True)
-    write_side_by_side(trace, predicted, args.perfetto,
-                       f"{args.trace} on {trace.numprocs} ranks, {args.machine}")
-    print(f"recorded and predicted run written side by side to {args.perfetto}",
-          file=sys.stderr)
+    predicted = replay_run(trace, machine, source=str(args.trace), seed=args.seed,
+                           speed=args.speed, delays=args.delays)
+    write_beside(trace, predicted, args.perfetto, source=str(args.trace),
+                 predicted=f"replay on {args.machine}")
 
 
 def run_extract(args) -> int:

@@ -15,7 +15,11 @@ Results layout (every key optional)::
      "explain": {title: [{"kind", "op", "exchange", "block", "sizes",
                           "contention", "messages"}]},   # pevpm predict --explain
      "figures": [{"title", "file", "caption"}],     # PNGs already in the folder
-     "trace": "trace.json", "notes": [str]}
+     "trace": "trace.json", "notes": [str],
+     "recorded": {"trace", "predicted_by", "machine", "perfetto", "numprocs",
+                  "recorded_seconds", "predicted_seconds",       # pevpm report --recorded
+                  "ranks": [{"rank", "recorded", "recorded_mpi", "recorded_compute",
+                             "predicted", "predicted_mpi", "predicted_compute"}]}}
 
 >>> import tempfile, os
 >>> out = tempfile.mkdtemp()
@@ -142,6 +146,37 @@ def _explain_section(explain: dict) -> str:
     return "".join(out)
 
 
+#: Columns of the recorded-vs-predicted table: (heading, key of a rank's row).
+RECORDED_COLUMNS = (("recorded end", "recorded"), ("predicted end", "predicted"),
+                    ("recorded MPI", "recorded_mpi"), ("predicted MPI", "predicted_mpi"),
+                    ("recorded compute", "recorded_compute"),
+                    ("predicted compute", "predicted_compute"))
+
+
+def _recorded_section(recorded: dict) -> str:
+    """A recorded trace against its prediction: the side-by-side Perfetto file, what
+    predicted it, and one row per rank (``pevpm report --recorded``)."""
+    total = recorded["recorded_seconds"]
+    error = (f" ({error_percent(recorded['predicted_seconds'], total):+.1f}%)"
+             if total > 0 else "")
+    out = [("<h2>Recorded vs predicted</h2><p>The run recorded in "
+            f"<code>{_e(recorded['trace'])}</code> on {recorded['numprocs']} ranks against "
+            f"{_e(recorded['predicted_by'])} on <code>{_e(recorded['machine'])}</code>: "
+            f"recorded {_fmt_seconds(total)}, predicted "
+            f"{_fmt_seconds(recorded['predicted_seconds'])}{error}.</p>"
+            f"<p><a href='{_e(recorded['perfetto'])}'>{_e(recorded['perfetto'])}</a>: both "
+            "runs side by side, one process group each, one track per rank; open it in "
+            "<code>ui.perfetto.dev</code>.</p><p>End: when the rank's program ended, from the "
+            "first rank's program start (the end of its MPI_Init); MPI: its time inside MPI "
+            "calls (predicted: communicating and waiting); compute: the rest.</p><table><tr><th>rank</th>"),
+           "".join(f"<th>{_e(title)}</th>" for title, _ in RECORDED_COLUMNS), "</tr>"]
+    out.extend(f"<tr><td>{row['rank']}</td>"
+               + "".join(f"<td>{_fmt_seconds(row[key])}</td>" for _, key in RECORDED_COLUMNS)
+               + "</tr>" for row in recorded["ranks"])
+    out.append("</table>")
+    return "".join(out)
+
+
 def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
     """Draw the plots and write ``outdir/index.html``; returns its path."""
     os.makedirs(outdir, exist_ok=True)
@@ -209,6 +244,8 @@ def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
                      "<code>ui.perfetto.dev</code> or <code>chrome://tracing</code> (one track "
                      "per rank; computation, communication and waiting as slices; messages as "
                      "arrows).</p>")
+    if results.get("recorded"):
+        parts.append(_recorded_section(results["recorded"]))
     parts.append(PLOT_CHECK + "</body></html>")
     path = os.path.join(outdir, "index.html")
     with open(path, "w", encoding="utf-8") as fh:
@@ -220,6 +257,11 @@ def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
 
 def rebuild_report(outdir: str) -> str:
     """Re-draw ``outdir/index.html`` from the ``results.json`` saved beside it."""
+    return write_report(read_results(outdir), outdir)
+
+
+def read_results(outdir: str) -> dict:
+    """The ``results.json`` saved in report folder ``outdir``."""
     path = os.path.join(outdir, "results.json")
     try:
         with open(path, encoding="utf-8") as fh:
@@ -228,4 +270,6 @@ def rebuild_report(outdir: str) -> str:
         raise PevpmError("no results.json here: run 'pevpm demo' first", where=outdir) from None
     except json.JSONDecodeError as exc:
         raise PevpmError(f"results.json is not valid JSON ({exc})", where=path) from None
-    return write_report(results, outdir)
+    if not isinstance(results, dict):
+        raise PevpmError("results.json does not hold an object of results", where=path)
+    return results
