@@ -35,9 +35,10 @@ class Clock:
         return tuple(self.calls + [Call("MPI_Finalize", self.t + 1e-6, self.t + 1e-6)])
 
 
-def bag(numprocs: int, jobs: int = JOBS) -> Trace:
+def bag(numprocs: int, jobs: int = JOBS, tail: float = 0.0) -> Trace:
     """The master hands ``jobs`` jobs (1 ms, 2 ms, 3 ms ...) to the first worker
-    free, as the run would; every worker stops on a DIE message."""
+    free, as the run would; every worker stops on a DIE message; then the
+    master computes ``tail`` seconds."""
     master, workers = Clock(), {w: Clock() for w in range(1, numprocs)}
     free, job = [], 0
 
@@ -68,6 +69,7 @@ def bag(numprocs: int, jobs: int = JOBS) -> Trace:
     for w, worker in workers.items():
         master.call("MPI_Send", Send(w, DIE, 24))
         worker.call("MPI_Recv", Recv(0, DIE, 24))
+    master.t += tail
     return Trace((master.done(),) + tuple(workers[w].done() for w in workers))
 
 
@@ -226,3 +228,21 @@ def test_jobs_that_grow_with_the_ranks_are_no_conserved_total():
     assert re.findall(r"with b\.loop\((.*)\):", x.text) == [
         "'numprocs - 1', index='k'", "'floor(25 + 0.5)'", "'numprocs - 1'",
         "'numprocs - 1', index='k'"]
+
+
+def test_the_work_after_the_stop_messages_is_done_once(tmp_path):
+    """The master's computation after its last stop message (its report) ends
+    the last block of the loop over the workers, but is not one of its passes:
+    it follows the loop, once at every count (it had been pooled into every
+    pass, 50 ms times the workers at 64 ranks)."""
+    machine = Machine(Constant(1e-6))
+    times = {}
+    for tail in (0.0, 0.05):
+        x = extract([bag(2, tail=tail), bag(4, tail=tail)], "bag")
+        assert ("b.serial(0.050001)" in x.text) == (tail > 0)   # the 1 us gap before it too
+        path = tmp_path / f"tail{tail}.py"
+        path.write_text(x.text)
+        model = load_model(str(path))
+        times[tail] = [fastengine.simulate(model, n, machine).makespan for n in (2, 4, 64, 256)]
+    for with_tail, without in zip(times[0.05], times[0.0]):
+        assert with_tail - without == pytest.approx(0.05, abs=2e-6)

@@ -3,6 +3,8 @@ spread, and how they are written.
 
 >>> seconds_source({2: (0.5, 0.5), 4: (0.25, 0.25)}, [], "in loop 1", ("1/p",))
 "'1 / numprocs'"
+>>> seconds_source({2: (0.0,), 4: (1e-6, 2e-6, 1.5e-6)}, [], "in loop 1")   # none at 2
+"'gamma(7.5e-07, 3.71e-07)'"
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
                          f"than the traced noise, +-{result.noise:.0%})")
     if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
         return argument(mean)
-    cv = statistics.fmean(sds[p] / means[p] for p in means)     # sd in units of the mean
+    # the sd in units of the mean, where there is one (a rank loop's single pass
+    # has no computation of its own: pevpm.trace.rank_loops)
+    cv = statistics.fmean(sds[p] / means[p] for p in means if means[p] > 0)
     if argument(mean) == mean:
         return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
     return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")
