@@ -3,8 +3,8 @@ spread, and how they are written.
 
 >>> seconds_source({2: (0.5, 0.5), 4: (0.25, 0.25)}, [], "in loop 1", ("1/p",))
 "'1 / numprocs'"
->>> seconds_source({2: (0.0,), 4: (1e-6, 2e-6, 1.5e-6)}, [], "in loop 1")   # none at 2
-"'gamma(7.5e-07, 3.71e-07)'"
+>>> seconds_source({2: (), 4: (1e-6, 2e-6, 1.5e-6)}, [], "in loop 1")   # none at 2
+"'gamma(1.5e-06, 7.41e-07)'"
 """
 
 from __future__ import annotations
@@ -23,9 +23,14 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
              own: tuple[str, ...] = ()) -> str:
     """Python source of a computation measured at each count (its samples: the
     aligned gaps of every rank and repetition): a constant or a quoted
-    ``gamma(mean, sd)`` draw.  The mean's law is the simplest its noise (the
-    standard error of the samples) does not reject, trying the program's own
-    ``laws`` after the constant (:func:`pevpm.trace.scaling.fit_within_noise`)."""
+    ``gamma(mean, sd)`` draw (0 when there is none: a rank loop of one pass,
+    :mod:`pevpm.trace.rank_loops`; counts without samples are left out).  The
+    mean's law is the simplest its noise (the standard error of the samples)
+    does not reject, trying the program's own ``laws`` after the constant
+    (:func:`pevpm.trace.scaling.fit_within_noise`)."""
+    samples = {p: v for p, v in samples.items() if v}
+    if not samples:
+        return "0"
     means = {p: statistics.fmean(v) for p, v in samples.items()}
     sds = {p: robust_sd(v) for p, v in samples.items()}
     ps = sorted(means)
@@ -54,9 +59,7 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
                          f"than the traced noise, +-{result.noise:.0%})")
     if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
         return argument(mean)
-    # the sd in units of the mean, where there is one (a rank loop's single pass
-    # has no computation of its own: pevpm.trace.rank_loops)
-    cv = statistics.fmean(sds[p] / means[p] for p in means if means[p] > 0)
+    cv = statistics.fmean(sds[p] / means[p] for p in means)     # sd in units of the mean
     if argument(mean) == mean:
         return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
     return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")

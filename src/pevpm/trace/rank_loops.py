@@ -63,8 +63,8 @@ def _block_fields(blocks: list[list[Token]], others: list[int]) -> set | None:
 def _loop(blocks: list[list[Token]], varying: set) -> list:
     """The loop the blocks make; a computation ending the last block, the work
     after the loop (a master's report after its stop messages), follows it
-    instead of being pooled into every pass (with one block, the loop's own is
-    then nothing)."""
+    instead of being pooled into every pass (with one block, the loop's own
+    then has no sample)."""
     body = []
     for j, first in enumerate(blocks[0]):
         key = tuple(OTHER_RANK if (j, i) in varying else v for i, v in enumerate(first.key))
@@ -76,7 +76,7 @@ def _loop(blocks: list[list[Token]], varying: set) -> list:
             body.append(Token(key, tuple(v for b in blocks for v in b[j].values)))
     if body[-1].key != SERIAL:
         return [LoopNode(COUNT, tuple(body))]
-    passes = tuple(v for b in blocks[:-1] for v in b[-1].values) or (0.0,)
+    passes = tuple(v for b in blocks[:-1] for v in b[-1].values)
     return [LoopNode(COUNT, tuple(body[:-1]) + (Token(SERIAL, passes),)), blocks[-1][-1]]
 
 
