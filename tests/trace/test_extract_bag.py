@@ -246,3 +246,38 @@ def test_the_work_after_the_stop_messages_is_done_once(tmp_path):
         times[tail] = [fastengine.simulate(model, n, machine).makespan for n in (2, 4, 64, 256)]
     for with_tail, without in zip(times[0.05], times[0.0]):
         assert with_tail - without == pytest.approx(0.05, abs=2e-6)
+
+
+def sender(numprocs: int, first: int, total: int = 20) -> Trace:
+    """Rank 0 sends ``first`` messages to rank 1, says it is done (tag DIE),
+    then ``total - first`` times waits for rank 1's answer and sends again;
+    the other ranks do nothing."""
+    zero, one = Clock(), Clock()
+    for _ in range(first):
+        zero.call("MPI_Send", Send(1, DEFN, 24))
+        one.call("MPI_Recv", Recv(0, DEFN, 24))
+    zero.call("MPI_Send", Send(1, DIE, 8))
+    one.call("MPI_Recv", Recv(0, DIE, 8))
+    for _ in range(total - first):
+        one.call("MPI_Send", Send(0, WORK, 8))
+        zero.call("MPI_Recv", Recv(1, WORK, 8))
+        zero.call("MPI_Send", Send(1, DEFN, 24))
+        one.call("MPI_Recv", Recv(0, DEFN, 24))
+    idle = tuple(Clock().done() for _ in range(numprocs - 2))
+    return Trace((zero.done(), one.done()) + idle)
+
+
+def test_a_total_whose_growing_loop_has_no_exact_law_is_not_capped():
+    """The first sends grow 2 -> 7 (no law of the family gives both exactly),
+    the rest shrink 18 -> 13: the total (20) is seen and said, not used."""
+    x = extract([sender(2, 2), sender(4, 7)], "sender")
+    assert "min(" not in x.text and "total" not in x.text
+    assert any("loops conserve 20 passes at every traced count, but the growing one's "
+               "count is no exact law: not capped" in note for note in x.notes)
+
+
+def test_a_growing_loop_with_an_exact_law_is_capped():
+    """The same with 2 -> 4 first sends (numprocs, fitted c*p): capped."""
+    x = extract([sender(2, 2), sender(4, 4)], "sender")
+    assert "with b.loop('min(1 * numprocs, parameter total1)'):" in x.text
+    assert "with b.loop('parameter total1 - min(1 * numprocs, parameter total1)'):" in x.text
