@@ -53,3 +53,17 @@ def test_a_message_straight_in_the_program_counts_towards_the_total():
               LoopNode(20 - p, tuple(ANSWER))] for p in (2, 4)}
     cap, = conserved_totals(at)
     assert cap.total == 19 and cap.grows == {1} and cap.shrinks == {2: 1}
+
+
+def test_a_loop_in_two_totals_that_disagree_keeps_the_first():
+    """The answers (21 - p passes) also take a message that a loop of p + 1
+    passes takes: 22 in all against the first jobs' 20; the second total
+    shares the answers' loop and is not joined."""
+    other = msg("MPI_Recv", 5)
+    at = {p: [LoopNode(COUNT, tuple(WORK)), LoopNode(21 - p, tuple(ANSWER + [other])),
+              LoopNode(p + 1, (other,))] for p in (2, 4)}
+    cap, = conserved_totals(at)
+    assert cap.total == 20 and cap.grows == {0} and cap.shrinks == {1: 0}
+    alone = {p: nodes[1:] for p, nodes in at.items()}      # without the first jobs
+    cap, = conserved_totals(alone)
+    assert cap.total == 22 and cap.grows == {1} and cap.shrinks == {0: 1}

@@ -100,12 +100,12 @@ def conserved_totals(nodes_by_p: dict[int, list]) -> list[Cap]:
         return []
     caps: list[Cap] = []
     for kind, total, grow, shrink in _pairs(nodes_by_p):
-        linked = [c for c in caps if c.total == total
-                  and (grow in c.grows or shrink in c.shrinks)]
-        if linked:
+        linked = [c for c in caps if {grow, shrink} & (c.grows | set(c.shrinks))]
+        if not linked:
+            caps.append(Cap(total, frozenset({grow}), {shrink: grow}, (kind,)))
+        elif len(linked) == 1 and linked[0].total == total:
             c = linked[0]
             caps[caps.index(c)] = Cap(total, c.grows | {grow}, {shrink: grow, **c.shrinks},
                                       c.kinds + ((kind,) if kind not in c.kinds else ()))
-        else:
-            caps.append(Cap(total, frozenset({grow}), {shrink: grow}, (kind,)))
+        # else: a loop in two totals that disagree; the first stands
     return caps
