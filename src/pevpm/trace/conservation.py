@@ -14,7 +14,8 @@ same sibling nodes at each traced count): a point-to-point message kind
 (operation and tag) whose loops' passes add up to the same number at every
 count, while exactly two of those loops change, one growing and one
 shrinking, each with one such message a pass.  Loops linked by totals of the
-same size form one :class:`Cap`: its growing loops are to be written
+same size form one :class:`Cap` (a loop in two totals that disagree stays
+in the first): its growing loops are to be written
 ``min(f, J)`` and its shrinking ones ``J - min(g, J)`` (``g`` the growing
 partner's count), so the total holds at every count.
 
