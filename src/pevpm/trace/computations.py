@@ -3,6 +3,8 @@ spread, and how they are written.
 
 >>> seconds_source({2: (0.5, 0.5), 4: (0.25, 0.25)}, [], "in loop 1", ("1/p",))
 "'1 / numprocs'"
+>>> seconds_source({2: (), 4: (1e-6, 2e-6, 1.5e-6)}, [], "in loop 1")   # none at 2
+"'gamma(1.5e-06, 7.41e-07)'"
 """
 
 from __future__ import annotations
@@ -21,9 +23,14 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
              own: tuple[str, ...] = ()) -> str:
     """Python source of a computation measured at each count (its samples: the
     aligned gaps of every rank and repetition): a constant or a quoted
-    ``gamma(mean, sd)`` draw.  The mean's law is the simplest its noise (the
-    standard error of the samples) does not reject, trying the program's own
-    ``laws`` after the constant (:func:`pevpm.trace.scaling.fit_within_noise`)."""
+    ``gamma(mean, sd)`` draw (0 when there is none: a rank loop of one pass,
+    :mod:`pevpm.trace.rank_loops`; counts without samples are left out).  The
+    mean's law is the simplest its noise (the standard error of the samples)
+    does not reject, trying the program's own ``laws`` after the constant
+    (:func:`pevpm.trace.scaling.fit_within_noise`)."""
+    samples = {p: v for p, v in samples.items() if v}
+    if not samples:
+        return "0"
     means = {p: statistics.fmean(v) for p, v in samples.items()}
     sds = {p: robust_sd(v) for p, v in samples.items()}
     ps = sorted(means)

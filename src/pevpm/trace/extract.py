@@ -37,6 +37,7 @@ from pevpm.model.ast import Model
 from pevpm.trace.any_source import any_source, any_source_passes, single_passes
 from pevpm.trace.compress import compressed, is_loose
 from pevpm.trace.computations import TIMES_P, argument, law_of, seconds_source
+from pevpm.trace.conservation import Cap, conserved_totals, passes
 from pevpm.trace.events import Trace
 from pevpm.trace.peers import (
     RANK_PREDICATES,
@@ -243,6 +244,36 @@ def _one_per_rank(counts: dict[int, int]) -> str | None:
     return None
 
 
+def _count_rule(at: dict[int, LoopNode]) -> tuple[str, str] | None:
+    """A loop's count by rule, with the reason, or None: a loop of receives from
+    any source that ran once per other rank at every count (3 ranks or more)
+    takes one message from each, ``numprocs - 1``; counts one apart per rank
+    (:func:`_one_per_rank`)."""
+    first = next(_tokens_in_order(at[max(at)].body), None)
+    counts = {p: n.count for p, n in at.items()}
+    if (first is not None and first.key[SRC] == "MPI_ANY_SOURCE" and max(at) >= 3
+            and all(c == p - 1 for p, c in counts.items())):
+        return "numprocs - 1", "receives from any source, one per other rank"
+    line = _one_per_rank(counts)
+    if line is not None:
+        return line, "one pass fewer or more for each rank, exactly,"
+    return None
+
+
+def _exact_count(at: dict[int, LoopNode]) -> str | None:
+    """The count :meth:`_Writer.count` writes for a loop, when it gives every
+    traced count exactly (None otherwise); a loop over the other ranks' own."""
+    node = at[max(at)]
+    if isinstance(node.count, str):
+        return node.count
+    rule = _count_rule(at)
+    if rule is not None:
+        return rule[0]
+    ps = sorted(at)
+    result = fit(ps, [at[p].count for p in ps], True)
+    return result.text if result.generalised and result.error == 0 else None
+
+
 class _Writer:
     """Writes one rank group's program, fitting every number across the counts."""
 
@@ -259,6 +290,7 @@ class _Writer:
         self.loops = 0
         self.trees = 0
         self.depth = 0
+        self.totals: dict[int, str] = {}       # the parameters of this level's conserved totals
 
     def fitted(self, values: dict[int, float], what: str) -> str:
         """A whole number fitted (:func:`_fitted`); its exact law joins the
@@ -274,14 +306,28 @@ class _Writer:
         pad = " " * indent
         out = []
         top = max(nodes_by_p)
+        caps = self.conserved(nodes_by_p)
+        role = {i: k for k, cap in enumerate(caps) for i in (*cap.grows, *cap.shrinks)}
+        numbers: dict[int, int] = {}        # loop positions of this level: their numbers
         for i, node in enumerate(nodes_by_p[top]):
             at = {p: nodes[i] for p, nodes in nodes_by_p.items()}
             if isinstance(node, LoopNode):
                 self.loops += 1
-                if isinstance(node.count, str):     # over every other rank
-                    out.append(f"{pad}with b.loop({node.count!r}, index={INDEX!r}):")
+                numbers[i] = self.loops
+                cap = caps[role[i]] if i in role else None
+                if cap is not None and i in cap.shrinks:
+                    partner = {p: nodes[cap.shrinks[i]] for p, nodes in nodes_by_p.items()}
+                    count = self.capped(role[i], cap.total, _exact_count(partner), True)
                 else:
-                    count = self.count(at)
+                    count = node.count if isinstance(node.count, str) else self.count(at)
+                    if cap is not None:
+                        count = self.capped(role[i], cap.total, count)
+                if cap is not None:
+                    out.append(f"{pad}# {self.totals[role[i]]}: a total these loops "
+                               "conserve (see the notes above)")
+                if isinstance(node.count, str):     # over every other rank
+                    out.append(f"{pad}with b.loop({count!r}, index={INDEX!r}):")
+                else:
                     out.append(f"{pad}with b.loop({self.parameter(count)!r}):")
                 self.depth += 1
                 self.open.append(self.loops)
@@ -301,25 +347,63 @@ class _Writer:
                 out.append(pad + self.message(at))
             else:
                 out += [pad + line for line in self.tree(at)]
+        for k, cap in enumerate(caps):
+            self.note_total(cap, self.totals.pop(k), numbers, nodes_by_p)
         return out
 
+    def conserved(self, nodes_by_p: dict[int, list]) -> list[Cap]:
+        """The totals this level's loops conserve (:func:`conserved_totals`) whose
+        growing loops' counts are exact laws (else noted, and left as fitted)."""
+        caps = []
+        for cap in conserved_totals(nodes_by_p):
+            loose = [i for i in cap.grows
+                     if _exact_count({p: nodes[i] for p, nodes in nodes_by_p.items()}) is None]
+            if loose:
+                self.notes.append(f"{self.place()}: loops conserve {cap.total} passes at every "
+                                  "traced count, but the growing one's count is no exact law: "
+                                  "not capped")
+            else:
+                caps.append(cap)
+        return caps
+
+    def note_total(self, cap: Cap, name: str, numbers: dict[int, int],
+                   nodes_by_p: dict[int, list]) -> None:
+        """Says what a conserved total made of its loops."""
+        def loops(positions) -> str:
+            return ", ".join(f"loop {numbers[i]} (" + ", ".join(
+                f"{passes(nodes[i], p)}" for p, nodes in sorted(nodes_by_p.items())) + ")"
+                             for i in sorted(positions))
+
+        kinds = ", ".join(f"{op} tag {tag}" for op, tag in cap.kinds)
+        counts = ", ".join(map(str, sorted(nodes_by_p)))
+        what = (f"the parameter {name} = {cap.total} (pevpm predict -D {name}=N)"
+                if self.parameters.get(name) == cap.total else f"{cap.total}")
+        self.notes.append(
+            f"{kinds}: as many at every traced count, while the passes of "
+            f"{loops(cap.grows)} grew with numprocs and those of {loops(cap.shrinks)} "
+            f"shrank, a growing loop's and its shrinking partner's adding up to {cap.total} "
+            f"at {counts} ranks: a conserved total, {what}; the growing loops stop at it "
+            "(min) and the shrinking run the rest, so it holds at every count (inferred: no "
+            "trace had more ranks to share it out to than the total)")
+
     def count(self, at: dict[int, LoopNode]) -> str:
-        """A loop's count, fitted; but a loop of receives from any source that ran
-        once per other rank at every count (3 ranks or more) takes one message
-        from each: ``numprocs - 1``."""
-        first = next(_tokens_in_order(at[max(at)].body), None)
-        counts = {p: n.count for p, n in at.items()}
-        if (first is not None and first.key[SRC] == "MPI_ANY_SOURCE" and max(at) >= 3
-                and all(c == p - 1 for p, c in counts.items())):
-            self.notes.append(f"loop {self.loops}: count = numprocs - 1 (receives from any "
-                              f"source, one per other rank at {', '.join(map(str, at))} ranks)")
-            return "numprocs - 1"
-        line = _one_per_rank(counts)
-        if line is not None:
-            self.notes.append(f"loop {self.loops}: count = {line} (one pass fewer or more "
-                              f"for each rank, exactly, at {', '.join(map(str, at))} ranks)")
-            return line
-        return self.fitted(counts, f"loop {self.loops}: count")
+        """A loop's count: its rule's (:func:`_count_rule`, noted), else fitted."""
+        rule = _count_rule(at)
+        if rule is not None:
+            self.notes.append(f"loop {self.loops}: count = {rule[0]} ({rule[1]} at "
+                              f"{', '.join(map(str, at))} ranks)")
+            return rule[0]
+        return self.fitted({p: n.count for p, n in at.items()}, f"loop {self.loops}: count")
+
+    def capped(self, cap: int, total: int, count: str, shrinks: bool = False) -> str:
+        """A count of loops that conserve ``total`` passes (cap number ``cap`` of
+        this level, :mod:`pevpm.trace.conservation`): a growing one stops at the
+        total, a shrinking one is the rest of it; the total is a parameter
+        ``totalK`` (K the first of its loops), shared as loop counts are."""
+        name = self.totals.setdefault(cap, f"total{self.loops}")
+        bound = (f"parameter {name}" if self.parameters.setdefault(name, total) == total
+                 else str(total))
+        return f"{bound} - min({count}, {bound})" if shrinks else f"min({count}, {bound})"
 
     def repeat(self, at: dict[int, RepeatNode], indent: int) -> list[str]:
         """Receive until the tag says stop (:mod:`pevpm.trace.repeats`)."""
@@ -581,9 +665,10 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
         notes.append("APPROXIMATE: some ranks repeat the same messages with different sizes "
                      "each time; their loops were found with the sizes set aside, and each "
                      "size is the mean of those it stands for")
-    if parameters:
+    if any(k.startswith("loop") for k in parameters):
         notes.append("constant loop counts are parameters (" + ", ".join(
-            f"{k} = {v}" for k, v in parameters.items()) + "): pevpm predict -D loop1=N")
+            f"{k} = {v}" for k, v in parameters.items() if k.startswith("loop"))
+                     + "): pevpm predict -D loop1=N")
     notes += dict.fromkeys(fitted)      # each group writes the same tree's note
     header = ['"""PEVPM model extracted by `pevpm extract`.', ""]
     header += [f"* {note}" for note in notes] + ['"""', "",

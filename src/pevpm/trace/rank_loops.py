@@ -18,14 +18,14 @@ loop.
 >>> send = lambda dst: Token(("MPI_Send", 8, 0, dst, 7, None, (), None, None), ())
 >>> out = rank_loops([send(1), Token(SERIAL, (1.0,)), send(2), Token(SERIAL, (2.0,)),
 ...                   send(3), Token(SERIAL, (3.0,))], rank=0, numprocs=4)
->>> len(out), out[0].count, out[0].body[0].key[3], out[0].body[1].values
-(1, 'numprocs - 1', '(k < procnum ? k : k + 1)', (1.0, 2.0, 3.0))
+>>> len(out), out[0].count, out[0].body[0].key[3], out[0].body[1].values, out[1].values
+(2, 'numprocs - 1', '(k < procnum ? k : k + 1)', (1.0, 2.0), (3.0,))
 """
 
 from __future__ import annotations
 
 from pevpm.trace.compress import POINT_TO_POINT
-from pevpm.trace.tokens import OP, PEER_FIELDS, SIZE, LoopNode, Token, is_message
+from pevpm.trace.tokens import OP, PEER_FIELDS, SERIAL, SIZE, LoopNode, Token, is_message
 
 #: Longest block looked for, in tokens.
 MAX_BLOCK = 16
@@ -60,7 +60,11 @@ def _block_fields(blocks: list[list[Token]], others: list[int]) -> set | None:
     return varying if any(j == 0 for j, _ in varying) else None
 
 
-def _loop(blocks: list[list[Token]], varying: set) -> LoopNode:
+def _loop(blocks: list[list[Token]], varying: set) -> list:
+    """The loop the blocks make; a computation ending the last block, the work
+    after the loop (a master's report after its stop messages), follows it
+    instead of being pooled into every pass (with one block, the loop's own
+    then has no sample)."""
     body = []
     for j, first in enumerate(blocks[0]):
         key = tuple(OTHER_RANK if (j, i) in varying else v for i, v in enumerate(first.key))
@@ -70,7 +74,10 @@ def _loop(blocks: list[list[Token]], varying: set) -> LoopNode:
                               tuple(b[j].key[SIZE] for b in blocks)))
         else:
             body.append(Token(key, tuple(v for b in blocks for v in b[j].values)))
-    return LoopNode(COUNT, tuple(body))
+    if body[-1].key != SERIAL:
+        return [LoopNode(COUNT, tuple(body))]
+    passes = tuple(v for b in blocks[:-1] for v in b[-1].values)
+    return [LoopNode(COUNT, tuple(body[:-1]) + (Token(SERIAL, passes),)), blocks[-1][-1]]
 
 
 def signature(body) -> tuple:
@@ -100,12 +107,12 @@ def rank_loops(tokens: list, rank: int, numprocs: int, known: frozenset = frozen
                     continue    # the blocks' first messages do not go to the ranks in turn
                 blocks = [tokens[i + b * size:i + (b + 1) * size] for b in range(m)]
                 varying = _block_fields(blocks, others)
-                loop = _loop(blocks, varying) if varying else None
-                if loop and (m > 1 or signature(loop.body) in known):
-                    found = (size, loop)
+                nodes = _loop(blocks, varying) if varying else None
+                if nodes and (m > 1 or signature(nodes[0].body) in known):
+                    found = (size, nodes)
                     break
         if found:
-            out.append(found[1])
+            out += found[1]
             i += m * found[0]
         else:
             out.append(tokens[i])
