@@ -25,7 +25,7 @@ loop.
 from __future__ import annotations
 
 from pevpm.trace.compress import POINT_TO_POINT
-from pevpm.trace.tokens import OP, PEER_FIELDS, SERIAL, SIZE, LoopNode, Token, is_message
+from pevpm.trace.tokens import OP, PEER_FIELDS, SIZE, LoopNode, Token, is_computation, is_message
 
 #: Longest block looked for, in tokens.
 MAX_BLOCK = 16
@@ -74,10 +74,10 @@ def _loop(blocks: list[list[Token]], varying: set) -> list:
                               tuple(b[j].key[SIZE] for b in blocks)))
         else:
             body.append(Token(key, tuple(v for b in blocks for v in b[j].values)))
-    if body[-1].key != SERIAL:
+    if not is_computation(body[-1]):
         return [LoopNode(COUNT, tuple(body))]
     passes = tuple(v for b in blocks[:-1] for v in b[-1].values)
-    return [LoopNode(COUNT, tuple(body[:-1]) + (Token(SERIAL, passes),)), blocks[-1][-1]]
+    return [LoopNode(COUNT, tuple(body[:-1]) + (Token(body[-1].key, passes),)), blocks[-1][-1]]
 
 
 def signature(body) -> tuple:
