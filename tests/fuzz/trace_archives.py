@@ -93,7 +93,7 @@ def damage(directory: Path, how: str) -> None:
     ``truncated-definitions`` (cut to half), ``garbled-events`` (bytes overwritten),
     ``empty-anchor`` (the anchor file cut to its magic bytes)."""
     anchor = directory / "traces.otf2"
-    events = sorted((directory / "traces").glob("*.evt"))[0]
+    events = min((directory / "traces").glob("*.evt"))
     definitions = directory / "traces.def"
     if how == "no-definitions":
         definitions.unlink()

@@ -52,16 +52,25 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
         raise PevpmError(f"command not found: {command[0]}", "pevpm trace")
     library = tracer_library(find_mpicc(launcher) or find_mpicc())
     raw = directory / "raw"
-    raw.mkdir(parents=True, exist_ok=True)
+    created = [p for p in (directory, raw) if not p.exists()]
+    try:
+        raw.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PevpmError(f"cannot create the trace directory: {exc.strerror}",
+                         str(directory)) from None
     for old in raw.glob("rank-*"):
         old.unlink()
     env = dict(os.environ)
     env["PEVPM_TRACE_DIR"] = str(raw)
     env["LD_PRELOAD"] = ":".join(filter(None, [str(library), env.get("LD_PRELOAD")]))
     returncode = subprocess.run(command, check=False, env=env).returncode
+    if not any(raw.iterdir()):      # nothing recorded: leave no empty folders behind
+        for folder in reversed(created):
+            folder.rmdir()
     if returncode != 0:
-        raise PevpmError(f"the traced command exited with status {returncode}; raw records "
-                         f"are in {raw}", "pevpm trace")
+        kept = f"; raw records are in {raw}" if raw.exists() else ""
+        raise PevpmError(f"the traced command exited with status {returncode}{kept}",
+                         "pevpm trace")
     ranks = read_raw(raw)
     archive = _write(ranks, directory, raw)
     calls = sum(int((r.records["op"] != r.op_code("COMPLETE")).sum()) for r in ranks)
