@@ -53,8 +53,8 @@ def read_rank(directory: Path, rank: int) -> RawRank:
             raise PevpmError(f"trace records are {meta.get('record')} bytes, expected "
                              f"{RECORD.itemsize}", str(meta_path))
         raw = RawRank(int(meta["rank"][0]), int(meta["size"][0]),
-                        float(meta.get("offset", ["0"])[0]), tuple(meta["ops"]), comms,
-                        _read_records(bin_path))
+                      float(meta.get("offset", ["0"])[0]), tuple(meta["ops"]), comms,
+                      _read_records(bin_path))
     except (ValueError, KeyError, IndexError) as exc:
         raise PevpmError(f"not the tracer's metadata ({type(exc).__name__}: {exc})",
                          str(meta_path)) from None

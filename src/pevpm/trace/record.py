@@ -64,8 +64,8 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
     env["PEVPM_TRACE_DIR"] = str(raw)
     env["LD_PRELOAD"] = ":".join(filter(None, [str(library), env.get("LD_PRELOAD")]))
     returncode = subprocess.run(command, check=False, env=env).returncode
-    if not any(raw.iterdir()):      # nothing recorded: leave no empty folders behind
-        for folder in reversed(created):
+    for folder in reversed(created):  # nothing recorded: leave no empty folders behind
+        if not any(folder.iterdir()):
             folder.rmdir()
     if returncode != 0:
         kept = f"; raw records are in {raw}" if raw.exists() else ""
