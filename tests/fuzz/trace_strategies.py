@@ -77,9 +77,9 @@ def _edit(records: list, kind: str, index: int, value) -> None:
 
 @st.composite
 def trace_case(draw):
-    changes = draw(st.lists(_change(), max_size=3))
-    broken = draw(st.sampled_from([None, None, None, *DAMAGES]))
-    value = draw(st.sampled_from(OPTIONS))
+    changes = draw(st.lists(_change(), max_size=2))
+    broken = draw(st.sampled_from([None] * len(DAMAGES) + list(DAMAGES)))
+    value = draw(st.one_of(st.sampled_from(OPTIONS), st.sampled_from(["1", "2", "0.5"])))
     section = draw(st.sampled_from(SECTIONS))
     template = draw(st.sampled_from([
         ["replay", "{trace}", *MACHINE, "--speed", "{v}", "--runs", "2"],
@@ -94,7 +94,7 @@ def trace_case(draw):
         ["report", "{folder}", "--recorded", "{trace}", *MACHINE, "--section", section],
         ["report", "{folder}", "--recorded", "{trace}", *MACHINE, "--model", "{model}"],
     ]))
-    path_kind = draw(st.sampled_from(["missing-folder", "folder", "file", "new", "new"]))
+    path_kind = draw(st.sampled_from(["missing-folder", "folder", "file", "new", "new", "new"]))
 
     def case(tmp: Path, profile: Path) -> list[list[str]]:
         ranks = ping_records()
