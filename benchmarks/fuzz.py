@@ -2,7 +2,8 @@
 
 Draws ``--examples`` inputs from the Hypothesis strategies of tests/fuzz
 (directive files generated and mutated from the examples, expressions,
-Python model files, damaged profiles, hostile command lines), runs each
+Python model files, damaged profiles, hostile command lines, the trace
+commands on damaged or foreign OTF2 archives), runs each
 one's commands in this process and counts what happened: status 0, one
 clean error, or a failure (traceback, hang, unclean exit).  Nothing stops
 at the first failure; each failing input's files are kept under ``--keep``.
@@ -33,6 +34,7 @@ from fuzz_strategies import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hypothesis_seed
+from trace_strategies import trace_case
 
 #: Share of the examples each family gets.
 FAMILIES = {
@@ -41,6 +43,7 @@ FAMILIES = {
     "python models": (python_model_case, 0.10),
     "damaged profiles": (profile_case, 0.15),
     "command lines": (command_line_case, 0.20),
+    "trace commands": (trace_case, 0.10),     # on top of the others' 100%
 }
 
 

@@ -39,5 +39,5 @@ def test_unknown_algorithm_is_a_one_line_error(tmp_path, capsys):
     path.write_text(MODEL)
     assert main(["predict", str(path), "-n", "4", "--coll", "bcast=bogus"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["pevpm: error: unknown bcast algorithm 'bogus' (choose from binomial, "
-                   "linear, scatter-allgather, measured, hardware)"]
+    assert err == [("pevpm: error: unknown bcast algorithm 'bogus' (choose from binomial, "
+                   "linear, scatter-allgather, measured, hardware)")]

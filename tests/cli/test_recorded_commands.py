@@ -106,7 +106,10 @@ def test_a_model_that_does_not_run_at_the_traced_count_is_one_error(tmp_path, pi
 
 
 def broken_traces(tmp_path, ping_archive):
-    """(trace path, expected end of the error line) for each way a trace can be bad."""
+    """(trace path, expected end of the error line) for each way a trace can be bad.  The
+    cause OTF2 gives for the cut definitions changes with what the process read before
+    (seen: INVALID_DATA, or a duplicate ClockProperties record): only the start of the
+    line is expected."""
     empty = tmp_path / "empty"
     empty.mkdir()
     corrupt = tmp_path / "corrupt"
@@ -118,8 +121,7 @@ def broken_traces(tmp_path, ping_archive):
     (foreign / "traces.otf2").write_text('{"traceEvents": []}')
     return [(tmp_path / "missing", "missing: no such trace"),
             (empty, "empty: no OTF2 archive (*.otf2) in this directory"),
-            (corrupt, ("corrupt/traces.otf2: not a readable OTF2 archive (INVALID_DATA (80): "
-                       "Invalid or inconsistent record data)")),
+            (corrupt, "corrupt/traces.otf2: not a readable OTF2 archive ("),
             (foreign, "foreign/traces.otf2: not an OTF2 anchor file")]
 
 
@@ -128,7 +130,7 @@ def test_predict_bad_traces_are_one_line_errors(tmp_path, ping_archive, ping_mod
         assert main(["predict", str(ping_model), "--recorded", str(trace), "--trace",
                      str(tmp_path / "x.json"), "--machine", CONSTANT]) == 2
         line = error_line(capsys)
-        assert line.startswith("pevpm: error: ") and line.endswith(message), line
+        assert line.startswith("pevpm: error: ") and message in line, line
 
 
 # --- pevpm report --recorded -----------------------------------------------------------
@@ -213,7 +215,7 @@ def test_report_bad_traces_and_models_are_one_line_errors(tmp_path, ping_archive
     for trace, message in broken_traces(tmp_path, ping_archive):
         assert main(["report", str(report), "--recorded", str(trace)]) == 2
         line = error_line(capsys)
-        assert line.startswith("pevpm: error: ") and line.endswith(message), line
+        assert line.startswith("pevpm: error: ") and message in line, line
     dead = tmp_path / "dead.py"
     dead.write_text(DEADLOCK_MODEL)
     assert main(["report", str(report), "--recorded", str(ping_archive), "--model",

@@ -19,6 +19,7 @@ from fuzz_strategies import (
     python_model_case,
 )
 from hypothesis import HealthCheck, given, settings
+from trace_strategies import output_paths, trace_case
 
 QUICK = settings(deadline=None, derandomize=True, database=None, print_blob=True,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -65,3 +66,25 @@ def test_damaged_profiles(case, profile):
 @given(case=command_line_case())
 def test_command_lines(case, profile):
     run_case(case, profile)
+
+
+def _state(path: Path):
+    """What is at ``path``: nothing (None), a folder, or a file's bytes."""
+    if path.is_dir():
+        return "folder"
+    return path.read_bytes() if path.exists() else None
+
+
+@settings(QUICK, max_examples=60)
+@given(case=trace_case())
+def test_trace_commands(case, profile):
+    """Damaged archives and hostile options for replay, extract, predict --recorded and
+    report --recorded; an error also leaves every output path as it was."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for argv in case(Path(tmp), profile):
+            before = {path: _state(path) for path in output_paths(argv)}
+            outcome = run(argv)
+            assert not outcome.failed, outcome.describe()
+            if outcome.kind == "error":
+                after = {path: _state(path) for path in before}
+                assert after == before, f"output changed by an error: {outcome.describe()}"

@@ -30,8 +30,8 @@ def test_builder_nests_blocks_in_program_order():
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda b: b.message("MPI_Sned", 4, dest=1), "unknown MPI operation 'MPI_Sned' "
-                                                 "(did you mean 'MPI_Send'?)"),
+    (lambda b: b.message("MPI_Sned", 4, dest=1), ("unknown MPI operation 'MPI_Sned' "
+                                                 "(did you mean 'MPI_Send'?)")),
     (lambda b: b.message("MPI_Isend", 4, dest=1), "MPI_Isend needs a request id"),
     (lambda b: b.message("MPI_Recv", 4), "MPI_Recv needs a source"),
 ])

@@ -12,7 +12,7 @@ from pevpm.report.html import error_percent, rebuild_report, write_report
 
 def test_report_has_every_section_and_marks_large_errors(tmp_path, sample_results):
     path = write_report(sample_results, str(tmp_path))
-    page = open(path, encoding="utf-8").read()
+    page = Path(path).read_text(encoding="utf-8")
     for png in ["speedup-jacobi.png", "breakdown-jacobi.png", "collective-0.png"]:
         assert os.path.getsize(tmp_path / png) > 1000
         assert f'src="{png}"' in page
@@ -46,7 +46,7 @@ def test_error_percent_is_signed():
 def test_measurements_taken_on_a_busy_machine_are_flagged(tmp_path, sample_results):
     rows = sample_results["validation"]["jacobi"]
     rows[-1]["measured_others"] = 1.4
-    page = open(write_report(sample_results, str(tmp_path)), encoding="utf-8").read()
+    page = Path(write_report(sample_results, str(tmp_path))).read_text(encoding="utf-8")
     assert "(busy)</td>" in page
     assert f"The real runs at n = {rows[-1]['n']} shared the machine" in page
     assert "up to 1.40 cores" in page

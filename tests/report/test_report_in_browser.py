@@ -24,7 +24,7 @@ def test_report_renders_with_all_plots(tmp_path, sample_results):
          "--no-first-run", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr",
          "--virtual-time-budget=5000", "--dump-dom", f"file://{page}"],
-        capture_output=True, text=True, timeout=120)
+        check=False, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     loaded = re.search(r'data-plots-loaded="(\d+)/(\d+)"', proc.stdout)
     assert loaded, "the page's load handler did not run"

@@ -34,8 +34,8 @@ from pevpm.calibrate.timing import (
 from pevpm.host import MachineState, disturbance, probe_machine
 
 __all__ = [
-    "Calibration", "MachineState", "RegionTiming", "RobustSummary", "call_spread",
+    "Calibration", "MachineState", "RegionTiming", "RobustSummary", "Watched", "call_spread",
     "disturbance", "load_parameters", "neighbours_running", "parse_region_lines",
     "probe_machine", "quietest", "region", "robust_summary", "run_program", "single_call_times",
-    "time_call", "time_region", "Watched",
+    "time_call", "time_region",
 ]

@@ -40,7 +40,7 @@ MARKER = "PEVPM-REGION"
 #: Environment variable naming the folder where :func:`region` writes its lines.
 REGION_DIR_VARIABLE = "PEVPM_REGION_DIR"
 _region_file = None
-_LINE = re.compile(rf"^\s*{MARKER}\s+([A-Za-z_][A-Za-z0-9_]*)\s+(\S+)\s*$", re.M)
+_LINE = re.compile(rf"^\s*{MARKER}\s+([A-Za-z_][A-Za-z0-9_]*)\s+(\S+)\s*$", re.MULTILINE)
 
 
 @contextlib.contextmanager
@@ -130,7 +130,7 @@ def _run_once(command: Sequence[str], folder: str, timeout: float
     shown = shlex.join(command)
     env = {**os.environ, REGION_DIR_VARIABLE: folder}
     try:
-        return subprocess.run(list(command), capture_output=True, text=True,
+        return subprocess.run(list(command), check=False, capture_output=True, text=True,
                               timeout=timeout, env=env)
     except FileNotFoundError:
         raise PevpmError(f"no such program: {command[0]}") from None

@@ -39,6 +39,8 @@ def file_problem(path: str) -> str | None:
 def folder_problem(path: str) -> str | None:
     """Why files cannot be written into folder ``path`` (an existing folder, or
     a new one whose parent exists); an existing file there is refused."""
+    if not path:
+        return "no folder name given"
     target = Path(path)
     if target.exists():
         if not target.is_dir():

@@ -106,7 +106,7 @@ def add_to_report(args) -> str:
     from pevpm.report.recorded import comparison_section
 
     directory = Path(args.directory)
-    problem = folder_problem(str(directory))
+    problem = folder_problem(args.directory)
     if problem:
         raise PevpmError(problem, "report folder")
     trace = read_recorded(args.recorded, args.section)
@@ -117,7 +117,10 @@ def add_to_report(args) -> str:
     spec = args.machine or (str(directory / "machine.db")
                             if (directory / "machine.db").is_file() else "default")
     run, predicted_by, title = _predicted_run(args, trace, directory, spec)
-    directory.mkdir(exist_ok=True)
+    try:
+        directory.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise PevpmError(f"cannot create the folder: {exc.strerror}", str(directory)) from None
     write_beside(trace, run, directory / PERFETTO_FILE, source=source, predicted=title)
     results["recorded"] = comparison_section(trace, run, source=source,
                                              predicted_by=predicted_by, machine=spec,

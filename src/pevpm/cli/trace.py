@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config
-from pevpm.cli.paths import writable_file
+from pevpm.cli.paths import writable_file, writable_folder
 from pevpm.errors import PevpmError
 
 DEFAULT_MACHINE = "default"
@@ -31,7 +32,8 @@ def register(subparsers) -> None:
         "trace", help="run an MPI program with every MPI call recorded (OTF2)",
         description="Run `mpiexec ... PROGRAM` with pevpm's PMPI tracer preloaded and write "
                     "every rank's MPI calls as an OTF2 archive DIR/traces.otf2.")
-    t.add_argument("-o", "--output", required=True, metavar="DIR", help="trace directory")
+    t.add_argument("-o", "--output", required=True, metavar="DIR", type=writable_folder,
+                   help="trace directory")
     t.add_argument("--keep-raw", action="store_true",
                    help="keep the tracer's raw per-rank records in DIR/raw")
     t.add_argument("command", nargs=argparse.REMAINDER, metavar="-- mpiexec -n N PROGRAM ...",
@@ -77,7 +79,8 @@ def register(subparsers) -> None:
                     "are fitted as functions of numprocs (notes on stderr).")
     x.add_argument("trace", nargs="+",
                    help="trace directories or .otf2 anchor files, one per rank count")
-    x.add_argument("-o", "--output", required=True, metavar="MODEL.py", help="model file")
+    x.add_argument("-o", "--output", required=True, metavar="MODEL.py", type=writable_file,
+                   help="model file")
     x.add_argument("--section", metavar="START:STOP",
                    help="model only each rank's run from the end of its first START call to the first "
                         "STOP call after it (e.g. MPI_Barrier:MPI_Gather, a timed loop "
@@ -105,8 +108,9 @@ def run_replay(args) -> int:
 
     if args.runs is not None and args.runs < 1:
         raise PevpmError(f"--runs must be at least 1, got {args.runs}")
-    if not args.speed > 0:
-        raise PevpmError(f"the speed ratio must be positive, got {args.speed}", "--speed")
+    if not (math.isfinite(args.speed) and args.speed > 0):
+        raise PevpmError(f"the speed ratio must be a finite number > 0, got {args.speed}",
+                         "--speed")
     machine = parse_machine(args.machine)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))

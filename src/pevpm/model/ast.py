@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Union
 
 from pevpm.errors import ModelError, did_you_mean
 from pevpm.model.expr import Expr, Number
@@ -208,7 +207,7 @@ class Call:
     loc: Location | None = field(default=None, compare=False)
 
 
-Statement = Union[Serial, Message, Loop, Repeat, Condition, Runon, Call]
+Statement = Serial | Message | Loop | Repeat | Condition | Runon | Call
 
 
 @dataclass(frozen=True)

@@ -39,12 +39,11 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Union
 
 from pevpm.errors import DirectiveError, ModelError, did_you_mean
 from pevpm.model import cartesian
 
-Number = Union[int, float]
+Number = int | float
 
 #: MPI wildcard and null-process values as they appear in models.  They are
 #: far from any rank arithmetic can produce by accident (``procnum - 1`` on
@@ -161,8 +160,8 @@ FUNCTIONS: dict[str, tuple[int, Callable[..., Number]]] = {
     "log": (1, math.log),
     "exp": (1, math.exp),
     "pow": (2, math.pow),
-    "ceil": (1, lambda x: int(math.ceil(x))),
-    "floor": (1, lambda x: int(math.floor(x))),
+    "ceil": (1, math.ceil),
+    "floor": (1, math.floor),
     "dims_create": (3, cartesian.dims_create),
     "cart_coord": (4, cartesian.cart_coord),
     "cart_shift": (6, cartesian.cart_shift),
@@ -216,7 +215,7 @@ class SizeOf:
     type_name: str
 
 
-Node = Union[Num, Name, Unary, Binary, Ternary, Call, SizeOf]
+Node = Num | Name | Unary | Binary | Ternary | Call | SizeOf
 
 # Binary operators by precedence, lowest first (C's order).
 _BINARY_LEVELS: tuple[tuple[str, ...], ...] = (

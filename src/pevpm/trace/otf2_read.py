@@ -12,10 +12,15 @@ peers translated from communicator ranks to world ranks.  Other regions
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import io
+import math
 from pathlib import Path
 
 import _otf2
 import otf2
+from _otf2.Config import conf
 from otf2.enums import GroupType, Paradigm
 
 from pevpm.errors import PevpmError
@@ -67,17 +72,58 @@ class _Open:
         self.name, self.start, self.cpu, self.slept, self.events = name, start, cpu, slept, []
 
 
+#: OTF2's error callback: ``(user data, file, line, function, code, format, va_list)``.
+_ErrorCallback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p,
+                                  ctypes.c_uint64, ctypes.c_char_p, ctypes.c_int,
+                                  ctypes.c_char_p, ctypes.c_void_p)
+
+
+@_ErrorCallback
+def _return_code(user_data, file, line, function, code, message, arguments):
+    return code
+
+
+@contextlib.contextmanager
+def quiet_otf2():
+    """OTF2 without its own reports on standard error: the C library's ``[OTF2] ...``
+    lines (an error callback that only returns the error's code) and the Python
+    binding's tracebacks of exceptions in its reader callbacks (yielded as text), which
+    the error :func:`read_archive` raises replaces."""
+    register = conf.lib.OTF2_Error_RegisterCallback
+    register.argtypes = [_ErrorCallback, ctypes.c_void_p]
+    register.restype = ctypes.c_void_p
+    previous = register(_return_code, None)
+    reports = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(reports):
+            yield reports
+    finally:
+        register(_ErrorCallback(previous) if previous else _ErrorCallback(), None)
+
+
 def read_archive(path: Path) -> Trace:
     """Every rank's MPI calls in the archive at ``path``."""
     anchor = anchor_file(path)
-    try:
-        with otf2.reader.open(str(anchor)) as trace:
-            return _read(trace)
-    except (_otf2.ErrorCodes.Error, otf2.error.Error) as exc:
-        raise PevpmError(f"not a readable OTF2 archive ({exc})", str(anchor)) from None
+    with quiet_otf2() as reports:
+        try:
+            with otf2.reader.open(str(anchor)) as trace:
+                return _read(trace, str(anchor))
+        except (_otf2.ErrorCodes.Error, otf2.error.Error) as exc:
+            cause = reports.getvalue().strip().rpartition("\n")[2] or str(exc)
+            raise PevpmError(f"not a readable OTF2 archive ({cause})", str(anchor)) from None
 
 
-def _read(trace) -> Trace:
+def _attribute(named: dict, name: str, default, rank: int, where: str):
+    """The Enter's attribute ``name``: seconds, finite and not negative."""
+    value = named.get(name, default)
+    if value is not None and not (isinstance(value, int | float) and math.isfinite(value)
+                                  and value >= 0):
+        raise PevpmError(f"rank {rank}: an Enter's {name} attribute is {value!r}, not "
+                         "a finite number of seconds >= 0", where)
+    return value
+
+
+def _read(trace, where: str) -> Trace:
     defs = trace.definitions
     clock = defs.clock_properties
     scale = 1.0 / clock.timer_resolution
@@ -88,7 +134,11 @@ def _read(trace) -> Trace:
     open_calls: dict[int, list] = {r: [] for r in range(len(locations))}
 
     def world(comm, rank_in_comm: int) -> int:
-        return rank_of[comm.group.members[rank_in_comm]]
+        members = comm.group.members
+        if not 0 <= rank_in_comm < len(members) or members[rank_in_comm] not in rank_of:
+            raise PevpmError(f"rank {r}: a message names rank {rank_in_comm} of "
+                             f"{comm.name}, which has {len(members)} ranks", where)
+        return rank_of[members[rank_in_comm]]
 
     for location, event in trace.events:
         if location not in rank_of:
@@ -99,14 +149,18 @@ def _read(trace) -> Trace:
         t = (event.time - zero) * scale
         if kind == "Enter":
             named = {a.name: v for a, v in (event.attributes or {}).items()}
-            stack.append(_Open(event.region.name, t, named.get(CPU_ATTRIBUTE),
-                               named.get(SLEEP_ATTRIBUTE, 0.0)))
+            stack.append(_Open(event.region.name, t,
+                               _attribute(named, CPU_ATTRIBUTE, None, r, where),
+                               _attribute(named, SLEEP_ATTRIBUTE, 0.0, r, where)))
             continue
         if kind == "Leave":
             if not stack:
                 raise PevpmError(f"rank {r}: Leave of {event.region.name} without Enter",
-                                 "trace")
+                                 where)
             top = stack.pop()
+            if top.name != event.region.name:
+                raise PevpmError(f"rank {r}: Leave of {event.region.name} inside {top.name}",
+                                 where)
             if top.name.startswith("MPI_") and not any(o.name.startswith("MPI_") for o in stack):
                 calls[r].append(Call(top.name, top.start, t, tuple(top.events), top.cpu,
                                      top.slept))
@@ -114,14 +168,14 @@ def _read(trace) -> Trace:
         mpi = next((o for o in stack if o.name.startswith("MPI_")), None)
         if mpi is None:
             continue
-        item = _event(kind, event, world, rank_of)
+        item = _event(kind, event, world)
         if item is not None:
             mpi.events.append(item)
     cores = [p.value for p in defs.system_tree_node_properties if p.name == CORES_PROPERTY]
     return Trace(tuple(tuple(c) for c in calls), int(cores[0]) if len(cores) == 1 else None)
 
 
-def _event(kind, event, world, rank_of):
+def _event(kind, event, world):
     if kind == "MpiSend":
         return Send(world(event.communicator, event.receiver), event.msg_tag, event.msg_length)
     if kind == "MpiIsend":
@@ -138,7 +192,7 @@ def _event(kind, event, world, rank_of):
         return SendDone(event.request_id)
     if kind == "MpiCollectiveEnd":
         comm = event.communicator
-        members = tuple(rank_of[loc] for loc in comm.group.members)
+        members = tuple(world(comm, i) for i in range(len(comm.group.members)))
         root = (None if event.root == otf2.Undefined.UINT32 or event.root >= len(members)
                 else members[event.root])
         return Collective(str(event.collective_op).rpartition(".")[2], members, root, event.size_sent,

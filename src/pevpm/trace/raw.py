@@ -46,23 +46,70 @@ def read_rank(directory: Path, rank: int) -> RawRank:
     if not meta_path.is_file() or not bin_path.is_file():
         raise PevpmError(f"rank {rank} left no trace files (did it call MPI_Finalize?)",
                          str(directory))
+    try:
+        meta, comms = _read_meta(meta_path)
+        record_size = int(meta.get("record", ["0"])[0])
+        if record_size != RECORD.itemsize:
+            raise PevpmError(f"trace records are {meta.get('record')} bytes, expected "
+                             f"{RECORD.itemsize}", str(meta_path))
+        raw = RawRank(int(meta["rank"][0]), int(meta["size"][0]),
+                      float(meta.get("offset", ["0"])[0]), tuple(meta["ops"]), comms,
+                      _read_records(bin_path))
+    except (ValueError, KeyError, IndexError) as exc:
+        raise PevpmError(f"not the tracer's metadata ({type(exc).__name__}: {exc})",
+                         str(meta_path)) from None
+    _check(raw, rank, meta_path)
+    return raw
+
+
+def _read_meta(path: Path) -> tuple[dict[str, list[str]], dict[int, tuple[int, ...]]]:
     meta: dict[str, list[str]] = {}
     comms: dict[int, tuple[int, ...]] = {}
-    for line in meta_path.read_text().splitlines():
+    for line in path.read_bytes().decode("ascii").splitlines():
         key, *values = line.split()
         if key == "comm":
             comms[int(values[0])] = tuple(int(v) for v in values[2:])
         else:
             meta[key] = values
-    if int(meta.get("record", ["0"])[0]) != RECORD.itemsize:
-        raise PevpmError(f"trace records are {meta.get('record')} bytes, expected "
-                         f"{RECORD.itemsize}", str(meta_path))
-    records = np.fromfile(bin_path, dtype=RECORD)
-    return RawRank(int(meta["rank"][0]), int(meta["size"][0]),
-                   float(meta.get("offset", ["0"])[0]), tuple(meta["ops"]), comms, records)
+    return meta, comms
+
+
+def _read_records(path: Path) -> np.ndarray:
+    size = path.stat().st_size
+    if size % RECORD.itemsize:
+        raise PevpmError(f"holds {size} bytes, not whole {RECORD.itemsize}-byte records "
+                         "(cut short?)", str(path))
+    return np.fromfile(path, dtype=RECORD)
+
+
+def _check(raw: RawRank, rank: int, meta_path: Path) -> None:
+    """Refuse records that would not make a trace: a wrong rank or size, unknown op
+    codes or communicators, times that are not finite."""
+    where = str(meta_path)
+    if raw.rank != rank or not 0 <= rank < raw.size:
+        raise PevpmError(f"says it is rank {raw.rank} of {raw.size}, expected rank {rank}",
+                         where)
+    if "COMPLETE" not in raw.ops:
+        raise PevpmError("its ops line has no COMPLETE", where)
+    records = raw.records
+    bad = ((records["op"] < 0) | (records["op"] >= len(raw.ops))
+           | ~np.isin(records["comm"], [-1, *raw.comms])
+           | ~np.isfinite(records["t0"]) | ~np.isfinite(records["t1"]))
+    if not np.isfinite(raw.offset):
+        raise PevpmError(f"its clock offset is {raw.offset}", where)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise PevpmError(f"record {i} is not the tracer's (op {records['op'][i]}, "
+                         f"communicator {records['comm'][i]}, times {records['t0'][i]}, "
+                         f"{records['t1'][i]})", where.replace(".txt", ".bin"))
 
 
 def read_raw(directory: Path) -> list[RawRank]:
     """Every rank's records, in rank order."""
     first = read_rank(directory, 0)
-    return [first] + [read_rank(directory, r) for r in range(1, first.size)]
+    ranks = [first] + [read_rank(directory, r) for r in range(1, first.size)]
+    for r in ranks[1:]:
+        if r.size != first.size:
+            raise PevpmError(f"rank {r.rank} says {r.size} ranks, rank 0 {first.size}",
+                             str(directory))
+    return ranks

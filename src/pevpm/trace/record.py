@@ -20,11 +20,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import _otf2
+
 from pevpm.errors import PevpmError
 from pevpm.host import usable_cores
 from pevpm.trace.build import find_mpicc, tracer_library
-from pevpm.trace.otf2_read import ARCHIVE_NAME
-from pevpm.trace.otf2_write import write_archive
+from pevpm.trace.otf2_read import ARCHIVE_NAME, quiet_otf2
+from pevpm.trace.otf2_write import ARCHIVE, write_archive
 from pevpm.trace.raw import read_raw
 
 
@@ -50,19 +52,43 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
         raise PevpmError(f"command not found: {command[0]}", "pevpm trace")
     library = tracer_library(find_mpicc(launcher) or find_mpicc())
     raw = directory / "raw"
-    raw.mkdir(parents=True, exist_ok=True)
+    created = [p for p in (directory, raw) if not p.exists()]
+    try:
+        raw.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PevpmError(f"cannot create the trace directory: {exc.strerror}",
+                         str(directory)) from None
     for old in raw.glob("rank-*"):
         old.unlink()
     env = dict(os.environ)
     env["PEVPM_TRACE_DIR"] = str(raw)
     env["LD_PRELOAD"] = ":".join(filter(None, [str(library), env.get("LD_PRELOAD")]))
     returncode = subprocess.run(command, check=False, env=env).returncode
+    for folder in reversed(created):  # nothing recorded: leave no empty folders behind
+        if not any(folder.iterdir()):
+            folder.rmdir()
     if returncode != 0:
-        raise PevpmError(f"the traced command exited with status {returncode}; raw records "
-                         f"are in {raw}", "pevpm trace")
+        kept = f"; raw records are in {raw}" if raw.exists() else ""
+        raise PevpmError(f"the traced command exited with status {returncode}{kept}",
+                         "pevpm trace")
     ranks = read_raw(raw)
-    archive = write_archive(ranks, directory, usable_cores())
+    archive = _write(ranks, directory, raw)
     calls = sum(int((r.records["op"] != r.op_code("COMPLETE")).sum()) for r in ranks)
     if not keep_raw:
         shutil.rmtree(raw)
     return Recorded(archive, len(ranks), calls, returncode)
+
+
+def _write(ranks, directory: Path, raw: Path) -> Path:
+    """The OTF2 archive of ``ranks``; records it cannot write are one error, and
+    the part of the archive written before it is removed (the raw records stay)."""
+    try:
+        with quiet_otf2():
+            return write_archive(ranks, directory, usable_cores())
+    except (ValueError, KeyError, IndexError, _otf2.ErrorCodes.Error) as exc:
+        for part in (directory / ARCHIVE_NAME, directory / f"{ARCHIVE}.def"):
+            part.unlink(missing_ok=True)
+        shutil.rmtree(directory / ARCHIVE, ignore_errors=True)
+        raise PevpmError(f"the raw records do not make an OTF2 archive "
+                         f"({type(exc).__name__}: {exc}); they are in {raw}",
+                         "pevpm trace") from None
