@@ -52,7 +52,7 @@ from pevpm.errors import PevpmError
 from pevpm.machine.profile_comm import ProfileCommModel
 from pevpm.model.ast import Message, Model, Serial, Statement
 from pevpm.model.builder import ModelBuilder
-from pevpm.model.expr import Expr
+from pevpm.model.expr import Expr, Num
 from pevpm.trace.delays import ready_times, size_class, usual_times
 from pevpm.trace.events import (
     Call,
@@ -64,6 +64,7 @@ from pevpm.trace.events import (
     Trace,
     per_peer_size,
 )
+from pevpm.vm.fastengine import no_cycle_collection
 
 POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
          "MPI_Improbe", "MPI_Mprobe")
@@ -80,8 +81,13 @@ COLLECTIVE_OPS = {
 }
 
 
+#: The executing rank, parsed once (a trace's model names it in every message).
+PROCNUM = Expr.of("procnum")
+
+
 def _num(value) -> Expr:
-    return Expr.of(value)
+    """A traced number (or :data:`PROCNUM`) as an expression."""
+    return value if isinstance(value, Expr) else Expr(Num(value))
 
 
 def _message(op, size=0, *, source=None, dest=None, tag=None, request=None, requests=(),
@@ -208,22 +214,22 @@ class _RankConverter:
         else:
             op = call.name if call.name in BLOCKING_SENDS else "MPI_Send"
             for s in blocking_sends:
-                out.append(_message(op, s.size, source="procnum", dest=s.dest, tag=s.tag))
+                out.append(_message(op, s.size, source=PROCNUM, dest=s.dest, tag=s.tag))
             for r in blocking_recvs:
-                out.append(_message("MPI_Recv", r.size, source=r.source, dest="procnum",
+                out.append(_message("MPI_Recv", r.size, source=r.source, dest=PROCNUM,
                                     tag=r.tag))
         for s in sends:
             if s.request is not None:
                 op = "MPI_Issend" if call.name == "MPI_Issend" else "MPI_Isend"
                 self.live.add(s.request)
-                out.append(_message(op, s.size, source="procnum", dest=s.dest, tag=s.tag,
+                out.append(_message(op, s.size, source=PROCNUM, dest=s.dest, tag=s.tag,
                                     request=_request(s.request)))
         for p in posted:
             queue = self.completions.get(p.request)
             if queue:           # a receive never completed is not replayed
                 r = queue.popleft()
                 self.live.add(p.request)
-                out.append(_message("MPI_Irecv", r.size, source=r.source, dest="procnum",
+                out.append(_message("MPI_Irecv", r.size, source=r.source, dest=PROCNUM,
                                     tag=r.tag, request=_request(p.request)))
         finished = [q for q in done + [r.request for r in recvs if r.request is not None]
                     if q in self.live]
@@ -242,9 +248,9 @@ class _RankConverter:
                              recv_size=r.size)]
         # different tags: the same exchange as two non-blocking calls and a Waitall
         names = [f"sr{self.rank}_{len(self.out)}_s", f"sr{self.rank}_{len(self.out)}_r"]
-        return [_message("MPI_Irecv", r.size, source=r.source, dest="procnum", tag=r.tag,
+        return [_message("MPI_Irecv", r.size, source=r.source, dest=PROCNUM, tag=r.tag,
                          request=names[1]),
-                _message("MPI_Isend", s.size, source="procnum", dest=s.dest, tag=s.tag,
+                _message("MPI_Isend", s.size, source=PROCNUM, dest=s.dest, tag=s.tag,
                          request=names[0]),
                 _message("MPI_Waitall", requests=names)]
 
@@ -305,7 +311,8 @@ def trace_model(trace: Trace, speed: float = 1.0, source: str | None = None,
     """The whole trace as a model: one ``Runon`` arm per rank (``delays``: with the
     traced delays inside calls, :mod:`pevpm.trace.delays`)."""
     _check_speed(speed)
-    return _model(_converted(trace, speed, delays), source)
+    with no_cycle_collection():
+        return _model(_converted(trace, speed, delays), source)
 
 
 @dataclass(frozen=True)
@@ -383,10 +390,11 @@ def replay(trace: Trace, machine, speed: float = 1.0, runs: int | None = None, s
         runs = 1 if delays else 10
 
     _check_speed(speed)
-    converters = _converted(trace, speed, delays)
-    model = _model(converters, source)
-    # exact: a straight-line program has no loop to extrapolate; looking for one
-    # would compile the (long) model once more
-    prediction = predict(model, trace.numprocs, replay_machine(machine, delays), runs=runs,
-                         seed=seed, workers=workers, bounds=False, exact=True)
+    with no_cycle_collection():     # a long trace's statements are many small objects
+        converters = _converted(trace, speed, delays)
+        model = _model(converters, source)
+        # exact: a straight-line program has no loop to extrapolate; looking for one
+        # would compile the (long) model once more
+        prediction = predict(model, trace.numprocs, replay_machine(machine, delays),
+                             runs=runs, seed=seed, workers=workers, bounds=False, exact=True)
     return Replay(trace.elapsed, _summaries(trace, converters), prediction, speed, delays)

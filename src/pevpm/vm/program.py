@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from pevpm.errors import ModelError, did_you_mean
 from pevpm.model import ast
@@ -119,18 +119,28 @@ class Program:
             known = code = None
         if code is not None:
             return code
-        folded = [_fold(ins, env) for ins in self.code]
+        folded = [_fold(self.code[pc], env) for pc in self._folding_places]
         key = tuple(values for values, _ in folded)
         code = self._specialized.get(key)
         if code is None:
             if len(self._specialized) >= SPECIALIZED_CACHE:
                 self._specialized.clear()
-            code = self._specialized[key] = tuple(ins for _, ins in folded)
+            new = list(self.code)
+            for pc, (_, ins) in zip(self._folding_places, folded):
+                new[pc] = ins
+            code = self._specialized[key] = tuple(new)
         if known is not None:
             if len(self._by_values) >= 16 * SPECIALIZED_CACHE:
                 self._by_values.clear()
             self._by_values[known] = code
         return code
+
+    @cached_property
+    def _folding_places(self) -> tuple[int, ...]:
+        """Where :meth:`specialize` may fold: Runons, Conditions and instructions
+        with an invariant operand that is not a number already (a straight-line
+        program of numbers has few)."""
+        return tuple(pc for pc, ins in enumerate(self.code) if _may_fold(ins))
 
 
 #: Distinct folded codes a program keeps (one per class of ranks: usually a few).
@@ -172,6 +182,10 @@ class _Compiler:
     def value(self, e: ex.Expr | None, where: str, default=None, scope=()) -> Value | None:
         if e is None:
             return None if default is None else constant_fn(default)
+        if type(e.tree) is ex.Num and e.tree.value - e.tree.value == 0:
+            compiled = constant_fn(e.tree.value)    # a finite number: nothing to check
+            compiled.invariant = True
+            return compiled
         unknown = sorted(n for n in e.names() if n not in self.known and n not in scope)
         if unknown:
             name = unknown[0]
@@ -323,6 +337,14 @@ def _fold(ins: tuple, env: Mapping[str, object]) -> tuple[tuple, tuple]:
                 values.append((slot, type(value), value))
                 new[slot] = constant
     return (tuple(values), tuple(new)) if values else ((), ins)
+
+
+def _may_fold(ins: tuple) -> bool:
+    """Whether :func:`_fold` can change ``ins`` in some environment."""
+    if ins[0] in (RUNON, CONDITION):
+        return True
+    return any(getattr(ins[slot], "invariant", False) and not hasattr(ins[slot], "value")
+               for slot in _VALUE_SLOTS.get(ins[0], ()))
 
 
 def _evaluate(fn: Value | None, env: Mapping[str, object]):
