@@ -106,8 +106,11 @@ class _RankConverter:
     """Turns one rank's calls into statements."""
 
     def __init__(self, trace: Trace, rank: int, speed: float, cpu: bool = False,
-                 ready: dict[int, float] | None = None, as_traced: bool = False):
+                 ready: dict[int, float] | None = None, as_traced: bool = False,
+                 begins: list[float] | None = None):
         self.trace, self.rank, self.speed, self.cpu = trace, rank, speed, cpu
+        # when each rank's program starts (computed once for all converters)
+        self.begins = begins if begins is not None else _begins(trace)
         self.ready = ready      # call index -> when its data was there (None: no delays)
         self.as_traced = as_traced  # gaps are wall time to keep as it was (sleeping Serials)
         self.world = tuple(range(trace.numprocs))
@@ -123,6 +126,10 @@ class _RankConverter:
         self.delayed = 0.0            # traced seconds of delay inside calls
         # (place in self.out after a call's statements, seconds it took once ready, kind)
         self.after_ready: list[tuple[int, float, tuple]] = []
+        # (name, events) -> statements of the calls that use no request, and kinds:
+        # a long trace repeats a few calls
+        self.known: dict[tuple, tuple | None] = {}
+        self.kinds: dict[tuple, tuple] = {}
 
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
@@ -137,8 +144,8 @@ class _RankConverter:
 
     def convert(self) -> list[Statement]:
         trace, rank = self.trace, self.rank
-        begin, finish = trace.begin(rank), trace.finish(rank)
-        lead = begin - min(trace.begin(r) for r in self.world)
+        begin, finish = self.begins[rank], trace.finish(rank)
+        lead = begin - min(self.begins)
         if lead > 0:
             self.out.append(Serial(_num(lead), sleep=True))   # it left MPI_Init later
         previous = begin
@@ -168,7 +175,11 @@ class _RankConverter:
             if self.ready is not None:
                 # an eager send can end before its receive is posted: it took no time after
                 after = max(0.0, call.end - max(start, self.ready.get(index, start)))
-                self.after_ready.append((len(self.out), after, self.kind(call)))
+                key = (call.name, call.events)
+                kind = self.kinds.get(key)
+                if kind is None:
+                    kind = self.kinds[key] = self.kind(call)
+                self.after_ready.append((len(self.out), after, kind))
             previous, polling_since, cpu = call.end, None, 0.0
         if polling_since is None and last is not None:
             cpu += last.cpu or 0.0
@@ -199,8 +210,20 @@ class _RankConverter:
                 self.delayed += delay
         self.out = out + self.out[done:]
 
-    def statements(self, call: Call) -> list[Statement] | None:
-        """The call's statements; ``[]`` if it moves nothing, ``None`` if it is a poll."""
+    def statements(self, call: Call) -> tuple[Statement, ...] | None:
+        """The call's statements; ``()`` if it moves nothing, ``None`` if it is a poll.
+        Calls that use no request are converted once per (name, events)."""
+        key = (call.name, call.events)
+        if key in self.known:
+            return self.known[key]
+        out = self.convert_call(call)
+        if all(type(e) is Collective or (type(e) in (Send, Recv) and e.request is None)
+               for e in call.events) and all(m.request is None for m in out or ()):
+            self.known[key] = out
+        return out
+
+    def convert_call(self, call: Call) -> tuple[Statement, ...] | None:
+        """:meth:`statements`, converted afresh."""
         sends = [e for e in call.events if isinstance(e, Send)]
         recvs = [e for e in call.events if isinstance(e, Recv)]
         posted = [e for e in call.events if isinstance(e, Posted)]
@@ -240,7 +263,7 @@ class _RankConverter:
             out.append(_message("MPI_Waitall", requests=[_request(q) for q in finished]))
         if not out and call.name in POLLS:
             return None
-        return out
+        return tuple(out)
 
     def sendrecv(self, s: Send, r: Recv) -> list[Statement]:
         if s.tag == r.tag:
@@ -267,6 +290,10 @@ class _RankConverter:
         return _message(COLLECTIVE_OPS[c.op], size, root=c.root)
 
 
+def _begins(trace: Trace) -> list[float]:
+    return [trace.begin(rank) for rank in range(trace.numprocs)]
+
+
 def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
                     cpu: bool = False) -> list[Statement]:
     """Rank ``rank``'s straight-line program (``cpu``: computations in CPU seconds)."""
@@ -279,8 +306,9 @@ def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]
     The gaps of a trace whose ranks outnumbered their cores hold that sharing
     already: they are kept as they were (sleeping ``Serial``), not shared again."""
     ready = ready_times(trace) if delays else [None] * trace.numprocs
+    begins = _begins(trace)
     converters = [_RankConverter(trace, rank, speed, ready=ready[rank],
-                                 as_traced=trace.oversubscribed)
+                                 as_traced=trace.oversubscribed, begins=begins)
                   for rank in range(trace.numprocs)]
     for converter in converters:
         converter.convert()

@@ -62,7 +62,7 @@ def why_reference(program: vm.Program, trace: bool = False) -> str | None:
         return UNAVAILABLE
     if trace:
         return "time slices (a trace) come from the pure-Python engine"
-    if any(ins[0] == vm.TEST for ins in program.code):
+    if vm.TEST in program.opcodes:
         return "MPI_Test is run by the pure-Python engine"
     return None
 

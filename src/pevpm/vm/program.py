@@ -88,6 +88,7 @@ class Program:
     code: tuple[tuple, ...]
     names: frozenset[str]
     invariant: frozenset[str] = frozenset(ex.RANK_NAMES)
+    statuses: frozenset[str] = frozenset()      # receive statuses (ast.status_names)
     _specialized: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _by_values: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -136,6 +137,11 @@ class Program:
         return code
 
     @cached_property
+    def opcodes(self) -> frozenset[int]:
+        """The opcodes the code uses."""
+        return frozenset(ins[0] for ins in self.code)
+
+    @cached_property
     def _folding_places(self) -> tuple[int, ...]:
         """Where :meth:`specialize` may fold: Runons, Conditions and instructions
         with an invariant operand that is not a number already (a straight-line
@@ -152,13 +158,15 @@ def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -
     (only their names matter here).  A model that inlining would blow past
     :data:`pevpm.model.inlining.MAX_INSTRUCTIONS` is refused first."""
     check_inlined_size(model)
+    statuses = ast.status_names(model)
     known = (set(ex.RANK_NAMES) | set(model.constants) | set(model.parameters)
-             | set(params or {}) | ast.status_names(model))
+             | set(params or {}) | statuses)
     invariant = (set(ex.RANK_NAMES) | set(model.constants) | set(model.parameters)
                  | set(params or {}))
     compiler = _Compiler(model.subroutines, known, model.source or "model", invariant)
     compiler.block(model.body, (), {})
-    return Program(tuple(compiler.code), frozenset(known), frozenset(invariant))
+    return Program(tuple(compiler.code), frozenset(known), frozenset(invariant),
+                   frozenset(statuses))
 
 
 class _Compiler:
