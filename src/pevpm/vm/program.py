@@ -178,13 +178,14 @@ class _Compiler:
         self.source = source
         self.code: list[tuple] = []
         self.calls: list[str] = []
+        self.messages: dict[int, tuple] = {}    # id(statement) -> (statement, instruction)
 
     def where(self, stmt, path: tuple[int, ...]) -> str:
         """Source location, or the statement's position for models built in Python."""
         if stmt.loc is not None:
             return str(stmt.loc)
         name = type(stmt).__name__ if not isinstance(stmt, ast.Message) else stmt.op
-        inside = "".join(f" in {c}" for c in reversed(self.calls))
+        inside = "".join(f" in {c}" for c in reversed(self.calls)) if self.calls else ""
         return f"{self.source}: statement {'.'.join(map(str, path))} ({name}){inside}"
 
     def value(self, e: ex.Expr | None, where: str, default=None, scope=()) -> Value | None:
@@ -287,24 +288,38 @@ class _Compiler:
             self.code[head] = (CONDITION, tuple(arms), where)
 
     def message(self, m: ast.Message, where: str, scope) -> None:
+        """Compile ``m``; a statement met again (a trace's model repeats a few) whose
+        operands are all numbers reuses its first instruction at the new place."""
+        first = self.messages.get(id(m))
+        if first is not None and first[0] is m:
+            ins = first[1]
+            at = WHERE_INDEX[ins[0]]
+            self.code.append(ins[:at] + (where,) + ins[at + 1:])
+            return
+        ins = self.message_instruction(m, where, scope)
+        if all(ins[slot] is None or hasattr(ins[slot], "value")
+               for slot in _VALUE_SLOTS.get(ins[0], ())):
+            self.messages[id(m)] = (m, ins)
+        self.code.append(ins)
+
+    def message_instruction(self, m: ast.Message, where: str, scope) -> tuple:
         val = lambda e, default=None: self.value(e, where, default, scope)
         op = m.op
         if op in ast.SENDS:
-            self.code.append((SEND, op, op in ast.BLOCKING_SENDS, val(m.size), val(m.dst),
-                              val(m.tag, 0), m.request, where, m))
-        elif op in ast.RECVS:
-            self.code.append((RECV, op, op in ast.BLOCKING_RECVS, val(m.size), val(m.src),
-                              val(m.tag, ex.ANY_TAG), m.request, where, m))
-        elif op in ast.EXCHANGES:
-            self.code.append((SENDRECV, val(m.size), val(m.dst), val(m.recv_size or m.size),
-                              val(m.src), val(m.tag, 0), val(m.tag, ex.ANY_TAG), where, m))
-        elif op == "MPI_Test":
-            self.code.append((TEST, m.request, where))
-        elif op in ast.COMPLETIONS:
+            return (SEND, op, op in ast.BLOCKING_SENDS, val(m.size), val(m.dst),
+                    val(m.tag, 0), m.request, where, m)
+        if op in ast.RECVS:
+            return (RECV, op, op in ast.BLOCKING_RECVS, val(m.size), val(m.src),
+                    val(m.tag, ex.ANY_TAG), m.request, where, m)
+        if op in ast.EXCHANGES:
+            return (SENDRECV, val(m.size), val(m.dst), val(m.recv_size or m.size),
+                    val(m.src), val(m.tag, 0), val(m.tag, ex.ANY_TAG), where, m)
+        if op == "MPI_Test":
+            return (TEST, m.request, where)
+        if op in ast.COMPLETIONS:
             requests = (m.request,) if op == "MPI_Wait" else (m.requests or None)
-            self.code.append((WAIT, op, requests, where))
-        else:
-            self.code.append((COLLECTIVE, op, val(m.size), val(m.root, 0), where, m))
+            return (WAIT, op, requests, where)
+        return (COLLECTIVE, op, val(m.size), val(m.root, 0), where, m)
 
 
 # ------------------------------------------------------------ per-rank folding
