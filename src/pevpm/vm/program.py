@@ -44,6 +44,7 @@ statement's place.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -167,6 +168,39 @@ def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -
     compiler.block(model.body, (), {})
     return Program(tuple(compiler.code), frozenset(known), frozenset(invariant),
                    frozenset(statuses))
+
+
+#: The model last given to :func:`compiled` (weakly), its parameters and its program.
+_LAST_COMPILED: list[tuple] = []
+
+
+def compiled(model: ast.Model, params: Mapping[str, float] | None = None) -> Program:
+    """:func:`compile_model`, remembered for the last model and parameters given here:
+    the chunks of runs a Monte Carlo prediction makes in one process share one
+    program (and the ranks' folded codes it keeps) instead of compiling again.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.serial(0.5)
+    >>> model = b.build()
+    >>> compiled(model) is compiled(model), compiled(model) is compile_model(model)
+    (True, False)
+    """
+    try:
+        key = tuple(sorted((params or {}).items()))
+        hash(key)
+    except TypeError:                   # unhashable parameter values: no memory
+        return compile_model(model, params)
+    if _LAST_COMPILED:
+        ref, last_key, program = _LAST_COMPILED[0]
+        if ref() is model and last_key == key:
+            return program
+    program = compile_model(model, params)
+    try:
+        _LAST_COMPILED[:] = [(weakref.ref(model), key, program)]
+    except TypeError:                   # a model that takes no weak reference
+        _LAST_COMPILED.clear()
+    return program
 
 
 class _Compiler:
