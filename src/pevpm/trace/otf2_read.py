@@ -30,6 +30,7 @@ from pevpm.trace.events import (
     SendDone,
     Trace,
 )
+from pevpm.trace.otf2_events import events
 
 ARCHIVE_NAME = "traces.otf2"
 
@@ -89,7 +90,7 @@ def _read(trace) -> Trace:
     def world(comm, rank_in_comm: int) -> int:
         return rank_of[comm.group.members[rank_in_comm]]
 
-    for location, event in trace.events:
+    for location, event in events(trace):     # otf2_events: several times faster
         if location not in rank_of:
             continue
         r = rank_of[location]
