@@ -13,7 +13,8 @@ through with the cycle collector paused as ``replay`` pauses it:
   (the first run also folds and translates every rank's code).
 
 Prints the calls in the trace, each phase's seconds, the messages the virtual
-machine simulated, and calls per second end to end.  Timings depend on the load
+machine simulated, and calls per CPU second end to end (the wall time is
+printed too; on a shared machine the CPU time varies less).  Timings depend on the load
 (printed): run it on a quiet machine to quote them.
 
 Run: PYTHONPATH=src python benchmarks/trace_replay_speed.py --machine machine.db DIR [DIR ...]
@@ -30,6 +31,7 @@ import argparse
 import gc
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -61,15 +63,18 @@ def timed(into: list[float]):
             gc.enable()
 
 
-def end_to_end(directory: str, machine: str, extra: list[str]) -> tuple[float, float]:
-    """Wall seconds of ``pevpm replay`` in a fresh process, and its predicted mean."""
+def end_to_end(directory: str, machine: str, extra: list[str]) -> tuple[float, float, float]:
+    """Wall and CPU seconds of ``pevpm replay`` in a fresh process, and its predicted mean."""
     env = {**os.environ, "PYTHONPATH": str(Path(pevpm.__file__).parents[1])}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pevpm", "replay", directory, "--machine",
                            machine, "--json", *extra], capture_output=True, text=True,
                           env=env, check=True)
     took = time.perf_counter() - start
-    return took, json.loads(done.stdout)["mean"]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return took, cpu, json.loads(done.stdout)["mean"]
 
 
 def phases(directory: str, machine, runs: int, delays: bool) -> dict:
@@ -113,15 +118,15 @@ def main() -> None:
                                     (False, ["--no-delays", "--runs", str(args.runs)],
                                      args.runs)):
             p = phases(directory, machine, runs, delays)
-            walls, means = zip(*(end_to_end(directory, args.machine, extra)
-                                 for _ in range(args.repeats)))
-            wall = statistics.median(walls)
+            walls, cpus, means = zip(*(end_to_end(directory, args.machine, extra)
+                                       for _ in range(args.repeats)))
+            wall, cpu = statistics.median(walls), statistics.median(cpus)
             label = " ".join(extra) or "(traced delays, 1 run)"
             print(f"{directory} {label}: {p['calls']} calls, {p['numprocs']} ranks, "
                   f"{p['messages']} messages a run; load {os.getloadavg()[0]:.1f}")
             print(f"  pevpm replay end to end: {wall:.2f} s (median of {args.repeats}: "
-                  f"{', '.join(f'{w:.2f}' for w in walls)}), {p['calls'] / wall:,.0f} calls/s; "
-                  f"mean {means[0]!r}")
+                  f"{', '.join(f'{w:.2f}' for w in walls)}), CPU {cpu:.2f} s; "
+                  f"{p['calls'] / cpu:,.0f} calls per CPU second; mean {means[0]!r}")
             print(f"  phases: read {p['read']:.2f} s, delays {p['delays']:.2f} s, convert "
                   f"{p['convert']:.2f} s, compile {p['compile']:.2f} s, simulate first run "
                   f"{p['first']:.2f} s, later runs {p['later_each']:.3f} s each "
