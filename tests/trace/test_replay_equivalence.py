@@ -9,7 +9,8 @@ as in a real trace.  Checked:
 * the converter's statements for calls seen before (converted once per
   name and events) equal converting every call afresh;
 * every rank's folded code (only the places that can fold) equals folding
-  every instruction;
+  every instruction, in its own arm; the other ranks' arms become one jump
+  to the end;
 * the compiled core and the reference engine give the same run (times,
   critical path, message records, collectives) for the same seed on the
   replayed model (``tests/vm/test_engine_differential.py``
@@ -112,15 +113,23 @@ def same_instruction(a: tuple, b: tuple) -> bool:
 
 
 @pytest.mark.parametrize(("seed", "numprocs"), CASES)
-def test_folding_only_where_it_can_fold_gives_every_rank_the_same_code(seed, numprocs):
+def test_each_rank_folds_its_own_arm_and_skips_the_others(seed, numprocs):
     program = vm.compile_model(trace_model(synthetic_trace(seed, numprocs)))
     assert len(program._folding_places) == 1               # the Runon of the ranks
+    head = program._folding_places[0]
+    _, arms, end, _ = program.code[head]
+    starts = [pc for _, pc in arms] + [end]
     for rank in range(numprocs):
         env = {"procnum": rank, "numprocs": numprocs}
         everything = [vm._fold(ins, env)[1] for ins in program.code]
         folded = program.specialize(env)
         assert len(folded) == len(everything)
-        assert all(same_instruction(a, b) for a, b in zip(folded, everything))
+        assert folded[head] == (vm.JUMP, starts[rank])
+        mine = range(starts[rank], starts[rank + 1])
+        assert all(same_instruction(folded[pc], everything[pc]) for pc in mine)
+        assert all(same_instruction(folded[pc], everything[pc])
+                   for pc in [*range(head), *range(end, len(folded))])
+        assert {folded[pc] for pc in range(head + 1, end) if pc not in mine} == {(vm.JUMP, end)}
 
 
 MACHINES = {

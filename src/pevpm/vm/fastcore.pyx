@@ -400,8 +400,14 @@ cdef class Code:
             self.own = <Ins *> malloc(max(self.n, 1) * sizeof(Ins))
             if self.own == NULL:
                 raise MemoryError()
+            last = None
             for pc in range(self.n):
-                _translate(&self.own[pc], code[pc], False)
+                py = code[pc]
+                if py is last:          # the same tuple again (a rank's skipped arms)
+                    self.own[pc] = self.own[pc - 1]
+                else:
+                    _translate(&self.own[pc], py, False)
+                    last = py
                 self.ins[pc] = &self.own[pc]
             return
         if len(_BOX_LIST) > BOX_LIMIT:

@@ -48,6 +48,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from itertools import pairwise
 
 from pevpm.errors import ModelError, did_you_mean
 from pevpm.model import ast
@@ -129,7 +130,11 @@ class Program:
                 self._specialized.clear()
             new = list(self.code)
             for pc, (_, ins) in zip(self._folding_places, folded):
+                if new[pc] is not self.code[pc]:
+                    continue            # in an arm skipped already
                 new[pc] = ins
+                if self.code[pc][0] == RUNON and ins[0] == JUMP:
+                    _skip_arms_not_taken(new, self.code[pc], ins[1])
             code = self._specialized[key] = tuple(new)
         if known is not None:
             if len(self._by_values) >= 16 * SPECIALIZED_CACHE:
@@ -394,6 +399,32 @@ def _fold(ins: tuple, env: Mapping[str, object]) -> tuple[tuple, tuple]:
                 values.append((slot, type(value), value))
                 new[slot] = constant
     return (tuple(values), tuple(new)) if values else ((), ins)
+
+
+def _skip_arms_not_taken(code: list, runon: tuple, taken: int) -> None:
+    """Put one shared jump to the Runon's end in place of every instruction of
+    the arms a rank does not take (it never reaches them: each arm ends with a
+    jump to the end, and jumps inside an arm stay inside it), so the compiled
+    core translates one instruction there, not each (a replayed trace is a
+    Runon of every rank's arm).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> with b.runon() as ranks:
+    ...     for rank in range(2):
+    ...         with ranks.case(f"procnum == {rank}"):
+    ...             b.serial(1.0)
+    ...             b.serial(2.0)
+    >>> code = compile_model(b.build()).specialize({"procnum": 1, "numprocs": 2})
+    >>> [OPCODE_NAMES[ins[0]] for ins in code], code[1] is code[2] is code[3]
+    (['JUMP', 'JUMP', 'JUMP', 'JUMP', 'SERIAL', 'SERIAL', 'JUMP'], True)
+    """
+    _, arms, end, _ = runon
+    starts = [pc for _, pc in arms] + [end]
+    skip = (JUMP, end)
+    for start, stop in pairwise(starts):
+        if start != taken:
+            code[start:stop] = [skip] * (stop - start)
 
 
 def _may_fold(ins: tuple) -> bool:
