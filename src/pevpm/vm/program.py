@@ -190,6 +190,8 @@ def compiled(model: ast.Model, params: Mapping[str, float] | None = None) -> Pro
     >>> model = b.build()
     >>> compiled(model) is compiled(model), compiled(model) is compile_model(model)
     (True, False)
+    >>> del model; len(_LAST_COMPILED)         # its program goes with it
+    0
     """
     try:
         key = tuple(sorted((params or {}).items()))
@@ -202,10 +204,16 @@ def compiled(model: ast.Model, params: Mapping[str, float] | None = None) -> Pro
             return program
     program = compile_model(model, params)
     try:
-        _LAST_COMPILED[:] = [(weakref.ref(model), key, program)]
+        _LAST_COMPILED[:] = [(weakref.ref(model, _forget), key, program)]
     except TypeError:                   # a model that takes no weak reference
         _LAST_COMPILED.clear()
     return program
+
+
+def _forget(ref: weakref.ref) -> None:
+    """Drop the program of a model that is gone (it may hold every rank's code)."""
+    if _LAST_COMPILED and _LAST_COMPILED[0][0] is ref:
+        _LAST_COMPILED.clear()
 
 
 class _Compiler:
