@@ -104,6 +104,7 @@ def run_replay(args) -> int:
     from pevpm.machine.presets import parse_machine
     from pevpm.trace.otf2_read import read_archive
     from pevpm.trace.replay import replay
+    from pevpm.vm.fastengine import no_cycle_collection
     from pevpm.vm.leftovers import warning_lines
 
     if args.runs is not None and args.runs < 1:
@@ -114,7 +115,8 @@ def run_replay(args) -> int:
     machine = parse_machine(args.machine)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
-    trace = read_archive(Path(args.trace))
+    with no_cycle_collection():     # a long trace is many small objects
+        trace = read_archive(Path(args.trace))
     result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,
                     workers=args.workers, source=str(args.trace), delays=args.delays)
     if args.perfetto:

@@ -36,6 +36,7 @@ from pevpm.trace.events import (
     SendDone,
     Trace,
 )
+from pevpm.trace.otf2_events import events
 
 ARCHIVE_NAME = "traces.otf2"
 
@@ -140,7 +141,7 @@ def _read(trace, where: str) -> Trace:
                              f"{comm.name}, which has {len(members)} ranks", where)
         return rank_of[members[rank_in_comm]]
 
-    for location, event in trace.events:
+    for location, event in events(trace):     # otf2_events: several times faster
         if location not in rank_of:
             continue
         r = rank_of[location]

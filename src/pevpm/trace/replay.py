@@ -55,7 +55,7 @@ from pevpm.errors import PevpmError
 from pevpm.machine.profile_comm import ProfileCommModel
 from pevpm.model.ast import Message, Model, Serial, Statement
 from pevpm.model.builder import ModelBuilder
-from pevpm.model.expr import Expr
+from pevpm.model.expr import Expr, Num
 from pevpm.trace.delays import ready_times, size_class, usual_times
 from pevpm.trace.events import (
     Call,
@@ -67,6 +67,7 @@ from pevpm.trace.events import (
     Trace,
     per_peer_size,
 )
+from pevpm.vm.fastengine import no_cycle_collection
 
 POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
          "MPI_Improbe", "MPI_Mprobe")
@@ -83,8 +84,13 @@ COLLECTIVE_OPS = {
 }
 
 
+#: The executing rank, parsed once (a trace's model names it in every message).
+PROCNUM = Expr.of("procnum")
+
+
 def _num(value) -> Expr:
-    return Expr.of(value)
+    """A traced number (or :data:`PROCNUM`) as an expression."""
+    return value if isinstance(value, Expr) else Expr(Num(value))
 
 
 def _message(op, size=0, *, source=None, dest=None, tag=None, request=None, requests=(),
@@ -103,8 +109,11 @@ class _RankConverter:
     """Turns one rank's calls into statements."""
 
     def __init__(self, trace: Trace, rank: int, speed: float, cpu: bool = False,
-                 ready: dict[int, float] | None = None, as_traced: bool = False):
+                 ready: dict[int, float] | None = None, as_traced: bool = False,
+                 begins: list[float] | None = None):
         self.trace, self.rank, self.speed, self.cpu = trace, rank, speed, cpu
+        # when each rank's program starts (computed once for all converters)
+        self.begins = begins if begins is not None else _begins(trace)
         self.ready = ready      # call index -> when its data was there (None: no delays)
         self.as_traced = as_traced  # gaps are wall time to keep as it was (sleeping Serials)
         self.world = tuple(range(trace.numprocs))
@@ -120,6 +129,10 @@ class _RankConverter:
         self.delayed = 0.0            # traced seconds of delay inside calls
         # (place in self.out after a call's statements, seconds it took once ready, kind)
         self.after_ready: list[tuple[int, float, tuple]] = []
+        # (name, events) -> statements of the calls that use no request, and kinds:
+        # a long trace repeats a few calls
+        self.known: dict[tuple, tuple | None] = {}
+        self.kinds: dict[tuple, tuple] = {}
 
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
@@ -138,8 +151,8 @@ class _RankConverter:
 
     def convert(self) -> list[Statement]:
         trace, rank = self.trace, self.rank
-        begin, finish = trace.begin(rank), trace.finish(rank)
-        lead = begin - min(trace.begin(r) for r in self.world)
+        begin, finish = self.begins[rank], trace.finish(rank)
+        lead = begin - min(self.begins)
         if lead > 0:
             self.out.append(Serial(_num(lead), sleep=True))   # it left MPI_Init later
         previous = begin
@@ -169,7 +182,11 @@ class _RankConverter:
             if self.ready is not None:
                 # an eager send can end before its receive is posted: it took no time after
                 after = max(0.0, call.end - max(start, self.ready.get(index, start)))
-                self.after_ready.append((len(self.out), after, self.kind(call)))
+                key = (call.name, call.events)
+                kind = self.kinds.get(key)
+                if kind is None:
+                    kind = self.kinds[key] = self.kind(call)
+                self.after_ready.append((len(self.out), after, kind))
             previous, polling_since, cpu, slept = call.end, None, 0.0, 0.0
         if polling_since is None and last is not None:
             cpu, slept = cpu + (last.cpu or 0.0), slept + last.slept
@@ -201,8 +218,20 @@ class _RankConverter:
                 self.delayed += delay
         self.out = out + self.out[done:]
 
-    def statements(self, call: Call) -> list[Statement] | None:
-        """The call's statements; ``[]`` if it moves nothing, ``None`` if it is a poll."""
+    def statements(self, call: Call) -> tuple[Statement, ...] | None:
+        """The call's statements; ``()`` if it moves nothing, ``None`` if it is a poll.
+        Calls that use no request are converted once per (name, events)."""
+        key = (call.name, call.events)
+        if key in self.known:
+            return self.known[key]
+        out = self.convert_call(call)
+        if all(type(e) is Collective or (type(e) in (Send, Recv) and e.request is None)
+               for e in call.events) and all(m.request is None for m in out or ()):
+            self.known[key] = out
+        return out
+
+    def convert_call(self, call: Call) -> tuple[Statement, ...] | None:
+        """:meth:`statements`, converted afresh."""
         sends = [e for e in call.events if isinstance(e, Send)]
         recvs = [e for e in call.events if isinstance(e, Recv)]
         posted = [e for e in call.events if isinstance(e, Posted)]
@@ -216,22 +245,22 @@ class _RankConverter:
         else:
             op = call.name if call.name in BLOCKING_SENDS else "MPI_Send"
             for s in blocking_sends:
-                out.append(_message(op, s.size, source="procnum", dest=s.dest, tag=s.tag))
+                out.append(_message(op, s.size, source=PROCNUM, dest=s.dest, tag=s.tag))
             for r in blocking_recvs:
-                out.append(_message("MPI_Recv", r.size, source=r.source, dest="procnum",
+                out.append(_message("MPI_Recv", r.size, source=r.source, dest=PROCNUM,
                                     tag=r.tag))
         for s in sends:
             if s.request is not None:
                 op = "MPI_Issend" if call.name == "MPI_Issend" else "MPI_Isend"
                 self.live.add(s.request)
-                out.append(_message(op, s.size, source="procnum", dest=s.dest, tag=s.tag,
+                out.append(_message(op, s.size, source=PROCNUM, dest=s.dest, tag=s.tag,
                                     request=_request(s.request)))
         for p in posted:
             queue = self.completions.get(p.request)
             if queue:           # a receive never completed is not replayed
                 r = queue.popleft()
                 self.live.add(p.request)
-                out.append(_message("MPI_Irecv", r.size, source=r.source, dest="procnum",
+                out.append(_message("MPI_Irecv", r.size, source=r.source, dest=PROCNUM,
                                     tag=r.tag, request=_request(p.request)))
         finished = [q for q in done + [r.request for r in recvs if r.request is not None]
                     if q in self.live]
@@ -242,7 +271,7 @@ class _RankConverter:
             out.append(_message("MPI_Waitall", requests=[_request(q) for q in finished]))
         if not out and call.name in POLLS:
             return None
-        return out
+        return tuple(out)
 
     def sendrecv(self, s: Send, r: Recv) -> list[Statement]:
         if s.tag == r.tag:
@@ -250,9 +279,9 @@ class _RankConverter:
                              recv_size=r.size)]
         # different tags: the same exchange as two non-blocking calls and a Waitall
         names = [f"sr{self.rank}_{len(self.out)}_s", f"sr{self.rank}_{len(self.out)}_r"]
-        return [_message("MPI_Irecv", r.size, source=r.source, dest="procnum", tag=r.tag,
+        return [_message("MPI_Irecv", r.size, source=r.source, dest=PROCNUM, tag=r.tag,
                          request=names[1]),
-                _message("MPI_Isend", s.size, source="procnum", dest=s.dest, tag=s.tag,
+                _message("MPI_Isend", s.size, source=PROCNUM, dest=s.dest, tag=s.tag,
                          request=names[0]),
                 _message("MPI_Waitall", requests=names)]
 
@@ -269,6 +298,10 @@ class _RankConverter:
         return _message(COLLECTIVE_OPS[c.op], size, root=c.root)
 
 
+def _begins(trace: Trace) -> list[float]:
+    return [trace.begin(rank) for rank in range(trace.numprocs)]
+
+
 def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
                     cpu: bool = False) -> list[Statement]:
     """Rank ``rank``'s straight-line program (``cpu``: computations in CPU seconds)."""
@@ -281,8 +314,9 @@ def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]
     The gaps of a trace whose ranks outnumbered their cores hold that sharing
     already: they are kept as they were (sleeping ``Serial``), not shared again."""
     ready = ready_times(trace) if delays else [None] * trace.numprocs
+    begins = _begins(trace)
     converters = [_RankConverter(trace, rank, speed, ready=ready[rank],
-                                 as_traced=trace.oversubscribed)
+                                 as_traced=trace.oversubscribed, begins=begins)
                   for rank in range(trace.numprocs)]
     for converter in converters:
         converter.convert()
@@ -313,7 +347,8 @@ def trace_model(trace: Trace, speed: float = 1.0, source: str | None = None,
     """The whole trace as a model: one ``Runon`` arm per rank (``delays``: with the
     traced delays inside calls, :mod:`pevpm.trace.delays`)."""
     _check_speed(speed)
-    return _model(_converted(trace, speed, delays), source)
+    with no_cycle_collection():
+        return _model(_converted(trace, speed, delays), source)
 
 
 @dataclass(frozen=True)
@@ -391,10 +426,11 @@ def replay(trace: Trace, machine, speed: float = 1.0, runs: int | None = None, s
         runs = 1 if delays else 10
 
     _check_speed(speed)
-    converters = _converted(trace, speed, delays)
-    model = _model(converters, source)
-    # exact: a straight-line program has no loop to extrapolate; looking for one
-    # would compile the (long) model once more
-    prediction = predict(model, trace.numprocs, replay_machine(machine, delays), runs=runs,
-                         seed=seed, workers=workers, bounds=False, exact=True)
+    with no_cycle_collection():     # a long trace's statements are many small objects
+        converters = _converted(trace, speed, delays)
+        model = _model(converters, source)
+        # exact: a straight-line program has no loop to extrapolate; looking for one
+        # would compile the (long) model once more
+        prediction = predict(model, trace.numprocs, replay_machine(machine, delays),
+                             runs=runs, seed=seed, workers=workers, bounds=False, exact=True)
     return Replay(trace.elapsed, _summaries(trace, converters), prediction, speed, delays)

@@ -72,7 +72,7 @@ from pevpm.errors import (
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.transfer import Transfer, for_placement, self_copy_time
-from pevpm.model.ast import ROOTED_COLLECTIVES, Model, status_fields, status_names
+from pevpm.model.ast import ROOTED_COLLECTIVES, Model, status_fields
 from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME
 from pevpm.vm import collectives
 from pevpm.vm import program as vm
@@ -151,7 +151,7 @@ class RankSetup:
         ids, factors = procs.for_ranks(numprocs, model.processors)
         env = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs,
                RNG_NAME: rng}
-        for name in status_names(model):
+        for name in program.statuses:
             env[name] = ANY_TAG if name.endswith(".MPI_TAG") else ANY_SOURCE
         envs = [dict(env, procnum=r) for r in range(numprocs)]
         return cls([program.specialize(e) for e in envs], envs, list(ids), list(factors))

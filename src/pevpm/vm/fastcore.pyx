@@ -32,13 +32,13 @@ from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.math cimport INFINITY
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.string cimport memmove
 
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
 from pevpm.vm import engine
 from pevpm.vm import program as vm
 from pevpm.vm.result import CollectiveRecord, MessageRecord
-from pevpm.vm.sharing import CpuSharing
 
 import time
 
@@ -400,8 +400,14 @@ cdef class Code:
             self.own = <Ins *> malloc(max(self.n, 1) * sizeof(Ins))
             if self.own == NULL:
                 raise MemoryError()
+            last = None
             for pc in range(self.n):
-                _translate(&self.own[pc], code[pc], False)
+                py = code[pc]
+                if py is last:          # the same tuple again (a rank's skipped arms)
+                    self.own[pc] = self.own[pc - 1]
+                else:
+                    _translate(&self.own[pc], py, False)
+                    last = py
                 self.ins[pc] = &self.own[pc]
             return
         if len(_BOX_LIST) > BOX_LIMIT:
@@ -587,6 +593,219 @@ cdef struct Transit:
     int dst
 
 
+# ------------------------------------------------------------ shared cores
+
+cdef int SHARING_KEEP = 256     # pevpm.vm.sharing._KEEP
+
+
+cdef Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef Py_ssize_t _bisect_left(const double *a, Py_ssize_t lo, Py_ssize_t n, double x) noexcept:
+    cdef Py_ssize_t hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef class Sharing:
+    """:class:`pevpm.vm.sharing.CpuSharing` in C arrays: the same changes, folds
+    and arithmetic in the same order, so the core and the reference engine
+    agree to the bit (each oversubscribed node: its idle-count changes, time
+    ordered, and the count before the first)."""
+    cdef int cores, nnodes
+    cdef bint poll
+    cdef int *node_at           # per rank: its shared node, or -1
+    cdef double *seen           # per rank: a time no later than its clock
+    cdef char *ended
+    cdef list members           # per shared node: its ranks
+    cdef double **times
+    cdef int **deltas
+    cdef Py_ssize_t *count
+    cdef Py_ssize_t *cap
+    cdef Py_ssize_t *keep
+    cdef long *base
+
+    def __cinit__(self, node_of, int cores, bint poll):
+        cdef int r, n, numprocs = len(node_of)
+        self.cores, self.poll = cores, poll
+        by_node = {}
+        for r, node in enumerate(node_of):
+            by_node.setdefault(node, []).append(r)
+        shared = {node: ranks for node, ranks in by_node.items() if len(ranks) > cores}
+        self.members = list(shared.values())
+        self.nnodes = len(self.members)
+        self.node_at = _ints(numprocs, -1)
+        self.seen = <double *> malloc(max(numprocs, 1) * sizeof(double))
+        self.ended = <char *> malloc(max(numprocs, 1))
+        k = max(self.nnodes, 1)
+        self.times = <double **> malloc(k * sizeof(double *))
+        self.deltas = <int **> malloc(k * sizeof(int *))
+        self.count = <Py_ssize_t *> malloc(k * sizeof(Py_ssize_t))
+        self.cap = <Py_ssize_t *> malloc(k * sizeof(Py_ssize_t))
+        self.keep = <Py_ssize_t *> malloc(k * sizeof(Py_ssize_t))
+        self.base = <long *> malloc(k * sizeof(long))
+        if (self.seen == NULL or self.ended == NULL or self.times == NULL
+                or self.deltas == NULL or self.count == NULL or self.cap == NULL
+                or self.keep == NULL or self.base == NULL):
+            raise MemoryError()
+        for r in range(numprocs):
+            self.seen[r] = 0.0
+            self.ended[r] = 0
+        for n, ranks in enumerate(self.members):
+            for r in ranks:
+                self.node_at[r] = n
+            self.cap[n] = 64
+            self.count[n] = 0
+            self.keep[n] = SHARING_KEEP
+            self.base[n] = 0
+            self.times[n] = <double *> malloc(64 * sizeof(double))
+            self.deltas[n] = <int *> malloc(64 * sizeof(int))
+            if self.times[n] == NULL or self.deltas[n] == NULL:
+                raise MemoryError()
+
+    def __dealloc__(self):
+        cdef int n
+        if self.times != NULL:
+            for n in range(self.nnodes):
+                free(self.times[n])
+                free(self.deltas[n])
+        free(self.times)
+        free(self.deltas)
+        free(self.count)
+        free(self.cap)
+        free(self.keep)
+        free(self.base)
+        free(self.node_at)
+        free(self.seen)
+        free(self.ended)
+
+    cdef int change(self, int n, double at, int delta) except -1:
+        cdef Py_ssize_t i, c = self.count[n]
+        cdef double *t
+        cdef int *d
+        if c == self.cap[n]:
+            t = <double *> realloc(self.times[n], 2 * c * sizeof(double))
+            if t == NULL:
+                raise MemoryError()
+            self.times[n] = t
+            d = <int *> realloc(self.deltas[n], 2 * c * sizeof(int))
+            if d == NULL:
+                raise MemoryError()
+            self.deltas[n] = d
+            self.cap[n] = 2 * c
+        t, d = self.times[n], self.deltas[n]
+        i = _bisect_right(t, c, at)
+        memmove(t + i + 1, t + i, (c - i) * sizeof(double))
+        memmove(d + i + 1, d + i, (c - i) * sizeof(int))
+        t[i] = at
+        d[i] = delta
+        self.count[n] = c + 1
+        return 0
+
+    cdef int fold(self, int n) except -1:
+        """Fold the changes no live rank of the node can still ask about."""
+        cdef Py_ssize_t k, j, c = self.count[n]
+        cdef double least = 0.0
+        cdef bint live = False
+        cdef int q
+        if c <= self.keep[n]:
+            return 0
+        for q in self.members[n]:
+            if not self.ended[q] and (not live or self.seen[q] < least):
+                least, live = self.seen[q], True
+        if live:
+            k = _bisect_right(self.times[n], c, least)
+            for j in range(k):
+                self.base[n] += self.deltas[n][j]
+            memmove(self.times[n], self.times[n] + k, (c - k) * sizeof(double))
+            memmove(self.deltas[n], self.deltas[n] + k, (c - k) * sizeof(int))
+            self.count[n] = c = c - k
+        self.keep[n] = max(SHARING_KEEP, 2 * c)
+        return 0
+
+    cdef int sleep(self, int rank, double start, double seconds) except -1:
+        cdef int n = self.node_at[rank]
+        if n >= 0 and seconds > 0:
+            self.seen[rank] = start
+            self.change(n, start, 1)
+            self.change(n, start + seconds, -1)
+            self.fold(n)
+        return 0
+
+    cdef int block(self, int rank, double at) except -1:
+        cdef int n = self.node_at[rank]
+        if n >= 0:
+            self.seen[rank] = at
+            if not self.poll:
+                self.change(n, at, 1)
+        return 0
+
+    cdef int resume(self, int rank, double at) except -1:
+        cdef int n = self.node_at[rank]
+        if n >= 0:
+            self.seen[rank] = at
+            if not self.poll:
+                self.change(n, at, -1)
+                self.fold(n)
+        return 0
+
+    cdef int finish(self, int rank, double at) except -1:
+        cdef int n = self.node_at[rank]
+        if n >= 0:
+            self.ended[rank] = 1
+            self.change(n, at, 1)
+            self.fold(n)
+        return 0
+
+    cdef double run_for(self, int rank, double start, double work) except? -1.0:
+        """Wall seconds ``work`` CPU-seconds of ``rank`` take from ``start``."""
+        cdef int n = self.node_at[rank]
+        cdef Py_ssize_t first, last, k, c
+        cdef long size, wanting
+        cdef double now, left, rate, at
+        cdef bint stretched = False
+        cdef const double *t
+        if n < 0 or work <= 0:
+            return work
+        self.seen[rank] = start
+        t, c = self.times[n], self.count[n]
+        size = len(self.members[n])
+        first = _bisect_right(t, c, start)
+        last = _bisect_left(t, first, c, start + work * size / self.cores)
+        wanting = size - self.base[n]
+        for k in range(first):
+            wanting -= self.deltas[n][k]
+        if wanting <= self.cores and first == last:
+            return work
+        now, left = start, work
+        for k in range(first, last):
+            at = t[k]
+            rate = 1.0 if wanting <= self.cores else <double> self.cores / wanting
+            if (at - now) * rate >= left:
+                break
+            left -= (at - now) * rate
+            stretched = stretched or rate < 1.0
+            now = at
+            wanting -= self.deltas[n][k]
+        rate = 1.0 if wanting <= self.cores else <double> self.cores / wanting
+        if rate == 1.0 and not stretched:
+            return work
+        return now + left / rate - start
+
+
 cdef class Rank:
     cdef public int id
     cdef double clock
@@ -627,7 +846,7 @@ cdef class Rank:
 cdef class Core:
     cdef int numprocs
     cdef object machine, comm, rng, placement, limits
-    cdef object sharing         # a CpuSharing on oversubscribed nodes, else None
+    cdef Sharing sharing        # on oversubscribed nodes, else None
     cdef pevpm_bitgen_t *bitgen
     cdef list ranks
     cdef Req *reqs
@@ -799,7 +1018,7 @@ cdef class Core:
         self._comm_model(comm)
         self.contention_matters = self.contention_matters and machine.node_contention
         self._scoreboard(placement)
-        self.sharing = (CpuSharing(placement.node_of, placement.cores, placement.wait == "poll")
+        self.sharing = (Sharing(placement.node_of, placement.cores, placement.wait == "poll")
                         if placement.oversubscribed else None)
 
     cdef _comm_model(self, comm):

@@ -62,7 +62,7 @@ def why_reference(program: vm.Program, trace: bool = False) -> str | None:
         return UNAVAILABLE
     if trace:
         return "time slices (a trace) come from the pure-Python engine"
-    if any(ins[0] == vm.TEST for ins in program.code):
+    if vm.TEST in program.opcodes:
         return "MPI_Test is run by the pure-Python engine"
     return None
 
@@ -101,7 +101,7 @@ def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
     placement = machine.topology.place(numprocs)
     comm = for_placement(machine.comm if bound is None else machine.comm.bounded(bound),
                          placement.node_of)
-    with _no_cycle_collection():
+    with no_cycle_collection():
         setup = engine.RankSetup.of(program, model, numprocs, machine, params, rng)
         core = fastcore.Core(setup.codes, setup.envs, setup.proc_ids, setup.factors, machine,
                              comm, rng, placement, limits.max_events, limits.max_time, records,
@@ -117,11 +117,17 @@ def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
 
 
 @contextmanager
-def _no_cycle_collection():
+def no_cycle_collection():
     """Pause Python's cycle collector during a run and its set-up: the rank
     set-up and the core allocate many small objects, and each collection
     they set off walks every live object (a tenth of the time at 1,024 ranks,
-    and at 8,192 during the set-up); cycles are collected after."""
+    and at 8,192 during the set-up); cycles are collected after.  Replay
+    holds the same off while it reads and converts a long trace.
+
+    >>> with no_cycle_collection():
+    ...     gc.isenabled()
+    False
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -131,4 +137,5 @@ def _no_cycle_collection():
             gc.enable()
 
 
-__all__ = ["AVAILABLE", "UNAVAILABLE", "MessageRecord", "simulate", "why_reference"]
+__all__ = ["AVAILABLE", "UNAVAILABLE", "MessageRecord", "no_cycle_collection", "simulate",
+           "why_reference"]

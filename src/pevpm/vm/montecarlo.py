@@ -63,7 +63,8 @@ def run_generator(seed: int, index: int) -> np.random.Generator:
 def simulate_runs(model: Model, numprocs: int, machine, params: Mapping | None, seed: int,
                   start: int, stop: int, limits=None) -> list[RunSummary]:
     """Runs ``start..stop-1`` of a Monte Carlo prediction (what a worker executes);
-    the model is compiled once for all of them, and they run on the compiled
+    the model is compiled once for all of them (and for the other chunks this
+    process runs: :func:`pevpm.vm.program.compiled`), and they run on the compiled
     core where it applies (:mod:`pevpm.vm.fastengine`).
 
     >>> from pevpm.model.builder import ModelBuilder
@@ -74,9 +75,9 @@ def simulate_runs(model: Model, numprocs: int, machine, params: Mapping | None, 
     [0.5, 0.5, 0.5]
     """
     from pevpm.vm.fastengine import simulate
-    from pevpm.vm.program import compile_model
+    from pevpm.vm.program import compiled
 
-    program = compile_model(model, params)
+    program = compiled(model, params)
     return [RunSummary.of(simulate(model, numprocs, machine, params=params,
                                    rng=run_generator(seed, i), limits=limits, program=program))
             for i in range(start, stop)]
@@ -88,10 +89,10 @@ def _simulate_truncated_runs(model: Model, numprocs: int, machine, params: Mappi
     """Runs ``start..stop-1`` with ``loop`` cut to ``iterations``: each run's
     summary and its :class:`~pevpm.vm.steady.WindowStats`."""
     from pevpm.vm.fastengine import simulate
-    from pevpm.vm.program import compile_model
+    from pevpm.vm.program import compiled
     from pevpm.vm.steady import WindowStats, truncated
 
-    program = truncated(compile_model(model, params), loop, iterations)
+    program = truncated(compiled(model, params), loop, iterations)
     remaining = loop.count - iterations
     out = []
     for i in range(start, stop):
@@ -106,10 +107,10 @@ def _simulate_truncated_bound(model: Model, numprocs: int, machine, params: Mapp
                              window: int) -> tuple[float, object]:
     """A bound run with ``loop`` cut to ``iterations``: makespan and window statistics."""
     from pevpm.vm.fastengine import simulate
-    from pevpm.vm.program import compile_model
+    from pevpm.vm.program import compiled
     from pevpm.vm.steady import WindowStats, truncated
 
-    program = truncated(compile_model(model, params), loop, iterations)
+    program = truncated(compiled(model, params), loop, iterations)
     run = simulate(model, numprocs, machine, params=params, bound=bound,
                    rng=run_generator(seed, BOUND_STREAM), limits=limits, program=program)
     return float(run.makespan), WindowStats.of(run.marks, window, loop.count - iterations)
@@ -216,9 +217,9 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
     if they settle are the other runs cut there too (and all of them judged),
     so a loop that never settles costs the pilot's trials, not every run's."""
     from pevpm.vm import steady
-    from pevpm.vm.program import compile_model
+    from pevpm.vm.program import compiled
 
-    loop = steady.find_loop(compile_model(model, params), model, numprocs, params)
+    loop = steady.find_loop(compiled(model, params), model, numprocs, params)
     if isinstance(loop, str):
         return (None if "fewer than" in loop or "no outer loop" in loop else {
             "extrapolated": False, "loop": None, "reason": loop}), None

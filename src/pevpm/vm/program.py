@@ -44,9 +44,11 @@ statement's place.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from itertools import pairwise
 
 from pevpm.errors import ModelError, did_you_mean
 from pevpm.model import ast
@@ -88,6 +90,7 @@ class Program:
     code: tuple[tuple, ...]
     names: frozenset[str]
     invariant: frozenset[str] = frozenset(ex.RANK_NAMES)
+    statuses: frozenset[str] = frozenset()      # receive statuses (ast.status_names)
     _specialized: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _by_values: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -119,18 +122,37 @@ class Program:
             known = code = None
         if code is not None:
             return code
-        folded = [_fold(ins, env) for ins in self.code]
+        folded = [_fold(self.code[pc], env) for pc in self._folding_places]
         key = tuple(values for values, _ in folded)
         code = self._specialized.get(key)
         if code is None:
             if len(self._specialized) >= SPECIALIZED_CACHE:
                 self._specialized.clear()
-            code = self._specialized[key] = tuple(ins for _, ins in folded)
+            new = list(self.code)
+            for pc, (_, ins) in zip(self._folding_places, folded):
+                if new[pc] is not self.code[pc]:
+                    continue            # in an arm skipped already
+                new[pc] = ins
+                if self.code[pc][0] == RUNON and ins[0] == JUMP:
+                    _skip_arms_not_taken(new, self.code[pc], ins[1])
+            code = self._specialized[key] = tuple(new)
         if known is not None:
             if len(self._by_values) >= 16 * SPECIALIZED_CACHE:
                 self._by_values.clear()
             self._by_values[known] = code
         return code
+
+    @cached_property
+    def opcodes(self) -> frozenset[int]:
+        """The opcodes the code uses."""
+        return frozenset(ins[0] for ins in self.code)
+
+    @cached_property
+    def _folding_places(self) -> tuple[int, ...]:
+        """Where :meth:`specialize` may fold: Runons, Conditions and instructions
+        with an invariant operand that is not a number already (a straight-line
+        program of numbers has few)."""
+        return tuple(pc for pc, ins in enumerate(self.code) if _may_fold(ins))
 
 
 #: Distinct folded codes a program keeps (one per class of ranks: usually a few).
@@ -142,13 +164,56 @@ def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -
     (only their names matter here).  A model that inlining would blow past
     :data:`pevpm.model.inlining.MAX_INSTRUCTIONS` is refused first."""
     check_inlined_size(model)
+    statuses = ast.status_names(model)
     known = (set(ex.RANK_NAMES) | set(model.constants) | set(model.parameters)
-             | set(params or {}) | ast.status_names(model))
+             | set(params or {}) | statuses)
     invariant = (set(ex.RANK_NAMES) | set(model.constants) | set(model.parameters)
                  | set(params or {}))
     compiler = _Compiler(model.subroutines, known, model.source or "model", invariant)
     compiler.block(model.body, (), {})
-    return Program(tuple(compiler.code), frozenset(known), frozenset(invariant))
+    return Program(tuple(compiler.code), frozenset(known), frozenset(invariant),
+                   frozenset(statuses))
+
+
+#: The model last given to :func:`compiled` (weakly), its parameters and its program.
+_LAST_COMPILED: list[tuple] = []
+
+
+def compiled(model: ast.Model, params: Mapping[str, float] | None = None) -> Program:
+    """:func:`compile_model`, remembered for the last model and parameters given here:
+    the chunks of runs a Monte Carlo prediction makes in one process share one
+    program (and the ranks' folded codes it keeps) instead of compiling again.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.serial(0.5)
+    >>> model = b.build()
+    >>> compiled(model) is compiled(model), compiled(model) is compile_model(model)
+    (True, False)
+    >>> del model; len(_LAST_COMPILED)         # its program goes with it
+    0
+    """
+    try:
+        key = tuple(sorted((params or {}).items()))
+        hash(key)
+    except TypeError:                   # unhashable parameter values: no memory
+        return compile_model(model, params)
+    if _LAST_COMPILED:
+        ref, last_key, program = _LAST_COMPILED[0]
+        if ref() is model and last_key == key:
+            return program
+    program = compile_model(model, params)
+    try:
+        _LAST_COMPILED[:] = [(weakref.ref(model, _forget), key, program)]
+    except TypeError:                   # a model that takes no weak reference
+        _LAST_COMPILED.clear()
+    return program
+
+
+def _forget(ref: weakref.ref) -> None:
+    """Drop the program of a model that is gone (it may hold every rank's code)."""
+    if _LAST_COMPILED and _LAST_COMPILED[0][0] is ref:
+        _LAST_COMPILED.clear()
 
 
 class _Compiler:
@@ -160,18 +225,23 @@ class _Compiler:
         self.source = source
         self.code: list[tuple] = []
         self.calls: list[str] = []
+        self.messages: dict[int, tuple] = {}    # id(statement) -> (statement, instruction)
 
     def where(self, stmt, path: tuple[int, ...]) -> str:
         """Source location, or the statement's position for models built in Python."""
         if stmt.loc is not None:
             return str(stmt.loc)
         name = type(stmt).__name__ if not isinstance(stmt, ast.Message) else stmt.op
-        inside = "".join(f" in {c}" for c in reversed(self.calls))
+        inside = "".join(f" in {c}" for c in reversed(self.calls)) if self.calls else ""
         return f"{self.source}: statement {'.'.join(map(str, path))} ({name}){inside}"
 
     def value(self, e: ex.Expr | None, where: str, default=None, scope=()) -> Value | None:
         if e is None:
             return None if default is None else constant_fn(default)
+        if type(e.tree) is ex.Num and e.tree.value - e.tree.value == 0:
+            compiled = constant_fn(e.tree.value)    # a finite number: nothing to check
+            compiled.invariant = True
+            return compiled
         unknown = sorted(n for n in e.names() if n not in self.known and n not in scope)
         if unknown:
             name = unknown[0]
@@ -265,24 +335,38 @@ class _Compiler:
             self.code[head] = (CONDITION, tuple(arms), where)
 
     def message(self, m: ast.Message, where: str, scope) -> None:
+        """Compile ``m``; a statement met again (a trace's model repeats a few) whose
+        operands are all numbers reuses its first instruction at the new place."""
+        first = self.messages.get(id(m))
+        if first is not None and first[0] is m:
+            ins = first[1]
+            at = WHERE_INDEX[ins[0]]
+            self.code.append(ins[:at] + (where,) + ins[at + 1:])
+            return
+        ins = self.message_instruction(m, where, scope)
+        if all(ins[slot] is None or hasattr(ins[slot], "value")
+               for slot in _VALUE_SLOTS.get(ins[0], ())):
+            self.messages[id(m)] = (m, ins)
+        self.code.append(ins)
+
+    def message_instruction(self, m: ast.Message, where: str, scope) -> tuple:
         val = lambda e, default=None: self.value(e, where, default, scope)
         op = m.op
         if op in ast.SENDS:
-            self.code.append((SEND, op, op in ast.BLOCKING_SENDS, val(m.size), val(m.dst),
-                              val(m.tag, 0), m.request, where, m))
-        elif op in ast.RECVS:
-            self.code.append((RECV, op, op in ast.BLOCKING_RECVS, val(m.size), val(m.src),
-                              val(m.tag, ex.ANY_TAG), m.request, where, m))
-        elif op in ast.EXCHANGES:
-            self.code.append((SENDRECV, val(m.size), val(m.dst), val(m.recv_size or m.size),
-                              val(m.src), val(m.tag, 0), val(m.tag, ex.ANY_TAG), where, m))
-        elif op == "MPI_Test":
-            self.code.append((TEST, m.request, where))
-        elif op in ast.COMPLETIONS:
+            return (SEND, op, op in ast.BLOCKING_SENDS, val(m.size), val(m.dst),
+                    val(m.tag, 0), m.request, where, m)
+        if op in ast.RECVS:
+            return (RECV, op, op in ast.BLOCKING_RECVS, val(m.size), val(m.src),
+                    val(m.tag, ex.ANY_TAG), m.request, where, m)
+        if op in ast.EXCHANGES:
+            return (SENDRECV, val(m.size), val(m.dst), val(m.recv_size or m.size),
+                    val(m.src), val(m.tag, 0), val(m.tag, ex.ANY_TAG), where, m)
+        if op == "MPI_Test":
+            return (TEST, m.request, where)
+        if op in ast.COMPLETIONS:
             requests = (m.request,) if op == "MPI_Wait" else (m.requests or None)
-            self.code.append((WAIT, op, requests, where))
-        else:
-            self.code.append((COLLECTIVE, op, val(m.size), val(m.root, 0), where, m))
+            return (WAIT, op, requests, where)
+        return (COLLECTIVE, op, val(m.size), val(m.root, 0), where, m)
 
 
 # ------------------------------------------------------------ per-rank folding
@@ -323,6 +407,40 @@ def _fold(ins: tuple, env: Mapping[str, object]) -> tuple[tuple, tuple]:
                 values.append((slot, type(value), value))
                 new[slot] = constant
     return (tuple(values), tuple(new)) if values else ((), ins)
+
+
+def _skip_arms_not_taken(code: list, runon: tuple, taken: int) -> None:
+    """Put one shared jump to the Runon's end in place of every instruction of
+    the arms a rank does not take (it never reaches them: each arm ends with a
+    jump to the end, and jumps inside an arm stay inside it), so the compiled
+    core translates one instruction there, not each (a replayed trace is a
+    Runon of every rank's arm).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> with b.runon() as ranks:
+    ...     for rank in range(2):
+    ...         with ranks.case(f"procnum == {rank}"):
+    ...             b.serial(1.0)
+    ...             b.serial(2.0)
+    >>> code = compile_model(b.build()).specialize({"procnum": 1, "numprocs": 2})
+    >>> [OPCODE_NAMES[ins[0]] for ins in code], code[1] is code[2] is code[3]
+    (['JUMP', 'JUMP', 'JUMP', 'JUMP', 'SERIAL', 'SERIAL', 'JUMP'], True)
+    """
+    _, arms, end, _ = runon
+    starts = [pc for _, pc in arms] + [end]
+    skip = (JUMP, end)
+    for start, stop in pairwise(starts):
+        if start != taken:
+            code[start:stop] = [skip] * (stop - start)
+
+
+def _may_fold(ins: tuple) -> bool:
+    """Whether :func:`_fold` can change ``ins`` in some environment."""
+    if ins[0] in (RUNON, CONDITION):
+        return True
+    return any(getattr(ins[slot], "invariant", False) and not hasattr(ins[slot], "value")
+               for slot in _VALUE_SLOTS.get(ins[0], ()))
 
 
 def _evaluate(fn: Value | None, env: Mapping[str, object]):

@@ -19,9 +19,10 @@ blocks), so ``R`` is what is known when the segment starts: every other rank
 of the node has a record of when it did not want a core (its sleeps, its
 blocked periods in a sleeping library, its end) up to its own clock; past
 its clock a rank is assumed to go on as it is (a runnable or busy-polling
-rank keeps wanting a core, a sleeping-blocked or ended one does not).  Both
-engines call this one object at the same points, so their results agree to
-the bit.  Each node keeps one time-ordered list of the changes in how many
+rank keeps wanting a core, a sleeping-blocked or ended one does not).  The
+reference engine calls this object and the compiled core its mirror in C
+arrays (``pevpm.vm.fastcore.Sharing``: the same changes, folds and arithmetic
+in the same order) at the same points, so their results agree to the bit.  Each node keeps one time-ordered list of the changes in how many
 of its ranks are idle, so a segment's cost does not grow with the node's
 rank count, only with the changes it spans.
 

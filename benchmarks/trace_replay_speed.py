@@ -1,0 +1,138 @@
+"""How fast ``pevpm replay`` is on long traces, end to end and phase by phase.
+
+For each trace directory: the wall time of ``pevpm replay DIR --machine M --json``
+in a fresh process (what a user waits for; with the traced delays, 1 run, and
+``--no-delays --runs R``), then, in this process, the phases one replay goes
+through with the cycle collector paused as ``replay`` pauses it:
+
+* read     -- ``read_archive`` (the ``otf2`` package's reader, one Python object per event),
+* delays   -- ``ready_times`` (when each call's peers were there),
+* convert  -- ``trace_model`` less the delays: statements per call, the model,
+* compile  -- ``compile_model`` (the model into instructions),
+* simulate -- the runs on the compiled core (``fastengine.simulate``), first and later
+  (the first run also folds and translates every rank's code).
+
+Prints the calls in the trace, each phase's seconds, the messages the virtual
+machine simulated, and calls per CPU second end to end (the wall time is
+printed too; on a shared machine the CPU time varies less).  Timings depend on the load
+(printed): run it on a quiet machine to quote them.
+
+Run: PYTHONPATH=src python benchmarks/trace_replay_speed.py --machine machine.db DIR [DIR ...]
+     [--runs 10] [--repeats 3]
+
+To compare with an older version, run the same command with ``PYTHONPATH``
+pointing at that version's ``src`` (the end-to-end timing runs ``python -m
+pevpm`` with the same ``PYTHONPATH``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pevpm
+from pevpm.machine.presets import parse_machine
+from pevpm.trace.delays import ready_times
+from pevpm.trace.otf2_read import read_archive
+from pevpm.trace.replay import replay_machine, trace_model
+from pevpm.vm import fastengine
+from pevpm.vm.montecarlo import run_generator
+from pevpm.vm.program import compile_model
+
+
+@contextmanager
+def timed(into: list[float]):
+    """Append the wall seconds of the block to ``into``, the cycle collector paused."""
+    was = gc.isenabled()
+    gc.disable()
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        into.append(time.perf_counter() - start)
+        if was:
+            gc.enable()
+
+
+def end_to_end(directory: str, machine: str, extra: list[str]) -> tuple[float, float, float]:
+    """Wall and CPU seconds of ``pevpm replay`` in a fresh process, and its predicted mean."""
+    env = {**os.environ, "PYTHONPATH": str(Path(pevpm.__file__).parents[1])}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pevpm", "replay", directory, "--machine",
+                           machine, "--json", *extra], capture_output=True, text=True,
+                          env=env, check=True)
+    took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return took, cpu, json.loads(done.stdout)["mean"]
+
+
+def phases(directory: str, machine, runs: int, delays: bool) -> dict:
+    """Seconds of each phase of one replay of ``directory`` (``runs`` runs)."""
+    t: dict[str, list[float]] = {k: [] for k in ("read", "delays", "convert", "compile",
+                                                 "first", "later")}
+    with timed(t["read"]):
+        trace = read_archive(directory)
+    if delays:
+        with timed(t["delays"]):
+            ready_times(trace)
+    with timed(t["convert"]):
+        model = trace_model(trace, delays=delays)
+    if delays:
+        t["convert"][0] -= t["delays"][0]
+    with timed(t["compile"]):
+        program = compile_model(model)
+    quiet = replay_machine(machine, delays)
+    messages = 0
+    for i in range(runs):
+        with timed(t["first" if i == 0 else "later"]):
+            run = fastengine.simulate(model, trace.numprocs, quiet, rng=run_generator(0, i),
+                                      program=program)
+        messages = run.messages_simulated
+    return {"calls": sum(len(calls) for calls in trace.ranks), "numprocs": trace.numprocs,
+            "messages": messages, **{k: sum(v) for k, v in t.items()},
+            "later_each": statistics.mean(t["later"]) if t["later"] else 0.0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("traces", nargs="+", help="trace directories (pevpm trace -o DIR)")
+    parser.add_argument("--machine", required=True)
+    parser.add_argument("--runs", type=int, default=10, help="runs of the --no-delays replay")
+    parser.add_argument("--repeats", type=int, default=3, help="end-to-end timings per case")
+    args = parser.parse_args()
+    machine = parse_machine(args.machine)
+    print(f"pevpm from {Path(pevpm.__file__).parent}; load average {os.getloadavg()[0]:.2f}")
+    for directory in args.traces:
+        for delays, extra, runs in ((True, [], 1),
+                                    (False, ["--no-delays", "--runs", str(args.runs)],
+                                     args.runs)):
+            p = phases(directory, machine, runs, delays)
+            walls, cpus, means = zip(*(end_to_end(directory, args.machine, extra)
+                                       for _ in range(args.repeats)))
+            wall, cpu = statistics.median(walls), statistics.median(cpus)
+            label = " ".join(extra) or "(traced delays, 1 run)"
+            print(f"{directory} {label}: {p['calls']} calls, {p['numprocs']} ranks, "
+                  f"{p['messages']} messages a run; load {os.getloadavg()[0]:.1f}")
+            print(f"  pevpm replay end to end: {wall:.2f} s (median of {args.repeats}: "
+                  f"{', '.join(f'{w:.2f}' for w in walls)}), CPU {cpu:.2f} s; "
+                  f"{p['calls'] / cpu:,.0f} calls per CPU second; mean {means[0]!r}")
+            print(f"  phases: read {p['read']:.2f} s, delays {p['delays']:.2f} s, convert "
+                  f"{p['convert']:.2f} s, compile {p['compile']:.2f} s, simulate first run "
+                  f"{p['first']:.2f} s, later runs {p['later_each']:.3f} s each "
+                  f"({p['messages'] / p['later_each'] if p['later_each'] else 0:,.0f} "
+                  "messages/s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
