@@ -36,7 +36,7 @@ are counted in jobs, so it is predicted whole at every count.
 
 Run: PYTHONPATH=src python benchmarks/trace_extract.py --machine prof.db
      --calibration calibration.json [--quick] [--examples jacobi,fft2d,bag_of_tasks]
-     [--fit 2,4] [--scale 64,256,1024] [--runs 3] [--sample 100]
+     [--fit 2,4] [--scale 64,256,1024] [--runs 3] [--sample 100] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -130,6 +130,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sample", type=int, default=100,
                         help="iterations simulated (and twice that) beyond 4 ranks")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="keep the traces and the extracted models in DIR")
     args = parser.parse_args()
     size = ProblemSize.quick() if args.quick else ProblemSize()
     calibration = json.loads(Path(args.calibration).read_text())
@@ -138,7 +140,9 @@ def main() -> None:
     scale = [int(s) for s in args.scale.split(",")]
     base = parse_machine(args.machine)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or scratch
+        Path(tmp).mkdir(parents=True, exist_ok=True)
         for name in args.examples.split(","):
             case = CASES[name]
             here = case_machine(base, case)
