@@ -91,49 +91,27 @@ def interleaved_params(params: list[dict]) -> dict:
     runs interleaved with ``len(params)`` calibrations (one before each run,
     one after the last), from each calibration's parameters in order.
 
-    Each run is best predicted from the calibrations either side of it, and
-    the runs together from those: a trapezoid weighting in which the first and
-    last calibrations count half as much as the ones between two runs.  Of
-    these weighted values each parameter takes the weighted median, not the
-    mean: on a shared machine one calibration can be slowed on its own (the
-    Jacobi's 2-rank sweep once timed at 117 us where calibrations take 53 us;
-    docs/validation.md), and a median ignores one such calibration while
-    following a change that most of them see.  Where the weights split evenly it is the middle two's mean, so
-    two calibrations (one run) give their mean.  Parameters equal in every
-    calibration (sizes, counts) are kept as they are.
+    Each run is best predicted from the mean of the calibrations either side
+    of it, and the runs' mean from the mean of those: a trapezoid weighting
+    in which the first and last calibrations count half as much as the ones
+    between two runs.  A run time is, to first order, linear in the serial
+    times, so one prediction from these parameters is the mean of the
+    per-run predictions, at the cost of one Monte Carlo prediction (with one
+    seed) instead of one per run.  Parameters equal in every calibration
+    (sizes, counts) are kept as they are.
 
     >>> interleaved_params([{"N": 256, "t": 1.0}, {"N": 256, "t": 2.0},
-    ...                     {"N": 256, "t": 9.0}])
-    {'N': 256, 't': 2.0}
-    >>> interleaved_params([{"t": 1.0}, {"t": 3.0}])
-    {'t': 2.0}
+    ...                     {"N": 256, "t": 4.0}])
+    {'N': 256, 't': 2.25}
+    >>> interleaved_params([{"t": 1.0}])
+    {'t': 1.0}
     """
     weights = np.ones(len(params))
     weights[[0, -1]] = 0.5
     weights /= weights.sum()
     return {key: first if all(p[key] == first for p in params)
-            else weighted_median([p[key] for p in params], weights)
+            else float(np.dot(weights, [p[key] for p in params]))
             for key, first in params[0].items()}
-
-
-def weighted_median(values, weights) -> float:
-    """The value with half the weight below it and half above; where the
-    cumulative weight reaches exactly one half, the mean of the values either
-    side of it.
-
-    >>> weighted_median([4.0, 1.0, 1.0, 4.0], [1, 2, 2, 1])
-    1.0
-    >>> weighted_median([1.0, 2.0, 3.0, 4.0], [1, 2, 2, 1])
-    2.5
-    """
-    order = np.argsort(values, kind="stable")
-    v = np.asarray(values, float)[order]
-    cumulative = np.cumsum(np.asarray(weights, float)[order])
-    half = cumulative[-1] / 2
-    i = int(np.searchsorted(cumulative, half))
-    if np.isclose(cumulative[i], half) and i + 1 < len(v):
-        return float((v[i] + v[i + 1]) / 2)
-    return float(v[i])
 
 
 def add_amdahl(rows: list[dict]) -> None:
