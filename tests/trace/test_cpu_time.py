@@ -14,6 +14,7 @@ from pevpm.trace.events import Call, Collective, Recv, Send, Trace
 from pevpm.trace.extract import extract, trial_run
 from pevpm.trace.otf2_read import read_archive
 from pevpm.trace.replay import rank_statements
+from pevpm.trace.tokens import SERIAL, rank_tokens
 
 SLEEPER = """
 import time
@@ -48,10 +49,11 @@ def test_the_tracer_records_the_cpu_seconds_and_the_sleeps_of_each_gap(tmp_path,
         assert 0.1 <= computed.cpu < 0.1 + 0.05 and computed.slept == 0
 
 
-def sleeper_rank(cores: int) -> Trace:
-    """One rank: a gap of 3 s wall in which it computed 1 s of CPU and slept 1.5 s."""
+def sleeper_rank(cores: int, slept: float = 2.0) -> Trace:
+    """One rank: a gap of 3 s wall in which it computed 1 s of CPU and slept ``slept``."""
     calls = (Call("MPI_Init", 0, 0, cpu=0.0), Call("MPI_Barrier", 3, 3, (Collective(
-        "BARRIER", (0,), None, 0, 0),), cpu=1.0, slept=1.5), Call("MPI_Finalize", 3, 3, cpu=0.0))
+        "BARRIER", (0,), None, 0, 0),), cpu=1.0, slept=slept), Call("MPI_Finalize", 3, 3,
+                                                                     cpu=0.0))
     return Trace((calls,), cores=cores)
 
 
@@ -59,17 +61,31 @@ def test_a_sleep_is_a_sleeping_serial_of_its_own_not_scaled_by_speed():
     def serials(trace, **how):
         return [(float(s.time.evaluate({})), s.sleep) for s in rank_statements(trace, 0, **how)
                 if hasattr(s, "time")]
-    assert serials(sleeper_rank(2)) == [(1.5, False), (1.5, True)]       # wall - slept, slept
-    assert serials(sleeper_rank(2), speed=2.0) == [(0.75, False), (1.5, True)]
-    assert serials(sleeper_rank(2), cpu=True) == [(1.0, False), (1.5, True)]
+    assert serials(sleeper_rank(2)) == [(1.0, False), (2.0, True)]       # wall - slept, slept
+    assert serials(sleeper_rank(2), speed=2.0) == [(0.5, False), (2.0, True)]
+    assert serials(sleeper_rank(2), cpu=True) == [(1.0, False), (2.0, True)]
 
 
-def test_extract_writes_what_a_rank_slept_as_a_sleep():
+def test_extract_writes_a_gap_mostly_slept_as_a_sleep():
     cpu = extract(Trace(sleeper_rank(1).ranks * 2, cores=1))     # 2 ranks on 1 core: CPU time
-    assert "b.serial(1)" in cpu.text and "b.serial(1.5, sleep=True)" in cpu.text
+    assert "b.serial(3, sleep=True)" in cpu.text                 # 1 s computed + 2 s slept
     assert "what it slept (sleep, nanosleep) is written as sleeps" in cpu.text
-    wall = extract(sleeper_rank(2))
-    assert "b.serial(1.5)" in wall.text and "b.serial(1.5, sleep=True)" in wall.text
+    assert "b.serial(3, sleep=True)" in extract(sleeper_rank(2)).text
+    mostly_computed = extract(sleeper_rank(2, slept=0.5)).text   # 2.5 s computed, 0.5 slept
+    assert "b.serial(3)" in mostly_computed and "sleep=True" not in mostly_computed
+
+
+def test_a_gap_is_one_token_whether_or_not_it_held_a_sleep():
+    """A rank that left MPI_Init later at one count (a sleep before its start-up
+    computation) has the same tokens as at a count where it did not."""
+    def rank(lead: float) -> Trace:
+        start = Call("MPI_Init", 0, lead)
+        barrier = Call("MPI_Barrier", 1, 1, (Collective("BARRIER", (0, 1), None, 0, 0),))
+        return Trace(((Call("MPI_Init", 0, 0), barrier, Call("MPI_Finalize", 1, 1)),
+                      (start, barrier, Call("MPI_Finalize", 1, 1))), cores=2)
+    late, prompt = rank_tokens(rank(1e-7), 1), rank_tokens(rank(0.0), 1)
+    assert [t.key for t in late] == [t.key for t in prompt]
+    assert late[0].key == SERIAL and late[0].values[0] == pytest.approx(1.0)
 
 
 def test_extract_takes_the_cpu_seconds_and_replay_the_wall_time():

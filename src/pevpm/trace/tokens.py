@@ -69,18 +69,25 @@ def rank_tokens(trace: Trace, rank: int) -> list[Token]:
     """Rank ``rank``'s program as tokens with its peers' ranks and slot-named
     requests; computations in wall seconds, but in CPU seconds when the trace
     was taken with more ranks than cores and has them (a rank that shared its
-    core computed no more for that); what it slept is a :data:`SLEEP` token."""
+    core computed no more for that).  Back-to-back computations and sleeps are
+    one token, a :data:`SLEEP` where the rank slept longer than it computed
+    (a job that sleeps), else a :data:`SERIAL`: a gap is one token at every
+    count, whether or not it held a sleep there (a rank that left
+    ``MPI_Init`` a little later at one count only), so ranks still match."""
     n = trace.numprocs
     env = {"procnum": rank, "numprocs": n}
     slots: dict[str, str] = {}
     tokens = []
-    for s in rank_statements(trace, rank, cpu=uses_cpu(trace)):
-        if isinstance(s, Serial):       # back-to-back computations (sleeps) are one
-            seconds, key = float(s.time.evaluate(env)), SLEEP if s.sleep else SERIAL
-            if tokens and tokens[-1].key == key:
-                seconds += tokens.pop().values[0]
-            tokens.append(Token(key, (seconds,)))
+    gap = [0.0, 0.0]                    # seconds computed, seconds slept
+    for s in rank_statements(trace, rank, cpu=uses_cpu(trace)) + [None]:
+        if isinstance(s, Serial):
+            gap[s.sleep] += float(s.time.evaluate(env))
             continue
+        if gap != [0.0, 0.0]:
+            tokens.append(Token(SLEEP if gap[1] > gap[0] else SERIAL, (sum(gap),)))
+            gap = [0.0, 0.0]
+        if s is None:
+            break
         assert isinstance(s, Message)
 
         def num(expr):
