@@ -72,16 +72,18 @@ def rank_tokens(trace: Trace, rank: int) -> list[Token]:
     core computed no more for that).  Back-to-back computations and sleeps are
     one token, a :data:`SLEEP` where the rank slept longer than it computed
     (a job that sleeps), else a :data:`SERIAL`: a gap is one token at every
-    count, whether or not it held a sleep there (a rank that left
-    ``MPI_Init`` a little later at one count only), so ranks still match."""
+    count whether or not it held a short sleep there, so ranks still match.
+    The wait of a rank that left ``MPI_Init`` (or a section's first call)
+    later than the first rank counts as computation, as it always did: it is
+    no sleep of the program's, and some ranks have it where others do not."""
     n = trace.numprocs
     env = {"procnum": rank, "numprocs": n}
     slots: dict[str, str] = {}
     tokens = []
     gap = [0.0, 0.0]                    # seconds computed, seconds slept
-    for s in rank_statements(trace, rank, cpu=uses_cpu(trace)) + [None]:
-        if isinstance(s, Serial):
-            gap[s.sleep] += float(s.time.evaluate(env))
+    for i, s in enumerate(rank_statements(trace, rank, cpu=uses_cpu(trace)) + [None]):
+        if isinstance(s, Serial):       # a first sleep is a later exit from MPI_Init: waiting
+            gap[s.sleep and i > 0] += float(s.time.evaluate(env))
             continue
         if gap != [0.0, 0.0]:
             tokens.append(Token(SLEEP if gap[1] > gap[0] else SERIAL, (sum(gap),)))
