@@ -6,9 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import otf2
 import pytest
-from otf2.enums import CollectiveOp, GroupType, LocationGroupType, Paradigm, RegionRole
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fuzz"))
+from trace_archives import ping_records, write_archive  # tests/fuzz, on the path above
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 RING = Path(__file__).resolve().parent / "trace" / "programs" / "ring.py"
@@ -27,35 +28,33 @@ PING_CALLS = {
 def write_ping_archive(directory: Path) -> Path:
     """A two-rank OTF2 archive shaped like ``pevpm trace``'s: rank 0 computes 2 ms and
     sends 800 bytes (tag 5) to rank 1, then both meet in a barrier (:data:`PING_CALLS`)."""
-    with otf2.writer.open(str(directory), archive_name="traces",
-                          timer_resolution=1_000_000) as archive:
-        d = archive.definitions
-        node = d.system_tree_node("node")
-        locations = [d.location("Master thread", group=d.location_group(
-            f"MPI Rank {r}", location_group_type=LocationGroupType.PROCESS,
-            system_tree_parent=node)) for r in (0, 1)]
-        d.group("", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI,
-                members=locations)
-        world = d.comm("MPI_COMM_WORLD", group=d.group(
-            "MPI_COMM_WORLD", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
-            members=[0, 1]))
-        regions = {}
-        for rank, calls in PING_CALLS.items():
-            writer = archive.event_writer_from_location(locations[rank])
-            for name, start, end in calls:
-                region = regions.setdefault(name, d.region(
-                    name, paradigm=Paradigm.MPI, region_role=RegionRole.POINT2POINT))
-                writer.enter(start, region)
-                if name == "MPI_Send":
-                    writer.mpi_send(start, 1, world, 5, 800)
-                elif name == "MPI_Recv":
-                    writer.mpi_recv(end, 0, world, 5, 800)
-                elif name == "MPI_Barrier":
-                    writer.mpi_collective_begin(start)
-                    writer.mpi_collective_end(end, CollectiveOp.BARRIER, world,
-                                              otf2.Undefined.UINT32, 0, 0)
-                writer.leave(end, region)
-    return directory / "traces.otf2"
+    return write_archive(directory, ping_records(attributes=False))
+
+
+#: The ping archive's program as a model file: rank 0 computes 2 ms and sends 800
+#: bytes to rank 1, then a barrier.
+PING_MODEL = '''from pevpm.model.builder import ModelBuilder
+
+
+def model():
+    b = ModelBuilder()
+    with b.runon() as arms:
+        with arms.case("procnum == 0"):
+            b.serial(0.002)
+            b.send(800, dest=1, tag=5)
+        with arms.case("procnum == 1"):
+            b.recv(800, source=0, tag=5)
+    b.collective("MPI_Barrier")
+    return b
+'''
+
+
+@pytest.fixture
+def ping_model(tmp_path) -> Path:
+    """:data:`PING_MODEL` written to a file."""
+    path = tmp_path / "ping_model.py"
+    path.write_text(PING_MODEL)
+    return path
 
 
 @pytest.fixture

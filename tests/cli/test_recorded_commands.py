@@ -11,21 +11,6 @@ from pevpm.profile.builtin import resolve_profile
 from pevpm.report.side_by_side import PREDICTED_PID, RECORDED_PID
 from pevpm.trace.otf2_read import read_archive
 
-PING_MODEL = '''from pevpm.model.builder import ModelBuilder
-
-
-def model():
-    b = ModelBuilder()
-    with b.runon() as arms:
-        with arms.case("procnum == 0"):
-            b.serial(0.002)
-            b.send(800, dest=1, tag=5)
-        with arms.case("procnum == 1"):
-            b.recv(800, source=0, tag=5)
-    b.collective("MPI_Barrier")
-    return b
-'''
-
 #: Receives from the next rank on every rank: deadlocks at any count but 1.
 DEADLOCK_MODEL = '''from pevpm.model.builder import ModelBuilder
 
@@ -37,13 +22,6 @@ def model():
 '''
 
 CONSTANT = "constant:latency=1e-4"
-
-
-@pytest.fixture
-def ping_model(tmp_path):
-    path = tmp_path / "ping_model.py"
-    path.write_text(PING_MODEL)
-    return path
 
 
 def events(path, pid):

@@ -31,16 +31,20 @@ def call(name: str, start: int, end: int, cpu=None, sleep=None, *inner) -> list[
     return [("enter", start, name, cpu, sleep), *inner, ("leave", end, name)]
 
 
-def ping_records(cpu=0.002, sleep=0.0) -> list[list[tuple]]:
-    """Rank 0 sends 800 bytes to rank 1, then both meet in a barrier."""
+def ping_records(cpu=0.002, sleep=0.0, attributes: bool = True) -> list[list[tuple]]:
+    """Rank 0 sends 800 bytes to rank 1, then both meet in a barrier; without
+    ``attributes`` no Enter has ``pevpm::cpu`` or ``pevpm::sleep`` (a Score-P archive)."""
+    zero = 0.0 if attributes else None
+    if not attributes:
+        cpu = sleep = None
     return [
         [*call("MPI_Init", 0, 1000), *call("MPI_Send", 3000, 3500, cpu, sleep,
                                            ("send", 3000, 1, 5, 800)),
-         *call("MPI_Barrier", 4000, 4200, 0.0, 0.0, ("barrier", 4000, 4200)),
+         *call("MPI_Barrier", 4000, 4200, zero, zero, ("barrier", 4000, 4200)),
          *call("MPI_Finalize", 5000, 5100)],
-        [*call("MPI_Init", 0, 1200), *call("MPI_Recv", 1500, 3600, 0.0, 0.0,
+        [*call("MPI_Init", 0, 1200), *call("MPI_Recv", 1500, 3600, zero, zero,
                                            ("recv", 3600, 0, 5, 800)),
-         *call("MPI_Barrier", 4100, 4200, 0.0, 0.0, ("barrier", 4100, 4200)),
+         *call("MPI_Barrier", 4100, 4200, zero, zero, ("barrier", 4100, 4200)),
          *call("MPI_Finalize", 4800, 5100)],
     ]
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from pevpm.machine.presets import parse_machine
-from pevpm.model.builder import ModelBuilder
+from pevpm.model.loader import load_model
 from pevpm.report.html import write_report
 from pevpm.report.recorded import comparison_section, rank_comparisons
 from pevpm.report.side_by_side import (
@@ -20,24 +20,12 @@ from pevpm.vm.fastengine import simulate
 US = 1e-6
 
 
-def ping_model():
-    """The ping archive's program: rank 0 computes 2 ms and sends 800 bytes, a barrier."""
-    b = ModelBuilder()
-    with b.runon() as arms:
-        with arms.case("procnum == 0"):
-            b.serial(0.002)
-            b.send(800, dest=1, tag=5)
-        with arms.case("procnum == 1"):
-            b.recv(800, source=0, tag=5)
-    b.collective("MPI_Barrier")
-    return b.build()
-
-
 @pytest.fixture
-def ping(ping_archive):
+def ping(ping_archive, ping_model):
     """The ping trace and the model's run on a machine where every message takes 0.1 ms."""
     trace = read_archive(ping_archive)
-    run = simulate(ping_model(), 2, parse_machine("constant:latency=1e-4"), trace=True)
+    run = simulate(load_model(str(ping_model)), 2, parse_machine("constant:latency=1e-4"),
+                   trace=True)
     return trace, run
 
 

@@ -105,6 +105,21 @@ def _request(rid: int) -> str:
     return f"q{rid}"
 
 
+class _Own:
+    """What a rank did on its own in a gap between MPI calls: the CPU seconds it
+    computed and the seconds it slept, as the calls after the gap recorded them."""
+
+    __slots__ = ("cpu", "slept")
+
+    def __init__(self):
+        self.cpu = self.slept = 0.0
+
+    def add(self, call: Call, computed: float = 0.0) -> None:
+        """The gap before ``call`` (and ``computed`` more CPU seconds) was the rank's."""
+        self.cpu += (call.cpu or 0.0) + computed
+        self.slept += call.slept
+
+
 class _RankConverter:
     """Turns one rank's calls into statements."""
 
@@ -137,11 +152,11 @@ class _RankConverter:
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
 
-    def serial(self, seconds: float, cpu: float = 0.0, slept: float = 0.0) -> None:
-        """A gap of ``seconds`` (wall) in which the rank computed ``cpu`` CPU seconds
-        and slept ``slept`` seconds: a computation (the CPU seconds with ``cpu=True``,
-        else the wall time not slept), then a sleep."""
-        computing = cpu if self.cpu else seconds - slept
+    def serial(self, seconds: float, own: _Own) -> None:
+        """A gap of ``seconds`` (wall) in which the rank computed ``own.cpu`` CPU
+        seconds and slept ``own.slept`` seconds: a computation (the CPU seconds with
+        ``cpu=True``, else the wall time not slept), then a sleep."""
+        computing, slept = (own.cpu if self.cpu else seconds - own.slept), own.slept
         if computing > 0:
             self.out.append(Serial(_num(computing / self.speed), sleep=self.as_traced))
             self.computed += computing
@@ -157,7 +172,7 @@ class _RankConverter:
             self.out.append(Serial(_num(lead), sleep=True))   # it left MPI_Init later
         previous = begin
         polling_since: float | None = None
-        cpu = slept = 0.0   # CPU seconds computed and seconds slept since the last statement
+        own = _Own()        # what the rank did on its own since the last statement
         last = None
         for index, call in enumerate(trace.ranks[rank]):
             if call.name == "MPI_Finalize":
@@ -169,15 +184,15 @@ class _RankConverter:
             if statements is None:          # a poll: waiting starts here
                 if polling_since is None:
                     polling_since = call.start
-                    cpu, slept = cpu + (call.cpu or 0.0), slept + call.slept
+                    own.add(call)
                 continue
             if not statements:              # moves nothing: computation
-                cpu, slept = cpu + (call.cpu or 0.0) + call.end - call.start, slept + call.slept
+                own.add(call, call.end - call.start)
                 continue
             start = polling_since if polling_since is not None else call.start
             if polling_since is None:
-                cpu, slept = cpu + (call.cpu or 0.0), slept + call.slept
-            self.serial(start - previous, cpu, slept)
+                own.add(call)
+            self.serial(start - previous, own)
             self.out.extend(statements)
             if self.ready is not None:
                 # an eager send can end before its receive is posted: it took no time after
@@ -187,11 +202,10 @@ class _RankConverter:
                 if kind is None:
                     kind = self.kinds[key] = self.kind(call)
                 self.after_ready.append((len(self.out), after, kind))
-            previous, polling_since, cpu, slept = call.end, None, 0.0, 0.0
+            previous, polling_since, own = call.end, None, _Own()
         if polling_since is None and last is not None:
-            cpu, slept = cpu + (last.cpu or 0.0), slept + last.slept
-        self.serial(finish - (polling_since if polling_since is not None else previous), cpu,
-                    slept)
+            own.add(last)
+        self.serial(finish - (polling_since if polling_since is not None else previous), own)
         return self.out
 
     @staticmethod
