@@ -32,9 +32,9 @@ from pevpm.trace.extract import extract
 from pevpm.trace.otf2_read import read_archive
 from pevpm.trace.replay import replay
 from pevpm.validate.cases import CASES, ProblemSize
+from pevpm.validate.runner import find_mpiexec
 
 ROOT = Path(__file__).resolve().parents[1]
-MPIEXEC = str(Path(sys.executable).with_name("mpiexec"))
 
 
 def case_machine(base, case):
@@ -50,7 +50,7 @@ def trace_example(name: str, nprocs: int, size: ProblemSize, out: Path) -> None:
     env = {**os.environ, **case.environment}
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     program = ROOT / "examples" / name / f"{name}.py"
-    subprocess.run([sys.executable, "-m", "pevpm", "trace", "-o", str(out), "--", MPIEXEC,
+    subprocess.run([sys.executable, "-m", "pevpm", "trace", "-o", str(out), "--", find_mpiexec(),
                     "-n", str(nprocs), sys.executable, str(program),
                     *case.program_args(size)], env=env, check=True, stdout=subprocess.DEVNULL)
 

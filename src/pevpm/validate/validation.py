@@ -70,12 +70,31 @@ def predict_point(case: Case, n: int, profile_path: str, params: dict, runs: int
     parameters ``params`` (:meth:`Case.model_params`), per model:
     ``{"predictions": {model: seconds}, "full_sd": ..., "breakdown": ...}``,
     the last the full prediction's per-rank compute/communication/waiting."""
-    model = load_model(case.model_path)
+    return predict_models(load_model(case.model_path), n, profile_path, params, runs, seed,
+                          collectives=case.collectives,
+                          progress=lambda model: progress(
+                              f"{case.name}: predicting {n} process(es) with the {model} model"))
+
+
+def predict_models(model, n: int, profile_path: str, params: dict, runs: int, seed: int,
+                   collectives: str | None = None,
+                   progress: Callable[[str], None] = lambda _: None) -> dict:
+    """:func:`predict_point` for any loaded ``model``: every rank on one host of
+    the profile, ``full`` with ``runs`` runs and each baseline of
+    :data:`PROFILE_MODELS` with a quarter of them; ``progress(model_name)``
+    before each.
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.serial("0.5")
+    >>> row = predict_models(b.build(), 2, "default", {}, runs=2, seed=1)
+    >>> row["predictions"]["full"], sorted(row["predictions"]) == sorted(PROFILE_MODELS)
+    (0.5, True)
+    """
     row: dict = {"predictions": {}}
     for name in PROFILE_MODELS:
-        progress(f"{case.name}: predicting {n} process(es) with the {name} model")
-        machine = machine_from_profile(profile_path, ppn=n, model=name,
-                                       collectives=case.collectives)
+        progress(name)
+        machine = machine_from_profile(profile_path, ppn=n, model=name, collectives=collectives)
         pred = predict(model, n, machine, runs=runs if name == "full" else max(1, runs // 4),
                        seed=seed, params=with_machine(params, model, machine),
                        bounds=False, workers=1)

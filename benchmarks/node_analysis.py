@@ -1,0 +1,202 @@
+"""The analyse phase of ``benchmarks/node_validation.py``: predictions for what the node measured.
+
+Reads ``OUT/node.json``, the node's profile ``OUT/machine.db`` and its traces
+``OUT/traces``; writes ``OUT/results.json``, ``OUT/tables.md`` and an HTML
+report in ``OUT/report``.  Every prediction puts all ranks on one node like
+the measured one (its cores come from the profile), so each measured point
+has a core per rank.
+
+* Case studies: the model parameters of a point are those of its two
+  calibrations (before and after its runs, :func:`interleaved_params`); the
+  ``full`` model and the baselines as ``pevpm validate`` predicts them.
+* The tutorial's CG: the mean of the two calibrations' ``-D`` values.
+* Extraction: the timed section of each traced case study (first barrier to
+  the final gather) extracted from all traced counts, predicted at every
+  measured count against the real runs, and at 64, 256 and 1,024 ranks
+  (nodes like this one) against the hand-written model, whose loop of
+  thousands of iterations is simulated for 100 and 200 and extrapolated
+  (``benchmarks/trace_extract.py``'s :func:`mean_time`).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tarfile
+import tempfile
+from pathlib import Path
+
+from node_validation import CG_ARGS, SCALE, SECTION
+from trace_extract import extracted, hand_params, mean_time
+from trace_replay_examples import case_machine
+
+from pevpm.errors import PevpmError
+from pevpm.machine.presets import parse_machine
+from pevpm.machine.profile_model import machine_from_profile
+from pevpm.model.loader import load_model
+from pevpm.report.html import write_report
+from pevpm.trace.otf2_read import read_archive
+from pevpm.validate.cases import CASES, ProblemSize
+from pevpm.validate.runner import EXAMPLES_DIR
+from pevpm.validate.validation import (
+    PROFILE_MODELS,
+    add_amdahl,
+    interleaved_params,
+    predict_models,
+    predict_point,
+)
+
+SEED = 1
+
+
+def measured(point: dict) -> dict:
+    """A row's measured columns from the node's times."""
+    times = point["times"]
+    return {"measured_mean": statistics.fmean(times),
+            "measured_sd": statistics.stdev(times) if len(times) > 1 else 0.0,
+            "measured_times": times, "measured_others": max(point.get("others", [0.0]))}
+
+
+def case_rows(name: str, points: dict, profile: str, size: ProblemSize, runs: int) -> list[dict]:
+    """Measured against predicted rows of one case study, by rank count."""
+    case, rows = CASES[name], []
+    for n in sorted(int(k) for k in points):
+        point = points[str(n)]
+        params = interleaved_params([case.model_params(c, n, size)
+                                     for c in point["calibrations"]])
+        row = {"n": n, **measured(point),
+               **predict_point(case, n, profile, params, runs, SEED)}
+        row.pop("breakdown")
+        rows.append(row)
+    add_amdahl(rows)
+    return rows
+
+
+def cg_rows(points: dict, profile: str, runs: int) -> list[dict]:
+    """The tutorial CG's rows: its hand-written model with the mean calibration."""
+    model = load_model(EXAMPLES_DIR / "tutorial" / "cg.py")
+    problem = {k.lstrip("-"): int(v) for k, v in zip(CG_ARGS[::2], CG_ARGS[1::2])}
+    rows = []
+    for n in sorted(int(k) for k in points):
+        point = points[str(n)]
+        flags = {k: statistics.fmean(c[k] for c in point["calibrations"])
+                 for k in point["calibrations"][0]}
+        row = {"n": n, **measured(point),
+               **predict_models(model, n, profile, {**problem, **flags}, runs, SEED)}
+        row.pop("breakdown")
+        rows.append(row)
+    add_amdahl(rows)
+    return rows
+
+
+def extraction_rows(out: Path, record: dict, validation: dict, profile: str,
+                    runs: int) -> dict:
+    """Extracted models of the traced case studies against real runs and hand models."""
+    size, cores = ProblemSize(**record["size"]), record["conditions"]["cores"]
+    result = {}
+    scratch = Path(tempfile.mkdtemp(prefix="pevpm-node-"))
+    for name in ("jacobi", "bag_of_tasks"):
+        case = CASES[name]
+        counts = [n for n in record["trace_counts"] if f"{name}-{n}" in record["traces"]]
+        if len(counts) < 2:
+            result[name] = {"error": f"traced at {counts or 'no'} counts; extraction needs two"}
+            continue
+        traces = {n: read_archive(out / record["traces"][f"{name}-{n}"]) for n in counts}
+        try:
+            x, took, model = extracted(traces, counts, name, scratch, SECTION)
+        except PevpmError as err:
+            result[name] = {"error": err.message}
+            continue
+        (out / f"{name}_extracted.py").write_text(x.text)
+        here = case_machine(parse_machine(profile), case)
+        beyond = machine_from_profile(profile, ppn=cores, collectives=case.collectives)
+        largest = max(validation[name], key=lambda r: r["n"], default=None)
+        calibration = (record["cases"][name][str(largest["n"])]["calibrations"][0]
+                       if largest else None)
+        rows = []
+        for row in validation[name]:
+            got = mean_time(model, row["n"], here, runs, {}, None)
+            rows.append({"n": row["n"], "extracted": got, "measured": row["measured_mean"],
+                         "hand_written": f"{row['predictions']['full']:.4f}"})
+        for n in SCALE if calibration else ():
+            params, how = hand_params(case, calibration, n, size)
+            sample = 100 if name == "jacobi" else None
+            rows.append({"n": n, "extracted": mean_time(model, n, beyond, 3, {}, sample),
+                         "hand_written": mean_time(load_model(case.model_path), n, beyond, 3,
+                                                   params, sample), "how": how})
+        result[name] = {"fitted_counts": counts, "calls": x.events, "lines": x.lines,
+                        "extract_seconds": round(took, 2), "notes": x.notes, "rows": rows}
+    return result
+
+
+def percent(a, b) -> str:
+    try:
+        return f"{float(a) / float(b) - 1:+.1%}"
+    except (TypeError, ValueError, ZeroDivisionError):
+        return "-"
+
+
+def tables(record: dict, validation: dict, extraction: dict) -> str:
+    """Markdown tables of everything, with the conditions."""
+    c = record["conditions"]
+    lines = [(f"Node: {c['host']}, {c['cores']} cores ({c['processor'] or 'processor unknown'}),"
+              f" Python {c['python']}, {c['date']}; load average {c['load']:.2f} at the start, "
+              f"{c.get('load_end', float('nan')):.2f} at the end. {record['repeats']} timed runs "
+              "per point after a warm-up."), ""]
+    if record["skipped"] or record["failed"]:
+        lines += [(f"Skipped for time: {', '.join(record['skipped']) or 'nothing'}; failed: "
+                   f"{', '.join(record['failed']) or 'nothing'}."), ""]
+    for name, rows in validation.items():
+        lines += [f"### {name}", "", "| ranks | measured (s) | sd | "
+                  + " | ".join(f"{m} | err" for m in (*PROFILE_MODELS, "amdahl")) + " |",
+                  "|---" * (3 + 2 * (len(PROFILE_MODELS) + 1)) + "|"]
+        for r in rows:
+            cells = [f"{r['predictions'].get(m, float('nan')):.4f} | "
+                     f"{percent(r['predictions'].get(m), r['measured_mean'])}"
+                     for m in (*PROFILE_MODELS, "amdahl")]
+            lines.append(f"| {r['n']} | {r['measured_mean']:.4f} | {r['measured_sd']:.4f} | "
+                         + " | ".join(cells) + " |")
+        lines.append("")
+    for name, x in extraction.items():
+        lines += [f"### {name}: extracted model (section {SECTION[0]} to {SECTION[1]})", ""]
+        if "error" in x:
+            lines += [f"not extracted: {x['error']}", ""]
+            continue
+        lines += [(f"Fitted at {x['fitted_counts']} ranks: {x['calls']} MPI calls -> "
+                   f"{x['lines']} lines in {x['extract_seconds']} s."), "",
+                  ("| ranks | extracted (s) | hand-written full (s) | measured (s) | "
+                   "extracted vs measured | extracted vs hand-written |"), "|---" * 6 + "|"]
+        for r in x["rows"]:
+            m = r.get("measured")
+            lines.append(f"| {r['n']} | {r['extracted']} | {r['hand_written']}{r.get('how', '')}"
+                         f" | {'-' if m is None else f'{m:.4f}'} | {percent(r['extracted'], m)}"
+                         f" | {percent(r['extracted'], r['hand_written'])} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def analyse(out: Path, runs: int) -> dict:
+    """Predict everything ``out/node.json`` measured; write results, tables, report."""
+    record = json.loads((out / "node.json").read_text())
+    if not (out / "traces").is_dir() and (out / "traces.tar.gz").is_file():
+        with tarfile.open(out / "traces.tar.gz") as packed:
+            packed.extractall(out, filter="data")
+    profile = str(out / "machine.db")
+    size = ProblemSize(**record["size"])
+    validation = {name: case_rows(name, record["cases"][name], profile, size, runs)
+                  for name in CASES if record["cases"][name]}
+    if record["cases"]["cg"]:
+        validation["cg"] = cg_rows(record["cases"]["cg"], profile, runs)
+    extraction = extraction_rows(out, record, validation, profile, runs)
+    text = tables(record, validation, extraction)
+    (out / "tables.md").write_text(text + "\n")
+    c = record["conditions"]
+    results = {"title": f"pevpm on a {c['cores']}-core node ({c['host']})",
+               "notes": [text.split("\n", 1)[0]], "machine": {
+                   k: str(v) for k, v in c.items()},
+               "validation": validation, "extraction": extraction, "node": record}
+    (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    write_report({k: v for k, v in results.items() if k not in ("extraction", "node")},
+                 str(out / "report"))
+    print(text)
+    return results
