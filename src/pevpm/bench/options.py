@@ -25,6 +25,9 @@ from pevpm.bench.clock import SYNC_METHODS, THESIS_RESEND_LIMIT
 from pevpm.errors import BenchmarkError
 
 START_MODES = ("barrier", "time", "chain")
+#: Which loops time the operations: ``c`` (the C core, :mod:`pevpm.bench.ccore`),
+#: ``python`` (mpi4py) or ``auto`` (C where it builds, else Python with a note).
+BINDINGS = ("auto", "c", "python")
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 _NUMBER = r"(\d+)([kKmMgG]?)"
 _RANGE = re.compile(rf"^{_NUMBER}-(\*?){_NUMBER}-{_NUMBER}$")
@@ -172,6 +175,7 @@ class BenchOptions:
     machine: str = ""
     bind: bool = True
     progress: bool = True
+    binding: str = "auto"
 
     def blocks(self) -> list[tuple[str, str, int]]:
         """(test, variant, size) in run order; size-less tests run once at size 0."""
@@ -198,6 +202,7 @@ class BenchOptions:
     def from_plan(cls, plan: dict, **overrides) -> BenchOptions:
         data = dict(plan, **overrides)
         data["tests"] = [tuple(t) for t in data["tests"]]
+        data.setdefault("binding", "python")     # plans stored before the C core
         return cls(**data)
 
     def validate(self, nprocs: int | None, memory: int | None) -> None:
@@ -212,6 +217,8 @@ class BenchOptions:
             raise BenchmarkError(f"--ppn must be at least 1 (got {self.ppn})")
         if self.sync not in SYNC_METHODS:
             raise BenchmarkError(f"--sync must be one of {', '.join(SYNC_METHODS)}")
+        if self.binding not in BINDINGS:
+            raise BenchmarkError(f"--binding must be one of {', '.join(BINDINGS)}")
         if self.start not in START_MODES:
             raise BenchmarkError(f"--start must be one of {', '.join(START_MODES)}")
         if self.budget <= 0:

@@ -20,6 +20,7 @@ from dataclasses import replace
 import numpy as np
 from mpi4py import MPI
 
+from pevpm.bench.ccore import CCore, CoreClock, core_library, load_core
 from pevpm.bench.clock import GlobalClock, pick_clock, synchronise
 from pevpm.bench.eager import measure_eager_limit
 from pevpm.bench.interrupts import InterruptWatch
@@ -79,8 +80,10 @@ def _bind_to_core(placement: Placement, rank: int) -> bool:
 class _Run:
     """State of one benchmark run (one placement) on one of its ranks."""
 
-    def __init__(self, comm, options: BenchOptions, watch: InterruptWatch, placement: Placement):
+    def __init__(self, comm, options: BenchOptions, watch: InterruptWatch, placement: Placement,
+                 core: CCore | None = None):
         self.comm = comm
+        self.core = core
         self.watch = watch
         self.placement = placement
         self.kept = 0
@@ -89,7 +92,8 @@ class _Run:
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self.options = options
-        self.clock = GlobalClock(pick_clock(MPI.Wtime, MPI.Wtick()))
+        self.clock = GlobalClock(CoreClock(core) if core else pick_clock(MPI.Wtime, MPI.Wtick()))
+        self.exchange = core.exchange if core else None
         self.now = self.clock.local.now
         self.writer: ProfileWriter | None = None
         self.run_id = 0
@@ -108,7 +112,7 @@ class _Run:
         eager = measure_eager_limit(comm)
         if self.rank == 0 and eager is not None:
             self.writer.set_metadata(eager=str(eager))
-        self.clock.add(synchronise(comm, self.clock.local, options.sync, options.resend_limit))
+        self._synchronise()
         return todo
 
     def _open_profile(self) -> list[tuple[str, str, int]]:
@@ -134,10 +138,16 @@ class _Run:
         )
         return plan
 
+    def _synchronise(self) -> None:
+        options = self.options
+        self.clock.add(synchronise(self.comm, self.clock.local, options.sync,
+                                   options.resend_limit, self.exchange))
+
     def run_block(self, test: str, variant: str, size: int, reps_cap_ns: float) -> None:
         """Time one block, re-synchronise, and store it (rank 0)."""
         comm, options = self.comm, self.options
-        op = build_operation(comm, test, variant, size, self.partner)
+        build = self.core.operation if self.core else build_operation
+        op = build(comm, test, variant, size, self.partner)
         warmup = max(options.warmup, 1)
         probe = max(1, warmup // 2)
         op.run(warmup - probe, BarrierStart(comm), self.now)
@@ -160,7 +170,7 @@ class _Run:
         stamps = op.run(reps, start, self.now)
         elapsed = time.perf_counter() - began
         conditions = self._conditions(meter, own_cpu_seconds() - cpu_began)
-        self.clock.add(synchronise(comm, self.clock.local, options.sync, options.resend_limit))
+        self._synchronise()
         collated, sync_rows = self._collate(stamps, reps)
         if self.rank == 0:
             key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
@@ -250,8 +260,10 @@ class _Run:
             sync = self.writer.clock_sync(self.run_id)
             self.writer.finish_run(self.run_id, sync)
             worst = max((row["error"] for row in sync), default=0.0)
+            loops = "C" if self.core else "Python (mpi4py)"
             print(f"pevpm bench: {self.total} blocks for {self.placement.nxp} in "
-                  f"{self.options.output} (clock sync error <= {worst * 1e6:.2f} us)")
+                  f"{self.options.output} ({loops} timing loops, clock sync error <= "
+                  f"{worst * 1e6:.2f} us)")
             self.writer.close()
 
 
@@ -273,11 +285,12 @@ def run_benchmark(options: BenchOptions, watch: InterruptWatch) -> int:
         options = _agree(world, lambda: _launch_options(options, whole))
         chosen = _agree(world, lambda: select_placements(whole, options.placements,
                                                          bool(options.paired_tests)))
+        core, options = _choose_core(world, options)
     except PeerFailed:
         return 2
     cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     for placement, ranks in chosen:
-        failure = _run_placement(world, placement, ranks, options, watch, running)
+        failure = _run_placement(world, placement, ranks, options, watch, running, core)
         if cores is not None:
             os.sched_setaffinity(0, cores)
         _sleep_until_all_arrive(world)
@@ -289,14 +302,15 @@ def run_benchmark(options: BenchOptions, watch: InterruptWatch) -> int:
 
 
 def _run_placement(world, placement: Placement, ranks: list[int], options: BenchOptions,
-                   watch: InterruptWatch, running: list[_Run]) -> Exception | None:
+                   watch: InterruptWatch, running: list[_Run],
+                   core: CCore | None) -> Exception | None:
     """Run the whole plan on ``ranks`` (in a communicator of their own); the failure
     this rank saw, if any.  Ranks outside return at once."""
     member = world.Get_rank() in ranks
     comm = world.Split(0 if member else MPI.UNDEFINED, world.Get_rank())
     if not member:
         return None
-    run = _Run(comm, options, watch, placement)
+    run = _Run(comm, options, watch, placement, core)
     running.append(run)
     try:
         run.execute(run.prepare())
@@ -306,6 +320,51 @@ def _run_placement(world, placement: Placement, ranks: list[int], options: Bench
     finally:
         running.clear()
         comm.Free()
+    return None
+
+
+def _choose_core(world, options: BenchOptions) -> tuple[CCore | None, BenchOptions]:
+    """The C timing core on every rank, or ``None`` for the Python loops; the options
+    with the binding used (``c`` or ``python``).
+
+    Rank 0 builds the core (the others then find it in the cache) and every rank
+    loads it.  Where that fails, ``--binding c`` is an error and ``auto`` times
+    with the Python loops after a ``note:`` saying why.
+    """
+    if options.binding == "python":
+        return None, options
+    reason = None
+    if world.Get_rank() == 0:
+        reason = _failure_of(core_library)
+    reason = world.bcast(reason, root=0)
+    core = None
+    if reason is None:
+        try:
+            core = load_core()
+        except PevpmError as failure:
+            reason = str(failure)
+    reasons = [text for text in world.allgather(reason) if text]
+    if not reasons:
+        return core, replace(options, binding="c")
+
+    def refuse():
+        if options.binding == "c":
+            raise BenchmarkError(f"--binding c: {reasons[0]}")
+
+    _agree(world, refuse)
+    if world.Get_rank() == 0:
+        print(f"pevpm bench: note: timing with the Python (mpi4py) loops, whose samples "
+              f"include mpi4py's per-call cost: the C timing core is unavailable "
+              f"({reasons[0]})", file=sys.stderr)
+    return None, replace(options, binding="python")
+
+
+def _failure_of(action) -> str | None:
+    """``None`` when ``action()`` succeeds, else its :class:`PevpmError` as text."""
+    try:
+        action()
+    except PevpmError as failure:
+        return str(failure)
     return None
 
 

@@ -16,6 +16,7 @@ import sys
 
 from pevpm.bench.catalog import CATALOG, DEFAULT_TESTS, resolve_test
 from pevpm.bench.options import (
+    BINDINGS,
     START_MODES,
     BenchOptions,
     available_memory_bytes,
@@ -90,6 +91,9 @@ def register(subparsers) -> None:
                        help="do not pin ranks to cores")
     bench.add_argument("--no-progress", dest="progress", action="store_false",
                        help="no progress bar")
+    bench.add_argument("--binding", choices=BINDINGS, default="auto",
+                       help="time with the C core built with the MPI's mpicc (c), with "
+                       "mpi4py (python), or C where it builds (auto, the default)")
     bench.set_defaults(func=run_bench)
 
     profile = subparsers.add_parser("profile", help="inspect a machine profile")
@@ -139,7 +143,7 @@ def options_from_args(args) -> BenchOptions:
         outlier_multiplier=args.outlier_multiplier,
         bin_width=_duration(args.bin_width, "--bin-width") if args.bin_width else None,
         max_raw=args.max_raw, seed=args.seed, machine=args.machine, bind=args.bind,
-        progress=args.progress,
+        progress=args.progress, binding=args.binding,
     )
 
 
