@@ -19,11 +19,13 @@ def mpi_env() -> dict:
     return env
 
 
-def run_mpi(nprocs: int, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    """``mpiexec -n nprocs python <args>`` with pevpm importable; captures output."""
+def run_mpi(nprocs: int, *args: str, timeout: float = 120,
+            env: dict | None = None) -> subprocess.CompletedProcess:
+    """``mpiexec -n nprocs python <args>`` with pevpm importable (or in ``env``);
+    captures output."""
     return subprocess.run(
         [str(MPIEXEC), "-n", str(nprocs), sys.executable, *args],
-        check=False, capture_output=True, text=True, timeout=timeout, env=mpi_env(),
+        check=False, capture_output=True, text=True, timeout=timeout, env=env or mpi_env(),
     )
 
 

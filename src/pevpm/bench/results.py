@@ -64,7 +64,7 @@ def describe(profile: Profile) -> str:
     for run in machine.runs:
         state = "finished" if run.finished else "incomplete (use --resume)"
         lines.append(
-            f"run {run.id}: {run.nxp}, clock {run.clock}, sync {run.sync_method} "
+            f"run {run.id}: {run.nxp}, {run.binding} timing loops, clock {run.clock}, sync {run.sync_method} "
             f"(resend limit {run.resend_limit}), max sync error "
             f"{run.max_sync_error * 1e6:.2f} us, started {run.started}, {state}"
         )

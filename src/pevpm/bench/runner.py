@@ -327,20 +327,20 @@ def _choose_core(world, options: BenchOptions) -> tuple[CCore | None, BenchOptio
     """The C timing core on every rank, or ``None`` for the Python loops; the options
     with the binding used (``c`` or ``python``).
 
-    Rank 0 builds the core (the others then find it in the cache) and every rank
-    loads it.  Where that fails, ``--binding c`` is an error and ``auto`` times
+    Rank 0 builds the core with ``$MPICC`` or the ``mpicc`` next to this Python
+    (the others then find it in the cache) and every rank loads it.  Where that fails, ``--binding c`` is an error and ``auto`` times
     with the Python loops after a ``note:`` saying why.
     """
     if options.binding == "python":
         return None, options
     reason = None
     if world.Get_rank() == 0:
-        reason = _failure_of(core_library)
+        reason = _failure_of(lambda: core_library(os.environ.get("MPICC") or None))
     reason = world.bcast(reason, root=0)
     core = None
     if reason is None:
         try:
-            core = load_core()
+            core = load_core(os.environ.get("MPICC") or None)
         except PevpmError as failure:
             reason = str(failure)
     reasons = [text for text in world.allgather(reason) if text]

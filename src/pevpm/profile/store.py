@@ -255,6 +255,16 @@ class RunInfo:
         """The largest per-rank clock synchronisation error bound (seconds)."""
         return max(self.sync_error.values(), default=0.0)
 
+    @property
+    def binding(self) -> str:
+        """Which loops timed the run: ``"c"`` (MPIBench's C core, what compiled programs
+        see) or ``"python"`` (mpi4py; every run stored before the C core existed).
+
+        >>> RunInfo(1, 1, 2, [], "", "", "", 0, "", 1, {"binding": "c"}, "", None).binding
+        'c'
+        """
+        return self.plan.get("binding", "python")
+
 
 @dataclass(frozen=True)
 class MachineInfo:
