@@ -97,6 +97,7 @@ def test_binding_c_without_a_core_is_one_error(tmp_path, broken_mpicc):
     errors = [line for line in result.stderr.splitlines() if line.startswith("pevpm: error:")]
     assert len(errors) == 1 and "--binding c" in errors[0] and "no compiler here" in errors[0]
     assert "Traceback" not in result.stderr
+    assert not path.exists()
 
 
 def test_auto_binding_without_a_core_says_so_and_times_in_python(tmp_path, broken_mpicc):
