@@ -6,7 +6,7 @@ import pytest
 from bench_helpers import mpi_env, needs_mpiexec, run_mpi
 
 from pevpm.bench.catalog import CATALOG
-from pevpm.bench.ccore import LIBRARY, core_library, source_text
+from pevpm.bench.ccore import LIBRARY, source_text
 from pevpm.profile.store import Profile
 
 pytestmark = [pytest.mark.mpi, needs_mpiexec]
@@ -110,12 +110,26 @@ def test_auto_binding_without_a_core_says_so_and_times_in_python(tmp_path, broke
         assert prof.runs()[0].binding == "python"
 
 
-def test_a_compiler_that_fails_is_one_error_without_mpi(tmp_path, monkeypatch):
-    from pevpm.errors import PevpmError
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    broken = tmp_path / "mpicc"
-    broken.write_text("#!/bin/sh\necho 'cc: error: broken' >&2\nexit 1\n")
-    broken.chmod(0o755)
-    with pytest.raises(PevpmError, match="building the MPIBench C timing core .* cc: error: broken"):
-        core_library(str(broken))
+def test_binding_cost_is_stored_per_block(tmp_path):
+    """Isend's local completion is one MPI call: through mpi4py it costs that call plus
+    the binding's, so the Python median is the larger (200 reps x 2 ranks each)."""
+    path, result = _bench(tmp_path, "--tests", "isendlocal,bcast", "--binding-cost",
+                          "--reps", "200")
+    assert result.returncode == 0, result.stderr
+    with Profile.open(path) as prof:
+        costs = prof.binding_costs()
+        assert set(costs) == set(prof.blocks())
+        for key, cost in costs.items():
+            assert cost.c == pytest.approx(prof.summary(key.test, key.size).median, rel=0.05)
+            assert cost.python > 0 and cost.seconds >= 0
+        local = costs[prof.resolve("isendlocal", 0)]
+        assert local.python > local.c
+
+
+def test_binding_cost_needs_the_c_core():
+    from pevpm.bench.options import BenchOptions
+    from pevpm.errors import BenchmarkError
+
+    with pytest.raises(BenchmarkError, match="--binding-cost .* --binding python"):
+        BenchOptions(output="m.db", binding="python", binding_cost=True).validate(2, None)

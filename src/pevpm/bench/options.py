@@ -176,6 +176,7 @@ class BenchOptions:
     bind: bool = True
     progress: bool = True
     binding: str = "auto"
+    binding_cost: bool = False
 
     def blocks(self) -> list[tuple[str, str, int]]:
         """(test, variant, size) in run order; size-less tests run once at size 0."""
@@ -219,6 +220,9 @@ class BenchOptions:
             raise BenchmarkError(f"--sync must be one of {', '.join(SYNC_METHODS)}")
         if self.binding not in BINDINGS:
             raise BenchmarkError(f"--binding must be one of {', '.join(BINDINGS)}")
+        if self.binding_cost and self.binding == "python":
+            raise BenchmarkError("--binding-cost compares the Python loops with the C core; "
+                                 "it cannot go with --binding python")
         if self.start not in START_MODES:
             raise BenchmarkError(f"--start must be one of {', '.join(START_MODES)}")
         if self.budget <= 0:

@@ -144,37 +144,31 @@ class _Run:
                                    options.resend_limit, self.exchange))
 
     def run_block(self, test: str, variant: str, size: int, reps_cap_ns: float) -> None:
-        """Time one block, re-synchronise, and store it (rank 0)."""
+        """Time one block, re-synchronise, and store it (rank 0); with
+        ``--binding-cost``, time it again with the Python loops and store the
+        difference of the medians."""
         comm, options = self.comm, self.options
         build = self.core.operation if self.core else build_operation
         op = build(comm, test, variant, size, self.partner)
         warmup = max(options.warmup, 1)
-        probe = max(1, warmup // 2)
-        op.run(warmup - probe, BarrierStart(comm), self.now)
-        began = self.now()
-        op.run(probe, BarrierStart(comm), self.now)
-        per_rep = comm.allreduce((self.now() - began) / probe, op=MPI.MAX)
-        start = self._start_rule(per_rep)
-        if start.mode == "time":
-            per_rep = max(per_rep, start.spacing)
-        if options.gap:
-            start = ComputeGap(start, options.gap, self.now)
-            per_rep += options.gap * 1e9
+        start, per_rep = self._start(self._probe(op))
         reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap_ns // per_rep)))
         reps = comm.bcast(reps, root=0)
-        if start.mode == "time":
-            start.first = self._agreed_first_start()
         meter = BusyMeter().start() if self.rank == 0 else None
         cpu_began = own_cpu_seconds()
         began = time.perf_counter()
         stamps = op.run(reps, start, self.now)
         elapsed = time.perf_counter() - began
         conditions = self._conditions(meter, own_cpu_seconds() - cpu_began)
-        self._synchronise()
-        collated, sync_rows = self._collate(stamps, reps)
+        times, sync_rows = self._derive(op, stamps, reps)
+        python = None
+        if options.binding_cost and self.core:
+            python_op = build_operation(comm, test, variant, size, self.partner)
+            python_start, _ = self._start(self._probe(python_op))
+            python, _ = self._derive(python_op, python_op.run(reps, python_start, self.now),
+                                     reps)
         if self.rank == 0:
             key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
-            times = derive_times(op.derivation, collated, self.partner_ranks)
             with self.watch.critical():
                 self.writer.write_block(
                     self.run_id, key, times, reps=reps, warmup=warmup, start_mode=start.mode,
@@ -185,7 +179,40 @@ class _Run:
                     seed=[options.seed, zlib.crc32(key.label.encode())], sync=sync_rows,
                     conditions=conditions,
                 )
+                if python is not None:
+                    self.writer.store_binding_cost(key, python=float(np.median(python)),
+                                                   c=float(np.median(times)))
                 self.kept += 1
+
+    def _probe(self, op) -> float:
+        """Warm ``op`` up; the slowest rank's mean repetition of the last half (ns)."""
+        warmup = max(self.options.warmup, 1)
+        probe = max(1, warmup // 2)
+        op.run(warmup - probe, BarrierStart(self.comm), self.now)
+        began = self.now()
+        op.run(probe, BarrierStart(self.comm), self.now)
+        return self.comm.allreduce((self.now() - began) / probe, op=MPI.MAX)
+
+    def _start(self, per_rep: float):
+        """The start rule of the block and the time a repetition takes with it (ns);
+        timed starts get their agreed first start."""
+        start = self._start_rule(per_rep)
+        if start.mode == "time":
+            per_rep = max(per_rep, start.spacing)
+            start.first = self._agreed_first_start()
+        if self.options.gap:
+            start = ComputeGap(start, self.options.gap, self.now)
+            per_rep += self.options.gap * 1e9
+        return start, per_rep
+
+    def _derive(self, op, stamps: dict[str, np.ndarray], reps: int):
+        """Re-synchronise, collate the stamps on rank 0 and derive the samples there:
+        (times or ``None``, the ranks' sync rows or ``None``)."""
+        self._synchronise()
+        collated, sync_rows = self._collate(stamps, reps)
+        if self.rank != 0:
+            return None, None
+        return derive_times(op.derivation, collated, self.partner_ranks), sync_rows
 
     def _conditions(self, meter: BusyMeter | None, cpu_seconds: float
                     ) -> BlockConditions | None:

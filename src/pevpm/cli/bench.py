@@ -94,6 +94,9 @@ def register(subparsers) -> None:
     bench.add_argument("--binding", choices=BINDINGS, default="auto",
                        help="time with the C core built with the MPI's mpicc (c), with "
                        "mpi4py (python), or C where it builds (auto, the default)")
+    bench.add_argument("--binding-cost", action="store_true",
+                       help="also time every block with the mpi4py loops and store what "
+                       "the binding adds (for predictions of Python programs)")
     bench.set_defaults(func=run_bench)
 
     profile = subparsers.add_parser("profile", help="inspect a machine profile")
@@ -144,6 +147,7 @@ def options_from_args(args) -> BenchOptions:
         bin_width=_duration(args.bin_width, "--bin-width") if args.bin_width else None,
         max_raw=args.max_raw, seed=args.seed, machine=args.machine, bind=args.bind,
         progress=args.progress, binding=args.binding,
+        binding_cost=args.binding_cost,
     )
 
 

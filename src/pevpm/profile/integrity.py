@@ -71,6 +71,8 @@ RULES: dict[str, tuple[tuple[str, str, float | None], ...]] = {
 OPTIONAL_RULES: dict[str, tuple[tuple[str, str, float | None], ...]] = {
     "conditions": (("block_id", INT, 0), ("others", REAL, 0), ("load", REAL, 0),
                    ("cores", INT, 1)),
+    "binding_costs": (("block_id", INT, 0), ("python_median", REAL, None),
+                      ("c_median", REAL, None)),
 }
 
 #: Tables every block needs a row in (the readers fetch exactly one, or at least one).

@@ -118,7 +118,14 @@ _CONDITIONS_TABLE = """
 CREATE TABLE IF NOT EXISTS conditions(
     block_id INTEGER PRIMARY KEY REFERENCES blocks(id), others REAL NOT NULL,
     load REAL NOT NULL, cores INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS binding_costs(
+    block_id INTEGER PRIMARY KEY REFERENCES blocks(id), python_median REAL NOT NULL,
+    c_median REAL NOT NULL);
 """
+
+#: ``binding_costs`` (``pevpm bench --binding-cost``): per block measured with the
+#: C core, the median of the same block timed with the mpi4py loops; the
+#: difference is what the binding adds to each such call from Python.
 
 
 def default_profile_path() -> Path:
@@ -186,6 +193,24 @@ def block_contention(key: BlockKey) -> int:
     2
     """
     return max(1, key.p // 2) if key.n == 1 else key.p
+
+
+@dataclass(frozen=True)
+class BindingCost:
+    """One block's median time with the Python (mpi4py) and the C timing loops (s).
+
+    >>> cost = BindingCost(python=2.3e-6, c=1.5e-6)
+    >>> f"{cost.seconds * 1e6:.1f} us"
+    '0.8 us'
+    """
+
+    python: float
+    c: float
+
+    @property
+    def seconds(self) -> float:
+        """What the binding adds to one such operation (never below zero)."""
+        return max(self.python - self.c, 0.0)
 
 
 @dataclass(frozen=True)
@@ -433,6 +458,18 @@ class Profile:
         except sqlite3.OperationalError:          # no conditions table in this profile
             return None
         return BlockConditions(*row) if row else None
+
+    def binding_costs(self) -> dict[BlockKey, BindingCost]:
+        """What mpi4py adds to each block's operation, where ``bench --binding-cost``
+        measured it (empty otherwise)."""
+        try:
+            rows = self._conn.execute(
+                "SELECT b.test, b.variant, b.size, b.n, b.p, c.python_median, c.c_median "
+                "FROM binding_costs c JOIN blocks b ON b.id = c.block_id "
+                "ORDER BY b.test, b.variant, b.n, b.p, b.size").fetchall()
+        except sqlite3.OperationalError:          # no binding_costs table in this profile
+            return {}
+        return {BlockKey(*row[:5]): BindingCost(row[5], row[6]) for row in rows}
 
     def resolve(self, test: str, size: int, nxp=None, variant: str | None = None) -> BlockKey:
         """Find the one block matching the arguments; unspecified parts must be unambiguous."""
@@ -686,7 +723,8 @@ class ProfileWriter(Profile):
                 self._store_sync(run_id, sync)
 
     def _delete_block(self, block_id: int) -> None:
-        for table in ("raw_times", "outliers", "histograms", "summaries", "fits", "conditions"):
+        for table in ("raw_times", "outliers", "histograms", "summaries", "fits", "conditions",
+                      "binding_costs"):
             self._conn.execute(f"DELETE FROM {table} WHERE block_id=?", (block_id,))
         self._conn.execute("DELETE FROM blocks WHERE id=?", (block_id,))
 
@@ -708,6 +746,13 @@ class ProfileWriter(Profile):
                 "INSERT OR REPLACE INTO calibration(key, value, created) VALUES (?,?,?)",
                 (key, json.dumps(value), _now()),
             )
+
+    def store_binding_cost(self, key: BlockKey, *, python: float, c: float) -> None:
+        """Store the medians of block ``key`` timed by the Python and the C loops."""
+        with self._conn:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO binding_costs(block_id, python_median, c_median) "
+                "VALUES (?,?,?)", (self._block_id(key), python, c))
 
     def set_machine_name(self, name: str) -> None:
         """Name the machine (the ``machine`` meta key)."""
