@@ -447,6 +447,28 @@ class Profile:
             raise ProfileError(f"no block {key.label}", where=self.path)
         return dict(zip([col[0] for col in cursor.description], row))
 
+    def block_binding(self, key: BlockKey) -> str:
+        """Which loops measured block ``key``: ``"c"`` or ``"python"`` (its run's
+        :attr:`RunInfo.binding`)."""
+        run_id = self.block_info(key)["run_id"]
+        return next((run.binding for run in self.runs() if run.id == run_id), "python")
+
+    def binding_shift(self, key: BlockKey, binding: str) -> float | None:
+        """Seconds to add to block ``key``'s times for a program calling MPI through
+        ``binding``: 0 where the block was measured through it; the stored
+        binding cost for a Python program and a block of the C core; ``None``
+        when that cost was not measured.
+
+        >>> with Profile.open(default_profile_path()) as prof:     # measured with mpi4py
+        ...     prof.binding_shift(prof.blocks(test="isend")[0], "python")
+        0.0
+        """
+        measured = self.block_binding(key)
+        if measured == binding or binding == "c":
+            return 0.0
+        cost = self.binding_costs().get(key)
+        return cost.seconds if cost else None
+
     def block_conditions(self, key: BlockKey) -> BlockConditions | None:
         """The machine's load while ``key`` was measured, or ``None`` if not recorded
         (blocks from before conditions were recorded, synthetic profiles)."""
