@@ -44,7 +44,7 @@ def test_python_programs_pay_the_stored_binding_cost(tmp_path):
     compiled = ProfileCommModel.from_profile(path)
     python = ProfileCommModel.from_profile(path, binding="python")
     assert np.allclose(np.subtract(_means(python), _means(compiled)), COST, rtol=1e-9)
-    assert not python.binding_notes and not compiled.binding_notes
+    assert not python.profile_notes and not compiled.profile_notes
     with Profile.open(path) as prof:
         assert prof.runs()[0].binding == "c"
         assert len(prof.binding_costs()) == 4
@@ -55,7 +55,7 @@ def test_a_profile_measured_in_python_needs_no_cost(tmp_path):
     _profile(path, "python", costs=False)
     python = ProfileCommModel.from_profile(path, binding="python")
     assert _means(python) == _means(ProfileCommModel.from_profile(path))
-    assert not python.binding_notes
+    assert not python.profile_notes
 
 
 def test_missing_costs_are_named_in_a_note(tmp_path):
@@ -63,7 +63,7 @@ def test_missing_costs_are_named_in_a_note(tmp_path):
     _profile(path, "c", costs="some")
     model = ProfileCommModel.from_profile(path, binding="python")
     notes = [note for note in model.notes if note.startswith("binding:")]
-    assert notes == list(model.binding_notes)
+    assert notes == list(model.profile_notes)
     assert len(notes) == 1 and "1 block(s)" in notes[0] and "isendlocal 1024 B 1x2" in notes[0]
 
 

@@ -120,6 +120,21 @@ def register(subparsers) -> None:
                       help="directory for the PNGs")
     plot.add_argument("--test", help="only this test")
     plot.set_defaults(func=run_profile_plot)
+    imports = actions.add_parser(
+        "import", help="read OSU micro-benchmark or Intel MPI Benchmarks output into a profile",
+        description="Read the text output of OSU (osu_latency, osu_multi_lat, osu_bw, "
+                    "osu_bibw, collectives) or IMB-MPI1 (PingPong, PingPing, Sendrecv, "
+                    "Exchange, collectives) into a profile, one block per test, size and "
+                    "process count.")
+    imports.add_argument("files", nargs="+", metavar="FILE", help="OSU or IMB output")
+    imports.add_argument("-o", "--output", required=True, type=writable_file,
+                         help="profile to write (created, or added to)")
+    imports.add_argument("--procs", type=numbers.whole(2, 10**7),
+                         help="process count of OSU runs (their output does not say; "
+                              "default 2)")
+    imports.add_argument("--nodes", type=numbers.whole(1, 10**7), default=1,
+                         help="nodes the processes ran on (default 1)")
+    imports.set_defaults(func=run_profile_import)
 
 
 def options_from_args(args) -> BenchOptions:
@@ -193,6 +208,24 @@ def run_profile_export_csv(args) -> int:
             print(f"wrote {count} rows to {args.output}", file=sys.stderr)
         else:
             write_csv(prof, sys.stdout, test=args.test, nxp=args.nxp)
+    return 0
+
+
+def run_profile_import(args) -> int:
+    from pevpm.profile.imported import SHAPE, import_file
+
+    for path in args.files:
+        table, keys = import_file(path, args.output, procs=args.procs, nodes=args.nodes)
+        tests = ", ".join(dict.fromkeys(f"{k.test}{k.variant} {k.nxp}" for k in keys))
+        print(f"pevpm profile import: {len(keys)} blocks ({tests}) from {table.source} "
+              f"output {path} into {args.output}")
+        if table.skipped:
+            print(f"pevpm profile import: note: {path}: skipped benchmarks with no profile "
+                  f"counterpart: {', '.join(dict.fromkeys(table.skipped))}", file=sys.stderr)
+        if args.procs is None and table.source.startswith("OSU"):
+            print(f"pevpm profile import: note: {path}: OSU output does not say how many "
+                  "processes ran; assumed 2 (give --procs)", file=sys.stderr)
+    print(f"pevpm profile import: note: {SHAPE}", file=sys.stderr)
     return 0
 
 

@@ -314,7 +314,10 @@ class ProfileCommModel:
     ``exchange`` hold the ``sendrecv`` and ``isendduplex`` series when
     measured; ``ranks_per_node`` and ``oversubscribed`` describe the run's
     placement (see :meth:`for_placement`); ``cores``: the profile's cores per
-    node (``None``: not recorded).
+    node (``None``: not recorded); ``profile_notes``: what the profile itself
+    makes worth saying (imported averages, missing binding costs);
+    ``instant_local``: with no ``isendlocal`` blocks, sends return at once
+    (imported profiles: OSU and IMB do not measure it) instead of failing.
     """
 
     transfer: SeriesIndex
@@ -329,7 +332,8 @@ class ProfileCommModel:
     cores: int | None = None
     ranks_per_node: int | None = None
     oversubscribed: bool = False
-    binding_notes: tuple[str, ...] = ()
+    profile_notes: tuple[str, ...] = ()
+    instant_local: bool = False
 
     def __post_init__(self) -> None:
         if self.model not in MODEL_NAMES:
@@ -370,18 +374,23 @@ class ProfileCommModel:
                 if test in tests and (source != "fitted" or _all_fitted(opened, test)) else None
                 for test in (DUPLEX_TEST, EXCHANGE_TEST))
             cores = origin_of(opened).cores
+            imported = opened.metadata.get("imported")
         finally:
             if opened is not profile:
                 opened.close()
-        notes: tuple[str, ...] = ()
+        notes: tuple[str, ...] = (f"imported profile: {imported}",) if imported else ()
+        instant = bool(imported) and local is None
+        if instant:
+            notes = (*notes, (f"{LOCAL_TEST}: not in OSU/IMB output; in predictions from this "
+                             "profile a send returns as soon as it starts"))
         if missing:
             note = (f"binding: {len(missing)} block(s) measured with MPIBench's C core have no "
                     f"stored mpi4py cost (first: {missing[0]}); this Python program's "
                     "messages there omit mpi4py's per-call cost (bench --binding-cost "
                     "measures it; fitted distributions never get it)")
-            notes = (note,)
+            notes = (*notes, note)
         return cls(transfer, local, model, extrapolate, None, tests, blocking, duplex, exchange,
-                   cores, binding_notes=notes)
+                   cores, profile_notes=notes, instant_local=instant)
 
     def for_placement(self, ranks_per_node: int) -> ProfileCommModel:
         """This model for a run with at most ``ranks_per_node`` ranks on a node:
@@ -406,7 +415,7 @@ class ProfileCommModel:
         node only matters to messages between nodes."""
         indexes = [index for index in (self.transfer, self.blocking, self.local) if index]
         notes = [note for index in indexes for note in index.notes(leaves_node)]
-        notes.extend(self.binding_notes)
+        notes.extend(self.profile_notes)
         if self.blocking is None:
             notes.append(f"{BLOCKING_TEST}: not measured; blocking sends use the "
                          f"{TRANSFER_TEST} times (benchmark --tests {BLOCKING_TEST} for their own)")
@@ -469,7 +478,7 @@ class ProfileCommModel:
             return None
         series = self.series_for(transfer, local)
         if series is None:
-            return None
+            return ("fixed", 0.0) if local and self.instant_local else None
         if self.model != "full":
             statistic = "min" if self.model.startswith("min") else "mean"
             return ("fixed", series.statistic(transfer.size, statistic, self.extrapolate))
@@ -485,6 +494,8 @@ class ProfileCommModel:
 
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
         """Time until a non-blocking send returns (seconds), from ``isendlocal``."""
+        if self.local is None and self.instant_local:
+            return 0.0
         if self.local is None:
             raise ProfileError(
                 f"profile has no {LOCAL_TEST} blocks (needed for when a non-blocking send "
