@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_helpers import pingpong_model
 
 from pevpm.cli import main
 from pevpm.machine.profile_model import machine_from_profile
-from pevpm.model.builder import ModelBuilder
 from pevpm.profile.imported import SAMPLES, parse_text, stated_shape
 from pevpm.profile.store import Profile
 from pevpm.vm.engine import simulate
@@ -90,18 +90,6 @@ def test_imb_sections_become_blocks(tmp_path, capsys):
         assert (sendrecv.min, sendrecv.mean) == (pytest.approx(1.94e-6), pytest.approx(1.94e-6))
 
 
-def _pingpong(size: int, reps: int):
-    b = ModelBuilder()
-    with b.loop(reps), b.runon() as ranks:
-        with ranks.case("procnum == 0"):
-            b.send(size, dest=1)
-            b.recv(size, source=1)
-        with ranks.case("procnum == 1"):
-            b.recv(size, source=0)
-            b.send(size, dest=0)
-    return b.build()
-
-
 @pytest.mark.parametrize("size", [0, 1024, 16384, 65536])
 def test_a_pingpong_predicted_from_osu_latency_matches_the_file(tmp_path, size):
     """The blocking ping-pong osu_latency times, predicted from its own imported output:
@@ -109,7 +97,7 @@ def test_a_pingpong_predicted_from_osu_latency_matches_the_file(tmp_path, size):
     path = _import(tmp_path, "osu_latency.txt")
     machine = machine_from_profile(str(path))
     assert any("imported profile" in note for note in machine.comm.notes)
-    spans = [simulate(_pingpong(size, 200), 2, machine,
+    spans = [simulate(pingpong_model(size, 200), 2, machine,
                       rng=np.random.default_rng(seed)).makespan for seed in range(3)]
     half_round_trip = statistics.fmean(spans) / 200 / 2
     assert half_round_trip == pytest.approx(_reported("osu_latency.txt")[size], rel=0.10)

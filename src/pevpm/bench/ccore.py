@@ -217,6 +217,16 @@ class CoreClock(LocalClock):
         return max(time.clock_getres(time.CLOCK_MONOTONIC) * 1e9, 1.0)
 
 
+def _first_line(version: str) -> str:
+    """The first line of an MPI library version, without NULs or surrounding blanks
+    (Open MPI's comes with a trailing NUL through mpi4py).
+
+    >>> _first_line("Open MPI v4.1.4, package: Debian\\x00")
+    'Open MPI v4.1.4, package: Debian'
+    """
+    return (version.replace("\x00", "").strip().splitlines() or [""])[0].strip()
+
+
 def load_core(mpicc: str | None = None) -> CCore:
     """Build (first time) and load the C timing core; refuse one linked against an MPI
     other than the one mpi4py loaded.  Raises :class:`PevpmError` saying why.
@@ -227,8 +237,8 @@ def load_core(mpicc: str | None = None) -> CCore:
     core = CCore(core_library(mpicc))
     from mpi4py import MPI
 
-    ours, theirs = core.library_version.strip(), MPI.Get_library_version().strip()
-    if ours.splitlines()[:1] != theirs.splitlines()[:1]:
-        raise PevpmError(f"the C timing core was built against {ours.splitlines()[:1]} but "
-                         f"mpi4py runs {theirs.splitlines()[:1]}", "pevpm bench")
+    ours, theirs = _first_line(core.library_version), _first_line(MPI.Get_library_version())
+    if ours != theirs:
+        raise PevpmError(f"the C timing core was built against {ours!r} but mpi4py runs "
+                         f"{theirs!r} (set MPICC to that MPI's mpicc)", "pevpm bench")
     return core
