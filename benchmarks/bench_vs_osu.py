@@ -45,7 +45,6 @@ sys.path.insert(0, str(HERE))
 
 from bench_pingpong_vs_c import build as build_c_pingpong
 from bench_pingpong_vs_c import c_pingpong
-from fit_pingpong import pingpong_model
 
 
 def environment() -> dict:
@@ -116,13 +115,14 @@ def predicted(profile: Path, iterations: int = 2000, runs: int = 3) -> dict[int,
     import numpy as np
 
     from pevpm.machine.profile_model import machine_from_profile
+    from pevpm.model.kernels import blocking_pingpong
     from pevpm.vm.engine import simulate
 
     machine = machine_from_profile(str(profile))
     seeds = np.random.SeedSequence(0).spawn(runs)
     result = {}
     for size in SIZES:
-        model = pingpong_model(size, iterations)
+        model = blocking_pingpong(size, iterations)
         spans = [simulate(model, 2, machine, rng=np.random.default_rng(s)).makespan
                  for s in seeds]
         result[size] = statistics.fmean(spans) / iterations / 2 * 1e6

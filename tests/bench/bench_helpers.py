@@ -32,18 +32,3 @@ def run_mpi(nprocs: int, *args: str, timeout: float = 120,
 needs_mpiexec = pytest.mark.skipif(not MPIEXEC.exists(),
                                    reason="mpiexec not found next to the Python interpreter")
 
-
-def pingpong_model(size: int, reps: int):
-    """The blocking ping-pong osu_latency times: rank 0 sends ``size`` bytes and waits
-    for them back, ``reps`` times."""
-    from pevpm.model.builder import ModelBuilder
-
-    b = ModelBuilder()
-    with b.loop(reps), b.runon() as ranks:
-        with ranks.case("procnum == 0"):
-            b.send(size, dest=1)
-            b.recv(size, source=1)
-        with ranks.case("procnum == 1"):
-            b.recv(size, source=0)
-            b.send(size, dest=0)
-    return b.build()

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bench_helpers import pingpong_model
 
 from pevpm.cli import main
 from pevpm.machine.profile_model import machine_from_profile
+from pevpm.model.kernels import blocking_pingpong
 from pevpm.profile.imported import SAMPLES, parse_text, stated_shape
 from pevpm.profile.store import Profile
 from pevpm.vm.engine import simulate
@@ -97,7 +97,7 @@ def test_a_pingpong_predicted_from_osu_latency_matches_the_file(tmp_path, size):
     path = _import(tmp_path, "osu_latency.txt")
     machine = machine_from_profile(str(path))
     assert any("imported profile" in note for note in machine.comm.notes)
-    spans = [simulate(pingpong_model(size, 200), 2, machine,
+    spans = [simulate(blocking_pingpong(size, 200), 2, machine,
                       rng=np.random.default_rng(seed)).makespan for seed in range(3)]
     half_round_trip = statistics.fmean(spans) / 200 / 2
     assert half_round_trip == pytest.approx(_reported("osu_latency.txt")[size], rel=0.10)

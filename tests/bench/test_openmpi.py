@@ -10,9 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bench_helpers import mpi_env, pingpong_model
+from bench_helpers import mpi_env
 
 from pevpm.machine.profile_model import machine_from_profile
+from pevpm.model.kernels import blocking_pingpong
 from pevpm.profile.store import Profile
 from pevpm.vm.engine import simulate
 
@@ -49,5 +50,5 @@ def test_bench_under_open_mpi_writes_a_profile_predict_uses(tmp_path):
         assert run.binding == "c" and run.mpi_library.startswith("Open MPI")
         assert len(prof.blocks()) == 6
     machine = machine_from_profile(str(out))
-    span = simulate(pingpong_model(1024, 50), 2, machine, rng=np.random.default_rng(0)).makespan
+    span = simulate(blocking_pingpong(1024, 50), 2, machine, rng=np.random.default_rng(0)).makespan
     assert np.isfinite(span) and span > 0
