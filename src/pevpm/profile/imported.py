@@ -32,6 +32,8 @@ predictions from it print it as a note.
 ...                    "osu_latency.txt")
 >>> table.source, [(r.tests, r.size, r.mean) for r in table.rows]
 ('OSU 5.3', [(('send', 'isend'), 0, 7e-07), (('send', 'isend'), 1024, 1.07e-06)])
+>>> isinstance(table, Table), isinstance(table.rows[0], Row)
+(True, True)
 >>> parse_text("hello\\n", "notes.txt")
 Traceback (most recent call last):
 pevpm.errors.ProfileError: notes.txt:1: not OSU micro-benchmark or Intel MPI Benchmarks output (no OSU or IMB title line)
