@@ -3,34 +3,11 @@ Python programs with the stored mpi4py cost added, of compiled programs without 
 
 import numpy as np
 import pytest
+from bench_helpers import COST, write_pt2pt_profile
 
 from pevpm.cli.predict import _with_binding
 from pevpm.machine.profile_comm import ProfileCommModel
-from pevpm.profile.store import BlockKey, Profile, ProfileWriter
-
-SIZES = (0, 1024)
-C_MEDIAN = 1e-6
-COST = 0.5e-6
-
-
-def _profile(path, binding: str, costs: bool) -> None:
-    """isend and isendlocal at 1x2, times 1 us +- 5% (seed 0), measured through
-    ``binding``; with ``costs`` a 0.5 us binding cost per block."""
-    rng = np.random.default_rng(0)
-    with ProfileWriter.open(path, machine="unit") as writer:
-        run = writer.begin_run(n=1, p=2, hosts=["h", "h"], mpi_library="MPICH Version: 5",
-                               mpi_version="MPI 4.1", clock="CLOCK_MONOTONIC (C core)",
-                               clock_resolution=1e-9, sync_method="pairwise", resend_limit=10,
-                               plan={"binding": binding})
-        for test in ("isend", "isendlocal"):
-            for size in SIZES:
-                key = BlockKey(test, "", size, 1, 2)
-                times = C_MEDIAN * (1 + 0.05 * rng.uniform(-1, 1, size=(2, 200)))
-                writer.write_block(run, key, times, reps=200, warmup=10, start_mode="barrier",
-                                   sync_error=1e-7, elapsed=0.01)
-                if costs and not (test == "isendlocal" and size == 1024 and costs == "some"):
-                    writer.store_binding_cost(key, python=float(np.median(times)) + COST,
-                                              c=float(np.median(times)))
+from pevpm.profile.store import Profile
 
 
 def _means(model: ProfileCommModel) -> list[float]:
@@ -40,7 +17,7 @@ def _means(model: ProfileCommModel) -> list[float]:
 
 def test_python_programs_pay_the_stored_binding_cost(tmp_path):
     path = tmp_path / "c.db"
-    _profile(path, "c", costs=True)
+    write_pt2pt_profile(path, "c", costs=True)
     compiled = ProfileCommModel.from_profile(path)
     python = ProfileCommModel.from_profile(path, binding="python")
     assert np.allclose(np.subtract(_means(python), _means(compiled)), COST, rtol=1e-9)
@@ -52,7 +29,7 @@ def test_python_programs_pay_the_stored_binding_cost(tmp_path):
 
 def test_a_profile_measured_in_python_needs_no_cost(tmp_path):
     path = tmp_path / "py.db"
-    _profile(path, "python", costs=False)
+    write_pt2pt_profile(path, "python", costs=False)
     python = ProfileCommModel.from_profile(path, binding="python")
     assert _means(python) == _means(ProfileCommModel.from_profile(path))
     assert not python.profile_notes
@@ -60,7 +37,7 @@ def test_a_profile_measured_in_python_needs_no_cost(tmp_path):
 
 def test_missing_costs_are_named_in_a_note(tmp_path):
     path = tmp_path / "some.db"
-    _profile(path, "c", costs="some")
+    write_pt2pt_profile(path, "c", costs="some")
     model = ProfileCommModel.from_profile(path, binding="python")
     notes = [note for note in model.notes if note.startswith("binding:")]
     assert notes == list(model.profile_notes)

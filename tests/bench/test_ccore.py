@@ -50,6 +50,7 @@ def test_every_test_of_the_catalogue_gives_a_complete_block(c_profile):
         assert {(k.test, k.variant, k.size) for k in prof.blocks()} == expected
         run = prof.runs()[0]
         assert run.binding == "c" and run.clock.startswith("CLOCK_MONOTONIC")
+        assert set(prof.stability()) == set(prof.blocks())      # every block checked
         assert run.mpi_library.startswith("MPICH") and run.mpi_version.startswith("MPI ")
         for key in prof.blocks():
             times = prof.samples(key.test, key.size, nxp=key.nxp, variant=key.variant,

@@ -177,6 +177,7 @@ class BenchOptions:
     progress: bool = True
     binding: str = "auto"
     binding_cost: bool = False
+    stability_retries: int = 1
 
     def blocks(self) -> list[tuple[str, str, int]]:
         """(test, variant, size) in run order; size-less tests run once at size 0."""
@@ -204,6 +205,7 @@ class BenchOptions:
         data = dict(plan, **overrides)
         data["tests"] = [tuple(t) for t in data["tests"]]
         data.setdefault("binding", "python")     # plans stored before the C core
+        data.setdefault("stability_retries", 0)  # and before the stability check
         return cls(**data)
 
     def validate(self, nprocs: int | None, memory: int | None) -> None:
@@ -220,6 +222,9 @@ class BenchOptions:
             raise BenchmarkError(f"--sync must be one of {', '.join(SYNC_METHODS)}")
         if self.binding not in BINDINGS:
             raise BenchmarkError(f"--binding must be one of {', '.join(BINDINGS)}")
+        if not 0 <= self.stability_retries <= 10:
+            raise BenchmarkError(f"--stability-retries must be 0 to 10 (got "
+                                 f"{self.stability_retries})")
         if self.binding_cost and self.binding == "python":
             raise BenchmarkError("--binding-cost compares the Python loops with the C core; "
                                  "it cannot go with --binding python")

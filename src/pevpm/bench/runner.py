@@ -15,7 +15,7 @@ import os
 import sys
 import time
 import zlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from mpi4py import MPI
@@ -34,6 +34,7 @@ from pevpm.bench.operations import (
 )
 from pevpm.bench.options import BenchOptions
 from pevpm.bench.patterns import Placement, complement_partners, select_placements
+from pevpm.bench.stability import compare_halves
 from pevpm.errors import BenchmarkError, PevpmError
 from pevpm.host import BusyMeter, load_average, own_cpu_seconds, usable_cores
 from pevpm.profile.builtin import record_origin
@@ -75,6 +76,21 @@ def _bind_to_core(placement: Placement, rank: int) -> bool:
         return False
     os.sched_setaffinity(0, {cores[placement.local_rank(rank) % len(cores)]})
     return True
+
+
+@dataclass
+class _Measured:
+    """One measurement of a block (``times``, ``sync_rows``, ``conditions`` and
+    ``python`` on rank 0 only)."""
+
+    times: np.ndarray | None
+    sync_rows: list[dict] | None
+    reps: int
+    warmup: int
+    start_mode: str
+    elapsed: float
+    conditions: BlockConditions | None
+    python: np.ndarray | None
 
 
 class _Run:
@@ -144,13 +160,41 @@ class _Run:
                                    options.resend_limit, self.exchange))
 
     def run_block(self, test: str, variant: str, size: int, reps_cap_ns: float) -> None:
-        """Time one block, re-synchronise, and store it (rank 0); with
-        ``--binding-cost``, time it again with the Python loops and store the
-        difference of the medians."""
+        """Time one block, re-synchronise, and store it (rank 0).  A block whose two
+        halves differ (:func:`pevpm.bench.stability.compare_halves`) is measured
+        again up to ``--stability-retries`` times; the last measurement is kept
+        with its verdict.  With ``--binding-cost`` each measurement also times
+        the block with the Python loops."""
+        options = self.options
+        for attempt in range(options.stability_retries + 1):
+            block = self._measure(test, variant, size, reps_cap_ns)
+            verdict = compare_halves(block.times, attempt) if self.rank == 0 else None
+            if self.comm.bcast(verdict.stable if verdict else None, root=0):
+                break
+        if self.rank == 0:
+            key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
+            with self.watch.critical():
+                self.writer.write_block(
+                    self.run_id, key, block.times, reps=block.reps, warmup=block.warmup,
+                    start_mode=block.start_mode,
+                    sync_error=max(row["error"] for row in block.sync_rows),
+                    elapsed=block.elapsed, budget_limited=block.reps < options.reps,
+                    outlier_rule=(options.outlier_percentile, options.outlier_multiplier),
+                    bin_width=options.bin_width, max_raw_samples=options.max_raw,
+                    seed=[options.seed, zlib.crc32(key.label.encode())],
+                    sync=block.sync_rows, conditions=block.conditions,
+                )
+                self.writer.store_stability(key, verdict)
+                if block.python is not None:
+                    self.writer.store_binding_cost(key, python=float(np.median(block.python)),
+                                                   c=float(np.median(block.times)))
+                self.kept += 1
+
+    def _measure(self, test: str, variant: str, size: int, reps_cap_ns: float) -> _Measured:
+        """One measurement of a block: its times, sync rows, conditions (rank 0)."""
         comm, options = self.comm, self.options
         build = self.core.operation if self.core else build_operation
         op = build(comm, test, variant, size, self.partner)
-        warmup = max(options.warmup, 1)
         start, per_rep = self._start(self._probe(op))
         reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap_ns // per_rep)))
         reps = comm.bcast(reps, root=0)
@@ -167,22 +211,8 @@ class _Run:
             python_start, _ = self._start(self._probe(python_op))
             python, _ = self._derive(python_op, python_op.run(reps, python_start, self.now),
                                      reps)
-        if self.rank == 0:
-            key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
-            with self.watch.critical():
-                self.writer.write_block(
-                    self.run_id, key, times, reps=reps, warmup=warmup, start_mode=start.mode,
-                    sync_error=max(row["error"] for row in sync_rows), elapsed=elapsed,
-                    budget_limited=reps < options.reps,
-                    outlier_rule=(options.outlier_percentile, options.outlier_multiplier),
-                    bin_width=options.bin_width, max_raw_samples=options.max_raw,
-                    seed=[options.seed, zlib.crc32(key.label.encode())], sync=sync_rows,
-                    conditions=conditions,
-                )
-                if python is not None:
-                    self.writer.store_binding_cost(key, python=float(np.median(python)),
-                                                   c=float(np.median(times)))
-                self.kept += 1
+        return _Measured(times, sync_rows, reps, max(options.warmup, 1), start.mode, elapsed,
+                         conditions, python)
 
     def _probe(self, op) -> float:
         """Warm ``op`` up; the slowest rank's mean repetition of the last half (ns)."""

@@ -94,6 +94,10 @@ def register(subparsers) -> None:
     bench.add_argument("--binding", choices=BINDINGS, default="auto",
                        help="time with the C core built with the MPI's mpicc (c), with "
                        "mpi4py (python), or C where it builds (auto, the default)")
+    bench.add_argument("--stability-retries", type=numbers.whole(0, 10), default=1,
+                       help="measure a block whose two halves differ (Mann-Whitney "
+                       "p < 0.001 and medians more than 10%% apart) again up to this many "
+                       "times, then mark it unstable (default 1)")
     bench.add_argument("--binding-cost", action="store_true",
                        help="also time every block with the mpi4py loops and store what "
                        "the binding adds (for predictions of Python programs)")
@@ -162,7 +166,7 @@ def options_from_args(args) -> BenchOptions:
         bin_width=_duration(args.bin_width, "--bin-width") if args.bin_width else None,
         max_raw=args.max_raw, seed=args.seed, machine=args.machine, bind=args.bind,
         progress=args.progress, binding=args.binding,
-        binding_cost=args.binding_cost,
+        binding_cost=args.binding_cost, stability_retries=args.stability_retries,
     )
 
 

@@ -78,6 +78,8 @@ MODEL_NAMES = ("full", "min2x1", "mean2x1", "min-nxp", "mean-nxp")
 #: How the modelled program calls MPI: ``c`` (compiled code: the profile's times
 #: as measured) or ``python`` (mpi4py: plus the stored binding cost).
 BINDINGS = ("c", "python")
+#: Unstable blocks a note names (the rest are counted).
+UNSTABLE_SHOWN = 5
 SOURCES = ("empirical", "fitted")
 
 
@@ -239,6 +241,33 @@ def load_series(profile: Profile, test: str, source: str = "empirical",
     return series
 
 
+def _profile_notes(imported: str | None, instant: bool, unstable: list,
+                   missing: list[str]) -> tuple[str, ...]:
+    """What a prediction from this profile should say about it: imported averages,
+    sends that return at once, unstable blocks, blocks without a binding cost."""
+    notes = []
+    if imported:
+        notes.append(f"imported profile: {imported}")
+    if instant:
+        notes.append(f"{LOCAL_TEST}: not in OSU/IMB output; in predictions from this profile "
+                     "a send returns as soon as it starts")
+    if unstable:
+        shown = ", ".join(f"{key.label} ({verdict.shift:+.0%})"
+                          for key, verdict in unstable[:UNSTABLE_SHOWN])
+        if len(unstable) > UNSTABLE_SHOWN:
+            shown += f" and {len(unstable) - UNSTABLE_SHOWN} more"
+        notes.append(f"unstable blocks: {len(unstable)} point-to-point block(s) changed while "
+                     f"measured (second half's median against the first's): {shown}; a "
+                     "prediction using them can move by as much; re-measure them on a "
+                     "quieter machine")
+    if missing:
+        notes.append(f"binding: {len(missing)} block(s) measured with MPIBench's C core have "
+                     f"no stored mpi4py cost (first: {missing[0]}); this Python program's "
+                     "messages there omit mpi4py's per-call cost (bench --binding-cost "
+                     "measures it; fitted distributions never get it)")
+    return tuple(notes)
+
+
 @dataclass(frozen=True)
 class SeriesIndex:
     """The series of one test, chosen by intra/inter node and contention."""
@@ -375,20 +404,13 @@ class ProfileCommModel:
                 for test in (DUPLEX_TEST, EXCHANGE_TEST))
             cores = origin_of(opened).cores
             imported = opened.metadata.get("imported")
+            unstable = [(key, verdict) for key, verdict in opened.stability().items()
+                        if not verdict.stable and key.test in tests and key.variant == ""]
         finally:
             if opened is not profile:
                 opened.close()
-        notes: tuple[str, ...] = (f"imported profile: {imported}",) if imported else ()
         instant = bool(imported) and local is None
-        if instant:
-            notes = (*notes, (f"{LOCAL_TEST}: not in OSU/IMB output; in predictions from this "
-                             "profile a send returns as soon as it starts"))
-        if missing:
-            note = (f"binding: {len(missing)} block(s) measured with MPIBench's C core have no "
-                    f"stored mpi4py cost (first: {missing[0]}); this Python program's "
-                    "messages there omit mpi4py's per-call cost (bench --binding-cost "
-                    "measures it; fitted distributions never get it)")
-            notes = (*notes, note)
+        notes = _profile_notes(imported, instant, unstable, missing)
         return cls(transfer, local, model, extrapolate, None, tests, blocking, duplex, exchange,
                    cores, profile_notes=notes, instant_local=instant)
 

@@ -118,6 +118,10 @@ _CONDITIONS_TABLE = """
 CREATE TABLE IF NOT EXISTS conditions(
     block_id INTEGER PRIMARY KEY REFERENCES blocks(id), others REAL NOT NULL,
     load REAL NOT NULL, cores INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS stability(
+    block_id INTEGER PRIMARY KEY REFERENCES blocks(id), first_median REAL NOT NULL,
+    second_median REAL NOT NULL, p_value REAL NOT NULL, retries INTEGER NOT NULL,
+    max_shift REAL NOT NULL, max_p REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS binding_costs(
     block_id INTEGER PRIMARY KEY REFERENCES blocks(id), python_median REAL NOT NULL,
     c_median REAL NOT NULL);
@@ -193,6 +197,35 @@ def block_contention(key: BlockKey) -> int:
     2
     """
     return max(1, key.p // 2) if key.n == 1 else key.p
+
+
+@dataclass(frozen=True)
+class BlockStability:
+    """A block's two halves compared (:mod:`pevpm.bench.stability`): their medians
+    (s), the test's p-value, the measurements repeated before the kept one, and the
+    rule: unstable when ``p_value < max_p`` and the medians differ by more than
+    ``max_shift``.
+
+    >>> BlockStability(1e-6, 1.3e-6, 1e-9, 1, 0.1, 0.001).stable
+    False
+    """
+
+    first: float
+    second: float
+    p_value: float
+    retries: int
+    max_shift: float
+    max_p: float
+
+    @property
+    def shift(self) -> float:
+        """The second half's median relative to the first's (``0.3``: 30% slower)."""
+        return self.second / self.first - 1 if self.first > 0 else 0.0
+
+    @property
+    def stable(self) -> bool:
+        """Whether the halves agree by the stated rule."""
+        return not (self.p_value < self.max_p and abs(self.shift) > self.max_shift)
 
 
 @dataclass(frozen=True)
@@ -481,6 +514,18 @@ class Profile:
             return None
         return BlockConditions(*row) if row else None
 
+    def stability(self) -> dict[BlockKey, BlockStability]:
+        """Every block's stability verdict, where the benchmark checked it (empty for
+        profiles from before the check)."""
+        try:
+            rows = self._conn.execute(
+                "SELECT b.test, b.variant, b.size, b.n, b.p, s.first_median, s.second_median, "
+                "s.p_value, s.retries, s.max_shift, s.max_p FROM stability s JOIN blocks b "
+                "ON b.id = s.block_id ORDER BY b.test, b.variant, b.n, b.p, b.size").fetchall()
+        except sqlite3.OperationalError:          # no stability table in this profile
+            return {}
+        return {BlockKey(*row[:5]): BlockStability(*row[5:]) for row in rows}
+
     def binding_costs(self) -> dict[BlockKey, BindingCost]:
         """What mpi4py adds to each block's operation, where ``bench --binding-cost``
         measured it (empty otherwise)."""
@@ -746,7 +791,7 @@ class ProfileWriter(Profile):
 
     def _delete_block(self, block_id: int) -> None:
         for table in ("raw_times", "outliers", "histograms", "summaries", "fits", "conditions",
-                      "binding_costs"):
+                      "binding_costs", "stability"):
             self._conn.execute(f"DELETE FROM {table} WHERE block_id=?", (block_id,))
         self._conn.execute("DELETE FROM blocks WHERE id=?", (block_id,))
 
@@ -768,6 +813,15 @@ class ProfileWriter(Profile):
                 "INSERT OR REPLACE INTO calibration(key, value, created) VALUES (?,?,?)",
                 (key, json.dumps(value), _now()),
             )
+
+    def store_stability(self, key: BlockKey, verdict: BlockStability) -> None:
+        """Store block ``key``'s stability verdict."""
+        with self._conn:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO stability(block_id, first_median, second_median, "
+                "p_value, retries, max_shift, max_p) VALUES (?,?,?,?,?,?,?)",
+                (self._block_id(key), verdict.first, verdict.second, verdict.p_value,
+                 verdict.retries, verdict.max_shift, verdict.max_p))
 
     def store_binding_cost(self, key: BlockKey, *, python: float, c: float) -> None:
         """Store the medians of block ``key`` timed by the Python and the C loops."""

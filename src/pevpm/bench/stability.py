@@ -1,0 +1,52 @@
+"""Is a block stable?  Its first and second halves of repetitions, compared.
+
+Where ranks share cores, or other jobs come and go, a block's times can
+shift while it runs, and two profiles taken a minute apart then disagree.
+MPIBench checks every block with a stated test: the samples of the first
+half of the repetitions (all ranks) against those of the second half,
+
+* a two-sided Mann-Whitney U test, unstable when ``p <`` :data:`P_VALUE`,
+* and only when the medians also differ by more than :data:`SHIFT` (a
+  significant but small difference does not matter to a prediction).
+
+An unstable block is measured again (``--stability-retries``, default 1);
+the last measurement is kept and the profile marks it
+(:class:`~pevpm.profile.store.BlockStability`).
+
+>>> rng = np.random.default_rng(0)
+>>> steady = rng.normal(1e-6, 1e-8, size=(2, 200))
+>>> compare_halves(steady).stable
+True
+>>> drifting = steady.copy(); drifting[:, 100:] *= 1.5
+>>> verdict = compare_halves(drifting, retries=1)
+>>> verdict.stable, f"{verdict.shift:+.0%}", verdict.retries
+(False, '+50%', 1)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import mannwhitneyu
+
+from pevpm.profile.store import BlockStability
+
+#: Significance level of the halves' Mann-Whitney U test.
+P_VALUE = 0.001
+#: Smallest relative difference of the halves' medians that makes a block unstable.
+SHIFT = 0.10
+#: Fewest repetitions per half worth testing; smaller blocks count as stable.
+MIN_HALF = 5
+
+
+def compare_halves(times: np.ndarray, retries: int = 0) -> BlockStability:
+    """The verdict on a block's ``(ranks, reps)`` times (``retries``: measurements
+    repeated before this one)."""
+    times = np.atleast_2d(np.asarray(times, dtype=float))
+    half = times.shape[1] // 2
+    first, second = times[:, :half].ravel(), times[:, half:2 * half].ravel()
+    if half < MIN_HALF:
+        median = float(np.median(times))
+        return BlockStability(median, median, 1.0, retries, SHIFT, P_VALUE)
+    p_value = float(mannwhitneyu(first, second, alternative="two-sided").pvalue)
+    return BlockStability(float(np.median(first)), float(np.median(second)), p_value,
+                          retries, SHIFT, P_VALUE)
