@@ -517,26 +517,27 @@ class Profile:
     def stability(self) -> dict[BlockKey, BlockStability]:
         """Every block's stability verdict, where the benchmark checked it (empty for
         profiles from before the check)."""
-        try:
-            rows = self._conn.execute(
-                "SELECT b.test, b.variant, b.size, b.n, b.p, s.first_median, s.second_median, "
-                "s.p_value, s.retries, s.max_shift, s.max_p FROM stability s JOIN blocks b "
-                "ON b.id = s.block_id ORDER BY b.test, b.variant, b.n, b.p, b.size").fetchall()
-        except sqlite3.OperationalError:          # no stability table in this profile
-            return {}
-        return {BlockKey(*row[:5]): BlockStability(*row[5:]) for row in rows}
+        rows = self._per_block("stability", "first_median, second_median, p_value, retries, "
+                               "max_shift, max_p")
+        return {key: BlockStability(*values) for key, values in rows}
 
     def binding_costs(self) -> dict[BlockKey, BindingCost]:
         """What mpi4py adds to each block's operation, where ``bench --binding-cost``
         measured it (empty otherwise)."""
+        rows = self._per_block("binding_costs", "python_median, c_median")
+        return {key: BindingCost(*values) for key, values in rows}
+
+    def _per_block(self, table: str, columns: str) -> list[tuple[BlockKey, tuple]]:
+        """``columns`` of an optional per-block ``table`` with each row's block (none
+        when the profile predates the table)."""
         try:
             rows = self._conn.execute(
-                "SELECT b.test, b.variant, b.size, b.n, b.p, c.python_median, c.c_median "
-                "FROM binding_costs c JOIN blocks b ON b.id = c.block_id "
+                f"SELECT b.test, b.variant, b.size, b.n, b.p, {columns} FROM {table} t "
+                "JOIN blocks b ON b.id = t.block_id "
                 "ORDER BY b.test, b.variant, b.n, b.p, b.size").fetchall()
-        except sqlite3.OperationalError:          # no binding_costs table in this profile
-            return {}
-        return {BlockKey(*row[:5]): BindingCost(row[5], row[6]) for row in rows}
+        except sqlite3.OperationalError:          # a profile from before the table
+            return []
+        return [(BlockKey(*row[:5]), tuple(row[5:])) for row in rows]
 
     def resolve(self, test: str, size: int, nxp=None, variant: str | None = None) -> BlockKey:
         """Find the one block matching the arguments; unspecified parts must be unambiguous."""
