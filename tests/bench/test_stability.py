@@ -1,6 +1,7 @@
 """Block stability: the halves test, the verdict stored per block, predict's note."""
 
 import numpy as np
+import pytest
 from bench_helpers import write_pt2pt_profile
 
 from pevpm.bench.stability import P_VALUE, SHIFT, compare_halves
@@ -36,3 +37,17 @@ def test_unstable_blocks_are_named_in_predictions(tmp_path):
     notes = [n for n in ProfileCommModel.from_profile(path).notes if n.startswith("unstable")]
     assert len(notes) == 1 and "1 point-to-point block(s)" in notes[0]
     assert "isend 1024 B 1x2 (+40%)" in notes[0]
+
+
+def test_the_numpy_test_agrees_with_scipy():
+    """Seeded normal samples rounded to 0.1 (ties), shifted by 0-0.4 sd: the p-value is
+    scipy's asymptotic Mann-Whitney p within 1e-9 relative."""
+    from scipy.stats import mannwhitneyu
+
+    from pevpm.bench.stability import mann_whitney_p
+
+    rng = np.random.default_rng(3)
+    for shift in (0.0, 0.1, 0.2, 0.4):
+        a, b = rng.normal(0, 1, 300).round(1), rng.normal(shift, 1, 300).round(1)
+        expected = mannwhitneyu(a, b, alternative="two-sided", method="asymptotic").pvalue
+        assert mann_whitney_p(a, b) == pytest.approx(expected, rel=1e-9)
