@@ -399,7 +399,7 @@ def _choose_core(world, options: BenchOptions) -> tuple[CCore | None, BenchOptio
         try:
             core = load_core(os.environ.get("MPICC") or None)
         except PevpmError as failure:
-            reason = str(failure)
+            reason = failure.message
     reasons = [text for text in world.allgather(reason) if text]
     if not reasons:
         return core, replace(options, binding="c")
@@ -412,16 +412,18 @@ def _choose_core(world, options: BenchOptions) -> tuple[CCore | None, BenchOptio
     if world.Get_rank() == 0:
         print(f"pevpm bench: note: timing with the Python (mpi4py) loops, whose samples "
               f"include mpi4py's per-call cost: the C timing core is unavailable "
-              f"({reasons[0]})", file=sys.stderr)
+              f"({reasons[0]})"
+              + ("; --binding-cost needs it and is not measured" if options.binding_cost
+                 else ""), file=sys.stderr)
     return None, replace(options, binding="python")
 
 
 def _failure_of(action) -> str | None:
-    """``None`` when ``action()`` succeeds, else its :class:`PevpmError` as text."""
+    """``None`` when ``action()`` succeeds, else its :class:`PevpmError`'s message."""
     try:
         action()
     except PevpmError as failure:
-        return str(failure)
+        return failure.message
     return None
 
 
