@@ -36,7 +36,7 @@ def test_unstable_blocks_are_named_in_predictions(tmp_path):
         assert [v.stable for v in prof.stability().values()] == [True, False]
     notes = [n for n in ProfileCommModel.from_profile(path).notes if n.startswith("unstable")]
     assert len(notes) == 1 and "1 point-to-point block(s)" in notes[0]
-    assert "isend 1024 B 1x2 (+40%)" in notes[0]
+    assert "isend 1024 B 1x2 (halves +40%)" in notes[0]
 
 
 def test_the_numpy_test_agrees_with_scipy():

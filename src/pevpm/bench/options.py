@@ -178,6 +178,7 @@ class BenchOptions:
     binding: str = "auto"
     binding_cost: bool = False
     stability_retries: int = 1
+    stability_repeat: bool = True
 
     def blocks(self) -> list[tuple[str, str, int]]:
         """(test, variant, size) in run order; size-less tests run once at size 0."""
@@ -206,6 +207,7 @@ class BenchOptions:
         data["tests"] = [tuple(t) for t in data["tests"]]
         data.setdefault("binding", "python")     # plans stored before the C core
         data.setdefault("stability_retries", 0)  # and before the stability check
+        data.setdefault("stability_repeat", False)
         return cls(**data)
 
     def validate(self, nprocs: int | None, memory: int | None) -> None:

@@ -94,7 +94,7 @@ def stability_note(profile: Profile) -> str:
     ...         return {BlockKey("isend", "", 0, 1, 4): BlockStability(1, 1.5, 0, 1, .1, .001),
     ...                 BlockKey("isend", "", 64, 1, 4): BlockStability(1, 1, 1, 0, .1, .001)}
     >>> stability_note(Stub())
-    'stability: 1 of 2 blocks unstable after re-measuring (isend 0 B 1x4 +50%)'
+    'stability: 1 of 2 blocks unstable after re-measuring (isend 0 B 1x4 halves +50%)'
     """
     verdicts = profile.stability()
     if not verdicts:
@@ -103,7 +103,7 @@ def stability_note(profile: Profile) -> str:
     if not unstable:
         return f"stability: all {len(verdicts)} blocks stable (halves agree)"
     worst = sorted(unstable, key=lambda item: -abs(item[1].shift))[:3]
-    shown = ", ".join(f"{key.label} {v.shift:+.0%}" for key, v in worst)
+    shown = ", ".join(f"{key.label} {v.check} {v.shift:+.0%}" for key, v in worst)
     return (f"stability: {len(unstable)} of {len(verdicts)} blocks unstable after "
             f"re-measuring ({shown})")
 

@@ -34,14 +34,23 @@ from pevpm.bench.operations import (
 )
 from pevpm.bench.options import BenchOptions
 from pevpm.bench.patterns import Placement, complement_partners, select_placements
-from pevpm.bench.stability import compare_halves
+from pevpm.bench.stability import compare_halves, compare_repeat
 from pevpm.errors import BenchmarkError, PevpmError
 from pevpm.host import BusyMeter, load_average, own_cpu_seconds, usable_cores
 from pevpm.profile.builtin import record_origin
-from pevpm.profile.store import BlockConditions, BlockKey, Profile, ProfileWriter
+from pevpm.profile.store import (
+    BlockConditions,
+    BlockKey,
+    BlockStability,
+    Profile,
+    ProfileWriter,
+)
 from pevpm.progress import progress_bar
 
 MIN_REPS = 10
+#: Blocks repeated at the end of a run to check they did not change meanwhile:
+#: the point-to-point tests predictions read.
+REPEATED_TESTS = ("isend", "send", "isendlocal", "sendrecv", "isendduplex")
 AUTO_SPACING_FLOOR_NS = 20_000
 TIMED_START_LEAD_NS = 2_000_000
 IDLE_POLL_S = 0.05
@@ -159,12 +168,14 @@ class _Run:
         self.clock.add(synchronise(self.comm, self.clock.local, options.sync,
                                    options.resend_limit, self.exchange))
 
-    def run_block(self, test: str, variant: str, size: int, reps_cap_ns: float) -> None:
+    def run_block(self, test: str, variant: str, size: int, reps_cap_ns: float
+                  ) -> tuple[np.ndarray | None, BlockStability | None]:
         """Time one block, re-synchronise, and store it (rank 0).  A block whose two
         halves differ (:func:`pevpm.bench.stability.compare_halves`) is measured
         again up to ``--stability-retries`` times; the last measurement is kept
         with its verdict.  With ``--binding-cost`` each measurement also times
-        the block with the Python loops."""
+        the block with the Python loops.  Returns the kept times and their verdict
+        (rank 0; ``None`` elsewhere)."""
         options = self.options
         for attempt in range(options.stability_retries + 1):
             block = self._measure(test, variant, size, reps_cap_ns)
@@ -189,6 +200,23 @@ class _Run:
                     self.writer.store_binding_cost(key, python=float(np.median(block.python)),
                                                    c=float(np.median(block.times)))
                 self.kept += 1
+        return block.times, verdict
+
+    def repeat_blocks(self, measured: dict, caps: dict) -> None:
+        """Measure the point-to-point blocks of ``measured`` (block -> (times, verdict)
+        on rank 0) again, with a quarter of their repetition cap, and mark those whose
+        repeat differs (:func:`pevpm.bench.stability.compare_repeat`) when their halves
+        agreed."""
+        for (test, variant, size), (times, verdict) in measured.items():
+            self.current = f"{test}{variant} {size} B (repeat)"
+            repeat = self._measure(test, variant, size, caps[(test, variant, size)] / 4)
+            if self.rank != 0 or not verdict.stable:
+                continue
+            later = compare_repeat(times, repeat.times, verdict.retries)
+            if not later.stable:
+                key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
+                with self.watch.critical():
+                    self.writer.store_stability(key, later)
 
     def _measure(self, test: str, variant: str, size: int, reps_cap_ns: float) -> _Measured:
         """One measurement of a block: its times, sync rows, conditions (rank 0)."""
@@ -295,6 +323,8 @@ class _Run:
                                quiet_close=True)
             bar.update(self.total - len(todo))
         budget_used: dict[tuple[str, str], float] = {}
+        measured: dict[tuple[str, str, int], tuple] = {}
+        caps: dict[tuple[str, str, int], float] = {}
         for index, (test, variant, size) in enumerate(todo):
             self.current = f"{test}{variant} {size} B"
             left_in_test = sum(1 for t, v, _ in todo[index:] if (t, v) == (test, variant))
@@ -303,11 +333,14 @@ class _Run:
             if bar is not None:
                 bar.set_postfix_str(self.current)
             began = time.perf_counter()
-            self.run_block(test, variant, size, cap_ns)
+            outcome = self.run_block(test, variant, size, cap_ns)
+            if options.stability_repeat and test in REPEATED_TESTS:
+                measured[(test, variant, size)], caps[(test, variant, size)] = outcome, cap_ns
             budget_used[(test, variant)] = (budget_used.get((test, variant), 0.0)
                                             + time.perf_counter() - began)
             if bar is not None:
                 bar.update(1)
+        self.repeat_blocks(measured, caps)
         self.current = ""
         if bar is not None:
             bar.close()

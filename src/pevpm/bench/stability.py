@@ -13,7 +13,11 @@ half of the repetitions (all ranks) against those of the second half,
 
 An unstable block is measured again (``--stability-retries``, default 1);
 the last measurement is kept and the profile marks it
-(:class:`~pevpm.profile.store.BlockStability`).
+(:class:`~pevpm.profile.store.BlockStability`).  A block can also be steady
+while it runs and still differ from the same block measured later, when the
+machine's load has changed in between: :func:`compare_repeat` applies the
+same rule to a block and a *repeat* of it at the end of the run
+(``check="repeat"``).
 
 >>> rng = np.random.default_rng(0)
 >>> steady = rng.normal(1e-6, 1e-8, size=(2, 200))
@@ -46,13 +50,29 @@ def compare_halves(times: np.ndarray, retries: int = 0) -> BlockStability:
     repeated before this one)."""
     times = np.atleast_2d(np.asarray(times, dtype=float))
     half = times.shape[1] // 2
-    first, second = times[:, :half].ravel(), times[:, half:2 * half].ravel()
-    if half < MIN_HALF:
-        median = float(np.median(times))
-        return BlockStability(median, median, 1.0, retries, SHIFT, P_VALUE)
-    p_value = mann_whitney_p(first, second)
-    return BlockStability(float(np.median(first)), float(np.median(second)), p_value,
-                          retries, SHIFT, P_VALUE)
+    return _compare(times[:, :half].ravel(), times[:, half:2 * half].ravel(), retries,
+                    "halves")
+
+
+def compare_repeat(times: np.ndarray, repeat: np.ndarray, retries: int = 0) -> BlockStability:
+    """The verdict on a block's times against a repeat of it measured later.
+
+    >>> rng = np.random.default_rng(0)
+    >>> block = rng.normal(1e-6, 1e-8, size=(2, 200))
+    >>> later = compare_repeat(block, 1.75 * rng.normal(1e-6, 1e-8, size=(2, 50)))
+    >>> later.stable, later.check, f"{later.shift:+.0%}"
+    (False, 'repeat', '+75%')
+    """
+    return _compare(np.ravel(times), np.ravel(repeat), retries, "repeat")
+
+
+def _compare(first: np.ndarray, second: np.ndarray, retries: int, check: str
+             ) -> BlockStability:
+    if min(first.size, second.size) < MIN_HALF:
+        median = float(np.median(np.concatenate([first, second])))
+        return BlockStability(median, median, 1.0, retries, SHIFT, P_VALUE, check)
+    return BlockStability(float(np.median(first)), float(np.median(second)),
+                          mann_whitney_p(first, second), retries, SHIFT, P_VALUE, check)
 
 
 def mann_whitney_p(first: np.ndarray, second: np.ndarray) -> float:

@@ -98,6 +98,9 @@ def register(subparsers) -> None:
                        help="measure a block whose two halves differ (Mann-Whitney "
                        "p < 0.001 and medians more than 10%% apart) again up to this many "
                        "times, then mark it unstable (default 1)")
+    bench.add_argument("--no-stability-repeat", dest="stability_repeat", action="store_false",
+                       help="do not repeat the point-to-point blocks at the end of the run "
+                       "to check they did not change meanwhile")
     bench.add_argument("--binding-cost", action="store_true",
                        help="also time every block with the mpi4py loops and store what "
                        "the binding adds (for predictions of Python programs)")
@@ -167,6 +170,7 @@ def options_from_args(args) -> BenchOptions:
         max_raw=args.max_raw, seed=args.seed, machine=args.machine, bind=args.bind,
         progress=args.progress, binding=args.binding,
         binding_cost=args.binding_cost, stability_retries=args.stability_retries,
+        stability_repeat=args.stability_repeat,
     )
 
 

@@ -252,12 +252,13 @@ def _profile_notes(imported: str | None, instant: bool, unstable: list,
         notes.append(f"{LOCAL_TEST}: not in OSU/IMB output; in predictions from this profile "
                      "a send returns as soon as it starts")
     if unstable:
-        shown = ", ".join(f"{key.label} ({verdict.shift:+.0%})"
+        shown = ", ".join(f"{key.label} ({verdict.check} {verdict.shift:+.0%})"
                           for key, verdict in unstable[:UNSTABLE_SHOWN])
         if len(unstable) > UNSTABLE_SHOWN:
             shown += f" and {len(unstable) - UNSTABLE_SHOWN} more"
         notes.append(f"unstable blocks: {len(unstable)} point-to-point block(s) changed while "
-                     f"measured (second half's median against the first's): {shown}; a "
+                     "measured (halves: second half's median against the first's; repeat: "
+                     f"a repeat at the end of the run against the block): {shown}; a "
                      "prediction using them can move by as much; re-measure them on a "
                      "quieter machine")
     if missing:

@@ -73,7 +73,7 @@ OPTIONAL_RULES: dict[str, tuple[tuple[str, str, float | None], ...]] = {
                    ("cores", INT, 1)),
     "stability": (("block_id", INT, 0), ("first_median", REAL, None),
                   ("second_median", REAL, None), ("p_value", REAL, 0), ("retries", INT, 0),
-                  ("max_shift", REAL, 0), ("max_p", REAL, 0)),
+                  ("max_shift", REAL, 0), ("max_p", REAL, 0), ("check_kind", TEXT, None)),
     "binding_costs": (("block_id", INT, 0), ("python_median", REAL, None),
                       ("c_median", REAL, None)),
 }

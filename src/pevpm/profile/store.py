@@ -121,7 +121,7 @@ CREATE TABLE IF NOT EXISTS conditions(
 CREATE TABLE IF NOT EXISTS stability(
     block_id INTEGER PRIMARY KEY REFERENCES blocks(id), first_median REAL NOT NULL,
     second_median REAL NOT NULL, p_value REAL NOT NULL, retries INTEGER NOT NULL,
-    max_shift REAL NOT NULL, max_p REAL NOT NULL);
+    max_shift REAL NOT NULL, max_p REAL NOT NULL, check_kind TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS binding_costs(
     block_id INTEGER PRIMARY KEY REFERENCES blocks(id), python_median REAL NOT NULL,
     c_median REAL NOT NULL);
@@ -201,10 +201,11 @@ def block_contention(key: BlockKey) -> int:
 
 @dataclass(frozen=True)
 class BlockStability:
-    """A block's two halves compared (:mod:`pevpm.bench.stability`): their medians
-    (s), the test's p-value, the measurements repeated before the kept one, and the
-    rule: unstable when ``p_value < max_p`` and the medians differ by more than
-    ``max_shift``.
+    """A block's two halves compared (:mod:`pevpm.bench.stability`; ``check``
+    ``"repeat"``: the block against a repeat of it at the end of the run): their
+    medians (s), the test's p-value, the measurements repeated before the kept
+    one, and the rule: unstable when ``p_value < max_p`` and the medians differ
+    by more than ``max_shift``.
 
     >>> BlockStability(1e-6, 1.3e-6, 1e-9, 1, 0.1, 0.001).stable
     False
@@ -216,6 +217,7 @@ class BlockStability:
     retries: int
     max_shift: float
     max_p: float
+    check: str = "halves"
 
     @property
     def shift(self) -> float:
@@ -518,7 +520,7 @@ class Profile:
         """Every block's stability verdict, where the benchmark checked it (empty for
         profiles from before the check)."""
         rows = self._per_block("stability", "first_median, second_median, p_value, retries, "
-                               "max_shift, max_p")
+                               "max_shift, max_p, check_kind")
         return {key: BlockStability(*values) for key, values in rows}
 
     def binding_costs(self) -> dict[BlockKey, BindingCost]:
@@ -820,9 +822,9 @@ class ProfileWriter(Profile):
         with self._conn:
             self._conn.execute(
                 "INSERT OR REPLACE INTO stability(block_id, first_median, second_median, "
-                "p_value, retries, max_shift, max_p) VALUES (?,?,?,?,?,?,?)",
+                "p_value, retries, max_shift, max_p, check_kind) VALUES (?,?,?,?,?,?,?,?)",
                 (self._block_id(key), verdict.first, verdict.second, verdict.p_value,
-                 verdict.retries, verdict.max_shift, verdict.max_p))
+                 verdict.retries, verdict.max_shift, verdict.max_p, verdict.check))
 
     def store_binding_cost(self, key: BlockKey, *, python: float, c: float) -> None:
         """Store the medians of block ``key`` timed by the Python and the C loops."""
