@@ -62,14 +62,13 @@ def test_every_test_of_the_catalogue_gives_a_complete_block(c_profile):
             assert np.median(times) < 0.1, key.label      # no hang-sized sample median
 
 
-def test_local_completion_is_shorter_than_end_to_end(c_profile):
-    """Isend returning cannot take longer than the message reaching the partner (and
-    a 16 KiB end-to-end takes longer than a 0 B one): medians of 40 samples each."""
+def test_local_completion_is_read_on_one_clock(c_profile):
+    """Isend's local completion is two stamps of the sender's own clock: never
+    negative, whatever the synchronisation error (each of 2 ranks x 20 reps)."""
     path, _, _ = c_profile
     with Profile.open(path) as prof:
-        local = prof.summary("isendlocal", 16384).median
-        assert local < prof.summary("isend", 16384).median
-        assert prof.summary("isend", 0).median < prof.summary("isend", 16384).median
+        for size in SIZES:
+            assert np.all(prof.samples("isendlocal", size) >= 0)
 
 
 def test_python_binding_is_recorded(tmp_path):
