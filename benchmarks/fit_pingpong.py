@@ -122,7 +122,9 @@ def run(command: list[str]) -> None:
 
 
 def benchmark(profile: Path, sizes: str, args) -> None:
-    bench = [PYTHON, "-m", "pevpm", "bench", "--tests", BENCH_TESTS, "--sizes", sizes,
+    # The real ping-pong is mpi4py's: measure MPI through the same binding.
+    bench = [PYTHON, "-m", "pevpm", "bench", "--binding", "python", "--tests", BENCH_TESTS,
+             "--sizes", sizes,
              "--reps", str(args.bench_reps), "--budget", "8s", "--start", args.start,
              "--no-bind", "--no-progress", "-o", str(profile)]
     if args.launch == "one":
