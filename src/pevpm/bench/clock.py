@@ -111,25 +111,70 @@ class SyncPoint:
     rtt_ns: int
 
 
+class PythonExchange:
+    """The synchronisation's ping-pong loops through mpi4py, stamped with ``clock``
+    (:class:`pevpm.bench.ccore.CExchange` runs the same exchanges in C)."""
+
+    def __init__(self, clock: LocalClock):
+        self.clock = clock
+
+    def pings(self, comm, peer: int, tag: int, resend_limit: int) -> tuple[int, int, int]:
+        """Reference side: ping-pong with ``peer`` until ``resend_limit`` exchanges bring
+        no new minimum round trip, then stop it; (best round trip, its send time, the
+        peer's arrival stamp) in ns."""
+        clock = self.clock
+        out = np.zeros(2, dtype=np.int64)
+        back = np.zeros(1, dtype=np.int64)
+        best_rtt, best_send, best_recv, since_best = None, 0, 0, 0
+        while since_best < resend_limit:
+            out[0] = 1
+            t_send = clock.now()
+            out[1] = t_send
+            comm.Send(out, dest=peer, tag=tag)
+            comm.Recv(back, source=peer, tag=tag)
+            rtt = clock.now() - t_send
+            if best_rtt is None or rtt < best_rtt:
+                best_rtt, best_send, best_recv, since_best = rtt, t_send, int(back[0]), 0
+            else:
+                since_best += 1
+        out[0] = 0
+        comm.Send(out, dest=peer, tag=tag)
+        return best_rtt, best_send, best_recv
+
+    def echo(self, comm, reference: int, tag: int) -> None:
+        """Peer side: timestamp every ping on arrival and echo the stamp until stopped."""
+        incoming = np.zeros(2, dtype=np.int64)
+        stamp = np.zeros(1, dtype=np.int64)
+        _idle_until_ready(comm.Irecv(incoming, source=reference, tag=tag))
+        while incoming[0] == 1:
+            stamp[0] = self.clock.now()
+            comm.Send(stamp, dest=reference, tag=tag)
+            comm.Recv(incoming, source=reference, tag=tag)
+
+
 def synchronise(comm, clock: LocalClock, method: str = "pairwise",
-                resend_limit: int = THESIS_RESEND_LIMIT) -> SyncPoint:
-    """Collective: estimate this rank's offset to rank 0 (rank 0 gets offset 0)."""
+                resend_limit: int = THESIS_RESEND_LIMIT, exchange=None) -> SyncPoint:
+    """Collective: estimate this rank's offset to rank 0 (rank 0 gets offset 0).
+
+    ``exchange`` runs the ping-pongs (default: :class:`PythonExchange` on ``clock``);
+    its stamps must be ``clock``'s."""
     if method not in SYNC_METHODS:
         raise BenchmarkError(f"unknown clock sync method {method!r}; use one of {SYNC_METHODS}")
+    exchange = exchange or PythonExchange(clock)
     size, rank = comm.Get_size(), comm.Get_rank()
     here = SyncPoint(clock.now(), 0.0, clock.resolution_ns, 0)
     if method == "pairwise":
         for peer in range(1, size):
             if rank == 0:
-                _serve_reference(comm, clock, peer, here, resend_limit)
+                _serve_reference(comm, exchange, peer, here, resend_limit)
             elif rank == peer:
-                here = _follow_reference(comm, clock, 0)
+                here = _follow_reference(comm, exchange, 0)
     else:
         for distance in _tree_distances(size):
             if rank % (2 * distance) == 0 and rank + distance < size:
-                _serve_reference(comm, clock, rank + distance, here, resend_limit)
+                _serve_reference(comm, exchange, rank + distance, here, resend_limit)
             elif rank % (2 * distance) == distance:
-                here = _follow_reference(comm, clock, rank - distance)
+                here = _follow_reference(comm, exchange, rank - distance)
     return here
 
 
@@ -139,26 +184,10 @@ def _tree_distances(size: int) -> list[int]:
     return [1 << k for k in reversed(range(rounds))]
 
 
-def _serve_reference(comm, clock: LocalClock, peer: int, mine: SyncPoint,
-                     resend_limit: int) -> None:
-    """Reference side: ping-pong with ``peer`` until ``resend_limit`` exchanges bring no new
-    minimum round trip, then send it the offset, error and round trip of the best one."""
-    out = np.zeros(2, dtype=np.int64)
-    back = np.zeros(1, dtype=np.int64)
-    best_rtt, best_send, best_recv, since_best = None, 0, 0, 0
-    while since_best < resend_limit:
-        out[0] = 1
-        t_send = clock.now()
-        out[1] = t_send
-        comm.Send(out, dest=peer, tag=_TAG)
-        comm.Recv(back, source=peer, tag=_TAG)
-        rtt = clock.now() - t_send
-        if best_rtt is None or rtt < best_rtt:
-            best_rtt, best_send, best_recv, since_best = rtt, t_send, int(back[0]), 0
-        else:
-            since_best += 1
-    out[0] = 0
-    comm.Send(out, dest=peer, tag=_TAG)
+def _serve_reference(comm, exchange, peer: int, mine: SyncPoint, resend_limit: int) -> None:
+    """Reference side: the exchanges, then send the peer the offset, error and round
+    trip of the best one."""
+    best_rtt, best_send, best_recv = exchange.pings(comm, peer, _TAG, resend_limit)
     global_send = best_send + mine.offset_ns
     offset = global_send + best_rtt / 2.0 - best_recv
     error = mine.error_ns + best_rtt / 2.0
@@ -166,15 +195,9 @@ def _serve_reference(comm, clock: LocalClock, peer: int, mine: SyncPoint,
     comm.Send(result, dest=peer, tag=_TAG)
 
 
-def _follow_reference(comm, clock: LocalClock, reference: int) -> SyncPoint:
-    """Peer side: timestamp every ping on arrival and echo the stamp."""
-    incoming = np.zeros(2, dtype=np.int64)
-    stamp = np.zeros(1, dtype=np.int64)
-    _idle_until_ready(comm.Irecv(incoming, source=reference, tag=_TAG))
-    while incoming[0] == 1:
-        stamp[0] = clock.now()
-        comm.Send(stamp, dest=reference, tag=_TAG)
-        comm.Recv(incoming, source=reference, tag=_TAG)
+def _follow_reference(comm, exchange, reference: int) -> SyncPoint:
+    """Peer side: echo the exchanges, then receive the offset the reference found."""
+    exchange.echo(comm, reference, _TAG)
     result = np.zeros(4, dtype=np.float64)
     comm.Recv(result, source=reference, tag=_TAG)
     offset, error, rtt, at = result

@@ -127,29 +127,78 @@ class TimedOperation:
         return {name: np.array(values, dtype=np.int64) for name, values in stamps.items()}
 
 
+@dataclass
+class Buffers:
+    """The buffers of one test at one size: ``send`` and ``recv`` (``None`` where this
+    rank passes none, e.g. a non-root's whole buffer) and ``count`` elements per call
+    (bytes; float64 numbers for the reductions).
+
+    >>> b = allocate_buffers("allgather", "total", 1024, nprocs=4, root=False)
+    >>> b.send.size, b.recv.size, b.count
+    (256, 1024, 256)
+    """
+
+    send: np.ndarray | None
+    recv: np.ndarray | None
+    count: int
+
+
+#: Per test: how its samples are derived from the stamps, and the stamps one
+#: repetition takes (in this order in every binding).
+STAMPS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "isend": ("end_to_end", ("send_start", "send_return", "recv_done")),
+    "isendlocal": ("local_send", ("send_start", "send_return", "recv_done")),
+    "isendduplex": ("end_to_end", ("send_start", "send_return", "recv_done")),
+    "send": ("end_to_end", ("send_start", "recv_done")),
+}
+FROM_START = ("from_start", ("start", "end"))
+
+
+def allocate_buffers(name: str, variant: str, size: int, nprocs: int, root: bool) -> Buffers:
+    """Page-aligned buffers for test ``name`` at ``size`` bytes (see :class:`Buffers`)."""
+    if CATALOG[name].paired:
+        return Buffers(aligned_buffer(size, fill=1), aligned_buffer(size), size)
+    if name == "barrier":
+        return Buffers(None, None, 0)
+    if name == "bcast":
+        return Buffers(aligned_buffer(size), None, size)
+    if name in ("reduce", "allreduce"):
+        count = size // 8
+        return Buffers(aligned_buffer(count, np.float64, 1), aligned_buffer(count, np.float64),
+                       count)
+    per_proc = size if variant != "total" else size // nprocs
+    whole = aligned_buffer(per_proc * nprocs)
+    part = aligned_buffer(per_proc)
+    if name == "scatter":
+        return Buffers(whole if root else None, part, per_proc)
+    if name == "gather":
+        return Buffers(part, whole if root else None, per_proc)
+    if name == "allgather":
+        return Buffers(part, whole, per_proc)
+    return Buffers(aligned_buffer(per_proc * nprocs, fill=1), whole, per_proc)
+
+
 def build_operation(comm, name: str, variant: str, size: int,
                     partner: tuple[int, bool] | None) -> TimedOperation:
-    """Allocate buffers and pick the loop for test ``name`` at ``size`` bytes."""
-    nprocs = comm.Get_size()
-    if CATALOG[name].paired:
+    """Allocate buffers and pick the Python (mpi4py) loop for test ``name`` at ``size``
+    bytes (:mod:`pevpm.bench.ccore` has the C loops)."""
+    buffers = allocate_buffers(name, variant, size, comm.Get_size(), comm.Get_rank() == 0)
+    derivation, stamp_names = STAMPS.get(name, FROM_START)
+    send, recv = buffers.send, buffers.recv
+    if name in ("isend", "isendlocal"):
         peer, pings_first = partner
-        send, recv = aligned_buffer(size, fill=1), aligned_buffer(size)
-        if name in ("isend", "isendlocal"):
-            loop = _ping_pong_loop(comm, send, recv, peer, pings_first)
-            derivation = "end_to_end" if name == "isend" else "local_send"
-            return TimedOperation(name, derivation, loop,
-                                  ("send_start", "send_return", "recv_done"))
-        if name == "send":
-            return TimedOperation(name, "end_to_end",
-                                  _blocking_ping_pong_loop(comm, send, recv, peer, pings_first),
-                                  ("send_start", "recv_done"))
-        if name == "isendduplex":
-            return TimedOperation(name, "end_to_end", _duplex_loop(comm, send, recv, peer),
-                                  ("send_start", "send_return", "recv_done"))
-        call = _bind(comm.Sendrecv, send, peer, _TAG, recv, peer, _TAG)
-        return TimedOperation(name, "from_start", _call_loop(call), ("start", "end"))
-    call = _collective_call(comm, name, variant, size, nprocs)
-    return TimedOperation(name, "from_start", _call_loop(call), ("start", "end"))
+        loop = _ping_pong_loop(comm, send, recv, peer, pings_first)
+    elif name == "send":
+        peer, pings_first = partner
+        loop = _blocking_ping_pong_loop(comm, send, recv, peer, pings_first)
+    elif name == "isendduplex":
+        loop = _duplex_loop(comm, send, recv, partner[0])
+    elif name == "sendrecv":
+        peer = partner[0]
+        loop = _call_loop(_bind(comm.Sendrecv, send, peer, _TAG, recv, peer, _TAG))
+    else:
+        loop = _call_loop(_collective_call(comm, name, buffers))
+    return TimedOperation(name, derivation, loop, stamp_names)
 
 
 def _bind(function, *args):
@@ -158,28 +207,23 @@ def _bind(function, *args):
     return call
 
 
-def _collective_call(comm, name: str, variant: str, size: int, nprocs: int) -> Callable:
-    root = comm.Get_rank() == 0
-    per_proc = size if variant != "total" else size // nprocs
+def _collective_call(comm, name: str, buffers: Buffers) -> Callable:
+    send, recv = buffers.send, buffers.recv
     if name == "barrier":
         return comm.Barrier
     if name == "bcast":
-        return _bind(comm.Bcast, aligned_buffer(size), 0)
-    if name in ("reduce", "allreduce"):
-        count = size // 8
-        send, recv = aligned_buffer(count, np.float64, 1), aligned_buffer(count, np.float64)
-        if name == "reduce":
-            return _bind(comm.Reduce, send, recv, MPI.SUM, 0)
+        return _bind(comm.Bcast, send, 0)
+    if name == "reduce":
+        return _bind(comm.Reduce, send, recv, MPI.SUM, 0)
+    if name == "allreduce":
         return _bind(comm.Allreduce, send, recv, MPI.SUM)
-    whole = aligned_buffer(per_proc * nprocs)
-    part = aligned_buffer(per_proc)
     if name == "scatter":
-        return _bind(comm.Scatter, whole if root else None, part, 0)
+        return _bind(comm.Scatter, send, recv, 0)
     if name == "gather":
-        return _bind(comm.Gather, part, whole if root else None, 0)
+        return _bind(comm.Gather, send, recv, 0)
     if name == "allgather":
-        return _bind(comm.Allgather, part, whole)
-    return _bind(comm.Alltoall, aligned_buffer(per_proc * nprocs, fill=1), whole)
+        return _bind(comm.Allgather, send, recv)
+    return _bind(comm.Alltoall, send, recv)
 
 
 def _call_loop(call: Callable) -> Callable:

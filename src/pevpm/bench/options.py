@@ -25,6 +25,9 @@ from pevpm.bench.clock import SYNC_METHODS, THESIS_RESEND_LIMIT
 from pevpm.errors import BenchmarkError
 
 START_MODES = ("barrier", "time", "chain")
+#: Which loops time the operations: ``c`` (the C core, :mod:`pevpm.bench.ccore`),
+#: ``python`` (mpi4py) or ``auto`` (C where it builds, else Python with a note).
+BINDINGS = ("auto", "c", "python")
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 _NUMBER = r"(\d+)([kKmMgG]?)"
 _RANGE = re.compile(rf"^{_NUMBER}-(\*?){_NUMBER}-{_NUMBER}$")
@@ -172,6 +175,10 @@ class BenchOptions:
     machine: str = ""
     bind: bool = True
     progress: bool = True
+    binding: str = "auto"
+    binding_cost: bool = False
+    stability_retries: int = 1
+    stability_repeat: bool = True
 
     def blocks(self) -> list[tuple[str, str, int]]:
         """(test, variant, size) in run order; size-less tests run once at size 0."""
@@ -198,6 +205,9 @@ class BenchOptions:
     def from_plan(cls, plan: dict, **overrides) -> BenchOptions:
         data = dict(plan, **overrides)
         data["tests"] = [tuple(t) for t in data["tests"]]
+        data.setdefault("binding", "python")     # plans stored before the C core
+        data.setdefault("stability_retries", 0)  # and before the stability check
+        data.setdefault("stability_repeat", False)
         return cls(**data)
 
     def validate(self, nprocs: int | None, memory: int | None) -> None:
@@ -212,6 +222,14 @@ class BenchOptions:
             raise BenchmarkError(f"--ppn must be at least 1 (got {self.ppn})")
         if self.sync not in SYNC_METHODS:
             raise BenchmarkError(f"--sync must be one of {', '.join(SYNC_METHODS)}")
+        if self.binding not in BINDINGS:
+            raise BenchmarkError(f"--binding must be one of {', '.join(BINDINGS)}")
+        if not 0 <= self.stability_retries <= 10:
+            raise BenchmarkError(f"--stability-retries must be 0 to 10 (got "
+                                 f"{self.stability_retries})")
+        if self.binding_cost and self.binding == "python":
+            raise BenchmarkError("--binding-cost compares the Python loops with the C core; "
+                                 "it cannot go with --binding python")
         if self.start not in START_MODES:
             raise BenchmarkError(f"--start must be one of {', '.join(START_MODES)}")
         if self.budget <= 0:

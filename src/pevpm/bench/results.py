@@ -64,7 +64,7 @@ def describe(profile: Profile) -> str:
     for run in machine.runs:
         state = "finished" if run.finished else "incomplete (use --resume)"
         lines.append(
-            f"run {run.id}: {run.nxp}, clock {run.clock}, sync {run.sync_method} "
+            f"run {run.id}: {run.nxp}, {run.binding} timing loops, clock {run.clock}, sync {run.sync_method} "
             f"(resend limit {run.resend_limit}), max sync error "
             f"{run.max_sync_error * 1e6:.2f} us, started {run.started}, {state}"
         )
@@ -81,7 +81,31 @@ def describe(profile: Profile) -> str:
     calibration = len(profile.calibration())
     lines.append(f"{fits} stored fits, {calibration} calibration values")
     lines.append(conditions_note(profile) or "machine load while measuring: not recorded")
+    lines.append(stability_note(profile))
     return "\n".join(lines)
+
+
+def stability_note(profile: Profile) -> str:
+    """One line on the blocks whose halves differed (:mod:`pevpm.bench.stability`).
+
+    >>> from pevpm.profile.store import BlockKey, BlockStability
+    >>> class Stub:
+    ...     def stability(self):
+    ...         return {BlockKey("isend", "", 0, 1, 4): BlockStability(1, 1.5, 0, 1, .1, .001),
+    ...                 BlockKey("isend", "", 64, 1, 4): BlockStability(1, 1, 1, 0, .1, .001)}
+    >>> stability_note(Stub())
+    'stability: 1 of 2 blocks unstable after re-measuring (isend 0 B 1x4 halves +50%)'
+    """
+    verdicts = profile.stability()
+    if not verdicts:
+        return "stability: not checked (profile from before the check)"
+    unstable = [(key, v) for key, v in verdicts.items() if not v.stable]
+    if not unstable:
+        return f"stability: all {len(verdicts)} blocks stable (halves agree)"
+    worst = sorted(unstable, key=lambda item: -abs(item[1].shift))[:3]
+    shown = ", ".join(f"{key.label} {v.check} {v.shift:+.0%}" for key, v in worst)
+    return (f"stability: {len(unstable)} of {len(verdicts)} blocks unstable after "
+            f"re-measuring ({shown})")
 
 
 def conditions_note(profile: Profile, quiet_too: bool = True) -> str | None:

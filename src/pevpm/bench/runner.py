@@ -15,11 +15,12 @@ import os
 import sys
 import time
 import zlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from mpi4py import MPI
 
+from pevpm.bench.ccore import CCore, CoreClock, core_library, load_core
 from pevpm.bench.clock import GlobalClock, pick_clock, synchronise
 from pevpm.bench.eager import measure_eager_limit
 from pevpm.bench.interrupts import InterruptWatch
@@ -33,13 +34,23 @@ from pevpm.bench.operations import (
 )
 from pevpm.bench.options import BenchOptions
 from pevpm.bench.patterns import Placement, complement_partners, select_placements
+from pevpm.bench.stability import compare_halves, compare_repeat
 from pevpm.errors import BenchmarkError, PevpmError
 from pevpm.host import BusyMeter, load_average, own_cpu_seconds, usable_cores
 from pevpm.profile.builtin import record_origin
-from pevpm.profile.store import BlockConditions, BlockKey, Profile, ProfileWriter
+from pevpm.profile.store import (
+    BlockConditions,
+    BlockKey,
+    BlockStability,
+    Profile,
+    ProfileWriter,
+)
 from pevpm.progress import progress_bar
 
 MIN_REPS = 10
+#: Blocks repeated at the end of a run to check they did not change meanwhile:
+#: the point-to-point tests predictions read.
+REPEATED_TESTS = ("isend", "send", "isendlocal", "sendrecv", "isendduplex")
 AUTO_SPACING_FLOOR_NS = 20_000
 TIMED_START_LEAD_NS = 2_000_000
 IDLE_POLL_S = 0.05
@@ -76,11 +87,28 @@ def _bind_to_core(placement: Placement, rank: int) -> bool:
     return True
 
 
+@dataclass
+class _Measured:
+    """One measurement of a block (``times``, ``sync_rows``, ``conditions`` and
+    ``python`` on rank 0 only)."""
+
+    times: np.ndarray | None
+    sync_rows: list[dict] | None
+    reps: int
+    warmup: int
+    start_mode: str
+    elapsed: float
+    conditions: BlockConditions | None
+    python: np.ndarray | None
+
+
 class _Run:
     """State of one benchmark run (one placement) on one of its ranks."""
 
-    def __init__(self, comm, options: BenchOptions, watch: InterruptWatch, placement: Placement):
+    def __init__(self, comm, options: BenchOptions, watch: InterruptWatch, placement: Placement,
+                 core: CCore | None = None):
         self.comm = comm
+        self.core = core
         self.watch = watch
         self.placement = placement
         self.kept = 0
@@ -89,7 +117,8 @@ class _Run:
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self.options = options
-        self.clock = GlobalClock(pick_clock(MPI.Wtime, MPI.Wtick()))
+        self.clock = GlobalClock(CoreClock(core) if core else pick_clock(MPI.Wtime, MPI.Wtick()))
+        self.exchange = core.exchange if core else None
         self.now = self.clock.local.now
         self.writer: ProfileWriter | None = None
         self.run_id = 0
@@ -108,7 +137,7 @@ class _Run:
         eager = measure_eager_limit(comm)
         if self.rank == 0 and eager is not None:
             self.writer.set_metadata(eager=str(eager))
-        self.clock.add(synchronise(comm, self.clock.local, options.sync, options.resend_limit))
+        self._synchronise()
         return todo
 
     def _open_profile(self) -> list[tuple[str, str, int]]:
@@ -134,48 +163,114 @@ class _Run:
         )
         return plan
 
-    def run_block(self, test: str, variant: str, size: int, reps_cap_ns: float) -> None:
-        """Time one block, re-synchronise, and store it (rank 0)."""
+    def _synchronise(self) -> None:
+        options = self.options
+        self.clock.add(synchronise(self.comm, self.clock.local, options.sync,
+                                   options.resend_limit, self.exchange))
+
+    def run_block(self, test: str, variant: str, size: int, reps_cap_ns: float
+                  ) -> tuple[np.ndarray | None, BlockStability | None]:
+        """Time one block, re-synchronise, and store it (rank 0).  A block whose two
+        halves differ (:func:`pevpm.bench.stability.compare_halves`) is measured
+        again up to ``--stability-retries`` times; the last measurement is kept
+        with its verdict.  With ``--binding-cost`` each measurement also times
+        the block with the Python loops.  Returns the kept times and their verdict
+        (rank 0; ``None`` elsewhere)."""
+        options = self.options
+        for attempt in range(options.stability_retries + 1):
+            block = self._measure(test, variant, size, reps_cap_ns)
+            verdict = compare_halves(block.times, attempt) if self.rank == 0 else None
+            if self.comm.bcast(verdict.stable if verdict else None, root=0):
+                break
+        if self.rank == 0:
+            key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
+            with self.watch.critical():
+                self.writer.write_block(
+                    self.run_id, key, block.times, reps=block.reps, warmup=block.warmup,
+                    start_mode=block.start_mode,
+                    sync_error=max(row["error"] for row in block.sync_rows),
+                    elapsed=block.elapsed, budget_limited=block.reps < options.reps,
+                    outlier_rule=(options.outlier_percentile, options.outlier_multiplier),
+                    bin_width=options.bin_width, max_raw_samples=options.max_raw,
+                    seed=[options.seed, zlib.crc32(key.label.encode())],
+                    sync=block.sync_rows, conditions=block.conditions,
+                )
+                self.writer.store_stability(key, verdict)
+                if block.python is not None:
+                    self.writer.store_binding_cost(key, python=float(np.median(block.python)),
+                                                   c=float(np.median(block.times)))
+                self.kept += 1
+        return block.times, verdict
+
+    def repeat_blocks(self, measured: dict, caps: dict) -> None:
+        """Measure the point-to-point blocks of ``measured`` (block -> (times, verdict)
+        on rank 0) again, with a quarter of their repetition cap, and mark those whose
+        repeat differs (:func:`pevpm.bench.stability.compare_repeat`) when their halves
+        agreed."""
+        for (test, variant, size), (times, verdict) in measured.items():
+            self.current = f"{test}{variant} {size} B (repeat)"
+            repeat = self._measure(test, variant, size, caps[(test, variant, size)] / 4)
+            if self.rank != 0 or not verdict.stable:
+                continue
+            later = compare_repeat(times, repeat.times, verdict.retries)
+            if not later.stable:
+                key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
+                with self.watch.critical():
+                    self.writer.store_stability(key, later)
+
+    def _measure(self, test: str, variant: str, size: int, reps_cap_ns: float) -> _Measured:
+        """One measurement of a block: its times, sync rows, conditions (rank 0)."""
         comm, options = self.comm, self.options
-        op = build_operation(comm, test, variant, size, self.partner)
-        warmup = max(options.warmup, 1)
-        probe = max(1, warmup // 2)
-        op.run(warmup - probe, BarrierStart(comm), self.now)
-        began = self.now()
-        op.run(probe, BarrierStart(comm), self.now)
-        per_rep = comm.allreduce((self.now() - began) / probe, op=MPI.MAX)
-        start = self._start_rule(per_rep)
-        if start.mode == "time":
-            per_rep = max(per_rep, start.spacing)
-        if options.gap:
-            start = ComputeGap(start, options.gap, self.now)
-            per_rep += options.gap * 1e9
+        build = self.core.operation if self.core else build_operation
+        op = build(comm, test, variant, size, self.partner)
+        start, per_rep = self._start(self._probe(op))
         reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap_ns // per_rep)))
         reps = comm.bcast(reps, root=0)
-        if start.mode == "time":
-            start.first = self._agreed_first_start()
         meter = BusyMeter().start() if self.rank == 0 else None
         cpu_began = own_cpu_seconds()
         began = time.perf_counter()
         stamps = op.run(reps, start, self.now)
         elapsed = time.perf_counter() - began
         conditions = self._conditions(meter, own_cpu_seconds() - cpu_began)
-        self.clock.add(synchronise(comm, self.clock.local, options.sync, options.resend_limit))
+        times, sync_rows = self._derive(op, stamps, reps)
+        python = None
+        if options.binding_cost and self.core:
+            python_op = build_operation(comm, test, variant, size, self.partner)
+            python_start, _ = self._start(self._probe(python_op))
+            python, _ = self._derive(python_op, python_op.run(reps, python_start, self.now),
+                                     reps)
+        return _Measured(times, sync_rows, reps, max(options.warmup, 1), start.mode, elapsed,
+                         conditions, python)
+
+    def _probe(self, op) -> float:
+        """Warm ``op`` up; the slowest rank's mean repetition of the last half (ns)."""
+        warmup = max(self.options.warmup, 1)
+        probe = max(1, warmup // 2)
+        op.run(warmup - probe, BarrierStart(self.comm), self.now)
+        began = self.now()
+        op.run(probe, BarrierStart(self.comm), self.now)
+        return self.comm.allreduce((self.now() - began) / probe, op=MPI.MAX)
+
+    def _start(self, per_rep: float):
+        """The start rule of the block and the time a repetition takes with it (ns);
+        timed starts get their agreed first start."""
+        start = self._start_rule(per_rep)
+        if start.mode == "time":
+            per_rep = max(per_rep, start.spacing)
+            start.first = self._agreed_first_start()
+        if self.options.gap:
+            start = ComputeGap(start, self.options.gap, self.now)
+            per_rep += self.options.gap * 1e9
+        return start, per_rep
+
+    def _derive(self, op, stamps: dict[str, np.ndarray], reps: int):
+        """Re-synchronise, collate the stamps on rank 0 and derive the samples there:
+        (times or ``None``, the ranks' sync rows or ``None``)."""
+        self._synchronise()
         collated, sync_rows = self._collate(stamps, reps)
-        if self.rank == 0:
-            key = BlockKey(test, variant, size, self.placement.n, self.placement.p)
-            times = derive_times(op.derivation, collated, self.partner_ranks)
-            with self.watch.critical():
-                self.writer.write_block(
-                    self.run_id, key, times, reps=reps, warmup=warmup, start_mode=start.mode,
-                    sync_error=max(row["error"] for row in sync_rows), elapsed=elapsed,
-                    budget_limited=reps < options.reps,
-                    outlier_rule=(options.outlier_percentile, options.outlier_multiplier),
-                    bin_width=options.bin_width, max_raw_samples=options.max_raw,
-                    seed=[options.seed, zlib.crc32(key.label.encode())], sync=sync_rows,
-                    conditions=conditions,
-                )
-                self.kept += 1
+        if self.rank != 0:
+            return None, None
+        return derive_times(op.derivation, collated, self.partner_ranks), sync_rows
 
     def _conditions(self, meter: BusyMeter | None, cpu_seconds: float
                     ) -> BlockConditions | None:
@@ -228,6 +323,8 @@ class _Run:
                                quiet_close=True)
             bar.update(self.total - len(todo))
         budget_used: dict[tuple[str, str], float] = {}
+        measured: dict[tuple[str, str, int], tuple] = {}
+        caps: dict[tuple[str, str, int], float] = {}
         for index, (test, variant, size) in enumerate(todo):
             self.current = f"{test}{variant} {size} B"
             left_in_test = sum(1 for t, v, _ in todo[index:] if (t, v) == (test, variant))
@@ -236,11 +333,14 @@ class _Run:
             if bar is not None:
                 bar.set_postfix_str(self.current)
             began = time.perf_counter()
-            self.run_block(test, variant, size, cap_ns)
+            outcome = self.run_block(test, variant, size, cap_ns)
+            if options.stability_repeat and test in REPEATED_TESTS:
+                measured[(test, variant, size)], caps[(test, variant, size)] = outcome, cap_ns
             budget_used[(test, variant)] = (budget_used.get((test, variant), 0.0)
                                             + time.perf_counter() - began)
             if bar is not None:
                 bar.update(1)
+        self.repeat_blocks(measured, caps)
         self.current = ""
         if bar is not None:
             bar.close()
@@ -250,8 +350,10 @@ class _Run:
             sync = self.writer.clock_sync(self.run_id)
             self.writer.finish_run(self.run_id, sync)
             worst = max((row["error"] for row in sync), default=0.0)
+            loops = "C" if self.core else "Python (mpi4py)"
             print(f"pevpm bench: {self.total} blocks for {self.placement.nxp} in "
-                  f"{self.options.output} (clock sync error <= {worst * 1e6:.2f} us)")
+                  f"{self.options.output} ({loops} timing loops, clock sync error <= "
+                  f"{worst * 1e6:.2f} us)")
             self.writer.close()
 
 
@@ -273,11 +375,12 @@ def run_benchmark(options: BenchOptions, watch: InterruptWatch) -> int:
         options = _agree(world, lambda: _launch_options(options, whole))
         chosen = _agree(world, lambda: select_placements(whole, options.placements,
                                                          bool(options.paired_tests)))
+        core, options = _choose_core(world, options)
     except PeerFailed:
         return 2
     cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     for placement, ranks in chosen:
-        failure = _run_placement(world, placement, ranks, options, watch, running)
+        failure = _run_placement(world, placement, ranks, options, watch, running, core)
         if cores is not None:
             os.sched_setaffinity(0, cores)
         _sleep_until_all_arrive(world)
@@ -289,14 +392,15 @@ def run_benchmark(options: BenchOptions, watch: InterruptWatch) -> int:
 
 
 def _run_placement(world, placement: Placement, ranks: list[int], options: BenchOptions,
-                   watch: InterruptWatch, running: list[_Run]) -> Exception | None:
+                   watch: InterruptWatch, running: list[_Run],
+                   core: CCore | None) -> Exception | None:
     """Run the whole plan on ``ranks`` (in a communicator of their own); the failure
     this rank saw, if any.  Ranks outside return at once."""
     member = world.Get_rank() in ranks
     comm = world.Split(0 if member else MPI.UNDEFINED, world.Get_rank())
     if not member:
         return None
-    run = _Run(comm, options, watch, placement)
+    run = _Run(comm, options, watch, placement, core)
     running.append(run)
     try:
         run.execute(run.prepare())
@@ -306,6 +410,53 @@ def _run_placement(world, placement: Placement, ranks: list[int], options: Bench
     finally:
         running.clear()
         comm.Free()
+    return None
+
+
+def _choose_core(world, options: BenchOptions) -> tuple[CCore | None, BenchOptions]:
+    """The C timing core on every rank, or ``None`` for the Python loops; the options
+    with the binding used (``c`` or ``python``).
+
+    Rank 0 builds the core with ``$MPICC`` or the ``mpicc`` next to this Python
+    (the others then find it in the cache) and every rank loads it.  Where that fails, ``--binding c`` is an error and ``auto`` times
+    with the Python loops after a ``note:`` saying why.
+    """
+    if options.binding == "python":
+        return None, options
+    reason = None
+    if world.Get_rank() == 0:
+        reason = _failure_of(lambda: core_library(os.environ.get("MPICC") or None))
+    reason = world.bcast(reason, root=0)
+    core = None
+    if reason is None:
+        try:
+            core = load_core(os.environ.get("MPICC") or None)
+        except PevpmError as failure:
+            reason = failure.message
+    reasons = [text for text in world.allgather(reason) if text]
+    if not reasons:
+        return core, replace(options, binding="c")
+
+    def refuse():
+        if options.binding == "c":
+            raise BenchmarkError(f"--binding c: {reasons[0]}")
+
+    _agree(world, refuse)
+    if world.Get_rank() == 0:
+        print(f"pevpm bench: note: timing with the Python (mpi4py) loops, whose samples "
+              f"include mpi4py's per-call cost: the C timing core is unavailable "
+              f"({reasons[0]})"
+              + ("; --binding-cost needs it and is not measured" if options.binding_cost
+                 else ""), file=sys.stderr)
+    return None, replace(options, binding="python")
+
+
+def _failure_of(action) -> str | None:
+    """``None`` when ``action()`` succeeds, else its :class:`PevpmError`'s message."""
+    try:
+        action()
+    except PevpmError as failure:
+        return failure.message
     return None
 
 

@@ -16,6 +16,7 @@ import sys
 
 from pevpm.bench.catalog import CATALOG, DEFAULT_TESTS, resolve_test
 from pevpm.bench.options import (
+    BINDINGS,
     START_MODES,
     BenchOptions,
     available_memory_bytes,
@@ -90,6 +91,19 @@ def register(subparsers) -> None:
                        help="do not pin ranks to cores")
     bench.add_argument("--no-progress", dest="progress", action="store_false",
                        help="no progress bar")
+    bench.add_argument("--binding", choices=BINDINGS, default="auto",
+                       help="time with the C core built with the MPI's mpicc (c), with "
+                       "mpi4py (python), or C where it builds (auto, the default)")
+    bench.add_argument("--stability-retries", type=numbers.whole(0, 10), default=1,
+                       help="measure a block whose two halves differ (Mann-Whitney "
+                       "p < 0.001 and medians more than 10%% apart) again up to this many "
+                       "times, then mark it unstable (default 1)")
+    bench.add_argument("--no-stability-repeat", dest="stability_repeat", action="store_false",
+                       help="do not repeat the point-to-point blocks at the end of the run "
+                       "to check they did not change meanwhile")
+    bench.add_argument("--binding-cost", action="store_true",
+                       help="also time every block with the mpi4py loops and store what "
+                       "the binding adds (for predictions of Python programs)")
     bench.set_defaults(func=run_bench)
 
     profile = subparsers.add_parser("profile", help="inspect a machine profile")
@@ -113,6 +127,21 @@ def register(subparsers) -> None:
                       help="directory for the PNGs")
     plot.add_argument("--test", help="only this test")
     plot.set_defaults(func=run_profile_plot)
+    imports = actions.add_parser(
+        "import", help="read OSU micro-benchmark or Intel MPI Benchmarks output into a profile",
+        description="Read the text output of OSU (osu_latency, osu_multi_lat, osu_bw, "
+                    "osu_bibw, collectives) or IMB-MPI1 (PingPong, PingPing, Sendrecv, "
+                    "Exchange, collectives) into a profile, one block per test, size and "
+                    "process count.")
+    imports.add_argument("files", nargs="+", metavar="FILE", help="OSU or IMB output")
+    imports.add_argument("-o", "--output", required=True, type=writable_file,
+                         help="profile to write (created, or added to)")
+    imports.add_argument("--procs", type=numbers.whole(2, 10**7),
+                         help="process count of OSU runs (their output does not say; "
+                              "default 2)")
+    imports.add_argument("--nodes", type=numbers.whole(1, 10**7), default=1,
+                         help="nodes the processes ran on (default 1)")
+    imports.set_defaults(func=run_profile_import)
 
 
 def options_from_args(args) -> BenchOptions:
@@ -139,7 +168,9 @@ def options_from_args(args) -> BenchOptions:
         outlier_multiplier=args.outlier_multiplier,
         bin_width=_duration(args.bin_width, "--bin-width") if args.bin_width else None,
         max_raw=args.max_raw, seed=args.seed, machine=args.machine, bind=args.bind,
-        progress=args.progress,
+        progress=args.progress, binding=args.binding,
+        binding_cost=args.binding_cost, stability_retries=args.stability_retries,
+        stability_repeat=args.stability_repeat,
     )
 
 
@@ -185,6 +216,24 @@ def run_profile_export_csv(args) -> int:
             print(f"wrote {count} rows to {args.output}", file=sys.stderr)
         else:
             write_csv(prof, sys.stdout, test=args.test, nxp=args.nxp)
+    return 0
+
+
+def run_profile_import(args) -> int:
+    from pevpm.profile.imported import SHAPE, import_file
+
+    for path in args.files:
+        table, keys = import_file(path, args.output, procs=args.procs, nodes=args.nodes)
+        tests = ", ".join(dict.fromkeys(f"{k.test}{k.variant} {k.nxp}" for k in keys))
+        print(f"pevpm profile import: {len(keys)} blocks ({tests}) from {table.source} "
+              f"output {path} into {args.output}")
+        if table.skipped:
+            print(f"pevpm profile import: note: {path}: skipped benchmarks with no profile "
+                  f"counterpart: {', '.join(dict.fromkeys(table.skipped))}", file=sys.stderr)
+        if args.procs is None and table.source.startswith("OSU"):
+            print(f"pevpm profile import: note: {path}: OSU output does not say how many "
+                  "processes ran; assumed 2 (give --procs)", file=sys.stderr)
+    print(f"pevpm profile import: note: {SHAPE}", file=sys.stderr)
     return 0
 
 

@@ -108,6 +108,10 @@ def register(subparsers) -> None:
     p.add_argument("--recorded", metavar="TRACE",
                    help="with --trace: put this recorded run (pevpm trace's directory or an "
                         ".otf2 file) beside the predicted one, which runs at its rank count")
+    p.add_argument("--binding", choices=("auto", "c", "python"), default="auto",
+                   help="how the program calls MPI: python (mpi4py) adds the binding cost "
+                        "a profile measured with MPIBench's C core stores; auto: python for "
+                        "annotated .py sources and model files saying BINDING = \"python\"")
     p.add_argument("--calibration", metavar="FILE",
                    help="parameters measured by 'pevpm calibrate' (-D options override them)")
     p.set_defaults(func=run_predict)
@@ -155,8 +159,8 @@ def run_predict(args) -> int:
         raise PevpmError("give the model file to predict (or --list-models)")
     params = parse_defines(args.defines)
     _check_local_workers(args.workers, args.executor)
-    machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor,
-                            nodes=args.nodes)
+    machine = parse_machine(_with_binding(args.machine, args.model, args.binding),
+                            ppn=args.ppn, processor=args.processor, nodes=args.nodes)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
     if not Path(args.model).is_file():
@@ -237,6 +241,19 @@ def run_predict(args) -> int:
                 print()
                 print(format_explanation(n, uses))
     return 0
+
+
+def _with_binding(spec: str, model: str, choice: str) -> str:
+    """The machine spec with ``binding=python`` added for a Python program (``choice``
+    ``python``, or ``auto`` and :func:`~pevpm.model.loader.program_binding` says so)
+    when it names a profile and does not set the binding itself."""
+    from pevpm.machine.presets import profile_of
+    from pevpm.model.loader import program_binding
+
+    binding = program_binding(model) if choice == "auto" else choice
+    if binding != "python" or profile_of(spec) is None or "binding=" in spec:
+        return spec
+    return spec + ("," if ":" in spec else ":") + "binding=python"
 
 
 def _recorded(args):

@@ -180,7 +180,7 @@ def profile_of(spec: str) -> Path | None:
     return Path(kind) if kind not in KINDS and os.path.exists(kind) else None
 
 
-PROFILE_KEYS = ("model", "source", "eager", "ppn", "nodes", "contention")
+PROFILE_KEYS = ("model", "source", "eager", "ppn", "nodes", "contention", "binding")
 
 
 def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | None,
@@ -196,7 +196,8 @@ def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | Non
                                 processor=processor, model=str(values.get("model", "full")),
                                 source=str(values.get("source", "empirical")),
                                 eager_limit=int(values["eager"]) if "eager" in values else None,
-                                node_contention=values.get("contention", True))
+                                node_contention=values.get("contention", True),
+                                binding=str(values.get("binding", "c")))
 
 
 def _assemble(comm, values: dict) -> Machine:
@@ -221,7 +222,7 @@ def _assemble(comm, values: dict) -> Machine:
 SWITCH_KEYS = ("contention",)
 SWITCHES = {"on": True, "off": False}
 #: Keys whose values are words, not numbers.
-TEXT_KEYS = ("placement", "processor", "model", "source", "wait")
+TEXT_KEYS = ("placement", "processor", "model", "source", "wait", "binding")
 #: Keys whose values must be above zero (a zero bandwidth never delivers).
 POSITIVE_KEYS = ("bandwidth", "intra_bandwidth", "speed")
 #: Least bandwidth, bytes/s: below it a large message's time overflows.

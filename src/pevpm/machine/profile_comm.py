@@ -75,6 +75,11 @@ from pevpm.stats.distributions import Distribution, Empirical, from_params
 
 BLOCKING_SENDS = frozenset({"MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Bsend"})
 MODEL_NAMES = ("full", "min2x1", "mean2x1", "min-nxp", "mean-nxp")
+#: How the modelled program calls MPI: ``c`` (compiled code: the profile's times
+#: as measured) or ``python`` (mpi4py: plus the stored binding cost).
+BINDINGS = ("c", "python")
+#: Unstable blocks a note names (the rest are counted).
+UNSTABLE_SHOWN = 5
 SOURCES = ("empirical", "fitted")
 
 
@@ -170,11 +175,16 @@ def _all_fitted(profile: Profile, test: str) -> bool:
     return all(profile.fits(key) for key in profile.blocks(test=test) if key.variant == "")
 
 
-def load_series(profile: Profile, test: str, source: str = "empirical") -> list[SizeSeries]:
+def load_series(profile: Profile, test: str, source: str = "empirical",
+                binding: str = "c", missing: list[str] | None = None) -> list[SizeSeries]:
     """Every placement of ``test`` in ``profile`` as a :class:`SizeSeries`.
 
     ``source="empirical"`` samples the measured times (outliers included);
     ``source="fitted"`` uses the best distribution stored by ``pevpm fit``.
+    ``binding="python"`` (a program calling MPI through mpi4py) adds to the
+    empirical times of blocks measured with MPIBench's C core the binding cost
+    ``bench --binding-cost`` stored for them (:meth:`Profile.binding_shift`);
+    the labels of blocks that need it and have none are appended to ``missing``.
 
     >>> from pevpm.profile.builtin import open_profile
     >>> with open_profile("default") as prof:
@@ -202,13 +212,18 @@ def load_series(profile: Profile, test: str, source: str = "empirical") -> list[
         placement_keys.sort(key=lambda k: k.size)
         distributions, minimums, means = [], [], []
         for key in placement_keys:
+            shift = profile.binding_shift(key, binding) if binding != "c" else 0.0
+            if shift is None or (shift and source == "fitted"):
+                if missing is not None:
+                    missing.append(key.label)
+                shift = 0.0
             if source == "fitted":
                 distributions.append(_best_stored_fit(profile, key))
             else:
-                distributions.append(Empirical.from_samples(profile.samples(key)))
+                distributions.append(Empirical.from_samples(profile.samples(key) + shift))
             summary = profile.summary(key)
-            minimums.append(summary.min)
-            means.append(summary.mean)
+            minimums.append(summary.min + shift)
+            means.append(summary.mean + shift)
         first = placement_keys[0]
         series.append(
             SizeSeries(
@@ -224,6 +239,34 @@ def load_series(profile: Profile, test: str, source: str = "empirical") -> list[
             )
         )
     return series
+
+
+def _profile_notes(imported: str | None, instant: bool, unstable: list,
+                   missing: list[str]) -> tuple[str, ...]:
+    """What a prediction from this profile should say about it: imported averages,
+    sends that return at once, unstable blocks, blocks without a binding cost."""
+    notes = []
+    if imported:
+        notes.append(f"imported profile: {imported}")
+    if instant:
+        notes.append(f"{LOCAL_TEST}: not in OSU/IMB output; in predictions from this profile "
+                     "a send returns as soon as it starts")
+    if unstable:
+        shown = ", ".join(f"{key.label} ({verdict.check} {verdict.shift:+.0%})"
+                          for key, verdict in unstable[:UNSTABLE_SHOWN])
+        if len(unstable) > UNSTABLE_SHOWN:
+            shown += f" and {len(unstable) - UNSTABLE_SHOWN} more"
+        notes.append(f"unstable blocks: {len(unstable)} point-to-point block(s) changed while "
+                     "measured (halves: second half's median against the first's; repeat: "
+                     f"a repeat at the end of the run against the block): {shown}; a "
+                     "prediction using them can move by as much; re-measure them on a "
+                     "quieter machine")
+    if missing:
+        notes.append(f"binding: {len(missing)} block(s) measured with MPIBench's C core have "
+                     f"no stored mpi4py cost (first: {missing[0]}); this Python program's "
+                     "messages there omit mpi4py's per-call cost (bench --binding-cost "
+                     "measures it; fitted distributions never get it)")
+    return tuple(notes)
 
 
 @dataclass(frozen=True)
@@ -301,7 +344,10 @@ class ProfileCommModel:
     ``exchange`` hold the ``sendrecv`` and ``isendduplex`` series when
     measured; ``ranks_per_node`` and ``oversubscribed`` describe the run's
     placement (see :meth:`for_placement`); ``cores``: the profile's cores per
-    node (``None``: not recorded).
+    node (``None``: not recorded); ``profile_notes``: what the profile itself
+    makes worth saying (imported averages, missing binding costs);
+    ``instant_local``: with no ``isendlocal`` blocks, sends return at once
+    (imported profiles: OSU and IMB do not measure it) instead of failing.
     """
 
     transfer: SeriesIndex
@@ -316,6 +362,8 @@ class ProfileCommModel:
     cores: int | None = None
     ranks_per_node: int | None = None
     oversubscribed: bool = False
+    profile_notes: tuple[str, ...] = ()
+    instant_local: bool = False
 
     def __post_init__(self) -> None:
         if self.model not in MODEL_NAMES:
@@ -331,28 +379,41 @@ class ProfileCommModel:
         *,
         source: str = "empirical",
         extrapolate: bool = False,
+        binding: str = "c",
     ) -> ProfileCommModel:
         """Load the ``isend`` and (if present) ``send``, ``isendlocal``,
         ``sendrecv`` and ``isendduplex`` blocks (the last two, with ``source=
         "fitted"``, only when every block of theirs has stored fits: they are
-        an option, and exchanges use the other tests without them)."""
+        an option, and exchanges use the other tests without them).
+
+        ``binding="python"``: the times a program calling MPI through mpi4py
+        sees (see :func:`load_series`); blocks lacking a stored binding cost
+        are named in :attr:`notes`."""
+        if binding not in BINDINGS:
+            raise ProfileError(f"unknown binding {binding!r}; choose from {', '.join(BINDINGS)}")
         opened = profile if isinstance(profile, Profile) else Profile.open(profile)
+        missing: list[str] = []
         try:
             tests = tuple(sorted({key.test for key in opened.blocks()}))
             transfer, local, blocking = (
-                SeriesIndex(test, tuple(load_series(opened, test, source)))
+                SeriesIndex(test, tuple(load_series(opened, test, source, binding, missing)))
                 if test == TRANSFER_TEST or test in tests else None
                 for test in (TRANSFER_TEST, LOCAL_TEST, BLOCKING_TEST))
             duplex, exchange = (
-                SeriesIndex(test, tuple(load_series(opened, test, source)))
+                SeriesIndex(test, tuple(load_series(opened, test, source, binding, missing)))
                 if test in tests and (source != "fitted" or _all_fitted(opened, test)) else None
                 for test in (DUPLEX_TEST, EXCHANGE_TEST))
             cores = origin_of(opened).cores
+            imported = opened.metadata.get("imported")
+            unstable = [(key, verdict) for key, verdict in opened.stability().items()
+                        if not verdict.stable and key.test in tests and key.variant == ""]
         finally:
             if opened is not profile:
                 opened.close()
+        instant = bool(imported) and local is None
+        notes = _profile_notes(imported, instant, unstable, missing)
         return cls(transfer, local, model, extrapolate, None, tests, blocking, duplex, exchange,
-                   cores)
+                   cores, profile_notes=notes, instant_local=instant)
 
     def for_placement(self, ranks_per_node: int) -> ProfileCommModel:
         """This model for a run with at most ``ranks_per_node`` ranks on a node:
@@ -377,6 +438,7 @@ class ProfileCommModel:
         node only matters to messages between nodes."""
         indexes = [index for index in (self.transfer, self.blocking, self.local) if index]
         notes = [note for index in indexes for note in index.notes(leaves_node)]
+        notes.extend(self.profile_notes)
         if self.blocking is None:
             notes.append(f"{BLOCKING_TEST}: not measured; blocking sends use the "
                          f"{TRANSFER_TEST} times (benchmark --tests {BLOCKING_TEST} for their own)")
@@ -439,7 +501,7 @@ class ProfileCommModel:
             return None
         series = self.series_for(transfer, local)
         if series is None:
-            return None
+            return ("fixed", 0.0) if local and self.instant_local else None
         if self.model != "full":
             statistic = "min" if self.model.startswith("min") else "mean"
             return ("fixed", series.statistic(transfer.size, statistic, self.extrapolate))
@@ -455,6 +517,8 @@ class ProfileCommModel:
 
     def local_completion_time(self, transfer: Transfer, rng: np.random.Generator) -> float:
         """Time until a non-blocking send returns (seconds), from ``isendlocal``."""
+        if self.local is None and self.instant_local:
+            return 0.0
         if self.local is None:
             raise ProfileError(
                 f"profile has no {LOCAL_TEST} blocks (needed for when a non-blocking send "

@@ -72,7 +72,7 @@ def machine_from_profile(path: str, ppn: int | None = None, nodes: int | None = 
                          model: str = "full", collectives: str | None = None,
                          source: str = "empirical", extrapolate: bool = True,
                          eager_limit: int | None = None,
-                         node_contention: bool = True) -> Machine:
+                         node_contention: bool = True, binding: str = "c") -> Machine:
     """The machine of the profile at ``path``.
 
     ``path`` is a file or a built-in profile's name (``"default"``).
@@ -91,7 +91,10 @@ def machine_from_profile(path: str, ppn: int | None = None, nodes: int | None = 
     the restricted PEVPM, every message costed at the lowest contention.
     ``eager_limit``: bytes a send may have and still return before its
     receive is posted (default: what the profile measured, else
-    :data:`MPICH_EAGER_LIMIT`).
+    :data:`MPICH_EAGER_LIMIT`).  ``binding``: ``"python"`` for a program calling
+    MPI through mpi4py (point-to-point times measured by the C core get the
+    binding cost the profile stored, see
+    :meth:`~pevpm.machine.profile_comm.ProfileCommModel.from_profile`).
     """
     if model not in COMM_MODELS:
         raise ProfileError(f"unknown communication model {model!r}; choose from "
@@ -101,7 +104,7 @@ def machine_from_profile(path: str, ppn: int | None = None, nodes: int | None = 
             comm = latency_bandwidth_fit(profile)
         else:
             comm = ProfileCommModel.from_profile(profile, model, source=source,
-                                                 extrapolate=extrapolate)
+                                                 extrapolate=extrapolate, binding=binding)
         config = CollectiveConfig.for_profile(profile, collectives or ())
         origin = origin_of(profile)
         placements = {(k.n, k.p) for k in profile.blocks()}

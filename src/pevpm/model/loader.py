@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast as pyast
 import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -75,6 +76,31 @@ def load_model(path: str | Path, params: Mapping[str, Number | str] | None = Non
     if processor is not None:
         model = with_processor(model, processor)
     return model
+
+
+_BINDING_LINE = re.compile(r"""^BINDING\s*=\s*["']python["']\s*(#.*)?$""", re.MULTILINE)
+
+
+def program_binding(path: str | Path) -> str:
+    """How the modelled program calls MPI: ``"python"`` (mpi4py) for a ``.py``
+    file with directives, or a model file with a module-level
+    ``BINDING = "python"`` line; ``"c"`` (compiled code) otherwise.  Read as
+    text, never run.
+
+    >>> [program_binding(f"examples/jacobi/{name}") for name in ("jacobi.c", "jacobi.py",
+    ...                                                           "model.py")]
+    ['c', 'python', 'c']
+    """
+    path = Path(path)
+    if path.suffix != ".py":
+        return "c"
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return "c"
+    if not is_model_file(text):
+        return "python"
+    return "python" if _BINDING_LINE.search(text) else "c"
 
 
 def is_model_file(text: str) -> bool:

@@ -71,6 +71,11 @@ RULES: dict[str, tuple[tuple[str, str, float | None], ...]] = {
 OPTIONAL_RULES: dict[str, tuple[tuple[str, str, float | None], ...]] = {
     "conditions": (("block_id", INT, 0), ("others", REAL, 0), ("load", REAL, 0),
                    ("cores", INT, 1)),
+    "stability": (("block_id", INT, 0), ("first_median", REAL, None),
+                  ("second_median", REAL, None), ("p_value", REAL, 0), ("retries", INT, 0),
+                  ("max_shift", REAL, 0), ("max_p", REAL, 0), ("check_kind", TEXT, None)),
+    "binding_costs": (("block_id", INT, 0), ("python_median", REAL, None),
+                      ("c_median", REAL, None)),
 }
 
 #: Tables every block needs a row in (the readers fetch exactly one, or at least one).

@@ -118,7 +118,18 @@ _CONDITIONS_TABLE = """
 CREATE TABLE IF NOT EXISTS conditions(
     block_id INTEGER PRIMARY KEY REFERENCES blocks(id), others REAL NOT NULL,
     load REAL NOT NULL, cores INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS stability(
+    block_id INTEGER PRIMARY KEY REFERENCES blocks(id), first_median REAL NOT NULL,
+    second_median REAL NOT NULL, p_value REAL NOT NULL, retries INTEGER NOT NULL,
+    max_shift REAL NOT NULL, max_p REAL NOT NULL, check_kind TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS binding_costs(
+    block_id INTEGER PRIMARY KEY REFERENCES blocks(id), python_median REAL NOT NULL,
+    c_median REAL NOT NULL);
 """
+
+#: ``binding_costs`` (``pevpm bench --binding-cost``): per block measured with the
+#: C core, the median of the same block timed with the mpi4py loops; the
+#: difference is what the binding adds to each such call from Python.
 
 
 def default_profile_path() -> Path:
@@ -189,6 +200,55 @@ def block_contention(key: BlockKey) -> int:
 
 
 @dataclass(frozen=True)
+class BlockStability:
+    """A block's two halves compared (:mod:`pevpm.bench.stability`; ``check``
+    ``"repeat"``: the block against a repeat of it at the end of the run): their
+    medians (s), the test's p-value, the measurements repeated before the kept
+    one, and the rule: unstable when ``p_value < max_p`` and the medians differ
+    by more than ``max_shift``.
+
+    >>> BlockStability(1e-6, 1.3e-6, 1e-9, 1, 0.1, 0.001).stable
+    False
+    """
+
+    first: float
+    second: float
+    p_value: float
+    retries: int
+    max_shift: float
+    max_p: float
+    check: str = "halves"
+
+    @property
+    def shift(self) -> float:
+        """The second half's median relative to the first's (``0.3``: 30% slower)."""
+        return self.second / self.first - 1 if self.first > 0 else 0.0
+
+    @property
+    def stable(self) -> bool:
+        """Whether the halves agree by the stated rule."""
+        return not (self.p_value < self.max_p and abs(self.shift) > self.max_shift)
+
+
+@dataclass(frozen=True)
+class BindingCost:
+    """One block's median time with the Python (mpi4py) and the C timing loops (s).
+
+    >>> cost = BindingCost(python=2.3e-6, c=1.5e-6)
+    >>> f"{cost.seconds * 1e6:.1f} us"
+    '0.8 us'
+    """
+
+    python: float
+    c: float
+
+    @property
+    def seconds(self) -> float:
+        """What the binding adds to one such operation (never below zero)."""
+        return max(self.python - self.c, 0.0)
+
+
+@dataclass(frozen=True)
 class BlockConditions:
     """The machine's state while a block ran: ``others`` cores' worth of CPU used
     by other processes, the 1-minute ``load`` average, the ``cores`` the ranks had.
@@ -254,6 +314,16 @@ class RunInfo:
     def max_sync_error(self) -> float:
         """The largest per-rank clock synchronisation error bound (seconds)."""
         return max(self.sync_error.values(), default=0.0)
+
+    @property
+    def binding(self) -> str:
+        """Which loops timed the run: ``"c"`` (MPIBench's C core, what compiled programs
+        see) or ``"python"`` (mpi4py; every run stored before the C core existed).
+
+        >>> RunInfo(1, 1, 2, [], "", "", "", 0, "", 1, {"binding": "c"}, "", None).binding
+        'c'
+        """
+        return self.plan.get("binding", "python")
 
 
 @dataclass(frozen=True)
@@ -412,6 +482,28 @@ class Profile:
             raise ProfileError(f"no block {key.label}", where=self.path)
         return dict(zip([col[0] for col in cursor.description], row))
 
+    def block_binding(self, key: BlockKey) -> str:
+        """Which loops measured block ``key``: ``"c"`` or ``"python"`` (its run's
+        :attr:`RunInfo.binding`)."""
+        run_id = self.block_info(key)["run_id"]
+        return next((run.binding for run in self.runs() if run.id == run_id), "python")
+
+    def binding_shift(self, key: BlockKey, binding: str) -> float | None:
+        """Seconds to add to block ``key``'s times for a program calling MPI through
+        ``binding``: 0 where the block was measured through it; the stored
+        binding cost for a Python program and a block of the C core; ``None``
+        when that cost was not measured.
+
+        >>> with Profile.open(default_profile_path()) as prof:     # measured with mpi4py
+        ...     prof.binding_shift(prof.blocks(test="isend")[0], "python")
+        0.0
+        """
+        measured = self.block_binding(key)
+        if measured == binding or binding == "c":
+            return 0.0
+        cost = self.binding_costs().get(key)
+        return cost.seconds if cost else None
+
     def block_conditions(self, key: BlockKey) -> BlockConditions | None:
         """The machine's load while ``key`` was measured, or ``None`` if not recorded
         (blocks from before conditions were recorded, synthetic profiles)."""
@@ -423,6 +515,31 @@ class Profile:
         except sqlite3.OperationalError:          # no conditions table in this profile
             return None
         return BlockConditions(*row) if row else None
+
+    def stability(self) -> dict[BlockKey, BlockStability]:
+        """Every block's stability verdict, where the benchmark checked it (empty for
+        profiles from before the check)."""
+        rows = self._per_block("stability", "first_median, second_median, p_value, retries, "
+                               "max_shift, max_p, check_kind")
+        return {key: BlockStability(*values) for key, values in rows}
+
+    def binding_costs(self) -> dict[BlockKey, BindingCost]:
+        """What mpi4py adds to each block's operation, where ``bench --binding-cost``
+        measured it (empty otherwise)."""
+        rows = self._per_block("binding_costs", "python_median, c_median")
+        return {key: BindingCost(*values) for key, values in rows}
+
+    def _per_block(self, table: str, columns: str) -> list[tuple[BlockKey, tuple]]:
+        """``columns`` of an optional per-block ``table`` with each row's block (none
+        when the profile predates the table)."""
+        try:
+            rows = self._conn.execute(
+                f"SELECT b.test, b.variant, b.size, b.n, b.p, {columns} FROM {table} t "
+                "JOIN blocks b ON b.id = t.block_id "
+                "ORDER BY b.test, b.variant, b.n, b.p, b.size").fetchall()
+        except sqlite3.OperationalError:          # a profile from before the table
+            return []
+        return [(BlockKey(*row[:5]), tuple(row[5:])) for row in rows]
 
     def resolve(self, test: str, size: int, nxp=None, variant: str | None = None) -> BlockKey:
         """Find the one block matching the arguments; unspecified parts must be unambiguous."""
@@ -676,7 +793,8 @@ class ProfileWriter(Profile):
                 self._store_sync(run_id, sync)
 
     def _delete_block(self, block_id: int) -> None:
-        for table in ("raw_times", "outliers", "histograms", "summaries", "fits", "conditions"):
+        for table in ("raw_times", "outliers", "histograms", "summaries", "fits", "conditions",
+                      "binding_costs", "stability"):
             self._conn.execute(f"DELETE FROM {table} WHERE block_id=?", (block_id,))
         self._conn.execute("DELETE FROM blocks WHERE id=?", (block_id,))
 
@@ -698,6 +816,22 @@ class ProfileWriter(Profile):
                 "INSERT OR REPLACE INTO calibration(key, value, created) VALUES (?,?,?)",
                 (key, json.dumps(value), _now()),
             )
+
+    def store_stability(self, key: BlockKey, verdict: BlockStability) -> None:
+        """Store block ``key``'s stability verdict."""
+        with self._conn:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO stability(block_id, first_median, second_median, "
+                "p_value, retries, max_shift, max_p, check_kind) VALUES (?,?,?,?,?,?,?,?)",
+                (self._block_id(key), verdict.first, verdict.second, verdict.p_value,
+                 verdict.retries, verdict.max_shift, verdict.max_p, verdict.check))
+
+    def store_binding_cost(self, key: BlockKey, *, python: float, c: float) -> None:
+        """Store the medians of block ``key`` timed by the Python and the C loops."""
+        with self._conn:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO binding_costs(block_id, python_median, c_median) "
+                "VALUES (?,?,?)", (self._block_id(key), python, c))
 
     def set_machine_name(self, name: str) -> None:
         """Name the machine (the ``machine`` meta key)."""

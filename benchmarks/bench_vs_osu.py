@@ -1,0 +1,192 @@
+"""MPIBench's C core against the field's tools: OSU latency, IMB PingPong, a plain C ping-pong.
+
+Builds the OSU micro-benchmarks (and, with ``--imb``, the Intel MPI
+Benchmarks) from source folders you give -- neither is kept in this
+repository -- with the mpicc next to this Python, then in each of
+``--rounds`` rounds, all under ``mpiexec -n 2`` on this host:
+
+1. ``osu_latency`` (and ``IMB-MPI1 PingPong``): their one-way latency per size;
+2. ``pevpm bench --quick`` with the C timing core, tests ``send,isend,isendlocal``
+   at the compared sizes, once with the default barrier starts and once with
+   ``--start chain`` (repetitions back to back, as the latency loops run);
+3. ``benchmarks/c/pingpong.c`` (Isend + Recv, half round trip): the plain C
+   ping-pong the harness overhead is measured against;
+4. a PEVPM prediction of the blocking C ping-pong osu_latency runs (Send then
+   Recv, 2000 iterations, 3 Monte Carlo runs, seed 0) from each profile.
+
+It prints per size the median over rounds (and the range) of every figure,
+the prediction errors against osu_latency, and the harness ratio at 8 B:
+MPIBench ``isend`` median / the C ping-pong's median half round trip.
+
+    PYTHONPATH=src python benchmarks/bench_vs_osu.py --osu /tmp/osu-src [--imb /tmp/imb-src]
+        [--rounds 3] [--workdir /tmp/vs-osu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+BIN = Path(sys.executable).parent
+MPIEXEC = str(BIN / "mpiexec")
+SIZES = (0, 8, 1024, 16384, 65536)
+MPIBENCH_TESTS = "send,isend,isendlocal"
+START_MODES = ("barrier", "chain")
+sys.path.insert(0, str(SRC))
+sys.path.insert(0, str(HERE))
+
+from bench_pingpong_vs_c import build as build_c_pingpong
+from bench_pingpong_vs_c import c_pingpong
+
+
+def environment() -> dict:
+    env = dict(os.environ, PYTHONPATH=str(SRC), PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    env.setdefault("MPICC", str(BIN / "mpicc"))
+    return env
+
+
+def run(command: list[str], cwd: Path | None = None) -> str:
+    print("$", " ".join(command), flush=True)
+    done = subprocess.run(command, cwd=cwd, check=False, capture_output=True, text=True,
+                          env=environment())
+    if done.returncode != 0:
+        sys.exit(f"bench_vs_osu: {command[0]} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def build_osu(source: Path, workdir: Path) -> Path:
+    """osu_latency built from a copy of ``source`` (reused when already built)."""
+    tree = workdir / "osu"
+    binary = tree / "mpi" / "pt2pt" / "osu_latency"
+    if not binary.exists():
+        if not (source / "configure").exists():
+            sys.exit(f"bench_vs_osu: {source} has no configure script (give the OSU "
+                     "micro-benchmarks source folder)")
+        shutil.copytree(source, tree, dirs_exist_ok=True)
+        run(["./configure", f"CC={BIN / 'mpicc'}", f"CXX={BIN / 'mpicxx'}"], cwd=tree)
+        run(["make", "-j2"], cwd=tree)
+    return binary
+
+
+def build_imb(source: Path, workdir: Path) -> Path:
+    """IMB-MPI1 built from a copy of ``source`` (reused when already built)."""
+    tree = workdir / "imb"
+    binary = tree / "IMB-MPI1"
+    if not binary.exists():
+        shutil.copytree(source, tree, dirs_exist_ok=True)
+        run(["make", f"CC={BIN / 'mpicc'}", f"CXX={BIN / 'mpicxx'}", "IMB-MPI1"], cwd=tree)
+    return binary
+
+
+def one_way(text: str, name: str, test: str = "send") -> dict[int, float]:
+    """Microseconds per size reported in OSU or IMB output (pevpm's own parser)."""
+    from pevpm.profile.imported import parse_text
+
+    return {row.size: row.mean * 1e6 for row in parse_text(text, name).rows
+            if test in row.tests and row.size in SIZES}
+
+
+def mpibench(workdir: Path, start: str, index: int) -> Path:
+    profile = workdir / f"quick-{start}-{index}.db"
+    profile.unlink(missing_ok=True)
+    run([MPIEXEC, "-n", "2", sys.executable, "-m", "pevpm", "bench", "--quick", "--binding",
+         "c", "--tests", MPIBENCH_TESTS, "--sizes", ",".join(map(str, SIZES)), "--start",
+         start, "--no-progress", "-o", str(profile)])
+    return profile
+
+
+def medians(profile: Path, test: str) -> dict[int, float]:
+    from pevpm.profile.store import Profile
+
+    with Profile.open(profile) as prof:
+        return {size: prof.summary(test, size).median * 1e6 for size in SIZES}
+
+
+def predicted(profile: Path, iterations: int = 2000, runs: int = 3) -> dict[int, float]:
+    """Half the mean predicted round trip (us) of the blocking ping-pong per size."""
+    import numpy as np
+
+    from pevpm.machine.profile_model import machine_from_profile
+    from pevpm.model.kernels import blocking_pingpong
+    from pevpm.vm.engine import simulate
+
+    machine = machine_from_profile(str(profile))
+    seeds = np.random.SeedSequence(0).spawn(runs)
+    result = {}
+    for size in SIZES:
+        model = blocking_pingpong(size, iterations)
+        spans = [simulate(model, 2, machine, rng=np.random.default_rng(s)).makespan
+                 for s in seeds]
+        result[size] = statistics.fmean(spans) / iterations / 2 * 1e6
+    return result
+
+
+def cell(values: list[float]) -> str:
+    return f"{statistics.median(values):7.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--osu", required=True, type=Path, help="OSU micro-benchmarks source")
+    parser.add_argument("--imb", type=Path, help="Intel MPI Benchmarks source")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=1.0,
+                        help="length of one plain C ping-pong run per size")
+    parser.add_argument("--workdir", type=Path, help="build and scratch folder (kept)")
+    args = parser.parse_args()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="vs-osu-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    osu = build_osu(args.osu.resolve(), workdir)
+    imb = build_imb(args.imb.resolve(), workdir) if args.imb else None
+    pingpong = build_c_pingpong(workdir)
+    figures: dict[str, dict[int, list[float]]] = {}
+
+    def add(name: str, values: dict[int, float]) -> None:
+        for size, value in values.items():
+            figures.setdefault(name, {}).setdefault(size, []).append(value)
+
+    for index in range(args.rounds):
+        print(f"== round {index + 1}", flush=True)
+        add("osu_latency", one_way(run([MPIEXEC, "-n", "2", str(osu)]), "osu_latency"))
+        if imb:
+            add("IMB PingPong", one_way(run([MPIEXEC, "-n", "2", str(imb), "PingPong",
+                                             "-msglog", "0:16"]), "IMB"))
+        add("C ping-pong", {size: c_pingpong(pingpong, size, args.seconds)[0]
+                            for size in SIZES})
+        for start in START_MODES:
+            profile = mpibench(workdir, start, index)
+            add(f"send {start}", medians(profile, "send"))
+            add(f"isend {start}", medians(profile, "isend"))
+            add(f"predicted {start}", predicted(profile))
+
+    print(f"\nmicroseconds, median over {args.rounds} rounds (range); MPIBench: C core, "
+          "--quick; predicted: half round trip of a blocking C ping-pong model")
+    names = list(figures)
+    print(f"{'bytes':>6} " + " ".join(f"{name:>22}" for name in names))
+    for size in SIZES:
+        print(f"{size:>6} " + " ".join(f"{cell(figures[name][size]):>22}" for name in names))
+    print("\nprediction error against osu_latency (median of rounds):")
+    for start in START_MODES:
+        errors = []
+        for size in SIZES:
+            osu_us = statistics.median(figures["osu_latency"][size])
+            guess = statistics.median(figures[f"predicted {start}"][size])
+            errors.append(f"{size} B {100 * (guess - osu_us) / osu_us:+.1f}%")
+        print(f"  profile with --start {start}: " + ", ".join(errors))
+    target = statistics.median(figures["C ping-pong"][8])
+    for start in START_MODES:
+        ratio = statistics.median(figures[f"isend {start}"][8]) / target
+        print(f"harness at 8 B, isend --start {start} / C ping-pong: x{ratio:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
