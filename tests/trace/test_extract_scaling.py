@@ -146,12 +146,17 @@ def test_the_command_takes_several_traces_and_notes_the_fits(tmp_path, capsys, m
     assert "with b.loop('3 * numprocs'):" in out.read_text()
 
 
-def test_the_command_says_whether_the_model_runs_at_twice_the_count(tmp_path, capsys,
-                                                                     monkeypatch):
+def test_the_command_says_the_model_runs_at_the_traced_counts_and_beyond(tmp_path, capsys,
+                                                                       monkeypatch):
+    """3 * numprocs passes of a sendrecv on every rank: 3 million messages at 1,024
+    ranks, past the check's events: a warning, not a failure."""
     traces = {str(tmp_path / f"run{p}"): synthetic(p, ring) for p in (2, 4)}
     monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: traces[str(path)])
     assert main(["extract", *traces, "-o", str(tmp_path / "m.py")]) == 0
-    assert "the model runs at 8 ranks" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "pevpm extract: the model runs at 2, 4, 8, 64 ranks\n" in err
+    assert "pevpm extract: warning: the model was not run to its end at 1024 ranks: " \
+           "simulation stopped after 5000000 events" in err
 
 
 needs_mpi = pytest.mark.skipif(not (MPIEXEC and MPICC), reason="needs mpiexec and mpicc")
@@ -179,7 +184,7 @@ def test_the_fft_example_traced_at_2_and_4_ranks_scales(tmp_path, cache_home, ca
     err = capsys.readouterr().err
     assert "size = 65536 / (numprocs * numprocs) (fitted c/p^2, largest error 0.0%" in err
     assert "with b.loop('parameter loop1'):" in model.read_text()
-    assert "the model runs at 8 ranks" in err
+    assert "the model runs at 2, 4, 8, 64, 1024 ranks" in err
 
 
 def test_a_count_whose_program_differs_keeps_it_in_an_arm_of_its_own(tmp_path):

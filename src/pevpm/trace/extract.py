@@ -30,10 +30,11 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from pevpm.errors import PevpmError
+from pevpm.errors import EventLimitError, PevpmError, WallClockLimitError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Model
+from pevpm.model.expr import Expr
 from pevpm.trace.any_source import any_source, any_source_passes, single_passes
 from pevpm.trace.compress import compressed, is_loose
 from pevpm.trace.computations import TIMES_P, argument, law_of, seconds_source
@@ -278,8 +279,12 @@ class _Writer:
     """Writes one rank group's program, fitting every number across the counts."""
 
     def __init__(self, peers: list[str], notes: list[str], laws: set[str],
-                 loop_laws: dict[int, set[str]], parameters: dict[str, int]):
+                 loop_laws: dict[int, set[str]], parameters: dict[str, int],
+                 sizes: dict[str, set[str]] | None = None):
         self.peers = iter(peers)
+        # exact laws of message sizes fitted over two counts or more, by operation: for
+        # the sizes of programs seen at one count only (interior ranks at 4 ranks)
+        self.sizes = sizes if sizes is not None else {}
         self.notes = notes
         self.parameters = parameters    # loop counts made parameters, shared by the groups
         self.disturbed: tuple[int, ...] = ()    # counts traced with more ranks than cores
@@ -433,6 +438,26 @@ class _Writer:
         comment = f"# tree {self.trees}: {top.template} (see the notes above)"
         return [comment] + model_lines(top, sizes, f"step{self.trees}")
 
+    def size(self, op: str, values: dict[int, int]) -> str:
+        """A message's size fitted over the counts (an exact law found is kept for
+        ``op``); a size seen at one count only takes a law another rank group's
+        ``op`` follows exactly if one gives it there (noted), else stays literal."""
+        what = f"{op} {self.place()}: size"
+        if len(values) == 1:
+            (p, value), = values.items()
+            laws = sorted(law for law in self.sizes.get(op, ())
+                          if Expr.parse(law).evaluate({"numprocs": p}) == value)
+            if laws:
+                self.notes.append(f"{what} = {laws[0]}: seen at {p} ranks only, where it is "
+                                  f"{value}, as other ranks' {op} follows (fitted over more "
+                                  "counts)")
+                return laws[0]
+        text = self.fitted(values, what)
+        if len(values) > 1 and not text.isdigit() and all(
+                Expr.parse(text).evaluate({"numprocs": p}) == v for p, v in values.items()):
+            self.sizes.setdefault(op, set()).add(text)
+        return text
+
     def parameter(self, count: str) -> str:
         """A constant loop count as a parameter ``loopK`` (``pevpm predict -D
         loop1=100``), the same name in every group; an expression as it is."""
@@ -462,7 +487,7 @@ class _Writer:
                               f" ranks); their {'largest anywhere (a buffer)' if receive else 'mean'}"
                               " is written, at every count (approximate)")
         else:
-            size = self.fitted({p: t.key[SIZE] for p, t in at.items()}, f"{op} {self.place()}: size")
+            size = self.size(op, {p: t.key[SIZE] for p, t in at.items()})
         args = [repr(op), argument(size)]
         tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
@@ -558,7 +583,8 @@ def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
 def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
                  laws: set[str], loop_laws: dict[int, set[str]], parameters: dict[str, int],
                  disturbed: tuple[int, ...] = (),
-                 by_count: dict[int, list[_Group]] | None = None) -> list[str]:
+                 by_count: dict[int, list[_Group]] | None = None,
+                 sizes: dict[str, set[str]] | None = None) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
         for i, slot in enumerate(group.peer_slots()):
@@ -585,7 +611,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
-    writer = _Writer(peers, notes, laws, loop_laws, parameters)
+    writer = _Writer(peers, notes, laws, loop_laws, parameters, sizes)
     writer.disturbed = disturbed
     writer.largest = {n: max((v for g in groups for program in g.programs
                               for t in _tokens_in_order(program) if is_loose(t)
@@ -635,8 +661,9 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     plan = _plan(by_count, fitted)
     laws: set[str] = set()
     loop_laws: dict[int, set[str]] = {}
+    sizes: dict[str, set[str]] = {}
     for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
-        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count)
+        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count, sizes)
     if laws and len(counts) > 1:
         notes.append("computations: the laws of the sizes moved in the same loop, the "
                      "constant, then the program's own laws (" + ", ".join(sorted(laws))
@@ -652,13 +679,13 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                      f"+-{DISTURBED_NOISE:.0%} at least")
     if len(plan) == 1 and plan[0][0] == "1":
         body += _group_lines(plan[0][1], 4, fitted, laws, loop_laws, parameters, disturbed,
-                             by_count)
+                             by_count, sizes)
     else:
         body.append("    with b.runon() as ranks:")
         for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
             body += _group_lines(chosen, 12, fitted, laws, loop_laws, parameters,
-                                 disturbed, by_count)
+                                 disturbed, by_count, sizes)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
     if any(is_loose(t) for g in plan for group in g[1].values() for program in group.programs
            for t in _tokens_in_order(program)):
@@ -683,7 +710,7 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
 TRIAL_EVENTS = 5_000_000
 
 
-def trial_run(model: Model, numprocs: int) -> str | None:
+def trial_run(model: Model, numprocs: int) -> PevpmError | None:
     """Why ``model`` does not run at ``numprocs`` ranks (on a machine where every
     message takes a microsecond), or None when it does: a check that a model
     fitted at a few rank counts still describes a program at more.
@@ -691,12 +718,39 @@ def trial_run(model: Model, numprocs: int) -> str | None:
     >>> from pevpm.model.builder import ModelBuilder
     >>> b = ModelBuilder()
     >>> b.message("MPI_Recv", 8, source="(procnum + 1) % numprocs")
-    >>> trial_run(b.build(), 4)                 # doctest: +ELLIPSIS
+    >>> trial_run(b.build(), 4).message         # doctest: +ELLIPSIS
     'deadlock: rank 0 blocked in MPI_Recv from 1...'
     """
     try:
         fastengine.simulate(model, numprocs, Machine(Constant(1e-6)),
                             limits=Limits(max_events=TRIAL_EVENTS))
     except PevpmError as err:
-        return err.message
+        return err
     return None
+
+
+#: The rank counts past the traced ones that :func:`self_check` runs a model at.
+CHECK_COUNTS = (8, 64, 1024)
+
+
+def self_check(model: Model, counts) -> list[tuple[int, str, bool]]:
+    """``(rank count, why, fatal)`` for each of ``counts`` and :data:`CHECK_COUNTS`
+    at which ``model`` does not run (:func:`trial_run`: a deadlock, a truncated
+    message, a collective the ranks do not all make, with the ranks and the
+    model's line); a run that passed :data:`TRIAL_EVENTS` events is not fatal (it
+    ran that far without a fault: a long run, checked no further).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> with b.on_ranks("procnum == 0"):
+    ...     b.collective("MPI_Barrier")
+    >>> [(n, why[:9], fatal) for n, why, fatal in self_check(b.build(), [1])]
+    [(8, 'deadlock:', True), (64, 'deadlock:', True), (1024, 'deadlock:', True)]
+    """
+    out = []
+    for numprocs in sorted(set(counts) | set(CHECK_COUNTS)):
+        err = trial_run(model, numprocs)
+        if err is not None:
+            long_run = isinstance(err, (EventLimitError, WallClockLimitError))
+            out.append((numprocs, err.message, not long_run))
+    return out

@@ -128,11 +128,15 @@ static int to_world(int id, int peer)
 struct req { MPI_Request handle; int32_t id, recv, comm; };
 static struct req reqs[REQ_SLOTS];
 
+/* The first entry of handle `h` (`insert`: else the first free slot, where a
+ * new one goes even when its handle is already there: MPICH gives every send
+ * it completed at once, an eager Isend, the same handle, so two of them in
+ * flight are two entries, completed in the order posted). */
 static struct req *req_slot(MPI_Request h, int insert)
 {
     unsigned k = (unsigned)h * 2654435761u % REQ_SLOTS;
     for (int n = 0; n < REQ_SLOTS; n++, k = (k + 1) % REQ_SLOTS) {
-        if (reqs[k].handle == h && reqs[k].id) return &reqs[k];
+        if (!insert && reqs[k].handle == h && reqs[k].id) return &reqs[k];
         if (!reqs[k].id) return insert ? &reqs[k] : NULL;
     }
     return NULL;

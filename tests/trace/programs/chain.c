@@ -1,0 +1,51 @@
+/* A 1-D non-periodic halo exchange (pevpm's own test program): each rank
+ * posts a receive from each neighbour it has with ONE tag (edge ranks have
+ * one neighbour, interior ranks two), sends to them, waits for all, then
+ * sums a vector of 4 doubles per rank.  A set-up phase computes a fixed time
+ * per rank.  Usage: chain [ITERATIONS]; any number of ranks. */
+#include <mpi.h>
+#include <stdlib.h>
+#include <time.h>
+
+static void compute(double seconds)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec) < seconds);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, iterations = argc > 1 ? atoi(argv[1]) : 20;
+    double halo_out[2][128] = {{0}}, halo_in[2][128];
+    MPI_Request req[4];
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double *sums = calloc(4 * size, sizeof(double)), *total = calloc(4 * size, sizeof(double));
+    int neighbours[2], n = 0;
+    if (rank > 0)
+        neighbours[n++] = rank - 1;
+    if (rank < size - 1)
+        neighbours[n++] = rank + 1;
+
+    compute(0.002);                 /* set-up: the same time on every rank */
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int it = 0; it < iterations; it++) {
+        for (int k = 0; k < n; k++)
+            MPI_Irecv(halo_in[k], 128, MPI_DOUBLE, neighbours[k], 5, MPI_COMM_WORLD, &req[k]);
+        for (int k = 0; k < n; k++)
+            MPI_Isend(halo_out[k], 128, MPI_DOUBLE, neighbours[k], 5, MPI_COMM_WORLD,
+                      &req[n + k]);
+        MPI_Waitall(2 * n, req, MPI_STATUSES_IGNORE);
+        compute(0.0005);
+        MPI_Allreduce(sums, total, 4 * size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    free(sums);
+    free(total);
+    MPI_Finalize();
+    return 0;
+}
