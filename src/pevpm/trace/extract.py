@@ -534,6 +534,19 @@ def _matches(pred: str, top: _Group, by_count: dict[int, list[_Group]]) -> dict:
     return chosen
 
 
+def _best_match(group: _Group, by_count: dict[int, list[_Group]]) -> tuple[str, dict]:
+    """The rank predicate that selects ``group`` at the largest count and matches
+    its program at the most counts, with the group at each (:func:`_matches`);
+    the ranks as they are where no predicate selects them."""
+    top = max(by_count)
+    exact = [p for p in RANK_PREDICATES if selected(p, top) == sorted(group.ranks)]
+    found = [(guard, _matches(guard, group, by_count)) for guard in exact]
+    best = max((len(chosen) for _, chosen in found), default=0)
+    if best:
+        return next((g, c) for g, c in found if len(c) == best)
+    return literal_predicate(group.ranks), {top: group}
+
+
 def _plan(by_count: dict[int, list[_Group]], notes: list[str]) -> list[tuple[str, dict]]:
     """(predicate, group at each count) for every group of the largest count."""
     top = max(by_count)
@@ -541,18 +554,16 @@ def _plan(by_count: dict[int, list[_Group]], notes: list[str]) -> list[tuple[str
     pending = list(by_count[top])
     while pending:
         group = pending.pop(0)
-        exact = [p for p in RANK_PREDICATES if selected(p, top) == sorted(group.ranks)]
-        found = [(guard, _matches(guard, group, by_count)) for guard in exact]
-        best = max((len(chosen) for _, chosen in found), default=0)
-        if best < 2 and len(by_count) > 1:
+        guard, chosen = _best_match(group, by_count)
+        if len(chosen) < 2 and len(by_count) > 1:
             pieces = _split_by_offsets(group)
-            if len(pieces) > 1:     # peers that fit by coincidence at this count
+            # peers that fit by coincidence at this count: split, where a piece then
+            # matches at more counts (not ranks seen at this count only, whose peers
+            # are one rank, rank 0, whatever their offsets)
+            if len(pieces) > 1 and any(len(_best_match(piece, by_count)[1]) > 1
+                                       for piece in pieces):
                 pending[:0] = pieces
                 continue
-        if best:
-            guard, chosen = next((g, c) for g, c in found if len(c) == best)
-        else:
-            guard, chosen = literal_predicate(group.ranks), {top: group}
         if len(chosen) == 1 and len(by_count) > 1:
             notes.append(f"ranks {group.ranks} of {top}: their program is not matched at "
                          "the other rank counts; its values are the largest count's")
@@ -701,7 +712,8 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     header += [f"* {note}" for note in notes] + ['"""', "",
                                                  "from pevpm.model.builder import ModelBuilder",
                                                  "", "", "def model():",
-                                                 f"    b = ModelBuilder(parameters={parameters!r})"]
+                                                 ("    b = ModelBuilder(parameters="
+                                                  f"{parameters!r}, lines=True)")]
     text = "\n".join(header + body + ["    return b", ""])
     return Extracted(text, events, len(body) + 2, len(plan) == 1, tuple(notes), tuple(counts))
 

@@ -148,6 +148,8 @@ class _RankConverter:
         # a long trace repeats a few calls
         self.known: dict[tuple, tuple | None] = {}
         self.kinds: dict[tuple, tuple] = {}
+        # id of each receive statement -> whether its call asked for MPI_ANY_SOURCE
+        self.asked: dict[int, bool] = {}
 
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
@@ -235,10 +237,13 @@ class _RankConverter:
     def statements(self, call: Call) -> tuple[Statement, ...] | None:
         """The call's statements; ``()`` if it moves nothing, ``None`` if it is a poll.
         Calls that use no request are converted once per (name, events)."""
-        key = (call.name, call.events)
+        key = (call.name, call.events, call.any_source)
         if key in self.known:
             return self.known[key]
         out = self.convert_call(call)
+        if out and call.any_source is not None:
+            self.asked.update((id(m), call.any_source) for m in out
+                              if m.op in ("MPI_Recv", "MPI_Irecv"))
         if all(type(e) is Collective or (type(e) in (Send, Recv) and e.request is None)
                for e in call.events) and all(m.request is None for m in out or ()):
             self.known[key] = out
@@ -320,6 +325,27 @@ def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
                     cpu: bool = False) -> list[Statement]:
     """Rank ``rank``'s straight-line program (``cpu``: computations in CPU seconds)."""
     return _RankConverter(trace, rank, speed, cpu).convert()
+
+
+def rank_program(trace: Trace, rank: int, cpu: bool = False,
+                 ) -> tuple[list[Statement], list[bool | None]]:
+    """:func:`rank_statements`, and for each statement whether it is a receive that
+    asked for ``MPI_ANY_SOURCE`` (its source is the rank it matched): True or
+    False where the trace says (``pevpm trace`` records it), else None.
+
+    >>> from pevpm.trace.events import Call, Recv, Send, Trace
+    >>> t = Trace(((Call("MPI_Init", 0, 0), Call("MPI_Send", 1, 2, (Send(1, 0, 8),)),
+    ...             Call("MPI_Finalize", 3, 3)),
+    ...            (Call("MPI_Init", 0, 0), Call("MPI_Recv", 1, 2, (Recv(0, 0, 8),),
+    ...                                          any_source=True),
+    ...             Call("MPI_Finalize", 3, 3))))
+    >>> statements, asked = rank_program(t, 1)
+    >>> [(s.op, a) for s, a in zip(statements, asked) if a is not None]
+    [('MPI_Recv', True)]
+    """
+    converter = _RankConverter(trace, rank, 1.0, cpu)
+    statements = converter.convert()
+    return statements, [converter.asked.get(id(s)) for s in statements]
 
 
 def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]:

@@ -1,8 +1,11 @@
 /* A 1-D non-periodic halo exchange (pevpm's own test program): each rank
  * posts a receive from each neighbour it has with ONE tag (edge ranks have
- * one neighbour, interior ranks two), sends to them, waits for all, then
+ * one neighbour, interior ranks two), sends to them, waits for all, passes a
+ * value down the chain (a blocking receive from the left, the same tag), then
  * sums a vector of 4 doubles per rank.  A set-up phase computes a fixed time
- * per rank.  Usage: chain [ITERATIONS]; any number of ranks. */
+ * per rank.  At the end rank 0 takes one message from every other rank in the
+ * order they come (MPI_ANY_SOURCE).  Usage: chain [ITERATIONS]; any number of
+ * ranks. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <time.h>
@@ -41,9 +44,19 @@ int main(int argc, char **argv)
             MPI_Isend(halo_out[k], 128, MPI_DOUBLE, neighbours[k], 5, MPI_COMM_WORLD,
                       &req[n + k]);
         MPI_Waitall(2 * n, req, MPI_STATUSES_IGNORE);
+        if (rank > 0)
+            MPI_Recv(halo_in[0], 8, MPI_DOUBLE, rank - 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rank < size - 1)
+            MPI_Send(halo_out[0], 8, MPI_DOUBLE, rank + 1, 5, MPI_COMM_WORLD);
         compute(0.0005);
         MPI_Allreduce(sums, total, 4 * size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
+    if (rank == 0)
+        for (int k = 1; k < size; k++)
+            MPI_Recv(halo_in[0], 1, MPI_DOUBLE, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+    else
+        MPI_Send(halo_out[0], 1, MPI_DOUBLE, 0, 9, MPI_COMM_WORLD);
     free(sums);
     free(total);
     MPI_Finalize();

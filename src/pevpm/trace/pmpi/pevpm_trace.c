@@ -117,9 +117,16 @@ static int add_comm(MPI_Comm c)
     return ncomms++;
 }
 
+/* pevpm's codes for MPI_PROC_NULL and MPI_ANY_SOURCE (MPICH's values; Open MPI
+ * has them the other way round). */
+#define TRACED_PROC_NULL (-1)
+#define TRACED_ANY_SOURCE (-2)
+
 static int to_world(int id, int peer)
 {
-    if (peer < 0 || id < 0 || peer >= comms[id].size) return peer; /* ANY_SOURCE, PROC_NULL */
+    if (peer == MPI_PROC_NULL) return TRACED_PROC_NULL;
+    if (peer == MPI_ANY_SOURCE) return TRACED_ANY_SOURCE;
+    if (peer < 0 || id < 0 || peer >= comms[id].size) return peer;
     return comms[id].world[peer];
 }
 
@@ -510,25 +517,29 @@ int MPI_Iprobe(int source, int tag, MPI_Comm c, int *flag, MPI_Status *status)
     return rc;
 }
 
-/* Matched probes: remember each message's communicator until it is received. */
+/* Matched probes: remember each message's communicator and the source the probe
+ * asked for (world rank or TRACED_ANY_SOURCE) until it is received. */
 #define MAX_MESSAGES 64
-static struct { MPI_Message handle; int comm; } messages[MAX_MESSAGES];
+static struct { MPI_Message handle; int comm, asked; } messages[MAX_MESSAGES];
 
-static void message_found(MPI_Message m, int comm)
+static void message_found(MPI_Message m, int comm, int asked)
 {
     for (int i = 0; i < MAX_MESSAGES; i++)
         if (messages[i].handle == MPI_MESSAGE_NULL || messages[i].handle == m) {
             messages[i].handle = m;
             messages[i].comm = comm;
+            messages[i].asked = asked;
             return;
         }
 }
 
-static int message_taken(MPI_Message m)
+static int message_taken(MPI_Message m, int *asked)
 {
+    *asked = NO_PEER;
     for (int i = 0; i < MAX_MESSAGES; i++)
         if (messages[i].handle == m && m != MPI_MESSAGE_NULL) {
             messages[i].handle = MPI_MESSAGE_NULL;
+            *asked = messages[i].asked;
             return messages[i].comm;
         }
     return -1;
@@ -550,7 +561,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm c, MPI_Message *m, MPI_Status *stat
         r->peer = to_world(r->comm, status->MPI_SOURCE); r->tag = status->MPI_TAG;
         r->rbytes = status_bytes(status); r->peer2 = to_world(r->comm, source); r->tag2 = tag;
         r->aux = 1;
-        message_found(*m, r->comm);
+        message_found(*m, r->comm, r->peer2);
     }
     return rc;
 }
@@ -567,7 +578,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm c, int *flag, MPI_Message *m, MPI_
         if (*flag) {
             r->peer = to_world(r->comm, status->MPI_SOURCE); r->tag = status->MPI_TAG;
             r->rbytes = status_bytes(status);
-            message_found(*m, r->comm);
+            message_found(*m, r->comm, r->peer2);
         }
     }
     return rc;
@@ -578,13 +589,13 @@ int MPI_##NAME(void *b, CT count, MPI_Datatype type, MPI_Message *m, MPI_Status 
 { \
     MPI_Status own; \
     if (status == MPI_STATUS_IGNORE) status = &own; \
-    int comm = message_taken(*m); \
+    int asked, comm = message_taken(*m, &asked); \
     double t0 = enter(); \
     int rc = PMPI_##NAME(b, count, type, m, status); \
     struct rec *r = record(OP_MRECV, t0, wtime(), MPI_COMM_NULL); \
     if (r) { \
         r->comm = comm; r->peer = to_world(comm, status->MPI_SOURCE); r->tag = status->MPI_TAG; \
-        r->rbytes = status_bytes(status); \
+        r->rbytes = status_bytes(status); r->peer2 = asked; \
     } \
     return rc; \
 }
@@ -593,12 +604,12 @@ MRECV(Mrecv, int) MRECV(Mrecv_c, MPI_Count)
 #define IMRECV(NAME, CT) \
 int MPI_##NAME(void *b, CT count, MPI_Datatype type, MPI_Message *m, MPI_Request *request) \
 { \
-    int comm = message_taken(*m); \
+    int asked, comm = message_taken(*m, &asked); \
     double t0 = enter(); \
     int rc = PMPI_##NAME(b, count, type, m, request); \
     struct rec *r = record(OP_IMRECV, t0, wtime(), MPI_COMM_NULL); \
     if (r) { \
-        r->comm = comm; r->rbytes = type_bytes(count, type); \
+        r->comm = comm; r->rbytes = type_bytes(count, type); r->peer2 = asked; \
         r->req = add_req(*request, 1, comm); \
     } \
     return rc; \
