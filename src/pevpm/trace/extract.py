@@ -28,6 +28,7 @@ docstring and, from ``pevpm extract``, stderr).
 from __future__ import annotations
 
 import statistics
+import textwrap
 from dataclasses import dataclass, field
 
 from pevpm.errors import EventLimitError, PevpmError, WallClockLimitError
@@ -37,7 +38,7 @@ from pevpm.model.ast import Model
 from pevpm.model.expr import Expr
 from pevpm.trace.any_source import any_source, any_source_passes, single_passes
 from pevpm.trace.compress import compressed, is_loose
-from pevpm.trace.computations import TIMES_P, argument, law_of, seconds_source
+from pevpm.trace.computations import TIMES_P, argument, evidence, law_of, seconds_source
 from pevpm.trace.conservation import Cap, conserved_totals, passes
 from pevpm.trace.events import Trace
 from pevpm.trace.peers import (
@@ -78,6 +79,9 @@ from pevpm.trace.tokens import (
 from pevpm.trace.trees import Tree, find_trees, model_lines
 from pevpm.vm import fastengine
 from pevpm.vm.engine import Limits
+
+#: The width comments in a model file are wrapped to.
+MODEL_WIDTH = 100
 
 
 def _skeleton(nodes, numbers: bool = True) -> tuple:
@@ -223,7 +227,8 @@ def _fitted(values: dict[int, float], whole: bool, notes: list, what: str,
                      "generalised")
     elif len(ps) > 1 and result.form != "c":
         notes.append(f"{what} = {result.text} (fitted {result.form}, largest error "
-                     f"{result.error:.1%} at {', '.join(map(str, ps))} ranks)")
+                     f"{result.error:.1%} at {', '.join(map(str, ps))} ranks; traced "
+                     f"{evidence(values)})")
     return result.text
 
 
@@ -296,6 +301,7 @@ class _Writer:
         self.trees = 0
         self.depth = 0
         self.totals: dict[int, str] = {}       # the parameters of this level's conserved totals
+        self.counts: tuple[int, ...] = ()      # the traced counts the model is fitted over
 
     def fitted(self, values: dict[int, float], what: str) -> str:
         """A whole number fitted (:func:`_fitted`); its exact law joins the
@@ -316,6 +322,7 @@ class _Writer:
         numbers: dict[int, int] = {}        # loop positions of this level: their numbers
         for i, node in enumerate(nodes_by_p[top]):
             at = {p: nodes[i] for p, nodes in nodes_by_p.items()}
+            mark, start = len(self.notes), len(out)
             if isinstance(node, LoopNode):
                 self.loops += 1
                 numbers[i] = self.loops
@@ -330,6 +337,7 @@ class _Writer:
                 if cap is not None:
                     out.append(f"{pad}# {self.totals[role[i]]}: a total these loops "
                                "conserve (see the notes above)")
+                out[start:] = self.comments(mark, pad) + out[start:]
                 if isinstance(node.count, str):     # over every other rank
                     out.append(f"{pad}with b.loop({count!r}, index={INDEX!r}):")
                 else:
@@ -347,14 +355,26 @@ class _Writer:
                                    self.place(), tuple(sorted(self.laws)), self.disturbed,
                                    tuple(sorted(own)))
                 sleep = ", sleep=True" if node.key == SLEEP else ""
-                out.append(f"{pad}b.serial({seconds}{sleep})")
+                law = self.comments(mark, pad) if "numprocs" in seconds else []
+                out += law + [f"{pad}b.serial({seconds}{sleep})"]
             elif is_message(node):
-                out.append(pad + self.message(at))
+                line = self.message(at)
+                out += self.comments(mark, pad) + [pad + line]
             else:
-                out += [pad + line for line in self.tree(at)]
+                lines = self.tree(at)
+                out += self.comments(mark, pad) + [pad + line for line in lines]
         for k, cap in enumerate(caps):
             self.note_total(cap, self.totals.pop(k), numbers, nodes_by_p)
         return out
+
+    def comments(self, mark: int, pad: str) -> list[str]:
+        """The notes written since ``mark`` (the generalisations of the statement
+        that follows, with their evidence) as comments, when fitted over two
+        counts or more."""
+        if len(self.counts) < 2:
+            return []
+        return [f"{pad}# {line}" for note in self.notes[mark:]
+                for line in textwrap.wrap(note, max(40, MODEL_WIDTH - len(pad) - 2))]
 
     def conserved(self, nodes_by_p: dict[int, list]) -> list[Cap]:
         """The totals this level's loops conserve (:func:`conserved_totals`) whose
@@ -624,6 +644,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
     writer = _Writer(peers, notes, laws, loop_laws, parameters, sizes)
     writer.disturbed = disturbed
+    writer.counts = tuple(by_count or ())
     writer.largest = {n: max((v for g in groups for program in g.programs
                               for t in _tokens_in_order(program) if is_loose(t)
                               for v in t.values), default=0)
@@ -676,11 +697,14 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
         _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count, sizes)
     if laws and len(counts) > 1:
-        notes.append("computations: the laws of the sizes moved in the same loop, the "
-                     "constant, then the program's own laws (" + ", ".join(sorted(laws))
-                     + ": its sizes and counts, and their per-rank totals) are tried first, "
-                     f"and kept if they miss no traced mean by more than {NOISE_WIDTH:g} "
-                     f"standard errors (at least {MIN_NOISE:.0%})")
+        notes.append("computations: the constant unless a traced mean contradicts it (misses "
+                     f"by more than {NOISE_WIDTH:g} standard errors, at least "
+                     f"{MIN_NOISE:.0%}); else of the one-term laws p^i log2(p)^j not so "
+                     "contradicted, the one that predicts each count best from the others "
+                     "(leave-one-out), the laws of the sizes moved in the same loop, then the "
+                     "program's own laws (" + ", ".join(sorted(laws)) + ": its sizes and "
+                     "counts, and their per-rank totals) winning ties; no growing law where "
+                     "fewer than two counts had a core per rank")
     body: list[str] = []
     parameters: dict[str, int] = {}
     disturbed = tuple(t.numprocs for t in traces if t.oversubscribed)
