@@ -6,6 +6,14 @@ The library is compiled from ``pmpi/pevpm_trace.c`` into
 path of the ``mpicc`` used, so a new source or another MPI builds afresh and
 an unchanged one is reused.
 
+Which MPI: the one the traced program links (:func:`linked_mpi`, from ``ldd``
+of the executables the command names: Debian's Open MPI ``libmpi.so.40``,
+the pip MPICH's ``libmpi.so.12``...) is matched by building with each
+``mpicc`` there is (:data:`MPICC_NAMES` next to the launcher, in this
+Python's environment, on ``PATH``) until the library built links the same
+``libmpi`` (:func:`tracer_for`); a program that links none (Python with
+mpi4py, which opens it at run time) takes the ``mpicc`` next to the launcher.
+
 >>> find_mpicc("/nonexistent/bin/mpiexec") is None
 True
 """
@@ -14,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +33,12 @@ from pevpm.errors import PevpmError
 
 SOURCE = "pevpm_trace.c"
 LIBRARY = "libpevpm_trace.so"
+
+#: Names of an MPI's C compiler wrapper (Debian's alternatives name each MPI's own).
+MPICC_NAMES = ("mpicc", "mpicc.openmpi", "mpicc.mpich")
+
+#: An ``ldd`` line of an MPI library: its name and the file it resolves to.
+_LIBMPI = re.compile(r"^\s*(libmpi(?:ch)?\.so[.\d]*)\s*=>\s*(\S+)", re.MULTILINE)
 
 
 def source_text() -> str:
@@ -78,3 +93,81 @@ def tracer_library(mpicc: str | None = None) -> Path:
                          "pevpm trace")
     partial.replace(target)
     return target
+
+
+def _libmpi(path: str) -> str | None:
+    """The ``libmpi`` file ``path`` (an executable or library) loads, per ``ldd``."""
+    try:
+        done = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=60,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = _LIBMPI.search(done.stdout)
+    return os.path.realpath(found.group(2)) if found else None
+
+
+def _is_elf(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def linked_mpi(command: list[str]) -> tuple[str, str] | None:
+    """``(executable, libmpi file)`` of the first executable ``command`` names
+    (the launcher aside) that links an MPI library, or None (a Python program:
+    mpi4py opens one at run time).
+
+    >>> linked_mpi(["mpiexec", "-n", "2", "/nonexistent"]) is None
+    True
+    """
+    for word in command[1:]:
+        path = shutil.which(word) if os.sep not in word else word
+        if path and os.path.isfile(path) and _is_elf(path):
+            library = _libmpi(path)
+            if library:
+                return path, library
+    return None
+
+
+def mpicc_candidates(launcher: str | None) -> list[str]:
+    """Every MPI C compiler wrapper there is, those next to ``launcher`` first."""
+    folders = ([str(Path(launcher).parent)] if launcher else []) + [
+        str(Path(sys.executable).parent)] + os.environ.get("PATH", "").split(os.pathsep)
+    out: list[str] = []
+    for folder in dict.fromkeys(f for f in folders if f):
+        for name in MPICC_NAMES:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and os.access(path, os.X_OK) and path not in out:
+                out.append(path)
+    return out
+
+
+def tracer_for(command: list[str], launcher: str | None) -> tuple[Path, str | None]:
+    """The tracer library for ``command``, and a warning (or None): built with the
+    ``mpicc`` of the MPI the program links when it links one (see the module's
+    docstring), else with :func:`find_mpicc`'s."""
+    linked = linked_mpi(command)
+    if linked is None:
+        return tracer_library(find_mpicc(launcher) or find_mpicc()), None
+    program, library = linked
+    tried = []
+    for mpicc in mpicc_candidates(launcher):
+        try:
+            built = tracer_library(mpicc)
+        except PevpmError:
+            continue
+        if _libmpi(str(built)) == library:
+            folder = Path(mpicc).parent
+            warning = None
+            if launcher and Path(launcher).parent != folder:
+                warning = (f"{program} links {library}, built with {mpicc}, but the launcher "
+                           f"is {launcher}: a launcher of another MPI starts every rank as "
+                           f"a rank 0 of 1 (use the one in {folder})")
+            return built, warning
+        tried.append(mpicc)
+    raise PevpmError(f"{program} links {library}, and no mpicc builds against it (tried "
+                     f"{', '.join(tried) or 'none found'}): install that MPI's development "
+                     "files (Debian: libopenmpi-dev or libmpich-dev)", "pevpm trace")
+

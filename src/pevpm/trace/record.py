@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import _otf2
 
 from pevpm.errors import PevpmError
 from pevpm.host import usable_cores
-from pevpm.trace.build import find_mpicc, tracer_library
+from pevpm.trace.build import tracer_for
 from pevpm.trace.otf2_read import ARCHIVE_NAME, quiet_otf2
 from pevpm.trace.otf2_write import ARCHIVE, write_archive
 from pevpm.trace.raw import read_raw
@@ -50,7 +51,9 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
     launcher = shutil.which(command[0])
     if launcher is None:
         raise PevpmError(f"command not found: {command[0]}", "pevpm trace")
-    library = tracer_library(find_mpicc(launcher) or find_mpicc())
+    library, warning = tracer_for(command, launcher)
+    if warning:
+        print(f"pevpm trace: warning: {warning}", file=sys.stderr)
     raw = directory / "raw"
     created = [p for p in (directory, raw) if not p.exists()]
     try:

@@ -53,6 +53,14 @@
     X(ALLGATHER) X(ALLGATHERV) X(ALLTOALL) X(ALLTOALLV) X(REDUCE_SCATTER_BLOCK) X(SCAN) \
     X(COMM_DUP) X(COMM_SPLIT) X(COMM_CREATE) X(CART_CREATE) X(CART_SUB)
 
+/* MPI 4's large-count (_c) functions, where the library has them (MPICH 4 does,
+ * Open MPI 4 does not): a wrapper of one is compiled only then. */
+#if MPI_VERSION >= 4
+#define LARGE_COUNT(definition) definition
+#else
+#define LARGE_COUNT(definition)
+#endif
+
 #define AS_ENUM(name) OP_##name,
 #define AS_NAME(name) #name,
 enum { OPS(AS_ENUM) OP_COUNT };
@@ -141,7 +149,7 @@ static struct req reqs[REQ_SLOTS];
  * flight are two entries, completed in the order posted). */
 static struct req *req_slot(MPI_Request h, int insert)
 {
-    unsigned k = (unsigned)h * 2654435761u % REQ_SLOTS;
+    unsigned k = (unsigned)(uintptr_t)h * 2654435761u % REQ_SLOTS;
     for (int n = 0; n < REQ_SLOTS; n++, k = (k + 1) % REQ_SLOTS) {
         if (!insert && reqs[k].handle == h && reqs[k].id) return &reqs[k];
         if (!reqs[k].id) return insert ? &reqs[k] : NULL;
@@ -272,8 +280,13 @@ static int64_t type_bytes(MPI_Count count, MPI_Datatype type)
 
 static int64_t status_bytes(const MPI_Status *s)
 {
+#if MPI_VERSION >= 4
     MPI_Count n = 0;
     PMPI_Get_count_c(s, MPI_BYTE, &n);
+#else
+    int n = 0;
+    PMPI_Get_count(s, MPI_BYTE, &n);
+#endif
     return n == MPI_UNDEFINED ? 0 : (int64_t)n;
 }
 
@@ -394,10 +407,10 @@ int MPI_##NAME(const void *b, CT count, MPI_Datatype type, int dest, int tag, MP
     if (r) { r->peer = to_world(r->comm, dest); r->tag = tag; r->bytes = type_bytes(count, type); } \
     return rc; \
 }
-SEND(Send, int, OP_SEND) SEND(Send_c, MPI_Count, OP_SEND)
-SEND(Ssend, int, OP_SSEND) SEND(Ssend_c, MPI_Count, OP_SSEND)
-SEND(Bsend, int, OP_BSEND) SEND(Bsend_c, MPI_Count, OP_BSEND)
-SEND(Rsend, int, OP_RSEND) SEND(Rsend_c, MPI_Count, OP_RSEND)
+SEND(Send, int, OP_SEND) LARGE_COUNT(SEND(Send_c, MPI_Count, OP_SEND))
+SEND(Ssend, int, OP_SSEND) LARGE_COUNT(SEND(Ssend_c, MPI_Count, OP_SSEND))
+SEND(Bsend, int, OP_BSEND) LARGE_COUNT(SEND(Bsend_c, MPI_Count, OP_BSEND))
+SEND(Rsend, int, OP_RSEND) LARGE_COUNT(SEND(Rsend_c, MPI_Count, OP_RSEND))
 
 #define RECV(NAME, CT) \
 int MPI_##NAME(void *b, CT count, MPI_Datatype type, int source, int tag, MPI_Comm c, \
@@ -414,7 +427,7 @@ int MPI_##NAME(void *b, CT count, MPI_Datatype type, int source, int tag, MPI_Co
     } \
     return rc; \
 }
-RECV(Recv, int) RECV(Recv_c, MPI_Count)
+RECV(Recv, int) LARGE_COUNT(RECV(Recv_c, MPI_Count))
 
 #define ISEND(NAME, CT, OP) \
 int MPI_##NAME(const void *b, CT count, MPI_Datatype type, int dest, int tag, MPI_Comm c, \
@@ -429,8 +442,8 @@ int MPI_##NAME(const void *b, CT count, MPI_Datatype type, int dest, int tag, MP
     } \
     return rc; \
 }
-ISEND(Isend, int, OP_ISEND) ISEND(Isend_c, MPI_Count, OP_ISEND)
-ISEND(Issend, int, OP_ISSEND) ISEND(Issend_c, MPI_Count, OP_ISSEND)
+ISEND(Isend, int, OP_ISEND) LARGE_COUNT(ISEND(Isend_c, MPI_Count, OP_ISEND))
+ISEND(Issend, int, OP_ISSEND) LARGE_COUNT(ISEND(Issend_c, MPI_Count, OP_ISSEND))
 
 #define IRECV(NAME, CT) \
 int MPI_##NAME(void *b, CT count, MPI_Datatype type, int source, int tag, MPI_Comm c, \
@@ -445,7 +458,7 @@ int MPI_##NAME(void *b, CT count, MPI_Datatype type, int source, int tag, MPI_Co
     } \
     return rc; \
 }
-IRECV(Irecv, int) IRECV(Irecv_c, MPI_Count)
+IRECV(Irecv, int) LARGE_COUNT(IRECV(Irecv_c, MPI_Count))
 
 #define SENDRECV(NAME, CT) \
 int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, int dest, int stag, void *rb, \
@@ -465,7 +478,7 @@ int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, int dest, int stag
     } \
     return rc; \
 }
-SENDRECV(Sendrecv, int) SENDRECV(Sendrecv_c, MPI_Count)
+SENDRECV(Sendrecv, int) LARGE_COUNT(SENDRECV(Sendrecv_c, MPI_Count))
 
 #define SENDRECV_REPLACE(NAME, CT) \
 int MPI_##NAME(void *b, CT count, MPI_Datatype type, int dest, int stag, int source, int rtag, \
@@ -483,7 +496,7 @@ int MPI_##NAME(void *b, CT count, MPI_Datatype type, int dest, int stag, int sou
     } \
     return rc; \
 }
-SENDRECV_REPLACE(Sendrecv_replace, int) SENDRECV_REPLACE(Sendrecv_replace_c, MPI_Count)
+SENDRECV_REPLACE(Sendrecv_replace, int) LARGE_COUNT(SENDRECV_REPLACE(Sendrecv_replace_c, MPI_Count))
 
 int MPI_Probe(int source, int tag, MPI_Comm c, MPI_Status *status)
 {
@@ -599,7 +612,7 @@ int MPI_##NAME(void *b, CT count, MPI_Datatype type, MPI_Message *m, MPI_Status 
     } \
     return rc; \
 }
-MRECV(Mrecv, int) MRECV(Mrecv_c, MPI_Count)
+MRECV(Mrecv, int) LARGE_COUNT(MRECV(Mrecv_c, MPI_Count))
 
 #define IMRECV(NAME, CT) \
 int MPI_##NAME(void *b, CT count, MPI_Datatype type, MPI_Message *m, MPI_Request *request) \
@@ -614,7 +627,7 @@ int MPI_##NAME(void *b, CT count, MPI_Datatype type, MPI_Message *m, MPI_Request
     } \
     return rc; \
 }
-IMRECV(Imrecv, int) IMRECV(Imrecv_c, MPI_Count)
+IMRECV(Imrecv, int) LARGE_COUNT(IMRECV(Imrecv_c, MPI_Count))
 
 /* ---- completion ---- */
 #define STACK_REQS 64
@@ -791,7 +804,7 @@ int MPI_##NAME(void *b, CT count, MPI_Datatype type, int root, MPI_Comm c) \
     coll(OP_BCAST, t0, c, root, n, n); \
     return rc; \
 }
-BCAST(Bcast, int) BCAST(Bcast_c, MPI_Count)
+BCAST(Bcast, int) LARGE_COUNT(BCAST(Bcast_c, MPI_Count))
 
 #define REDUCE(NAME, CT) \
 int MPI_##NAME(const void *sb, void *rb, CT count, MPI_Datatype type, MPI_Op o, int root, \
@@ -803,7 +816,7 @@ int MPI_##NAME(const void *sb, void *rb, CT count, MPI_Datatype type, MPI_Op o, 
     coll(OP_REDUCE, t0, c, root, n, n); \
     return rc; \
 }
-REDUCE(Reduce, int) REDUCE(Reduce_c, MPI_Count)
+REDUCE(Reduce, int) LARGE_COUNT(REDUCE(Reduce_c, MPI_Count))
 
 #define ALLREDUCE(NAME, CT, OP) \
 int MPI_##NAME(const void *sb, void *rb, CT count, MPI_Datatype type, MPI_Op o, MPI_Comm c) \
@@ -814,10 +827,10 @@ int MPI_##NAME(const void *sb, void *rb, CT count, MPI_Datatype type, MPI_Op o, 
     coll(OP, t0, c, -1, n, n); \
     return rc; \
 }
-ALLREDUCE(Allreduce, int, OP_ALLREDUCE) ALLREDUCE(Allreduce_c, MPI_Count, OP_ALLREDUCE)
-ALLREDUCE(Scan, int, OP_SCAN) ALLREDUCE(Scan_c, MPI_Count, OP_SCAN)
+ALLREDUCE(Allreduce, int, OP_ALLREDUCE) LARGE_COUNT(ALLREDUCE(Allreduce_c, MPI_Count, OP_ALLREDUCE))
+ALLREDUCE(Scan, int, OP_SCAN) LARGE_COUNT(ALLREDUCE(Scan_c, MPI_Count, OP_SCAN))
 ALLREDUCE(Reduce_scatter_block, int, OP_REDUCE_SCATTER_BLOCK)
-ALLREDUCE(Reduce_scatter_block_c, MPI_Count, OP_REDUCE_SCATTER_BLOCK)
+LARGE_COUNT(ALLREDUCE(Reduce_scatter_block_c, MPI_Count, OP_REDUCE_SCATTER_BLOCK))
 
 /* Gather, Scatter, Allgather, Alltoall: bytes per peer on each side. */
 #define ROOTED(NAME, CT, OP) \
@@ -831,8 +844,8 @@ int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, CT rcoun
     coll(OP, t0, c, root, s ? s : r, r ? r : s); \
     return rc; \
 }
-ROOTED(Gather, int, OP_GATHER) ROOTED(Gather_c, MPI_Count, OP_GATHER)
-ROOTED(Scatter, int, OP_SCATTER) ROOTED(Scatter_c, MPI_Count, OP_SCATTER)
+ROOTED(Gather, int, OP_GATHER) LARGE_COUNT(ROOTED(Gather_c, MPI_Count, OP_GATHER))
+ROOTED(Scatter, int, OP_SCATTER) LARGE_COUNT(ROOTED(Scatter_c, MPI_Count, OP_SCATTER))
 
 #define ALL(NAME, CT, OP) \
 int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, CT rcount, \
@@ -845,8 +858,8 @@ int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, CT rcoun
     coll(OP, t0, c, -1, s, r); \
     return rc; \
 }
-ALL(Allgather, int, OP_ALLGATHER) ALL(Allgather_c, MPI_Count, OP_ALLGATHER)
-ALL(Alltoall, int, OP_ALLTOALL) ALL(Alltoall_c, MPI_Count, OP_ALLTOALL)
+ALL(Allgather, int, OP_ALLGATHER) LARGE_COUNT(ALL(Allgather_c, MPI_Count, OP_ALLGATHER))
+ALL(Alltoall, int, OP_ALLTOALL) LARGE_COUNT(ALL(Alltoall_c, MPI_Count, OP_ALLTOALL))
 
 /* The v-variants: mean bytes per peer. */
 static int64_t mean_bytes_int(const int *counts, MPI_Datatype t, int n)
@@ -856,12 +869,14 @@ static int64_t mean_bytes_int(const int *counts, MPI_Datatype t, int n)
     return n ? type_bytes(total, t) / n : 0;
 }
 
+LARGE_COUNT(
 static int64_t mean_bytes_count(const MPI_Count *counts, MPI_Datatype t, int n)
 {
     MPI_Count total = 0;
     for (int i = 0; i < n; i++) total += counts[i];
     return n ? type_bytes(total, t) / n : 0;
 }
+)
 
 #define GATHERV(NAME, CT, DT, MEAN) \
 int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, const CT rcounts[], \
@@ -875,7 +890,7 @@ int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, const CT
     return rc; \
 }
 GATHERV(Gatherv, int, int, mean_bytes_int)
-GATHERV(Gatherv_c, MPI_Count, MPI_Aint, mean_bytes_count)
+LARGE_COUNT(GATHERV(Gatherv_c, MPI_Count, MPI_Aint, mean_bytes_count))
 
 #define SCATTERV(NAME, CT, DT, MEAN) \
 int MPI_##NAME(const void *sb, const CT scounts[], const DT displs[], MPI_Datatype stype, \
@@ -889,7 +904,7 @@ int MPI_##NAME(const void *sb, const CT scounts[], const DT displs[], MPI_Dataty
     return rc; \
 }
 SCATTERV(Scatterv, int, int, mean_bytes_int)
-SCATTERV(Scatterv_c, MPI_Count, MPI_Aint, mean_bytes_count)
+LARGE_COUNT(SCATTERV(Scatterv_c, MPI_Count, MPI_Aint, mean_bytes_count))
 
 #define ALLGATHERV(NAME, CT, DT, MEAN) \
 int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, const CT rcounts[], \
@@ -902,7 +917,7 @@ int MPI_##NAME(const void *sb, CT scount, MPI_Datatype stype, void *rb, const CT
     return rc; \
 }
 ALLGATHERV(Allgatherv, int, int, mean_bytes_int)
-ALLGATHERV(Allgatherv_c, MPI_Count, MPI_Aint, mean_bytes_count)
+LARGE_COUNT(ALLGATHERV(Allgatherv_c, MPI_Count, MPI_Aint, mean_bytes_count))
 
 #define ALLTOALLV(NAME, CT, DT, MEAN) \
 int MPI_##NAME(const void *sb, const CT scounts[], const DT sdispls[], MPI_Datatype stype, \
@@ -917,7 +932,7 @@ int MPI_##NAME(const void *sb, const CT scounts[], const DT sdispls[], MPI_Datat
     return rc; \
 }
 ALLTOALLV(Alltoallv, int, int, mean_bytes_int)
-ALLTOALLV(Alltoallv_c, MPI_Count, MPI_Aint, mean_bytes_count)
+LARGE_COUNT(ALLTOALLV(Alltoallv_c, MPI_Count, MPI_Aint, mean_bytes_count))
 
 /* ---- communicator creation: the new communicator's id and size ---- */
 static void created(int op, double t0, MPI_Comm parent, MPI_Comm *made)
