@@ -100,6 +100,8 @@ def run_trace(args) -> int:
     done = record(command, Path(args.output), keep_raw=args.keep_raw)
     print(f"pevpm trace: {done.numprocs} ranks, {done.calls} MPI calls -> {done.archive}",
           file=sys.stderr)
+    if done.unrecorded_note():
+        print(f"pevpm trace: note: {done.unrecorded_note()}", file=sys.stderr)
     return 0
 
 

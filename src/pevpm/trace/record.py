@@ -18,7 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import _otf2
@@ -37,6 +37,20 @@ class Recorded:
     numprocs: int
     calls: int          # MPI calls recorded over all ranks
     returncode: int
+    #: calls counted but not recorded, over all ranks: MPI function name -> calls
+    unrecorded: dict[str, int] = field(default_factory=dict)
+
+    def unrecorded_note(self) -> str | None:
+        """What was not recorded, for the user (None when everything was).
+
+        >>> Recorded(Path("t"), 2, 10, 0, {"MPI_Ibcast": 4, "MPI_Start": 2}).unrecorded_note()
+        'not recorded: MPI_Ibcast (4 calls), MPI_Start (2 calls); their time counts as computation'
+        """
+        if not self.unrecorded:
+            return None
+        return ("not recorded: " + ", ".join(f"{name} ({n} call{'s' if n > 1 else ''})"
+                                             for name, n in self.unrecorded.items())
+                + "; their time counts as computation")
 
 
 def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recorded:
@@ -79,7 +93,11 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
     calls = sum(int((r.records["op"] != r.op_code("COMPLETE")).sum()) for r in ranks)
     if not keep_raw:
         shutil.rmtree(raw)
-    return Recorded(archive, len(ranks), calls, returncode)
+    unrecorded: dict[str, int] = {}
+    for r in ranks:
+        for name, n in r.unrecorded.items():
+            unrecorded[name] = unrecorded.get(name, 0) + n
+    return Recorded(archive, len(ranks), calls, returncode, unrecorded)
 
 
 def _write(ranks, directory: Path, raw: Path) -> Path:
