@@ -16,6 +16,10 @@ mpi4py, which opens it at run time) takes the ``mpicc`` next to the launcher.
 
 >>> find_mpicc("/nonexistent/bin/mpiexec") is None
 True
+>>> all(Path(cc).name in MPICC_NAMES for cc in mpicc_candidates("/nonexistent/bin/mpiexec"))
+True
+>>> callable(tracer_for)     # tracer_for(["mpirun", "-n", "2", "./app"], "/usr/bin/mpirun")
+True
 """
 
 from __future__ import annotations
