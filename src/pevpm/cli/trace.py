@@ -180,10 +180,10 @@ def check_model(path: str, result, allow_broken: bool) -> None:
     its own count is (one count cannot tell how the program scales: the others are
     warnings); one rank, when no trace had one, is a note (a master/worker model
     from 2 and 4 ranks cannot know what one rank alone does)."""
-    from pevpm.model.loader import load_model
+    from pevpm.model.model_file import run_model_file
     from pevpm.trace.extract import CHECK_COUNTS, self_check, trial_run
 
-    model = load_model(path)
+    model = run_model_file(path)        # as written, whatever its name ends with
     if min(result.counts) > 1:
         problem = trial_run(model, 1)
         verdict = "runs" if problem is None else f"does not run ({problem.message})"
