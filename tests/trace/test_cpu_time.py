@@ -11,10 +11,10 @@ from conftest import MPIEXEC, SRC
 
 from pevpm.cli import main
 from pevpm.trace.events import Call, Collective, Recv, Send, Trace
-from pevpm.trace.extract import extract, trial_run
-from pevpm.trace.otf2_read import read_archive
-from pevpm.trace.replay import rank_statements
-from pevpm.trace.tokens import SERIAL, rank_tokens
+from pevpm.trace.extract.extract import extract, trial_run
+from pevpm.trace.extract.tokens import SERIAL, rank_tokens
+from pevpm.trace.otf2.read import read_archive
+from pevpm.trace.replay.replay import rank_statements
 
 SLEEPER = """
 import time

@@ -6,11 +6,11 @@ from conftest import MPICC, MPIEXEC
 from pevpm.cli import main
 from pevpm.machine.presets import parse_machine
 from pevpm.model.loader import load_model
-from pevpm.trace.compress import compress
 from pevpm.trace.events import Call, Recv, Send, Trace
-from pevpm.trace.extract import extract
-from pevpm.trace.replay import replay
-from pevpm.trace.tokens import LoopNode, Token
+from pevpm.trace.extract.compress import compress
+from pevpm.trace.extract.extract import extract
+from pevpm.trace.extract.tokens import LoopNode, Token
+from pevpm.trace.replay.replay import replay
 from pevpm.vm.montecarlo import predict
 
 

@@ -12,8 +12,8 @@ from conftest import MPICC, MPIEXEC, compiled, pevpm_command, trace_command
 from pevpm.cli import main
 from pevpm.model.loader import load_model
 from pevpm.trace.events import Recv, SendDone
-from pevpm.trace.extract import Extracted, self_check
-from pevpm.trace.otf2_read import read_archive
+from pevpm.trace.extract.extract import Extracted, self_check
+from pevpm.trace.otf2.read import read_archive
 
 needs_mpi = pytest.mark.skipif(not (MPIEXEC and MPICC), reason="needs mpiexec and mpicc")
 
@@ -116,8 +116,8 @@ def model():
 def test_extract_fails_on_a_model_that_does_not_run_and_names_its_line(tmp_path, capsys,
                                                                        monkeypatch):
     broken = Extracted(BROKEN, 10, 4, True, ("extracted from a", "a note"), (2, 4))
-    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: None)
-    monkeypatch.setattr("pevpm.trace.extract.extract", lambda traces, source: broken)
+    monkeypatch.setattr("pevpm.trace.otf2.read.read_archive", lambda path: None)
+    monkeypatch.setattr("pevpm.trace.extract.extract.extract", lambda traces, source: broken)
     out = tmp_path / "m.py"
     assert main(["extract", "a", "b", "-o", str(out)]) != 0
     err = capsys.readouterr().err
@@ -139,8 +139,8 @@ def test_from_one_trace_only_its_own_count_must_run(tmp_path, capsys, monkeypatc
                           'b.message("MPI_Sendrecv", 8, source="1 - procnum", '
                           'dest="1 - procnum", tag=3)')
     one = Extracted(ring, 10, 4, True, ("extracted from a", "a note"), (2,))
-    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: None)
-    monkeypatch.setattr("pevpm.trace.extract.extract", lambda traces, source: one)
+    monkeypatch.setattr("pevpm.trace.otf2.read.read_archive", lambda path: None)
+    monkeypatch.setattr("pevpm.trace.extract.extract.extract", lambda traces, source: one)
     assert main(["extract", "a", "-o", str(tmp_path / "m.py")]) == 0
     err = capsys.readouterr().err
     assert "pevpm extract: warning: the model does not run at 8 ranks" in err

@@ -18,8 +18,8 @@ from pevpm.model.builder import ModelBuilder
 from pevpm.model.cartesian import cart_shift
 from pevpm.model.loader import load_model
 from pevpm.trace.events import Call, Collective, Recv, Send, Trace
-from pevpm.trace.extract import extract
-from pevpm.trace.scaling import fit
+from pevpm.trace.extract.extract import extract
+from pevpm.trace.extract.scaling import fit
 from pevpm.vm import fastengine
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -138,7 +138,7 @@ def test_the_fit_prefers_the_simplest_term_and_reports_its_error():
 
 def test_the_command_takes_several_traces_and_notes_the_fits(tmp_path, capsys, monkeypatch):
     traces = {str(tmp_path / f"run{p}"): synthetic(p, ring) for p in (2, 4)}
-    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: traces[str(path)])
+    monkeypatch.setattr("pevpm.trace.otf2.read.read_archive", lambda path: traces[str(path)])
     out = tmp_path / "m.py"
     assert main(["extract", *traces, "-o", str(out)]) == 0
     err = capsys.readouterr().err
@@ -151,7 +151,7 @@ def test_the_command_says_the_model_runs_at_the_traced_counts_and_beyond(tmp_pat
     """3 * numprocs passes of a sendrecv on every rank: 3 million messages at 1,024
     ranks, past the check's events: a warning, not a failure."""
     traces = {str(tmp_path / f"run{p}"): synthetic(p, ring) for p in (2, 4)}
-    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: traces[str(path)])
+    monkeypatch.setattr("pevpm.trace.otf2.read.read_archive", lambda path: traces[str(path)])
     assert main(["extract", *traces, "-o", str(tmp_path / "m.py")]) == 0
     err = capsys.readouterr().err
     assert "pevpm extract: the model runs at 2, 4, 8, 64 ranks\n" in err

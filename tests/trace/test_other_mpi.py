@@ -9,8 +9,8 @@ import subprocess
 import pytest
 from conftest import PROGRAMS, pevpm_command
 
-from pevpm.trace.build import linked_mpi, mpicc_candidates
-from pevpm.trace.otf2_read import read_archive
+from pevpm.trace.otf2.read import read_archive
+from pevpm.trace.record.build import linked_mpi, mpicc_candidates
 
 OPENMPI_CC = shutil.which("mpicc.openmpi")
 OPENMPI_RUN = shutil.which("mpirun.openmpi")

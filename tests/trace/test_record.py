@@ -12,7 +12,7 @@ from conftest import MPICC, MPIEXEC, compiled, trace_command
 
 from pevpm.cli import main
 from pevpm.trace.events import Collective, Recv, Send
-from pevpm.trace.otf2_read import read_archive
+from pevpm.trace.otf2.read import read_archive
 from pevpm.trace.raw import read_raw
 
 pytestmark = [pytest.mark.mpi,

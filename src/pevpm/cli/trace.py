@@ -92,7 +92,7 @@ def register(subparsers) -> None:
 
 
 def run_trace(args) -> int:
-    from pevpm.trace.record import record
+    from pevpm.trace.record.record import record
 
     command = list(args.command)
     if command and command[0] == "--":
@@ -107,8 +107,8 @@ def run_trace(args) -> int:
 
 def run_replay(args) -> int:
     from pevpm.machine.presets import parse_machine
-    from pevpm.trace.otf2_read import read_archive
-    from pevpm.trace.replay import replay
+    from pevpm.trace.otf2.read import read_archive
+    from pevpm.trace.replay.replay import replay
     from pevpm.vm.fastengine import no_cycle_collection
     from pevpm.vm.leftovers import warning_lines
 
@@ -148,8 +148,8 @@ def write_perfetto(trace, machine, args) -> None:
 
 
 def run_extract(args) -> int:
-    from pevpm.trace.extract import extract
-    from pevpm.trace.otf2_read import read_archive
+    from pevpm.trace.extract.extract import extract
+    from pevpm.trace.otf2.read import read_archive
 
     traces = [read_archive(Path(t)) for t in args.trace]
     source = ", ".join(args.trace)
@@ -175,13 +175,13 @@ def run_extract(args) -> int:
 
 def check_model(path: str, result, allow_broken: bool) -> None:
     """Run the extracted model at every traced count and at 8, 64 and 1,024 ranks
-    (:func:`pevpm.trace.extract.self_check`): a failure is an error (the model file
+    (:func:`pevpm.trace.extract.extract.self_check`): a failure is an error (the model file
     stays, to be read) unless ``allow_broken``.  From one trace only a failure at
     its own count is (one count cannot tell how the program scales: the others are
     warnings); one rank, when no trace had one, is a note (a master/worker model
     from 2 and 4 ranks cannot know what one rank alone does)."""
     from pevpm.model.model_file import run_model_file
-    from pevpm.trace.extract import CHECK_COUNTS, self_check, trial_run
+    from pevpm.trace.extract.extract import CHECK_COUNTS, self_check, trial_run
 
     model = run_model_file(path)        # as written, whatever its name ends with
     if min(result.counts) > 1:

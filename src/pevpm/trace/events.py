@@ -1,7 +1,7 @@
 """A trace in memory: each rank's MPI calls with what happened inside them.
 
 Both the tracer's archives and foreign (Score-P) OTF2 archives read into
-this shape (:mod:`pevpm.trace.otf2_read`); replay reads only this.  Ranks
+this shape (:mod:`pevpm.trace.otf2.read`); replay reads only this.  Ranks
 are ranks of ``MPI_COMM_WORLD``; times are seconds on one clock.
 
 Inside a call, events mirror OTF2's MPI records: :class:`Send` (blocking or

@@ -1,6 +1,6 @@
 """Run an MPI program under the PMPI tracer and store its trace as OTF2.
 
-The tracer library (:mod:`pevpm.trace.build`) is put in ``LD_PRELOAD`` and
+The tracer library (:mod:`pevpm.trace.record.build`) is put in ``LD_PRELOAD`` and
 ``PEVPM_TRACE_DIR`` tells it where to write; ``mpiexec`` passes both to
 every rank.  mpi4py opens ``libmpi`` with ``dlopen``, and symbols already
 in the process (the preloaded wrappers) take precedence, so Python programs
@@ -25,10 +25,10 @@ import _otf2
 
 from pevpm.errors import PevpmError
 from pevpm.host import usable_cores
-from pevpm.trace.build import tracer_for
-from pevpm.trace.otf2_read import ARCHIVE_NAME, quiet_otf2
-from pevpm.trace.otf2_write import ARCHIVE, write_archive
+from pevpm.trace.otf2.read import ARCHIVE_NAME, quiet_otf2
+from pevpm.trace.otf2.write import ARCHIVE, write_archive
 from pevpm.trace.raw import read_raw
+from pevpm.trace.record.build import tracer_for
 
 
 @dataclass(frozen=True)

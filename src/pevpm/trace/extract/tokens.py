@@ -3,7 +3,7 @@
 A token is a message with its peers as ranks and its requests renamed by
 slot (``r0``, ``r1``... the lowest slot free when posted, so repetitions
 look alike), a computation with its seconds, or a recognised tree of
-messages (:mod:`pevpm.trace.trees`).  Back-to-back computations are one
+messages (:mod:`pevpm.trace.extract.trees`).  Back-to-back computations are one
 token.
 
 >>> from pevpm.trace.events import Call, Send, Trace
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from pevpm.model.ast import Message, Serial
 from pevpm.trace.events import Trace
-from pevpm.trace.replay import rank_program
+from pevpm.trace.replay.replay import rank_program
 
 #: Positions in a message token's key.
 OP, SIZE, SRC, DST, TAG, REQ, REQS, ROOT, RECV_SIZE = range(9)

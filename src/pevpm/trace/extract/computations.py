@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from pevpm.trace.scaling import fit_within_noise
+from pevpm.trace.extract.scaling import fit_within_noise
 
 #: A computation whose sd is at most this fraction of its mean is written as a constant
 #: (the spread of a clock's rounding, not of the program).
@@ -24,10 +24,10 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
     """Python source of a computation measured at each count (its samples: the
     aligned gaps of every rank and repetition): a constant or a quoted
     ``gamma(mean, sd)`` draw (0 when there is none: a rank loop of one pass,
-    :mod:`pevpm.trace.rank_loops`; counts without samples are left out).  The
+    :mod:`pevpm.trace.extract.rank_loops`; counts without samples are left out).  The
     mean's law is the simplest its noise (the standard error of the samples)
     does not reject, trying the program's own ``laws`` after the constant
-    (:func:`pevpm.trace.scaling.fit_within_noise`)."""
+    (:func:`pevpm.trace.extract.scaling.fit_within_noise`)."""
     samples = {p: v for p, v in samples.items() if v}
     if not samples:
         return "0"

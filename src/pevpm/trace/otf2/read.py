@@ -37,7 +37,7 @@ from pevpm.trace.events import (
     SendDone,
     Trace,
 )
-from pevpm.trace.otf2_events import events
+from pevpm.trace.otf2.callbacks import events
 
 ARCHIVE_NAME = "traces.otf2"
 

@@ -15,7 +15,7 @@ of the job -- name that
 rank -- a receive included -- as ``status.MPI_SOURCE`` (until the next such receive), as
 ``examples/bag_of_tasks/model.py`` does by hand.
 
->>> from pevpm.trace.tokens import Token
+>>> from pevpm.trace.extract.tokens import Token
 >>> recv = lambda src, tag: Token(("MPI_Recv", 8, src, 0, tag, None, (), None, None), ())
 >>> send = lambda dst: Token(("MPI_Send", 8, 0, dst, 7, None, (), None, None), ())
 >>> out, (wild, replies) = any_source([recv(2, 1), send(2), recv(1, 1), send(1),
@@ -30,7 +30,7 @@ rank -- a receive included -- as ``status.MPI_SOURCE`` (until the next such rece
 
 from __future__ import annotations
 
-from pevpm.trace.tokens import DST, OP, REQ, SRC, TAG, LoopNode, Token, is_message
+from pevpm.trace.extract.tokens import DST, OP, REQ, SRC, TAG, LoopNode, Token, is_message
 
 #: Receives that may name ``MPI_ANY_SOURCE``.
 RECEIVES = ("MPI_Recv", "MPI_Irecv")
@@ -121,7 +121,7 @@ def any_source(tokens: list[Token], hint: tuple[frozenset, frozenset] | None = N
     sources), and a later receive names the matched rank only for a tag that
     always came from it.
 
-    >>> from pevpm.trace.tokens import Token
+    >>> from pevpm.trace.extract.tokens import Token
     >>> recv = lambda src, wild: Token(("MPI_Recv", 8, src, 0, 5, None, (), None, None), (),
     ...                                wild)
     >>> out, _ = any_source([recv(1, False), recv(3, False), recv(3, False), recv(1, False),

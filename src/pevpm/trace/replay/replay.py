@@ -18,7 +18,7 @@ Each rank's calls turn into statements in program order, under one
 * calls that move no data (``MPI_Comm_rank`` in a Score-P trace...) count
   as computation;
 * :func:`replay` and :func:`trace_model` keep the delays inside calls
-  (:mod:`pevpm.trace.delays`: the time a call took after its peers were
+  (:mod:`pevpm.trace.replay.delays`: the time a call took after its peers were
   there beyond the fastest call of its kind) as sleeping ``Serial``
   statements after the calls, and then cost messages at the machine's
   quiet times (:func:`replay_machine`); the gaps of a trace whose
@@ -56,7 +56,6 @@ from pevpm.machine.profile_comm import ProfileCommModel
 from pevpm.model.ast import Message, Model, Serial, Statement
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.expr import Expr, Num
-from pevpm.trace.delays import ready_times, size_class, usual_times
 from pevpm.trace.events import (
     Call,
     Collective,
@@ -67,6 +66,7 @@ from pevpm.trace.events import (
     Trace,
     per_peer_size,
 )
+from pevpm.trace.replay.delays import ready_times, size_class, usual_times
 from pevpm.vm.fastengine import no_cycle_collection
 
 POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
@@ -350,7 +350,7 @@ def rank_program(trace: Trace, rank: int, cpu: bool = False,
 
 def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]:
     """Every rank's converter, run; with ``delays`` each call's time beyond the usual
-    of its kind over all ranks (:func:`pevpm.trace.delays.usual_times`) is kept.
+    of its kind over all ranks (:func:`pevpm.trace.replay.delays.usual_times`) is kept.
     The gaps of a trace whose ranks outnumbered their cores hold that sharing
     already: they are kept as they were (sleeping ``Serial``), not shared again."""
     ready = ready_times(trace) if delays else [None] * trace.numprocs
@@ -385,7 +385,7 @@ def _check_speed(speed: float) -> None:
 def trace_model(trace: Trace, speed: float = 1.0, source: str | None = None,
                 delays: bool = True) -> Model:
     """The whole trace as a model: one ``Runon`` arm per rank (``delays``: with the
-    traced delays inside calls, :mod:`pevpm.trace.delays`)."""
+    traced delays inside calls, :mod:`pevpm.trace.replay.delays`)."""
     _check_speed(speed)
     with no_cycle_collection():
         return _model(_converted(trace, speed, delays), source)

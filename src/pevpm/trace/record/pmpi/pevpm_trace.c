@@ -1,6 +1,6 @@
 /* pevpm's MPI tracer: PMPI wrappers that record every MPI call of a rank.
  *
- * Built by pevpm.trace.build with the MPI's own mpicc into a shared library
+ * Built by pevpm.trace.record.build with the MPI's own mpicc into a shared library
  * and loaded with LD_PRELOAD (pevpm trace does both).  Each wrapper reads
  * PMPI_Wtime before and after the real call and appends one fixed-size
  * record (struct rec, 80 bytes) to an in-memory buffer that is flushed to

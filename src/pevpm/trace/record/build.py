@@ -47,7 +47,7 @@ _LIBMPI = re.compile(r"^\s*(libmpi(?:ch)?\.so[.\d]*)\s*=>\s*(\S+)", re.MULTILINE
 
 def source_text() -> str:
     """The tracer's C source shipped in the package."""
-    return resources.files("pevpm.trace").joinpath("pmpi", SOURCE).read_text()
+    return resources.files("pevpm.trace.record").joinpath("pmpi", SOURCE).read_text()
 
 
 def find_mpicc(mpiexec: str | None = None) -> str | None:

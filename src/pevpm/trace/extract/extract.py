@@ -1,7 +1,7 @@
 """Extract a readable PEVPM model (Python) from traces of one program at one
 or more rank counts.
 
-Each rank's replay program (:mod:`pevpm.trace.replay`) becomes a token
+Each rank's replay program (:mod:`pevpm.trace.replay.replay`) becomes a token
 stream: a message with its peers' ranks and its requests renamed by slot
 (``r0``, ``r1``... the lowest free slot when posted), or a computation with
 its seconds.  The stream is compressed: the longest run of a repeated
@@ -9,10 +9,10 @@ subsequence (period up to :data:`MAX_PERIOD` tokens, at least two repeats)
 becomes a loop, and the parts before and after are compressed the same way.
 Ranks of one count whose compressed programs have the same shape (peers
 aside) form a group; its peers become expressions of ``procnum`` and
-``numprocs`` (:mod:`pevpm.trace.peers`) and its ranks a ``Runon`` condition
+``numprocs`` (:mod:`pevpm.trace.extract.peers`) and its ranks a ``Runon`` condition
 that holds at every count.  Groups are matched across counts, and their loop
 counts, sizes and mean computations fitted over ``numprocs``
-(:mod:`pevpm.trace.scaling`); computations are ``gamma(mean, sd)`` draws.
+(:mod:`pevpm.trace.extract.scaling`); computations are ``gamma(mean, sd)`` draws.
 Every fit and everything not generalised is listed in the notes (the file's
 docstring and, from ``pevpm extract``, stderr).
 
@@ -36,28 +36,28 @@ from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Model
 from pevpm.model.expr import Expr
-from pevpm.trace.any_source import any_source, any_source_passes, single_passes
-from pevpm.trace.compress import compressed, is_loose
-from pevpm.trace.computations import TIMES_P, argument, evidence, law_of, seconds_source
-from pevpm.trace.conservation import Cap, conserved_totals, passes
 from pevpm.trace.events import Trace
-from pevpm.trace.peers import (
+from pevpm.trace.extract.any_source import any_source, any_source_passes, single_passes
+from pevpm.trace.extract.compress import compressed, is_loose
+from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
+from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
+from pevpm.trace.extract.peers import (
     RANK_PREDICATES,
     literal_predicate,
     peer_expression,
     rank_predicate,
     selected,
 )
-from pevpm.trace.rank_loops import INDEX, rank_loops, signature
-from pevpm.trace.repeats import RepeatNode, receive_until_tag
-from pevpm.trace.scaling import (
+from pevpm.trace.extract.rank_loops import INDEX, rank_loops, signature
+from pevpm.trace.extract.repeats import RepeatNode, receive_until_tag
+from pevpm.trace.extract.scaling import (
     DISTURBED_NOISE,
     MIN_NOISE,
     NOISE_WIDTH,
     TERMS,
     fit,
 )
-from pevpm.trace.tokens import (
+from pevpm.trace.extract.tokens import (
     DST,
     OP,
     PEER_FIELDS,
@@ -76,7 +76,7 @@ from pevpm.trace.tokens import (
     rank_tokens,
     uses_cpu,
 )
-from pevpm.trace.trees import Tree, find_trees, model_lines
+from pevpm.trace.extract.trees import Tree, find_trees, model_lines
 from pevpm.vm import fastengine
 from pevpm.vm.engine import Limits
 
@@ -422,7 +422,7 @@ class _Writer:
 
     def capped(self, cap: int, total: int, count: str, shrinks: bool = False) -> str:
         """A count of loops that conserve ``total`` passes (cap number ``cap`` of
-        this level, :mod:`pevpm.trace.conservation`): a growing one stops at the
+        this level, :mod:`pevpm.trace.extract.conservation`): a growing one stops at the
         total, a shrinking one is the rest of it; the total is a parameter
         ``totalK`` (K the first of its loops), shared as loop counts are."""
         name = self.totals.setdefault(cap, f"total{self.loops}")
@@ -431,7 +431,7 @@ class _Writer:
         return f"{bound} - min({count}, {bound})" if shrinks else f"min({count}, {bound})"
 
     def repeat(self, at: dict[int, RepeatNode], indent: int) -> list[str]:
-        """Receive until the tag says stop (:mod:`pevpm.trace.repeats`)."""
+        """Receive until the tag says stop (:mod:`pevpm.trace.extract.repeats`)."""
         pad = " " * indent
         node = at[max(at)]
         self.notes.append(f"{self.place()}: a loop of receives that ended on tag {node.stop} "
@@ -445,7 +445,7 @@ class _Writer:
         return out
 
     def tree(self, at: dict[int, Token]) -> list[str]:
-        """A tree of messages (:mod:`pevpm.trace.trees`), its sizes fitted."""
+        """A tree of messages (:mod:`pevpm.trace.extract.trees`), its sizes fitted."""
         self.trees += 1
         trees = {p: Tree.of(t.key) for p, t in at.items()}
         top = trees[max(trees)]
