@@ -605,7 +605,7 @@ def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
                 continue
             programs = dict(zip(group.ranks, group.programs))
             guard = rank_predicate({n: ranks}) or literal_predicate(ranks)
-            out.append((f"numprocs == {n} && ({guard})",
+            out.append((f"numprocs == {n}" if guard == "1" else f"numprocs == {n} && ({guard})",
                         {n: _Group(n, ranks, [programs[r] for r in ranks])}))
             notes.append(f"ranks {ranks} of {n}: a program of their own at {n} ranks only")
     return out
