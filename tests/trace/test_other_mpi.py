@@ -59,3 +59,24 @@ def test_a_program_built_with_open_mpi_is_traced(openmpi_chain):
     asked = {(c.name, c.any_source) for c in trace.ranks[0] if c.name == "MPI_Recv"}
     assert asked == {("MPI_Recv", True)}
     assert {c.any_source for c in trace.ranks[1] if c.name == "MPI_Recv"} == {False}
+
+
+OPENMPI_FC = shutil.which("mpif90.openmpi")
+
+
+@pytest.mark.mpi
+@needs_openmpi
+@pytest.mark.skipif(not OPENMPI_FC, reason="needs Open MPI's mpif90.openmpi and gfortran")
+def test_a_fortran_program_is_refused_with_the_reason(tmp_path, openmpi_chain):
+    """Open MPI's Fortran bindings call the library directly: nothing is recorded,
+    and pevpm trace says why rather than that no rank called MPI_Finalize."""
+    exe = tmp_path / "ring"
+    subprocess.run([OPENMPI_FC, "-O2", "-o", str(exe), str(PROGRAMS / "ring.f90")],
+                   check=True, capture_output=True, timeout=120)
+    done = pevpm_command("trace", "-o", str(tmp_path / "t"), "--", OPENMPI_RUN,
+                         "--oversubscribe", "-n", "2", str(exe))
+    assert done.returncode == 2         # pevpm's exit status for an error it explains
+    assert (f"pevpm: error: pevpm trace: no rank recorded anything: {exe} calls MPI from "
+            "Fortran (libmpi_mpifh.so.40), whose calls reach the MPI library without passing "
+            "the tracer's C wrappers; Fortran programs are not traced yet") in done.stderr
+    assert "Traceback" not in done.stderr

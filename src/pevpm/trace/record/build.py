@@ -44,6 +44,10 @@ MPICC_NAMES = ("mpicc", "mpicc.openmpi", "mpicc.mpich")
 #: An ``ldd`` line of an MPI library: its name and the file it resolves to.
 _LIBMPI = re.compile(r"^\s*(libmpi(?:ch)?\.so[.\d]*)\s*=>\s*(\S+)", re.MULTILINE)
 
+#: An ``ldd`` line of an MPI's Fortran bindings (Open MPI's, MPICH's).
+_FORTRAN = re.compile(r"^\s*((?:libmpi_mpifh|libmpi_usempi\w*|libmpifort)\.so[.\d]*)",
+                      re.MULTILINE)
+
 
 def source_text() -> str:
     """The tracer's C source shipped in the package."""
@@ -99,15 +103,30 @@ def tracer_library(mpicc: str | None = None) -> Path:
     return target
 
 
+def _ldd(path: str) -> str:
+    """What ``ldd`` says of ``path`` (an executable or library); empty if nothing."""
+    try:
+        return subprocess.run(["ldd", path], capture_output=True, text=True, timeout=60,
+                              check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
 def _libmpi(path: str) -> str | None:
     """The ``libmpi`` file ``path`` (an executable or library) loads, per ``ldd``."""
-    try:
-        done = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=60,
-                              check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    found = _LIBMPI.search(done.stdout)
+    found = _LIBMPI.search(_ldd(path))
     return os.path.realpath(found.group(2)) if found else None
+
+
+def fortran_mpi(program: str) -> str | None:
+    """The MPI Fortran bindings ``program`` loads (``libmpi_mpifh.so.40``), or None:
+    their calls reach the library without passing the tracer's C wrappers.
+
+    >>> fortran_mpi("/nonexistent") is None
+    True
+    """
+    found = _FORTRAN.search(_ldd(program))
+    return found.group(1) if found else None
 
 
 def _is_elf(path: str) -> bool:

@@ -28,7 +28,7 @@ from pevpm.host import usable_cores
 from pevpm.trace.otf2.read import ARCHIVE_NAME, quiet_otf2
 from pevpm.trace.otf2.write import ARCHIVE, write_archive
 from pevpm.trace.raw import read_raw
-from pevpm.trace.record.build import tracer_for
+from pevpm.trace.record.build import fortran_mpi, linked_mpi, tracer_for
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,7 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
         kept = f"; raw records are in {raw}" if raw.exists() else ""
         raise PevpmError(f"the traced command exited with status {returncode}{kept}",
                          "pevpm trace")
+    _check_recorded(command, raw)
     ranks = read_raw(raw)
     archive = _write(ranks, directory, raw)
     calls = sum(int((r.records["op"] != r.op_code("COMPLETE")).sum()) for r in ranks)
@@ -98,6 +99,20 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
         for name, n in r.unrecorded.items():
             unrecorded[name] = unrecorded.get(name, 0) + n
     return Recorded(archive, len(ranks), calls, returncode, unrecorded)
+
+
+def _check_recorded(command: list[str], raw: Path) -> None:
+    """Say why nothing was recorded when the program calls MPI from Fortran, whose
+    bindings reach the library without passing the tracer's C wrappers."""
+    if (raw / "rank-0.txt").is_file():
+        return
+    linked = linked_mpi(command)
+    fortran = fortran_mpi(linked[0]) if linked else None
+    if fortran:
+        raise PevpmError(f"no rank recorded anything: {linked[0]} calls MPI from Fortran "
+                         f"({fortran}), whose calls reach the MPI library without passing "
+                         "the tracer's C wrappers; Fortran programs are not traced yet",
+                         "pevpm trace")
 
 
 def _write(ranks, directory: Path, raw: Path) -> Path:
