@@ -67,16 +67,19 @@ OPENMPI_FC = shutil.which("mpif90.openmpi")
 @pytest.mark.mpi
 @needs_openmpi
 @pytest.mark.skipif(not OPENMPI_FC, reason="needs Open MPI's mpif90.openmpi and gfortran")
-def test_a_fortran_program_is_refused_with_the_reason(tmp_path, openmpi_chain):
-    """Open MPI's Fortran bindings call the library directly: nothing is recorded,
-    and pevpm trace says why rather than that no rank called MPI_Finalize."""
+def test_a_fortran_program_is_traced(tmp_path, openmpi_chain):
+    """Open MPI's Fortran bindings call the library directly, past the C wrappers:
+    the tracer wraps gfortran's names (mpi_sendrecv_...) too."""
     exe = tmp_path / "ring"
     subprocess.run([OPENMPI_FC, "-O2", "-o", str(exe), str(PROGRAMS / "ring.f90")],
                    check=True, capture_output=True, timeout=120)
     done = pevpm_command("trace", "-o", str(tmp_path / "t"), "--", OPENMPI_RUN,
                          "--oversubscribe", "-n", "2", str(exe))
-    assert done.returncode == 2         # pevpm's exit status for an error it explains
-    assert (f"pevpm: error: pevpm trace: no rank recorded anything: {exe} calls MPI from "
-            "Fortran (libmpi_mpifh.so.40), whose calls reach the MPI library without passing "
-            "the tracer's C wrappers; Fortran programs are not traced yet") in done.stderr
-    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "pevpm trace: 2 ranks, 44 MPI calls" in done.stderr
+    trace = read_archive(tmp_path / "t")
+    first = trace.ranks[1][1]
+    assert first.name == "MPI_Sendrecv"
+    assert [(type(e).__name__, getattr(e, "size", None)) for e in first.events] == [
+        ("Send", 800), ("Recv", 800)]
+    assert [c.name for c in trace.ranks[0]].count("MPI_Allreduce") == 10

@@ -102,17 +102,17 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
 
 
 def _check_recorded(command: list[str], raw: Path) -> None:
-    """Say why nothing was recorded when the program calls MPI from Fortran, whose
-    bindings reach the library without passing the tracer's C wrappers."""
+    """Say why nothing was recorded when the program calls MPI from Fortran through
+    names the tracer does not wrap (another compiler's, the mpi_f08 module's)."""
     if (raw / "rank-0.txt").is_file():
         return
     linked = linked_mpi(command)
     fortran = fortran_mpi(linked[0]) if linked else None
     if fortran:
         raise PevpmError(f"no rank recorded anything: {linked[0]} calls MPI from Fortran "
-                         f"({fortran}), whose calls reach the MPI library without passing "
-                         "the tracer's C wrappers; Fortran programs are not traced yet",
-                         "pevpm trace")
+                         f"({fortran}), and the tracer wraps only gfortran's names of the "
+                         "Fortran calls (mpi_init_, mpi_send_...) and no MPI_Init of the "
+                         "mpi_f08 module", "pevpm trace")
 
 
 def _write(ranks, directory: Path, raw: Path) -> Path:

@@ -1039,3 +1039,136 @@ static void write_unrecorded(void)
     for (int i = 0; txt && i < U_COUNT; i++)
         if (unrecorded[i]) fprintf(txt, "unrecorded %s %ld\n", unrecorded_names[i], unrecorded[i]);
 }
+
+/* ---- Fortran ----
+ * An MPI's Fortran bindings (Open MPI's libmpi_mpifh, MPICH's libmpifort) call
+ * the library without passing the C wrappers above, so the common calls are
+ * wrapped here too, as gfortran names them (mpi_send_), converting the
+ * handles and calling the C wrappers.  Fortran's MPI_IN_PLACE and
+ * MPI_STATUS(ES)_IGNORE are the addresses of the bindings' own variables,
+ * found by name. */
+static void *fortran_symbol(const char *name)
+{
+    return dlsym(RTLD_DEFAULT, name);
+}
+
+static const void *f_buffer(const void *b)
+{
+    static void *in_place, *bottom;
+    if (!in_place) in_place = fortran_symbol("mpi_fortran_in_place_");
+    if (!bottom) bottom = fortran_symbol("mpi_fortran_bottom_");
+    if (b && b == in_place) return MPI_IN_PLACE;
+    if (b && b == bottom) return MPI_BOTTOM;
+    return b;
+}
+
+static int f_ignored(const MPI_Fint *status, const char *name)
+{
+    void *ignore = fortran_symbol(name);
+    return status == NULL || (ignore && (const void *)status == ignore);
+}
+
+static void f_status(MPI_Status *c, MPI_Fint *f)
+{
+    if (!f_ignored(f, "mpi_fortran_status_ignore_")) PMPI_Status_c2f(c, f);
+}
+
+#ifndef MPI_F_STATUS_SIZE           /* MPI 4 names it; Open MPI 4 keeps the C size */
+#define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#endif
+#define F_COMM(c) PMPI_Comm_f2c(*(c))
+#define F_TYPE(t) PMPI_Type_f2c(*(t))
+
+void mpi_init_(MPI_Fint *ierr) { *ierr = MPI_Init(NULL, NULL); }
+
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    int got = 0;
+    *ierr = MPI_Init_thread(NULL, NULL, *required, &got);
+    *provided = got;
+}
+
+void mpi_finalize_(MPI_Fint *ierr) { *ierr = MPI_Finalize(); }
+
+void mpi_send_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *c,
+               MPI_Fint *ierr)
+{
+    *ierr = MPI_Send(f_buffer(b), *n, F_TYPE(t), *dest, *tag, F_COMM(c));
+}
+
+void mpi_recv_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *c,
+               MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status s;
+    *ierr = MPI_Recv(b, *n, F_TYPE(t), *source, *tag, F_COMM(c), &s);
+    f_status(&s, status);
+}
+
+void mpi_isend_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *c,
+                MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request q;
+    *ierr = MPI_Isend(f_buffer(b), *n, F_TYPE(t), *dest, *tag, F_COMM(c), &q);
+    *request = PMPI_Request_c2f(q);
+}
+
+void mpi_irecv_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *c,
+                MPI_Fint *request, MPI_Fint *ierr)
+{
+    MPI_Request q;
+    *ierr = MPI_Irecv(b, *n, F_TYPE(t), *source, *tag, F_COMM(c), &q);
+    *request = PMPI_Request_c2f(q);
+}
+
+void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Request q = PMPI_Request_f2c(*request);
+    MPI_Status s;
+    *ierr = MPI_Wait(&q, &s);
+    *request = PMPI_Request_c2f(q);
+    f_status(&s, status);
+}
+
+void mpi_waitall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    int n = *count, keep = !f_ignored(statuses, "mpi_fortran_statuses_ignore_");
+    MPI_Request *q = malloc(sizeof(MPI_Request) * (n ? n : 1));
+    MPI_Status *s = malloc(sizeof(MPI_Status) * (n ? n : 1));
+    for (int i = 0; i < n; i++) q[i] = PMPI_Request_f2c(requests[i]);
+    *ierr = MPI_Waitall(n, q, s);
+    for (int i = 0; i < n; i++) {
+        requests[i] = PMPI_Request_c2f(q[i]);
+        if (keep) PMPI_Status_c2f(&s[i], statuses + i * MPI_F_STATUS_SIZE);
+    }
+    free(q);
+    free(s);
+}
+
+void mpi_sendrecv_(void *sb, MPI_Fint *sn, MPI_Fint *st, MPI_Fint *dest, MPI_Fint *stag,
+                   void *rb, MPI_Fint *rn, MPI_Fint *rt, MPI_Fint *source, MPI_Fint *rtag,
+                   MPI_Fint *c, MPI_Fint *status, MPI_Fint *ierr)
+{
+    MPI_Status s;
+    *ierr = MPI_Sendrecv(sb, *sn, F_TYPE(st), *dest, *stag, rb, *rn, F_TYPE(rt), *source,
+                         *rtag, F_COMM(c), &s);
+    f_status(&s, status);
+}
+
+void mpi_barrier_(MPI_Fint *c, MPI_Fint *ierr) { *ierr = MPI_Barrier(F_COMM(c)); }
+
+void mpi_bcast_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *c, MPI_Fint *ierr)
+{
+    *ierr = MPI_Bcast(b, *n, F_TYPE(t), *root, F_COMM(c));
+}
+
+void mpi_reduce_(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *root,
+                 MPI_Fint *c, MPI_Fint *ierr)
+{
+    *ierr = MPI_Reduce(f_buffer(sb), rb, *n, F_TYPE(t), PMPI_Op_f2c(*op), *root, F_COMM(c));
+}
+
+void mpi_allreduce_(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *c,
+                    MPI_Fint *ierr)
+{
+    *ierr = MPI_Allreduce(f_buffer(sb), rb, *n, F_TYPE(t), PMPI_Op_f2c(*op), F_COMM(c));
+}
