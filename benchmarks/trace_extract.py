@@ -54,8 +54,8 @@ from pevpm.errors import PevpmError
 from pevpm.machine.presets import parse_machine
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
-from pevpm.trace.extract import extract
-from pevpm.trace.otf2_read import read_archive
+from pevpm.trace.extract.extract import extract
+from pevpm.trace.otf2.read import read_archive
 from pevpm.validate.cases import CASES, ProblemSize
 from pevpm.vm.montecarlo import predict
 

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pevpm.trace.build import find_mpicc, tracer_library
+from pevpm.trace.record.build import find_mpicc, tracer_library
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

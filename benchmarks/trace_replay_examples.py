@@ -28,9 +28,9 @@ from pathlib import Path
 
 from pevpm.machine.collectives import CollectiveConfig
 from pevpm.machine.presets import parse_machine
-from pevpm.trace.extract import extract
-from pevpm.trace.otf2_read import read_archive
-from pevpm.trace.replay import replay
+from pevpm.trace.extract.extract import extract
+from pevpm.trace.otf2.read import read_archive
+from pevpm.trace.replay.replay import replay
 from pevpm.validate.cases import CASES, ProblemSize
 from pevpm.validate.runner import find_mpiexec
 

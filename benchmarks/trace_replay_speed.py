@@ -41,9 +41,9 @@ from pathlib import Path
 
 import pevpm
 from pevpm.machine.presets import parse_machine
-from pevpm.trace.delays import ready_times
-from pevpm.trace.otf2_read import read_archive
-from pevpm.trace.replay import replay_machine, trace_model
+from pevpm.trace.otf2.read import read_archive
+from pevpm.trace.replay.delays import ready_times
+from pevpm.trace.replay.replay import replay_machine, trace_model
 from pevpm.vm import fastengine
 from pevpm.vm.montecarlo import run_generator
 from pevpm.vm.program import compile_model

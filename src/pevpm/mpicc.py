@@ -1,6 +1,6 @@
 """Build pevpm's C libraries with the MPI's own ``mpicc``, once per source and compiler.
 
-The tracer (:mod:`pevpm.trace.build`) and MPIBench's timing core
+The tracer (:mod:`pevpm.trace.record.build`) and MPIBench's timing core
 (:mod:`pevpm.bench.ccore`) are C sources shipped in the package.  Each is
 compiled into ``$XDG_CACHE_HOME/pevpm/<kind>/<hash>/<library>`` (``~/.cache``
 when ``XDG_CACHE_HOME`` is unset), where ``<hash>`` covers the source text

@@ -9,7 +9,7 @@ import pytest
 from pevpm.cli import main
 from pevpm.profile.builtin import resolve_profile
 from pevpm.report.side_by_side import PREDICTED_PID, RECORDED_PID
-from pevpm.trace.otf2_read import read_archive
+from pevpm.trace.otf2.read import read_archive
 
 #: Receives from the next rank on every rank: deadlocks at any count but 1.
 DEADLOCK_MODEL = '''from pevpm.model.builder import ModelBuilder

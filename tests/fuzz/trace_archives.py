@@ -9,7 +9,7 @@ microseconds.  The writer takes the records as given, so they may be out of
 order, unbalanced or name any region.  :func:`damage` then breaks the files.
 
 >>> import tempfile
->>> from pevpm.trace.otf2_read import read_archive
+>>> from pevpm.trace.otf2.read import read_archive
 >>> with tempfile.TemporaryDirectory() as d:
 ...     trace = read_archive(write_archive(Path(d), ping_records()))
 >>> [[c.name for c in calls] for calls in trace.ranks]

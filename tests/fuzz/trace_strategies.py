@@ -20,7 +20,7 @@ import _otf2
 from hypothesis import strategies as st
 from trace_archives import DAMAGES, damage, ping_records, write_archive
 
-from pevpm.trace.otf2_read import quiet_otf2
+from pevpm.trace.otf2.read import quiet_otf2
 
 SECONDS = st.sampled_from([-1.0, float("nan"), float("inf"), 1e300, 0.0, 1e-9, 5e-3])
 PEERS = st.sampled_from([0, 1, 2, 7, 2**31])

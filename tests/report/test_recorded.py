@@ -14,7 +14,7 @@ from pevpm.report.side_by_side import (
     collective_of,
     side_by_side_document,
 )
-from pevpm.trace.otf2_read import read_archive
+from pevpm.trace.otf2.read import read_archive
 from pevpm.vm.fastengine import simulate
 
 US = 1e-6

@@ -32,23 +32,35 @@ def cache_home(tmp_path_factory):
         os.environ["XDG_CACHE_HOME"] = old
 
 
-def trace_command(directory: Path, *command: str) -> subprocess.CompletedProcess:
-    """``pevpm trace -o directory --keep-raw -- mpiexec -n 2 command...``, output captured."""
+def pevpm_command(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python -m pevpm args...`` from this checkout, output captured."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "pevpm", "trace", "-o", str(directory),
-                           "--keep-raw", "--", MPIEXEC, "-n", "2", *command],
-                          capture_output=True, text=True, timeout=300, env=env, check=False)
+    return subprocess.run([sys.executable, "-m", "pevpm", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env, check=False)
+
+
+def trace_command(directory: Path, *command: str, ranks: int = 2,
+                  ) -> subprocess.CompletedProcess:
+    """``pevpm trace -o directory --keep-raw -- mpiexec -n RANKS command...``, output
+    captured."""
+    return pevpm_command("trace", "-o", str(directory), "--keep-raw", "--", MPIEXEC, "-n",
+                         str(ranks), *command)
+
+
+def compiled(work: Path, name: str) -> Path:
+    """``tests/trace/programs/NAME.c`` built with the MPI's mpicc into ``work/NAME``."""
+    exe = work / name
+    subprocess.run([MPICC, "-O2", "-o", str(exe), str(PROGRAMS / f"{name}.c")], check=True,
+                   capture_output=True, timeout=120)
+    return exe
 
 
 @pytest.fixture(scope="session")
 def c_trace(tmp_path_factory, cache_home):
     """The C program tests/trace/programs/calls.c, compiled and traced on 2 ranks."""
     work = tmp_path_factory.mktemp("calls")
-    exe = work / "calls"
-    subprocess.run([MPICC, "-O2", "-o", str(exe), str(PROGRAMS / "calls.c")], check=True,
-                   capture_output=True, timeout=120)
-    done = trace_command(work / "trace", str(exe))
+    done = trace_command(work / "trace", str(compiled(work, "calls")))
     assert done.returncode == 0, done.stderr
     return work / "trace", done
 

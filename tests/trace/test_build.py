@@ -4,7 +4,7 @@ import pytest
 from conftest import MPICC
 
 from pevpm.errors import PevpmError
-from pevpm.trace.build import LIBRARY, source_text, tracer_library
+from pevpm.trace.record.build import LIBRARY, source_text, tracer_library
 
 
 @pytest.mark.skipif(not MPICC, reason="needs mpicc")

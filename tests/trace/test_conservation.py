@@ -1,9 +1,9 @@
-"""pevpm.trace.conservation: totals that sibling loops keep at every traced
+"""pevpm.trace.extract.conservation: totals that sibling loops keep at every traced
 count, found from the loop counts and the messages of their bodies."""
 
-from pevpm.trace.conservation import conserved_totals
-from pevpm.trace.rank_loops import COUNT
-from pevpm.trace.tokens import SERIAL, LoopNode, Token
+from pevpm.trace.extract.conservation import conserved_totals
+from pevpm.trace.extract.rank_loops import COUNT
+from pevpm.trace.extract.tokens import SERIAL, LoopNode, Token
 
 
 def msg(op, tag, dst=1):

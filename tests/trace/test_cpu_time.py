@@ -11,10 +11,10 @@ from conftest import MPIEXEC, SRC
 
 from pevpm.cli import main
 from pevpm.trace.events import Call, Collective, Recv, Send, Trace
-from pevpm.trace.extract import extract, trial_run
-from pevpm.trace.otf2_read import read_archive
-from pevpm.trace.replay import rank_statements
-from pevpm.trace.tokens import SERIAL, rank_tokens
+from pevpm.trace.extract.extract import extract, trial_run
+from pevpm.trace.extract.tokens import SERIAL, rank_tokens
+from pevpm.trace.otf2.read import read_archive
+from pevpm.trace.replay.replay import rank_statements
 
 SLEEPER = """
 import time
@@ -146,7 +146,8 @@ def test_a_start_up_that_grows_within_its_noise_stays_constant():
 
 def test_a_start_up_that_grows_beyond_its_noise_gets_a_law():
     x = extract([noisy(2, 0.026, 0.01), noisy(4, 0.052, 0.01)])
-    assert "before the first loop: computation mean = 0.013 * numprocs (fitted c*p" in x.text
+    assert "before the first loop: computation mean = 0.013 * numprocs (c*p: within the " \
+        "traced noise" in x.text
 
 
 def test_extract_section_models_the_part_between_two_calls(py_trace, tmp_path, capsys):
@@ -174,7 +175,8 @@ def test_a_count_with_more_ranks_than_cores_does_not_make_a_computation_grow():
     def disturbed(numprocs, cores):
         trace = noisy(numprocs, 0.026 * (1.4 if numprocs == 4 else 1.0), 0.0)
         return Trace(trace.ranks, cores)
-    assert "(fitted c*sqrt(p)" in extract([disturbed(2, None), disturbed(4, None)]).text
+    assert "(c*sqrt(p): within the traced noise" in extract([disturbed(2, None),
+                                                           disturbed(4, None)]).text
     line = next(ln for ln in extract([disturbed(2, 2), disturbed(4, 2)]).text.splitlines()
                 if "before the first loop" in ln)
     assert "computation mean = 0.026" in line and "(c: within the traced noise" in line

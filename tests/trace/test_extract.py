@@ -6,11 +6,11 @@ from conftest import MPICC, MPIEXEC
 from pevpm.cli import main
 from pevpm.machine.presets import parse_machine
 from pevpm.model.loader import load_model
-from pevpm.trace.compress import compress
 from pevpm.trace.events import Call, Recv, Send, Trace
-from pevpm.trace.extract import extract
-from pevpm.trace.replay import replay
-from pevpm.trace.tokens import LoopNode, Token
+from pevpm.trace.extract.compress import compress
+from pevpm.trace.extract.extract import extract
+from pevpm.trace.extract.tokens import LoopNode, Token
+from pevpm.trace.replay.replay import replay
 from pevpm.vm.montecarlo import predict
 
 
@@ -44,7 +44,7 @@ def test_ping_pong_is_one_loop_per_rank_with_relative_peers(tmp_path):
     assert not x.merged          # rank 0 sends first, rank 1 receives first
     assert x.events == 2 * 102
     assert x.text.count("with b.loop('parameter loop1'):") == 2
-    assert "ModelBuilder(parameters={'loop1': 50})" in x.text
+    assert "ModelBuilder(parameters={'loop1': 50}, lines=True)" in x.text
     assert "b.message('MPI_Send', 64, source='procnum', dest='(procnum + 1) % numprocs', " \
            "tag=0)" in x.text
     assert x.lines < 25

@@ -13,7 +13,7 @@ from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.loader import load_model
 from pevpm.trace.events import Call, Recv, Send, Trace
-from pevpm.trace.extract import extract
+from pevpm.trace.extract.extract import extract
 from pevpm.vm import fastengine
 
 DEFN, WORK, DIE = 3001, 3002, 3003
@@ -170,12 +170,12 @@ def test_the_command_says_the_model_does_not_run_at_one_rank(tmp_path, capsys, m
     from pevpm.cli import main
 
     traces = {str(tmp_path / f"run{p}"): bag(p) for p in (2, 4)}
-    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: traces[str(path)])
+    monkeypatch.setattr("pevpm.trace.otf2.read.read_archive", lambda path: traces[str(path)])
     assert main(["extract", *traces, "-o", str(tmp_path / "m.py")]) == 0
     err = capsys.readouterr().err
     assert re.search(r"pevpm extract: note: the model does not run \(deadlock: rank 0 "
                      r"blocked in MPI_Recv from any source .*\) at 1 rank\n", err)
-    assert "pevpm extract: note: the model runs at 8 ranks" in err
+    assert "pevpm extract: the model runs at 2, 4, 8, 64, 1024 ranks" in err
     assert re.search(r"pevpm extract: note: MPI_Send tag 3001, .*: a conserved total, the "
                      r"parameter total1 = 24 ", err)
 

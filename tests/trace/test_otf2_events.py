@@ -1,5 +1,5 @@
 """Events read through the OTF2 library's callbacks give the same trace as the
-``otf2`` package's own iterator (which :mod:`pevpm.trace.otf2_events` falls back to)."""
+``otf2`` package's own iterator (which :mod:`pevpm.trace.otf2.callbacks` falls back to)."""
 
 import otf2
 import pytest
@@ -7,9 +7,9 @@ from otf2.enums import Paradigm, Type
 from test_scorep_archive import write_scorep_like
 
 from pevpm.errors import PevpmError
-from pevpm.trace import otf2_events
 from pevpm.trace.events import CPU_ATTRIBUTE
-from pevpm.trace.otf2_read import read_archive
+from pevpm.trace.otf2 import callbacks as otf2_events
+from pevpm.trace.otf2.read import read_archive
 
 
 def package_iterator(monkeypatch):

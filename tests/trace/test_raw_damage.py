@@ -10,8 +10,8 @@ from conftest import MPICC
 
 from pevpm.cli import main
 from pevpm.errors import PevpmError
-from pevpm.trace.otf2_read import read_archive
-from pevpm.trace.otf2_write import write_archive
+from pevpm.trace.otf2.read import read_archive
+from pevpm.trace.otf2.write import write_archive
 from pevpm.trace.raw import RECORD, read_raw
 
 OPS = ("INIT", "FINALIZE", "SEND", "RECV", "BARRIER", "COMPLETE")

@@ -8,11 +8,11 @@ from collections import Counter
 import numpy as np
 import otf2
 import pytest
-from conftest import MPICC, MPIEXEC
+from conftest import MPICC, MPIEXEC, compiled, trace_command
 
 from pevpm.cli import main
 from pevpm.trace.events import Collective, Recv, Send
-from pevpm.trace.otf2_read import read_archive
+from pevpm.trace.otf2.read import read_archive
 from pevpm.trace.raw import read_raw
 
 pytestmark = [pytest.mark.mpi,
@@ -172,3 +172,15 @@ def test_replay_options_are_checked_before_reading(py_trace, capsys):
     assert main(["replay", str(directory), "--speed", "0"]) == 2
     assert capsys.readouterr().err.strip() == (
         "pevpm: error: --speed: the speed ratio must be a finite number > 0, got 0.0")
+
+
+def test_calls_not_recorded_are_counted_and_named(tmp_path, cache_home):
+    done = trace_command(tmp_path / "trace", str(compiled(tmp_path, "unrecorded")))
+    assert done.returncode == 0, done.stderr
+    assert ("pevpm trace: note: not recorded: MPI_Send_init (2 calls), MPI_Recv_init "
+            "(2 calls), MPI_Startall (6 calls), MPI_Ibarrier (2 calls), MPI_Exscan (2 calls); "
+            "their time counts as computation") in done.stderr
+    trace = read_archive(tmp_path / "trace")
+    assert [c.name for c in trace.ranks[0]] == [
+        "MPI_Init", "MPI_Barrier", "MPI_Waitall", "MPI_Waitall", "MPI_Waitall", "MPI_Wait",
+        "MPI_Barrier", "MPI_Finalize"]

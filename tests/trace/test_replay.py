@@ -17,7 +17,7 @@ from pevpm.trace.events import (
     per_peer_size,
     totals,
 )
-from pevpm.trace.replay import rank_statements, replay, trace_model
+from pevpm.trace.replay.replay import rank_statements, replay, trace_model
 
 
 def shape(statements):

@@ -25,7 +25,7 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.presets import parse_machine
 from pevpm.machine.topology import Topology
 from pevpm.trace.events import Call, Collective, Posted, Recv, Send, SendDone, Trace, totals
-from pevpm.trace.replay import _RankConverter, replay_machine, trace_model
+from pevpm.trace.replay.replay import _RankConverter, replay_machine, trace_model
 from pevpm.vm import engine, fastengine
 from pevpm.vm import program as vm
 from pevpm.vm.montecarlo import run_generator

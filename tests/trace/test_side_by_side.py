@@ -14,7 +14,7 @@ from pevpm.report.side_by_side import (
     side_by_side_document,
 )
 from pevpm.trace.events import Call, Recv, Send, Trace
-from pevpm.trace.replay import trace_model
+from pevpm.trace.replay.replay import trace_model
 from pevpm.vm import engine
 
 
@@ -51,7 +51,7 @@ def test_both_runs_are_process_groups_of_one_document():
 
 
 def test_replay_writes_the_side_by_side_file(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("pevpm.trace.otf2_read.read_archive", lambda path: ping())
+    monkeypatch.setattr("pevpm.trace.otf2.read.read_archive", lambda path: ping())
     out = tmp_path / "both.json"
     assert main(["replay", str(tmp_path), "--machine", "constant:latency=1e-4", "--runs", "2",
                  "--perfetto", str(out)]) == 0

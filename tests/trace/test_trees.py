@@ -1,4 +1,4 @@
-"""Trees of point-to-point messages in traces (pevpm.trace.trees): recognised at
+"""Trees of point-to-point messages in traces (pevpm.trace.extract.trees): recognised at
 the traced counts, written as a loop over log2(numprocs) steps, and then
 right at counts never traced (powers of two and not)."""
 
@@ -13,10 +13,10 @@ from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.loader import load_model
 from pevpm.trace.events import Call, Recv, Send, Trace
-from pevpm.trace.extract import extract, trial_run
-from pevpm.trace.otf2_read import read_archive
-from pevpm.trace.replay import trace_model
-from pevpm.trace.trees import TEMPLATES
+from pevpm.trace.extract.extract import extract, trial_run
+from pevpm.trace.extract.trees import TEMPLATES
+from pevpm.trace.otf2.read import read_archive
+from pevpm.trace.replay.replay import trace_model
 from pevpm.vm import fastengine
 
 GAP = 1e-4          # computation between two calls

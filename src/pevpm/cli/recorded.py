@@ -39,7 +39,7 @@ REPLAYED = ("the replay of the trace (its gaps as computation, its traced delays
 def read_recorded(path: str, section: str | None = None):
     """The :class:`~pevpm.trace.events.Trace` in trace directory or ``.otf2`` file
     ``path`` (``section``: ``START:STOP``, only each rank's run between them)."""
-    from pevpm.trace.otf2_read import read_archive
+    from pevpm.trace.otf2.read import read_archive
 
     trace = read_archive(Path(path))
     if trace.numprocs == 0:
@@ -82,7 +82,7 @@ def model_run(model, trace, machine, *, name: str, params=None, seed: int = 0, l
 def replay_run(trace, machine, *, source: str, seed: int = 0, speed: float = 1.0,
                delays: bool = True):
     """Run 0 of the replay of ``trace`` on ``machine``, with time slices."""
-    from pevpm.trace.replay import replay_machine, trace_model
+    from pevpm.trace.replay.replay import replay_machine, trace_model
     from pevpm.vm.fastengine import simulate
     from pevpm.vm.montecarlo import run_generator
 

@@ -85,11 +85,14 @@ def register(subparsers) -> None:
                    help="model only each rank's run from the end of its first START call to the first "
                         "STOP call after it (e.g. MPI_Barrier:MPI_Gather, a timed loop "
                         "between a barrier and a gathered report)")
+    x.add_argument("--allow-broken", action="store_true",
+                   help="succeed even when the model does not run at a traced rank count or "
+                        "at 8, 64 or 1,024 ranks (the problems are still reported)")
     x.set_defaults(func=run_extract)
 
 
 def run_trace(args) -> int:
-    from pevpm.trace.record import record
+    from pevpm.trace.record.record import record
 
     command = list(args.command)
     if command and command[0] == "--":
@@ -97,13 +100,15 @@ def run_trace(args) -> int:
     done = record(command, Path(args.output), keep_raw=args.keep_raw)
     print(f"pevpm trace: {done.numprocs} ranks, {done.calls} MPI calls -> {done.archive}",
           file=sys.stderr)
+    if done.unrecorded_note():
+        print(f"pevpm trace: note: {done.unrecorded_note()}", file=sys.stderr)
     return 0
 
 
 def run_replay(args) -> int:
     from pevpm.machine.presets import parse_machine
-    from pevpm.trace.otf2_read import read_archive
-    from pevpm.trace.replay import replay
+    from pevpm.trace.otf2.read import read_archive
+    from pevpm.trace.replay.replay import replay
     from pevpm.vm.fastengine import no_cycle_collection
     from pevpm.vm.leftovers import warning_lines
 
@@ -143,8 +148,8 @@ def write_perfetto(trace, machine, args) -> None:
 
 
 def run_extract(args) -> int:
-    from pevpm.trace.extract import extract
-    from pevpm.trace.otf2_read import read_archive
+    from pevpm.trace.extract.extract import extract
+    from pevpm.trace.otf2.read import read_archive
 
     traces = [read_archive(Path(t)) for t in args.trace]
     source = ", ".join(args.trace)
@@ -162,27 +167,42 @@ def run_extract(args) -> int:
         raise PevpmError(f"cannot write the model: {exc.strerror}", args.output) from None
     for note in result.notes[1:]:
         print(f"pevpm extract: note: {note}", file=sys.stderr)
-    if len(args.trace) > 1:
-        check_beyond_traces(args.output, result)
     print(f"pevpm extract: {result.events} MPI calls -> {result.lines} lines of model "
           f"in {args.output}", file=sys.stderr)
+    check_model(args.output, result, args.allow_broken)
     return 0
 
 
-def check_beyond_traces(path: str, result) -> None:
-    """Run the extracted model once at twice the largest traced count, and at one
-    rank when no trace had a single rank, and say on stderr whether it works there
-    (a master/worker model from 2 and 4 ranks cannot know what one rank alone does)."""
-    from pevpm.model.loader import load_model
-    from pevpm.trace.extract import trial_run
+def check_model(path: str, result, allow_broken: bool) -> None:
+    """Run the extracted model at every traced count and at 8, 64 and 1,024 ranks
+    (:func:`pevpm.trace.extract.extract.self_check`): a failure is an error (the model file
+    stays, to be read) unless ``allow_broken``.  From one trace only a failure at
+    its own count is (one count cannot tell how the program scales: the others are
+    warnings); one rank, when no trace had one, is a note (a master/worker model
+    from 2 and 4 ranks cannot know what one rank alone does)."""
+    from pevpm.model.model_file import run_model_file
+    from pevpm.trace.extract.extract import CHECK_COUNTS, self_check, trial_run
 
-    model = load_model(path)
-    counts = ([1] if min(result.counts) > 1 else []) + [2 * max(result.counts)]
-    for numprocs in counts:
-        problem = trial_run(model, numprocs)
-        verdict = "runs" if problem is None else f"does not run ({problem})"
-        ranks = "rank" if numprocs == 1 else "ranks"
-        print(f"pevpm extract: note: the model {verdict} at {numprocs} {ranks}",
+    model = run_model_file(path)        # as written, whatever its name ends with
+    if min(result.counts) > 1:
+        problem = trial_run(model, 1)
+        verdict = "runs" if problem is None else f"does not run ({problem.message})"
+        print(f"pevpm extract: note: the model {verdict} at 1 rank", file=sys.stderr)
+    problems = self_check(model, result.counts)
+    binding = [n for n, _, fatal in problems
+               if fatal and (len(result.counts) > 1 or n in result.counts)]
+    for numprocs, problem, fatal in problems:
+        kind = "error" if numprocs in binding and not allow_broken else "warning"
+        verdict = "does not run" if fatal else "was not run to its end"
+        print(f"pevpm extract: {kind}: the model {verdict} at {numprocs} ranks: {problem}",
+              file=sys.stderr)
+    if binding and not allow_broken:
+        raise PevpmError(f"the extracted model does not run at {', '.join(map(str, binding))} "
+                         "ranks (above); --allow-broken keeps it anyway", path)
+    failed = {n for n, _, _ in problems}
+    ran = [n for n in sorted(set(result.counts) | set(CHECK_COUNTS)) if n not in failed]
+    if ran:
+        print(f"pevpm extract: the model runs at {', '.join(map(str, ran))} ranks",
               file=sys.stderr)
 
 

@@ -21,8 +21,10 @@ Blocks are ``with`` statements, so the model's shape is the code's shape.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 
 from pevpm.errors import ModelError
 from pevpm.model.ast import (
@@ -65,12 +67,27 @@ class _Arms:
                                     Expr.of(guard), tuple(body)))
 
 
+def _caller() -> Location | None:
+    """Where the code that called the builder is: the first frame outside this
+    module and :mod:`contextlib` (a block's statement is added as it closes)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename in (__file__, _CONTEXTLIB):
+        frame = frame.f_back
+    return None if frame is None else Location(frame.f_code.co_filename, frame.f_lineno)
+
+
+_CONTEXTLIB = sys.modules[contextmanager.__module__].__file__
+
+
 class ModelBuilder:
     """Append statements in program order; :meth:`build` returns the :class:`Model`.
 
     ``constants`` are fixed names (``#define`` in C), ``parameters`` names a
     prediction may override (``pevpm predict -D name=value``); ``source``
-    names the file the model describes, for messages.  Every size, time,
+    names the file the model describes, for messages; with ``lines`` each
+    statement is located at the line of the file that added it, which
+    messages then name (``model.py:12:1``, not ``statement 1.3``; the models
+    ``pevpm extract`` writes do so).  Every size, time,
     rank and count is a number or C-like expression text over ``procnum``
     (this rank), ``numprocs``, the constants, the parameters and loop indices.
     :meth:`directives` prints the same model as ``PEVPM`` directives, so a
@@ -107,8 +124,10 @@ class ModelBuilder:
     """
 
     def __init__(self, constants: Mapping[str, Number] | None = None,
-                 parameters: Mapping[str, Number] | None = None, source: str | None = None):
+                 parameters: Mapping[str, Number] | None = None, source: str | None = None,
+                 lines: bool = False):
         self._stack: list[list[Statement]] = [[]]
+        self._lines = lines
         self._subroutines: dict[str, tuple[Statement, ...]] = {}
         self._processors: dict[str, Processor] = {}
         self._networks: dict[str, Network] = {}
@@ -127,6 +146,8 @@ class ModelBuilder:
         >>> b.build().body
         (Serial(time=Expr('0.5'), on=None, sleep=False, loc=None),)
         """
+        if self._lines and statement.loc is None:
+            statement = replace(statement, loc=_caller())
         self._stack[-1].append(statement)
 
     @contextmanager

@@ -1,7 +1,7 @@
 """A trace in memory: each rank's MPI calls with what happened inside them.
 
 Both the tracer's archives and foreign (Score-P) OTF2 archives read into
-this shape (:mod:`pevpm.trace.otf2_read`); replay reads only this.  Ranks
+this shape (:mod:`pevpm.trace.otf2.read`); replay reads only this.  Ranks
 are ranks of ``MPI_COMM_WORLD``; times are seconds on one clock.
 
 Inside a call, events mirror OTF2's MPI records: :class:`Send` (blocking or
@@ -67,6 +67,8 @@ Event = Send | Recv | Posted | SendDone | Collective
 CPU_ATTRIBUTE = "pevpm::cpu"
 #: The OTF2 attribute of an MPI call's Enter event that holds ``Call.slept``.
 SLEEP_ATTRIBUTE = "pevpm::sleep"
+#: The OTF2 attribute of a receive's Enter event that holds ``Call.any_source``.
+ANY_SOURCE_ATTRIBUTE = "pevpm::any_source"
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,9 @@ class Call:
     ``cpu``: the CPU seconds the rank used from its previous call's end to this
     call's start, when the trace has them (``pevpm trace`` records them);
     ``slept``: the seconds it slept in that gap (``sleep``, ``nanosleep``...;
-    ``pevpm trace`` records them)."""
+    ``pevpm trace`` records them); ``any_source``: of a receive, whether it asked
+    for ``MPI_ANY_SOURCE`` (its events hold the rank it matched), None where the
+    trace does not say (Score-P's)."""
 
     name: str
     start: float
@@ -83,6 +87,7 @@ class Call:
     events: tuple[Event, ...] = ()
     cpu: float | None = None
     slept: float = 0.0
+    any_source: bool | None = None
 
     @property
     def is_init(self) -> bool:

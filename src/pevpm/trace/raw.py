@@ -10,7 +10,7 @@ added to them gives rank 0's clock.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +34,8 @@ class RawRank:
     ops: tuple[str, ...]            # operation name of each op code
     comms: dict[int, tuple[int, ...]]  # communicator id -> world ranks of its members
     records: np.ndarray             # of RECORD
+    #: calls the tracer counted but did not record: MPI function name -> calls
+    unrecorded: dict[str, int] = field(default_factory=dict)
 
     def op_code(self, name: str) -> int:
         return self.ops.index(name)
@@ -47,14 +49,14 @@ def read_rank(directory: Path, rank: int) -> RawRank:
         raise PevpmError(f"rank {rank} left no trace files (did it call MPI_Finalize?)",
                          str(directory))
     try:
-        meta, comms = _read_meta(meta_path)
+        meta, comms, unrecorded = _read_meta(meta_path)
         record_size = int(meta.get("record", ["0"])[0])
         if record_size != RECORD.itemsize:
             raise PevpmError(f"trace records are {meta.get('record')} bytes, expected "
                              f"{RECORD.itemsize}", str(meta_path))
         raw = RawRank(int(meta["rank"][0]), int(meta["size"][0]),
                       float(meta.get("offset", ["0"])[0]), tuple(meta["ops"]), comms,
-                      _read_records(bin_path))
+                      _read_records(bin_path), unrecorded)
     except (ValueError, KeyError, IndexError) as exc:
         raise PevpmError(f"not the tracer's metadata ({type(exc).__name__}: {exc})",
                          str(meta_path)) from None
@@ -62,16 +64,20 @@ def read_rank(directory: Path, rank: int) -> RawRank:
     return raw
 
 
-def _read_meta(path: Path) -> tuple[dict[str, list[str]], dict[int, tuple[int, ...]]]:
+def _read_meta(path: Path) -> tuple[dict[str, list[str]], dict[int, tuple[int, ...]],
+                                    dict[str, int]]:
     meta: dict[str, list[str]] = {}
     comms: dict[int, tuple[int, ...]] = {}
+    unrecorded: dict[str, int] = {}
     for line in path.read_bytes().decode("ascii").splitlines():
         key, *values = line.split()
         if key == "comm":
             comms[int(values[0])] = tuple(int(v) for v in values[2:])
+        elif key == "unrecorded":
+            unrecorded[values[0]] = int(values[1])
         else:
             meta[key] = values
-    return meta, comms
+    return meta, comms, unrecorded
 
 
 def _read_records(path: Path) -> np.ndarray:

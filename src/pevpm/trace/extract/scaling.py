@@ -44,6 +44,33 @@ TERMS: tuple[tuple[str, object, str], ...] = (
     ("1/p^2", lambda p: 1.0 / (p * p), "/ (numprocs * numprocs)"),
 )
 
+def _normal_form() -> tuple[tuple[str, object, str], ...]:
+    """Extra-P's normal form ``p^i * log2(p)^j`` (i in -2..3 by halves, j in 0..2)
+    less what :data:`TERMS` has: for computations only, after TERMS."""
+    have = {"1": (0, 0), "p": (1, 0), "1/p": (-1, 0), "log2(p)": (0, 1), "sqrt(p)": (0.5, 0),
+            "1/sqrt(p)": (-0.5, 0), "p*log2(p)": (1, 1), "p^2": (2, 0), "1/p^2": (-2, 0)}
+    out = []
+    for i in (-2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3):
+        for j in (0, 1, 2):
+            if (i, j) in have.values():
+                continue
+            power = "" if i == 0 else "p" if i == 1 else f"p^{i:g}"
+            logs = "" if j == 0 else "log2(p)" if j == 1 else f"log2(p)^{j}"
+            name = "*".join(x for x in (power, logs) if x)
+            parts = ([f"pow(numprocs, {i:g})"] if i else []) + ["log2(numprocs)"] * j
+            out.append((name, lambda p, i=i, j=j: p ** i * math.log2(p) ** j,
+                        " * ".join(parts)))
+    return tuple(out)
+
+
+#: The rest of the normal form, tried for computations after :data:`TERMS`.
+NORMAL_FORM = _normal_form()
+
+#: Leave-one-out errors (relative) within this, or within the traced noise, of
+#: the smallest count as ties: the law tried first of those wins (the program's
+#: own before the rest of the family).
+CV_TIE = 0.05
+
 #: A best fit whose largest relative error is over this generalises nothing:
 #: the value at the largest count is used instead (and the note says so).
 MAX_ERROR = 0.25
@@ -79,6 +106,7 @@ class Fit:
     generalised: bool       # fitted over two rank counts or more
     noise: float | None = None  # the largest relative tolerance it was held to, if any
     within_noise: bool = False  # the simplest law the noise does not reject
+    cv: float | None = None     # its largest leave-one-out relative error, if taken so
 
     def evaluate(self, numprocs: int) -> float:
         """The fitted value at ``numprocs`` ranks.
@@ -159,19 +187,29 @@ def fit(ps: list[int], values: list[float], whole: bool = False) -> Fit:
 def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
                      preferred: tuple[str, ...] = (), disturbed: tuple[int, ...] = (),
                      first: tuple[str, ...] = ()) -> Fit:
-    """The simplest law the measured computation times (seconds) do not reject.
+    """The law of the measured computation times (seconds): the constant unless
+    the counts contradict it, else the one-term law of Extra-P's normal form
+    that the noise does not reject and that predicts each count best from the
+    others.
 
     ``noise``: each value's relative standard error; at least :data:`MIN_NOISE`
     is assumed, :data:`DISTURBED_NOISE` at the ``disturbed`` counts (traced
-    with more ranks than cores), and :data:`TIMER_NOISE` seconds.  The
-    one-term laws named in ``first`` are tried first (those of the sizes moved
-    in the same loop: its work is divided as its data are), then the constant,
-    then those named in ``preferred`` (those the program's own sizes and
-    counts follow, e.g. ``1/p^2``), in :data:`TERMS` order, each fitted by
-    least squares weighted by the
-    tolerances; the first that misses no value by more than :data:`NOISE_WIDTH`
-    times its noise is taken (``noise`` on the Fit is the largest relative
-    tolerance).  When all are rejected, the whole family competes
+    with more ranks than cores), and :data:`TIMER_NOISE` seconds.  Each law
+    ``c * f(p)`` is fitted by least squares weighted by the tolerances and is
+    rejected when it misses a value by more than :data:`NOISE_WIDTH` times its
+    noise (``noise`` on the Fit is the largest relative tolerance).  The
+    constant is tried first and taken if not rejected.  Then the laws named
+    in ``first`` (those of the sizes moved in the same loop: its work is
+    divided as its data are), those named in ``preferred`` (those the
+    program's own sizes and counts follow, e.g. ``1/p^2``), the rest of
+    :data:`TERMS` and :data:`NORMAL_FORM`, in that order: of those not
+    rejected, the one whose largest leave-one-out error (each count predicted
+    from the others, ``cv`` on the Fit) is smallest, the first within
+    :data:`CV_TIE` or the largest tolerance of it (the data do not tell such
+    laws apart).  With fewer than two counts traced with no more ranks than
+    cores, no law that grows with ``p`` is tried: sharing cores slows a rank
+    down (its caches refilled after every switch), so growth seen only there
+    is no evidence.  When all are rejected, the whole family competes
     (:func:`fit`) over the undisturbed counts if there are two or more; with
     fewer, the value at the largest undisturbed count is kept, not generalised.
 
@@ -187,6 +225,12 @@ def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
     >>> fit_within_noise([2, 4], [3.3e-4, 2.1e-4], [0.01, 0.01], disturbed=(4,),
     ...                  first=("1/p",)).form
     'c/p'
+    >>> fit_within_noise([2, 4], [0.0151, 0.0298], [0.2, 0.915],
+    ...                  first=("p",)).text      # a noisy set-up time stays constant
+    '0.0152781'
+    >>> f = fit_within_noise([1, 2, 4, 8], [1.0, 2.83, 8.0, 22.6], [0.01] * 4)
+    >>> f.form, round(f.cv, 3)
+    ('c*p^1.5', 0.001)
     """
     if len(set(ps)) < 2:
         return fit(ps, values)
@@ -195,17 +239,27 @@ def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
     floor = np.array([DISTURBED_NOISE if p in disturbed else MIN_NOISE for p in ps])
     tolerance = np.maximum(NOISE_WIDTH * np.maximum(floor, noise), TIMER_NOISE / scale)
     weights = 1.0 / (scale * tolerance) ** 2
-    order = ([t for t in TERMS if t[0] in first and t[0] != "1"] + [TERMS[0]]
-             + [t for t in TERMS if t[0] in preferred and t[0] not in first and t[0] != "1"])
+    named = [t for t in TERMS if t[0] in first] + [t for t in TERMS if t[0] in preferred]
+    order = list(dict.fromkeys([TERMS[0], *named, *TERMS, *NORMAL_FORM]))
+    growth_seen = len({p for p in ps if p not in disturbed}) >= 2
+    passed = []
     for name, f, text in order:
         column = np.array([f(v) for v in ps], dtype=float)
+        if not column.any() or (not growth_seen and f(max(ps)) > f(min(ps))):
+            continue
         coef = float(np.sum(weights * column * y) / np.sum(weights * column * column))
         misses = np.abs(coef * column - y) / scale
         if np.all(misses <= tolerance):
             form = "c" if name == "1" else (f"c/{name[2:]}" if name.startswith("1/")
                                             else f"c*{name}")
-            return Fit(_term_text(coef, text, False), float(misses.max()), form, True,
-                       float(tolerance.max()), True)
+            found = Fit(_term_text(coef, text, False), float(misses.max()), form, True,
+                        float(tolerance.max()), True, _leave_one_out(column, y, weights))
+            if name == "1":
+                return found
+            passed.append(found)
+    if passed:
+        best = min(f.cv for f in passed) + max(CV_TIE, float(tolerance.max()))
+        return next(f for f in passed if f.cv <= best)
     steady = [i for i, p in enumerate(ps) if p not in disturbed]
     if len({ps[i] for i in steady}) >= 2 or not steady:
         chosen = steady or list(range(len(ps)))
@@ -214,6 +268,24 @@ def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
     last = max(steady, key=lambda i: ps[i])
     return Fit(_number(values[last], False), float((np.abs(y - values[last]) / scale).max()),
                "c", False, float(tolerance.max()))
+
+
+def _leave_one_out(column: np.ndarray, y: np.ndarray, weights: np.ndarray) -> float:
+    """The largest relative error of ``c * column`` at each point when ``c`` is
+    fitted (weighted least squares) to the other points only.
+
+    >>> _leave_one_out(np.array([1.0, 2.0, 4.0]), np.array([1.0, 2.0, 4.0]), np.ones(3))
+    0.0
+    """
+    errors = []
+    for i in range(len(y)):
+        keep = np.arange(len(y)) != i
+        denominator = np.sum(weights[keep] * column[keep] ** 2)
+        if denominator == 0:
+            return math.inf
+        coef = np.sum(weights[keep] * column[keep] * y[keep]) / denominator
+        errors.append(abs(coef * column[i] - y[i]) / max(abs(y[i]), 1e-300))
+    return float(max(errors))
 
 
 def _spread(values) -> float:

@@ -2,13 +2,13 @@
 
 The longest run of a repeated subsequence (a body of up to
 :data:`MAX_PERIOD` tokens repeated at least twice) becomes a
-:class:`~pevpm.trace.tokens.LoopNode`, and the parts before and after it are
+:class:`~pevpm.trace.extract.tokens.LoopNode`, and the parts before and after it are
 compressed the same way; each computation token of the body keeps the
 seconds of every repetition.  A program that stays long because its
 messages change size every time is compressed again with the sizes set
 aside (:func:`compressed`; the result is approximate).
 
->>> from pevpm.trace.tokens import SERIAL, Token
+>>> from pevpm.trace.extract.tokens import SERIAL, Token
 >>> send = Token(("MPI_Send", 8, 0, 1, 0, None, (), None, None), ())
 >>> nodes = compress([Token(SERIAL, (1.0,)), send] * 3 + [send])
 >>> nodes[0].count, len(nodes[0].body), nodes[1] == send
@@ -17,7 +17,7 @@ aside (:func:`compressed`; the result is approximate).
 
 from __future__ import annotations
 
-from pevpm.trace.tokens import OP, SIZE, LoopNode, Token, is_message
+from pevpm.trace.extract.tokens import OP, SIZE, LoopNode, Token, is_message
 
 #: Longest loop body looked for, in tokens.
 MAX_PERIOD = 64
@@ -45,7 +45,7 @@ def compress(tokens: list[Token]) -> list:
     if len(tokens) < 2:
         return list(tokens)
     index: dict[tuple, int] = {}
-    # a loop found before (pevpm.trace.rank_loops) repeats nothing
+    # a loop found before (pevpm.trace.extract.rank_loops) repeats nothing
     ids = [index.setdefault(t.key, len(index)) if isinstance(t, Token) else -1 - i
            for i, t in enumerate(tokens)]
     found = _best_repeat(ids)

@@ -3,7 +3,7 @@
 A token is a message with its peers as ranks and its requests renamed by
 slot (``r0``, ``r1``... the lowest slot free when posted, so repetitions
 look alike), a computation with its seconds, or a recognised tree of
-messages (:mod:`pevpm.trace.trees`).  Back-to-back computations are one
+messages (:mod:`pevpm.trace.extract.trees`).  Back-to-back computations are one
 token.
 
 >>> from pevpm.trace.events import Call, Send, Trace
@@ -17,11 +17,11 @@ token.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pevpm.model.ast import Message, Serial
 from pevpm.trace.events import Trace
-from pevpm.trace.replay import rank_statements
+from pevpm.trace.replay.replay import rank_program
 
 #: Positions in a message token's key.
 OP, SIZE, SRC, DST, TAG, REQ, REQS, ROOT, RECV_SIZE = range(9)
@@ -36,6 +36,8 @@ SLEEP = ("serial", "sleep")
 class Token:
     key: tuple            # SERIAL, ("tree", ...) or the message's op and fields
     values: tuple         # computation seconds, one per occurrence merged into it
+    # a receive's: whether it asked for MPI_ANY_SOURCE (None: the trace does not say)
+    any_source: bool | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ def rank_tokens(trace: Trace, rank: int) -> list[Token]:
     slots: dict[str, str] = {}
     tokens = []
     gap = [0.0, 0.0]                    # seconds computed, seconds slept
-    for i, s in enumerate(rank_statements(trace, rank, cpu=uses_cpu(trace)) + [None]):
+    statements, asked = rank_program(trace, rank, cpu=uses_cpu(trace))
+    for i, s in enumerate(statements + [None]):
         if isinstance(s, Serial):       # a first sleep is a later exit from MPI_Init: waiting
             gap[s.sleep and i > 0] += float(s.time.evaluate(env))
             continue
@@ -104,5 +107,5 @@ def rank_tokens(trace: Trace, rank: int) -> list[Token]:
             request = slots.pop(s.request, s.request)
         requests = tuple(slots.pop(q, q) for q in s.requests)
         tokens.append(Token((s.op, num(s.size), num(s.src), num(s.dst), num(s.tag), request,
-                             requests, num(s.root), num(s.recv_size)), ()))
+                             requests, num(s.root), num(s.recv_size)), (), asked[i]))
     return tokens

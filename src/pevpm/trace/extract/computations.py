@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from pevpm.trace.scaling import fit_within_noise
+from pevpm.trace.extract.scaling import fit_within_noise
 
 #: A computation whose sd is at most this fraction of its mean is written as a constant
 #: (the spread of a clock's rounding, not of the program).
@@ -24,10 +24,10 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
     """Python source of a computation measured at each count (its samples: the
     aligned gaps of every rank and repetition): a constant or a quoted
     ``gamma(mean, sd)`` draw (0 when there is none: a rank loop of one pass,
-    :mod:`pevpm.trace.rank_loops`; counts without samples are left out).  The
+    :mod:`pevpm.trace.extract.rank_loops`; counts without samples are left out).  The
     mean's law is the simplest its noise (the standard error of the samples)
     does not reject, trying the program's own ``laws`` after the constant
-    (:func:`pevpm.trace.scaling.fit_within_noise`)."""
+    (:func:`pevpm.trace.extract.scaling.fit_within_noise`)."""
     samples = {p: v for p, v in samples.items() if v}
     if not samples:
         return "0"
@@ -50,19 +50,30 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
             alone = [p for p in ps if p not in disturbed]
             caveat = (f"; only {alone[0]} ranks were traced with no more ranks than cores, so "
                       "this law is not contradicted, not confirmed" if len(alone) == 1 else "")
+            cv = ("" if result.cv is None else
+                  f"; each count predicted from the others within {result.cv:.1%}")
             notes.append(f"{what} ({result.form}: within the traced noise, off by at most "
                          f"{result.error:.1%} where +-{result.noise:.0%} is allowed {counts}"
-                         f"{caveat})")
+                         f"{cv}{caveat}; means {evidence(means)})")
         else:
             notes.append(f"{what} (fitted {result.form}, largest error {result.error:.1%} "
-                         f"{counts}: the constant and the program's own laws miss by more "
-                         f"than the traced noise, +-{result.noise:.0%})")
+                         f"{counts}: every one-term law misses by more than the traced "
+                         f"noise, +-{result.noise:.0%}; means {evidence(means)})")
     if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
         return argument(mean)
     cv = statistics.fmean(sds[p] / means[p] for p in means)     # sd in units of the mean
     if argument(mean) == mean:
         return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
     return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")
+
+
+def evidence(values: dict[int, float]) -> str:
+    """Measured values by rank count, as notes give them.
+
+    >>> evidence({2: 0.0125, 4: 0.00625}), evidence({1: 64, 4: 256})
+    ('0.0125 at 2, 0.00625 at 4 ranks', '64 at 1, 256 at 4 ranks')
+    """
+    return ", ".join(f"{v:.4g} at {p}" for p, v in sorted(values.items())) + " ranks"
 
 
 #: The law of a quantity's per-rank total when the quantity is per peer.

@@ -12,7 +12,7 @@ call took after it was ready, beyond what that kind of call takes on a
 quiet host (:func:`usual_times`: the fastest call of its kind, over all
 ranks), is time the rank was not running or not looking -- a process descheduled on a busy host, a
 program polling with sleeps -- which replay keeps as a delay
-(:mod:`pevpm.trace.replay`).  A constant offset between two ranks' clocks
+(:mod:`pevpm.trace.replay.replay`).  A constant offset between two ranks' clocks
 cancels -- the fastest call of a kind has it too -- while it is smaller
 than a message's time (replay counts no call as taking less than 0 s
 after it was ready).

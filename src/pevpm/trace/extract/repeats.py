@@ -16,7 +16,7 @@ it into a :class:`RepeatNode`, written as
 
 so the worker stops when its orders do, at any rank count.
 
->>> from pevpm.trace.tokens import SERIAL, LoopNode, Token
+>>> from pevpm.trace.extract.tokens import SERIAL, LoopNode, Token
 >>> recv = lambda tag: Token(("MPI_Recv", 8, 0, 1, tag, None, (), None, None), ())
 >>> send = Token(("MPI_Send", 8, 1, 0, 5, None, (), None, None), ())
 >>> work = Token(SERIAL, (0.1, 0.2))
@@ -30,7 +30,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pevpm.trace.tokens import OP, REQ, REQS, TAG, LoopNode, Token, is_computation, is_message
+from pevpm.trace.extract.tokens import (
+    OP,
+    REQ,
+    REQS,
+    TAG,
+    LoopNode,
+    Token,
+    is_computation,
+    is_message,
+)
 
 #: Receives whose status a Repeat can test.
 RECEIVES = ("MPI_Recv", "MPI_Irecv")

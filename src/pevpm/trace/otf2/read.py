@@ -25,6 +25,7 @@ from otf2.enums import GroupType, Paradigm
 
 from pevpm.errors import PevpmError
 from pevpm.trace.events import (
+    ANY_SOURCE_ATTRIBUTE,
     CORES_PROPERTY,
     CPU_ATTRIBUTE,
     SLEEP_ATTRIBUTE,
@@ -36,7 +37,7 @@ from pevpm.trace.events import (
     SendDone,
     Trace,
 )
-from pevpm.trace.otf2_events import events
+from pevpm.trace.otf2.callbacks import events
 
 ARCHIVE_NAME = "traces.otf2"
 
@@ -67,10 +68,12 @@ def _rank_order(definitions) -> list:
 class _Open:
     """A call being read: its region, start, CPU seconds before it and events so far."""
 
-    __slots__ = ("cpu", "events", "name", "slept", "start")
+    __slots__ = ("any_source", "cpu", "events", "name", "slept", "start")
 
-    def __init__(self, name: str, start: float, cpu: float | None = None, slept: float = 0.0):
+    def __init__(self, name: str, start: float, cpu: float | None = None, slept: float = 0.0,
+                 any_source: bool | None = None):
         self.name, self.start, self.cpu, self.slept, self.events = name, start, cpu, slept, []
+        self.any_source = any_source
 
 
 #: OTF2's error callback: ``(user data, file, line, function, code, format, va_list)``.
@@ -150,9 +153,11 @@ def _read(trace, where: str) -> Trace:
         t = (event.time - zero) * scale
         if kind == "Enter":
             named = {a.name: v for a, v in (event.attributes or {}).items()}
+            asked = named.get(ANY_SOURCE_ATTRIBUTE)
             stack.append(_Open(event.region.name, t,
                                _attribute(named, CPU_ATTRIBUTE, None, r, where),
-                               _attribute(named, SLEEP_ATTRIBUTE, 0.0, r, where)))
+                               _attribute(named, SLEEP_ATTRIBUTE, 0.0, r, where),
+                               None if asked is None else bool(asked)))
             continue
         if kind == "Leave":
             if not stack:
@@ -164,7 +169,7 @@ def _read(trace, where: str) -> Trace:
                                  where)
             if top.name.startswith("MPI_") and not any(o.name.startswith("MPI_") for o in stack):
                 calls[r].append(Call(top.name, top.start, t, tuple(top.events), top.cpu,
-                                     top.slept))
+                                     top.slept, top.any_source))
             continue
         mpi = next((o for o in stack if o.name.startswith("MPI_")), None)
         if mpi is None:

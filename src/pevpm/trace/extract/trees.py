@@ -7,7 +7,7 @@ send pickles up a binomial tree (a length message, then the pickle), its
 ``comm.scan`` exchanges them by recursive doubling; C programs write their
 own binomial reductions and broadcasts.  Each rank's part depends on the
 bits of its rank, so no single peer expression or rank condition of
-:mod:`pevpm.trace.peers` describes it, and a model extracted without
+:mod:`pevpm.trace.extract.peers` describes it, and a model extracted without
 knowing the tree stalls at rank counts it was not traced at.
 
 Each :class:`Template` is such a tree over ``ceil(log2(numprocs))`` steps
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from pevpm.model.expr import Expr
-from pevpm.trace.tokens import (
+from pevpm.trace.extract.tokens import (
     DST,
     OP,
     REQ,
@@ -240,7 +240,7 @@ def find_trees(streams: list[list[Token]], known: set[Tree] | None = None,
     fits any of them; with ``known`` (a smaller count) only trees found there
     are accepted.
 
-    >>> from pevpm.trace.tokens import Token
+    >>> from pevpm.trace.extract.tokens import Token
     >>> def send(to): return Token(("MPI_Send", 8, None, to, 0, None, (), None, None), ())
     >>> def recv(of): return Token(("MPI_Recv", 8, of, None, 0, None, (), None, None), ())
     >>> ranks = [[recv(1), recv(2)], [send(0), recv(3)], [recv(3), send(0)], [send(2), send(1)]]

@@ -7,14 +7,14 @@ written, would reach three ranks at any count.  :func:`rank_loops` finds
 runs of ``numprocs - 1`` blocks (of up to :data:`MAX_BLOCK` tokens) whose
 keys agree but for peers that take every other rank in increasing order
 (and the sizes of point-to-point messages, then set aside as in
-:func:`pevpm.trace.compress.loose`),
-and makes each a :class:`~pevpm.trace.tokens.LoopNode` counted
+:func:`pevpm.trace.extract.compress.loose`),
+and makes each a :class:`~pevpm.trace.extract.tokens.LoopNode` counted
 ``numprocs - 1`` with index :data:`INDEX`, those peers written
 ``(k < procnum ? k : k + 1)`` (the k-th other rank).  From 3 ranks on; at
 2 ranks one block is no evidence of a loop, unless a larger count had that
 loop.
 
->>> from pevpm.trace.tokens import SERIAL, Token
+>>> from pevpm.trace.extract.tokens import SERIAL, Token
 >>> send = lambda dst: Token(("MPI_Send", 8, 0, dst, 7, None, (), None, None), ())
 >>> out = rank_loops([send(1), Token(SERIAL, (1.0,)), send(2), Token(SERIAL, (2.0,)),
 ...                   send(3), Token(SERIAL, (3.0,))], rank=0, numprocs=4)
@@ -24,8 +24,16 @@ loop.
 
 from __future__ import annotations
 
-from pevpm.trace.compress import POINT_TO_POINT
-from pevpm.trace.tokens import OP, PEER_FIELDS, SIZE, LoopNode, Token, is_computation, is_message
+from pevpm.trace.extract.compress import POINT_TO_POINT
+from pevpm.trace.extract.tokens import (
+    OP,
+    PEER_FIELDS,
+    SIZE,
+    LoopNode,
+    Token,
+    is_computation,
+    is_message,
+)
 
 #: Longest block looked for, in tokens.
 MAX_BLOCK = 16
@@ -54,7 +62,7 @@ def _block_fields(blocks: list[list[Token]], others: list[int]) -> set | None:
             if i in PEER_FIELDS and values == others:
                 varying.add((j, i))
             elif i == SIZE and first.key[OP] in POINT_TO_POINT:
-                continue                # sizes set aside (pevpm.trace.compress.loose)
+                continue                # sizes set aside (pevpm.trace.extract.compress.loose)
             elif any(v != values[0] for v in values):
                 return None
     return varying if any(j == 0 for j, _ in varying) else None

@@ -23,7 +23,13 @@ from pathlib import Path
 import otf2
 from otf2.enums import CollectiveOp, GroupType, LocationGroupType, Paradigm, RegionRole, Type
 
-from pevpm.trace.events import CORES_PROPERTY, CPU_ATTRIBUTE, SLEEP_ATTRIBUTE, totals
+from pevpm.trace.events import (
+    ANY_SOURCE_ATTRIBUTE,
+    CORES_PROPERTY,
+    CPU_ATTRIBUTE,
+    SLEEP_ATTRIBUTE,
+    totals,
+)
 from pevpm.trace.raw import RawRank
 
 ARCHIVE = "traces"
@@ -35,6 +41,10 @@ COMPLETIONS = {"WAIT", "WAITALL", "WAITANY", "WAITSOME", "TEST", "TESTALL", "TES
                "TESTSOME"}
 CREATIONS = {"COMM_DUP", "COMM_SPLIT", "COMM_CREATE", "CART_CREATE", "CART_SUB"}
 NO_PEER = -1
+#: Receives whose Enter says whether they asked for MPI_ANY_SOURCE.
+RECEIVES = {"RECV", "IRECV", "MRECV", "IMRECV"}
+#: The tracer's code for MPI_ANY_SOURCE as a requested source.
+TRACED_ANY_SOURCE = -2
 
 
 def function_name(op: str) -> str:
@@ -86,6 +96,9 @@ class _ArchiveWriter:
                                        "from the end of its previous MPI call", Type.DOUBLE)
         self.slept = self.defs.attribute(SLEEP_ATTRIBUTE, "seconds the calling thread slept "
                                          "since the end of its previous MPI call", Type.DOUBLE)
+        self.any_source = self.defs.attribute(ANY_SOURCE_ATTRIBUTE, "1 when the receive asked "
+                                              "for MPI_ANY_SOURCE, 0 when for one rank",
+                                              Type.UINT8)
 
     def comm(self, key: tuple):
         if key not in self.comms:
@@ -129,19 +142,22 @@ class _ArchiveWriter:
             comm = self.comm(keys[int(rec["comm"])]) if rec["comm"] >= 0 else None
             members = keys[int(rec["comm"])][0] if rec["comm"] >= 0 else ()
             region = self.region(op)
-            w.enter(t0, region, attributes=self.gap_attributes(rec))
+            w.enter(t0, region, attributes=self.enter_attributes(op, rec))
             self._events(w, op, rec, records[i + 1:j], comm, members, keys, is_send, t0, t1)
             w.leave(t1, region)
             last = t1
             i = j
 
-    def gap_attributes(self, rec) -> dict | None:
-        """The Enter event's attributes: the gap's CPU seconds (when recorded: >= 0)
-        and the seconds slept in it (when any)."""
+    def enter_attributes(self, op: str, rec) -> dict | None:
+        """The Enter event's attributes: the gap's CPU seconds (when recorded: >= 0),
+        the seconds slept in it (when any), and of a receive whether it asked for
+        ``MPI_ANY_SOURCE`` (the records hold only the rank it matched)."""
         cpu, slept = float(rec["cpu"]), float(rec["sleep"])
         attributes = {self.cpu: cpu} if cpu >= 0 else {}
         if slept > 0:
             attributes[self.slept] = slept
+        if op in RECEIVES:
+            attributes[self.any_source] = int(rec["peer2"] == TRACED_ANY_SOURCE)
         return attributes or None
 
     def _events(self, w, op, rec, completions, comm, members, keys, is_send, t0, t1) -> None:

@@ -15,7 +15,7 @@ of the job -- name that
 rank -- a receive included -- as ``status.MPI_SOURCE`` (until the next such receive), as
 ``examples/bag_of_tasks/model.py`` does by hand.
 
->>> from pevpm.trace.tokens import Token
+>>> from pevpm.trace.extract.tokens import Token
 >>> recv = lambda src, tag: Token(("MPI_Recv", 8, src, 0, tag, None, (), None, None), ())
 >>> send = lambda dst: Token(("MPI_Send", 8, 0, dst, 7, None, (), None, None), ())
 >>> out, (wild, replies) = any_source([recv(2, 1), send(2), recv(1, 1), send(1),
@@ -30,7 +30,7 @@ rank -- a receive included -- as ``status.MPI_SOURCE`` (until the next such rece
 
 from __future__ import annotations
 
-from pevpm.trace.tokens import DST, OP, REQ, SRC, TAG, LoopNode, Token, is_message
+from pevpm.trace.extract.tokens import DST, OP, REQ, SRC, TAG, LoopNode, Token, is_message
 
 #: Receives that may name ``MPI_ANY_SOURCE``.
 RECEIVES = ("MPI_Recv", "MPI_Irecv")
@@ -83,19 +83,29 @@ def _following(tokens: list[Token], wild: set) -> set:
     return out
 
 
-def _replies(tokens: list[Token], wild: set) -> set:
-    """Tags of the sends that, from the first wild receive on, always go to the
-    rank the latest one matched (a stop message sent to every rank in turn
-    reaches it only once: not a reply)."""
+def _replies(tokens: list[Token], wild, receives: bool = False) -> set:
+    """Tags of the sends (``receives``: the receives) that, from the first wild
+    receive on (``wild``: tells one), always go to (come from) the rank the
+    latest one matched (a stop message sent to every rank in turn reaches it
+    only once: not a reply)."""
     latest, tags, other = None, set(), set()
     for t in tokens:
         if not is_message(t):
             continue
-        if t.key[OP] in RECEIVES and t.key[TAG] in wild:
+        receive = t.key[OP] in RECEIVES
+        if receive and wild(t):
             latest = t.key[SRC]
-        elif latest is not None and t.key[OP] not in RECEIVES and t.key[DST] is not None:
-            (tags if t.key[DST] == latest else other).add(t.key[TAG])
+        elif latest is not None and receive == receives:
+            peer = t.key[SRC if receives else DST]
+            if peer is not None:
+                (tags if peer == latest else other).add(t.key[TAG])
     return tags - other
+
+
+def _asked(tokens: list[Token]) -> bool:
+    """Whether the trace says which receives asked for ``MPI_ANY_SOURCE``."""
+    return any(t.any_source is not None for t in tokens
+               if is_message(t) and t.key[OP] in RECEIVES)
 
 
 def any_source(tokens: list[Token], hint: tuple[frozenset, frozenset] | None = None,
@@ -105,14 +115,35 @@ def any_source(tokens: list[Token], hint: tuple[frozenset, frozenset] | None = N
     received from any source and as replies; unchanged when every tag comes
     from one source.  ``hint``: those of the same rank at a larger count (at 2
     ranks a master hears from one worker only, and every message it sends
-    goes to the rank it heard from)."""
-    wild = {tag for tag, sources in _sources_by_tag(tokens).items() if not _in_turn(sources)}
-    if hint:
-        wild |= hint[0]
+    goes to the rank it heard from).  Where the trace says which receives
+    asked for ``MPI_ANY_SOURCE`` (``pevpm trace``'s), those and only those are
+    (several receives with one tag from different neighbours keep their
+    sources), and a later receive names the matched rank only for a tag that
+    always came from it.
+
+    >>> from pevpm.trace.extract.tokens import Token
+    >>> recv = lambda src, wild: Token(("MPI_Recv", 8, src, 0, 5, None, (), None, None), (),
+    ...                                wild)
+    >>> out, _ = any_source([recv(1, False), recv(3, False), recv(3, False), recv(1, False),
+    ...                      recv(2, True)])
+    >>> [t.key[2] for t in out]
+    [1, 3, 3, 1, 'MPI_ANY_SOURCE']
+    """
+    if _asked(tokens):
+        wild = {t.key[TAG] for t in tokens if is_message(t) and t.any_source}
+        following = _replies(tokens, _is_wild, receives=True)
+        is_wild = _is_wild
+    else:
+        wild = {tag for tag, sources in _sources_by_tag(tokens).items()
+                if not _in_turn(sources)} | (hint[0] if hint else set())
+        wild -= _following(tokens, wild)
+        following = None
+
+        def is_wild(t: Token) -> bool:
+            return t.key[TAG] in wild
     if not wild:
         return tokens, (frozenset(), frozenset())
-    wild -= _following(tokens, wild)
-    replies = hint[1] if hint else _replies(tokens, wild)
+    replies = hint[1] if hint else _replies(tokens, is_wild)
     out = []
     bound: tuple[int, str] | None = None     # (matched rank, its status name)
     for t in tokens:
@@ -120,11 +151,12 @@ def any_source(tokens: list[Token], hint: tuple[frozenset, frozenset] | None = N
             out.append(t)
             continue
         receive = t.key[OP] in RECEIVES
-        if receive and t.key[TAG] in wild:
+        if receive and is_wild(t):
             status = t.key[REQ] or STATUS
             bound = (t.key[SRC], status)
             out.append(_with(t, src="MPI_ANY_SOURCE", req=status))
-        elif bound and receive and t.key[SRC] == bound[0]:
+        elif (bound and receive and t.key[SRC] == bound[0]
+              and (following is None or t.key[TAG] in following)):
             out.append(_with(t, src=f"{bound[1]}.MPI_SOURCE"))
             if t.key[REQ] not in (None, bound[1]):
                 bound = None            # another request: its status is not the bound one
@@ -133,6 +165,11 @@ def any_source(tokens: list[Token], hint: tuple[frozenset, frozenset] | None = N
         else:
             out.append(t)
     return out, (frozenset(wild), frozenset(replies))
+
+
+def _is_wild(t: Token) -> bool:
+    """A receive that asked for ``MPI_ANY_SOURCE``, as the trace says."""
+    return bool(t.any_source) and t.key[OP] in RECEIVES
 
 
 def _is_any_source_pass(node) -> bool:

@@ -18,7 +18,7 @@ Each rank's calls turn into statements in program order, under one
 * calls that move no data (``MPI_Comm_rank`` in a Score-P trace...) count
   as computation;
 * :func:`replay` and :func:`trace_model` keep the delays inside calls
-  (:mod:`pevpm.trace.delays`: the time a call took after its peers were
+  (:mod:`pevpm.trace.replay.delays`: the time a call took after its peers were
   there beyond the fastest call of its kind) as sleeping ``Serial``
   statements after the calls, and then cost messages at the machine's
   quiet times (:func:`replay_machine`); the gaps of a trace whose
@@ -56,7 +56,6 @@ from pevpm.machine.profile_comm import ProfileCommModel
 from pevpm.model.ast import Message, Model, Serial, Statement
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.expr import Expr, Num
-from pevpm.trace.delays import ready_times, size_class, usual_times
 from pevpm.trace.events import (
     Call,
     Collective,
@@ -67,6 +66,7 @@ from pevpm.trace.events import (
     Trace,
     per_peer_size,
 )
+from pevpm.trace.replay.delays import ready_times, size_class, usual_times
 from pevpm.vm.fastengine import no_cycle_collection
 
 POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
@@ -148,6 +148,8 @@ class _RankConverter:
         # a long trace repeats a few calls
         self.known: dict[tuple, tuple | None] = {}
         self.kinds: dict[tuple, tuple] = {}
+        # id of each receive statement -> whether its call asked for MPI_ANY_SOURCE
+        self.asked: dict[int, bool] = {}
 
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
@@ -235,10 +237,13 @@ class _RankConverter:
     def statements(self, call: Call) -> tuple[Statement, ...] | None:
         """The call's statements; ``()`` if it moves nothing, ``None`` if it is a poll.
         Calls that use no request are converted once per (name, events)."""
-        key = (call.name, call.events)
+        key = (call.name, call.events, call.any_source)
         if key in self.known:
             return self.known[key]
         out = self.convert_call(call)
+        if out and call.any_source is not None:
+            self.asked.update((id(m), call.any_source) for m in out
+                              if m.op in ("MPI_Recv", "MPI_Irecv"))
         if all(type(e) is Collective or (type(e) in (Send, Recv) and e.request is None)
                for e in call.events) and all(m.request is None for m in out or ()):
             self.known[key] = out
@@ -322,9 +327,30 @@ def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
     return _RankConverter(trace, rank, speed, cpu).convert()
 
 
+def rank_program(trace: Trace, rank: int, cpu: bool = False,
+                 ) -> tuple[list[Statement], list[bool | None]]:
+    """:func:`rank_statements`, and for each statement whether it is a receive that
+    asked for ``MPI_ANY_SOURCE`` (its source is the rank it matched): True or
+    False where the trace says (``pevpm trace`` records it), else None.
+
+    >>> from pevpm.trace.events import Call, Recv, Send, Trace
+    >>> t = Trace(((Call("MPI_Init", 0, 0), Call("MPI_Send", 1, 2, (Send(1, 0, 8),)),
+    ...             Call("MPI_Finalize", 3, 3)),
+    ...            (Call("MPI_Init", 0, 0), Call("MPI_Recv", 1, 2, (Recv(0, 0, 8),),
+    ...                                          any_source=True),
+    ...             Call("MPI_Finalize", 3, 3))))
+    >>> statements, asked = rank_program(t, 1)
+    >>> [(s.op, a) for s, a in zip(statements, asked) if a is not None]
+    [('MPI_Recv', True)]
+    """
+    converter = _RankConverter(trace, rank, 1.0, cpu)
+    statements = converter.convert()
+    return statements, [converter.asked.get(id(s)) for s in statements]
+
+
 def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]:
     """Every rank's converter, run; with ``delays`` each call's time beyond the usual
-    of its kind over all ranks (:func:`pevpm.trace.delays.usual_times`) is kept.
+    of its kind over all ranks (:func:`pevpm.trace.replay.delays.usual_times`) is kept.
     The gaps of a trace whose ranks outnumbered their cores hold that sharing
     already: they are kept as they were (sleeping ``Serial``), not shared again."""
     ready = ready_times(trace) if delays else [None] * trace.numprocs
@@ -359,7 +385,7 @@ def _check_speed(speed: float) -> None:
 def trace_model(trace: Trace, speed: float = 1.0, source: str | None = None,
                 delays: bool = True) -> Model:
     """The whole trace as a model: one ``Runon`` arm per rank (``delays``: with the
-    traced delays inside calls, :mod:`pevpm.trace.delays`)."""
+    traced delays inside calls, :mod:`pevpm.trace.replay.delays`)."""
     _check_speed(speed)
     with no_cycle_collection():
         return _model(_converted(trace, speed, delays), source)

@@ -1,6 +1,6 @@
 """Run an MPI program under the PMPI tracer and store its trace as OTF2.
 
-The tracer library (:mod:`pevpm.trace.build`) is put in ``LD_PRELOAD`` and
+The tracer library (:mod:`pevpm.trace.record.build`) is put in ``LD_PRELOAD`` and
 ``PEVPM_TRACE_DIR`` tells it where to write; ``mpiexec`` passes both to
 every rank.  mpi4py opens ``libmpi`` with ``dlopen``, and symbols already
 in the process (the preloaded wrappers) take precedence, so Python programs
@@ -17,17 +17,18 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import _otf2
 
 from pevpm.errors import PevpmError
 from pevpm.host import usable_cores
-from pevpm.trace.build import find_mpicc, tracer_library
-from pevpm.trace.otf2_read import ARCHIVE_NAME, quiet_otf2
-from pevpm.trace.otf2_write import ARCHIVE, write_archive
+from pevpm.trace.otf2.read import ARCHIVE_NAME, quiet_otf2
+from pevpm.trace.otf2.write import ARCHIVE, write_archive
 from pevpm.trace.raw import read_raw
+from pevpm.trace.record.build import fortran_mpi, linked_mpi, tracer_for
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,20 @@ class Recorded:
     numprocs: int
     calls: int          # MPI calls recorded over all ranks
     returncode: int
+    #: calls counted but not recorded, over all ranks: MPI function name -> calls
+    unrecorded: dict[str, int] = field(default_factory=dict)
+
+    def unrecorded_note(self) -> str | None:
+        """What was not recorded, for the user (None when everything was).
+
+        >>> Recorded(Path("t"), 2, 10, 0, {"MPI_Ibcast": 4, "MPI_Start": 2}).unrecorded_note()
+        'not recorded: MPI_Ibcast (4 calls), MPI_Start (2 calls); their time counts as computation'
+        """
+        if not self.unrecorded:
+            return None
+        return ("not recorded: " + ", ".join(f"{name} ({n} call{'s' if n > 1 else ''})"
+                                             for name, n in self.unrecorded.items())
+                + "; their time counts as computation")
 
 
 def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recorded:
@@ -50,7 +65,9 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
     launcher = shutil.which(command[0])
     if launcher is None:
         raise PevpmError(f"command not found: {command[0]}", "pevpm trace")
-    library = tracer_library(find_mpicc(launcher) or find_mpicc())
+    library, warning = tracer_for(command, launcher)
+    if warning:
+        print(f"pevpm trace: warning: {warning}", file=sys.stderr)
     raw = directory / "raw"
     created = [p for p in (directory, raw) if not p.exists()]
     try:
@@ -71,12 +88,31 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
         kept = f"; raw records are in {raw}" if raw.exists() else ""
         raise PevpmError(f"the traced command exited with status {returncode}{kept}",
                          "pevpm trace")
+    _check_recorded(command, raw)
     ranks = read_raw(raw)
     archive = _write(ranks, directory, raw)
     calls = sum(int((r.records["op"] != r.op_code("COMPLETE")).sum()) for r in ranks)
     if not keep_raw:
         shutil.rmtree(raw)
-    return Recorded(archive, len(ranks), calls, returncode)
+    unrecorded: dict[str, int] = {}
+    for r in ranks:
+        for name, n in r.unrecorded.items():
+            unrecorded[name] = unrecorded.get(name, 0) + n
+    return Recorded(archive, len(ranks), calls, returncode, unrecorded)
+
+
+def _check_recorded(command: list[str], raw: Path) -> None:
+    """Say why nothing was recorded when the program calls MPI from Fortran through
+    names the tracer does not wrap (another compiler's, the mpi_f08 module's)."""
+    if (raw / "rank-0.txt").is_file():
+        return
+    linked = linked_mpi(command)
+    fortran = fortran_mpi(linked[0]) if linked else None
+    if fortran:
+        raise PevpmError(f"no rank recorded anything: {linked[0]} calls MPI from Fortran "
+                         f"({fortran}), and the tracer wraps only gfortran's names of the "
+                         "Fortran calls (mpi_init_, mpi_send_...) and no MPI_Init of the "
+                         "mpi_f08 module", "pevpm trace")
 
 
 def _write(ranks, directory: Path, raw: Path) -> Path:

@@ -19,7 +19,7 @@ in the first): its growing loops are to be written
 ``min(f, J)`` and its shrinking ones ``J - min(g, J)`` (``g`` the growing
 partner's count), so the total holds at every count.
 
->>> from pevpm.trace.tokens import LoopNode, Token
+>>> from pevpm.trace.extract.tokens import LoopNode, Token
 >>> msg = lambda op, tag: Token((op, 8, 0, 1, tag, None, (), None, None), ())
 >>> first, answer, last = ([msg("MPI_Send", 1)], [msg("MPI_Recv", 2), msg("MPI_Send", 1)],
 ...                        [msg("MPI_Recv", 2)])
@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from pevpm.trace.compress import POINT_TO_POINT
-from pevpm.trace.rank_loops import COUNT
-from pevpm.trace.tokens import OP, TAG, LoopNode, Token, is_message
+from pevpm.trace.extract.compress import POINT_TO_POINT
+from pevpm.trace.extract.rank_loops import COUNT
+from pevpm.trace.extract.tokens import OP, TAG, LoopNode, Token, is_message
 
 
 @dataclass(frozen=True)

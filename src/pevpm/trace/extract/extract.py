@@ -1,7 +1,7 @@
 """Extract a readable PEVPM model (Python) from traces of one program at one
 or more rank counts.
 
-Each rank's replay program (:mod:`pevpm.trace.replay`) becomes a token
+Each rank's replay program (:mod:`pevpm.trace.replay.replay`) becomes a token
 stream: a message with its peers' ranks and its requests renamed by slot
 (``r0``, ``r1``... the lowest free slot when posted), or a computation with
 its seconds.  The stream is compressed: the longest run of a repeated
@@ -9,10 +9,10 @@ subsequence (period up to :data:`MAX_PERIOD` tokens, at least two repeats)
 becomes a loop, and the parts before and after are compressed the same way.
 Ranks of one count whose compressed programs have the same shape (peers
 aside) form a group; its peers become expressions of ``procnum`` and
-``numprocs`` (:mod:`pevpm.trace.peers`) and its ranks a ``Runon`` condition
+``numprocs`` (:mod:`pevpm.trace.extract.peers`) and its ranks a ``Runon`` condition
 that holds at every count.  Groups are matched across counts, and their loop
 counts, sizes and mean computations fitted over ``numprocs``
-(:mod:`pevpm.trace.scaling`); computations are ``gamma(mean, sd)`` draws.
+(:mod:`pevpm.trace.extract.scaling`); computations are ``gamma(mean, sd)`` draws.
 Every fit and everything not generalised is listed in the notes (the file's
 docstring and, from ``pevpm extract``, stderr).
 
@@ -28,34 +28,36 @@ docstring and, from ``pevpm extract``, stderr).
 from __future__ import annotations
 
 import statistics
+import textwrap
 from dataclasses import dataclass, field
 
-from pevpm.errors import PevpmError
+from pevpm.errors import EventLimitError, PevpmError, WallClockLimitError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Model
-from pevpm.trace.any_source import any_source, any_source_passes, single_passes
-from pevpm.trace.compress import compressed, is_loose
-from pevpm.trace.computations import TIMES_P, argument, law_of, seconds_source
-from pevpm.trace.conservation import Cap, conserved_totals, passes
+from pevpm.model.expr import Expr
 from pevpm.trace.events import Trace
-from pevpm.trace.peers import (
+from pevpm.trace.extract.any_source import any_source, any_source_passes, single_passes
+from pevpm.trace.extract.compress import compressed, is_loose
+from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
+from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
+from pevpm.trace.extract.peers import (
     RANK_PREDICATES,
     literal_predicate,
     peer_expression,
     rank_predicate,
     selected,
 )
-from pevpm.trace.rank_loops import INDEX, rank_loops, signature
-from pevpm.trace.repeats import RepeatNode, receive_until_tag
-from pevpm.trace.scaling import (
+from pevpm.trace.extract.rank_loops import INDEX, rank_loops, signature
+from pevpm.trace.extract.repeats import RepeatNode, receive_until_tag
+from pevpm.trace.extract.scaling import (
     DISTURBED_NOISE,
     MIN_NOISE,
     NOISE_WIDTH,
     TERMS,
     fit,
 )
-from pevpm.trace.tokens import (
+from pevpm.trace.extract.tokens import (
     DST,
     OP,
     PEER_FIELDS,
@@ -74,9 +76,12 @@ from pevpm.trace.tokens import (
     rank_tokens,
     uses_cpu,
 )
-from pevpm.trace.trees import Tree, find_trees, model_lines
+from pevpm.trace.extract.trees import Tree, find_trees, model_lines
 from pevpm.vm import fastengine
 from pevpm.vm.engine import Limits
+
+#: The width comments in a model file are wrapped to.
+MODEL_WIDTH = 100
 
 
 def _skeleton(nodes, numbers: bool = True) -> tuple:
@@ -222,7 +227,8 @@ def _fitted(values: dict[int, float], whole: bool, notes: list, what: str,
                      "generalised")
     elif len(ps) > 1 and result.form != "c":
         notes.append(f"{what} = {result.text} (fitted {result.form}, largest error "
-                     f"{result.error:.1%} at {', '.join(map(str, ps))} ranks)")
+                     f"{result.error:.1%} at {', '.join(map(str, ps))} ranks; traced "
+                     f"{evidence(values)})")
     return result.text
 
 
@@ -278,8 +284,12 @@ class _Writer:
     """Writes one rank group's program, fitting every number across the counts."""
 
     def __init__(self, peers: list[str], notes: list[str], laws: set[str],
-                 loop_laws: dict[int, set[str]], parameters: dict[str, int]):
+                 loop_laws: dict[int, set[str]], parameters: dict[str, int],
+                 sizes: dict[str, set[str]] | None = None):
         self.peers = iter(peers)
+        # exact laws of message sizes fitted over two counts or more, by operation: for
+        # the sizes of programs seen at one count only (interior ranks at 4 ranks)
+        self.sizes = sizes if sizes is not None else {}
         self.notes = notes
         self.parameters = parameters    # loop counts made parameters, shared by the groups
         self.disturbed: tuple[int, ...] = ()    # counts traced with more ranks than cores
@@ -291,6 +301,7 @@ class _Writer:
         self.trees = 0
         self.depth = 0
         self.totals: dict[int, str] = {}       # the parameters of this level's conserved totals
+        self.counts: tuple[int, ...] = ()      # the traced counts the model is fitted over
 
     def fitted(self, values: dict[int, float], what: str) -> str:
         """A whole number fitted (:func:`_fitted`); its exact law joins the
@@ -311,6 +322,7 @@ class _Writer:
         numbers: dict[int, int] = {}        # loop positions of this level: their numbers
         for i, node in enumerate(nodes_by_p[top]):
             at = {p: nodes[i] for p, nodes in nodes_by_p.items()}
+            mark, start = len(self.notes), len(out)
             if isinstance(node, LoopNode):
                 self.loops += 1
                 numbers[i] = self.loops
@@ -325,6 +337,7 @@ class _Writer:
                 if cap is not None:
                     out.append(f"{pad}# {self.totals[role[i]]}: a total these loops "
                                "conserve (see the notes above)")
+                out[start:] = self.comments(mark, pad) + out[start:]
                 if isinstance(node.count, str):     # over every other rank
                     out.append(f"{pad}with b.loop({count!r}, index={INDEX!r}):")
                 else:
@@ -342,14 +355,26 @@ class _Writer:
                                    self.place(), tuple(sorted(self.laws)), self.disturbed,
                                    tuple(sorted(own)))
                 sleep = ", sleep=True" if node.key == SLEEP else ""
-                out.append(f"{pad}b.serial({seconds}{sleep})")
+                law = self.comments(mark, pad) if "numprocs" in seconds else []
+                out += law + [f"{pad}b.serial({seconds}{sleep})"]
             elif is_message(node):
-                out.append(pad + self.message(at))
+                line = self.message(at)
+                out += self.comments(mark, pad) + [pad + line]
             else:
-                out += [pad + line for line in self.tree(at)]
+                lines = self.tree(at)
+                out += self.comments(mark, pad) + [pad + line for line in lines]
         for k, cap in enumerate(caps):
             self.note_total(cap, self.totals.pop(k), numbers, nodes_by_p)
         return out
+
+    def comments(self, mark: int, pad: str) -> list[str]:
+        """The notes written since ``mark`` (the generalisations of the statement
+        that follows, with their evidence) as comments, when fitted over two
+        counts or more."""
+        if len(self.counts) < 2:
+            return []
+        return [f"{pad}# {line}" for note in self.notes[mark:]
+                for line in textwrap.wrap(note, max(40, MODEL_WIDTH - len(pad) - 2))]
 
     def conserved(self, nodes_by_p: dict[int, list]) -> list[Cap]:
         """The totals this level's loops conserve (:func:`conserved_totals`) whose
@@ -397,7 +422,7 @@ class _Writer:
 
     def capped(self, cap: int, total: int, count: str, shrinks: bool = False) -> str:
         """A count of loops that conserve ``total`` passes (cap number ``cap`` of
-        this level, :mod:`pevpm.trace.conservation`): a growing one stops at the
+        this level, :mod:`pevpm.trace.extract.conservation`): a growing one stops at the
         total, a shrinking one is the rest of it; the total is a parameter
         ``totalK`` (K the first of its loops), shared as loop counts are."""
         name = self.totals.setdefault(cap, f"total{self.loops}")
@@ -406,7 +431,7 @@ class _Writer:
         return f"{bound} - min({count}, {bound})" if shrinks else f"min({count}, {bound})"
 
     def repeat(self, at: dict[int, RepeatNode], indent: int) -> list[str]:
-        """Receive until the tag says stop (:mod:`pevpm.trace.repeats`)."""
+        """Receive until the tag says stop (:mod:`pevpm.trace.extract.repeats`)."""
         pad = " " * indent
         node = at[max(at)]
         self.notes.append(f"{self.place()}: a loop of receives that ended on tag {node.stop} "
@@ -420,7 +445,7 @@ class _Writer:
         return out
 
     def tree(self, at: dict[int, Token]) -> list[str]:
-        """A tree of messages (:mod:`pevpm.trace.trees`), its sizes fitted."""
+        """A tree of messages (:mod:`pevpm.trace.extract.trees`), its sizes fitted."""
         self.trees += 1
         trees = {p: Tree.of(t.key) for p, t in at.items()}
         top = trees[max(trees)]
@@ -432,6 +457,26 @@ class _Writer:
                           "log2(numprocs) steps")
         comment = f"# tree {self.trees}: {top.template} (see the notes above)"
         return [comment] + model_lines(top, sizes, f"step{self.trees}")
+
+    def size(self, op: str, values: dict[int, int]) -> str:
+        """A message's size fitted over the counts (an exact law found is kept for
+        ``op``); a size seen at one count only takes a law another rank group's
+        ``op`` follows exactly if one gives it there (noted), else stays literal."""
+        what = f"{op} {self.place()}: size"
+        if len(values) == 1:
+            (p, value), = values.items()
+            laws = sorted(law for law in self.sizes.get(op, ())
+                          if Expr.parse(law).evaluate({"numprocs": p}) == value)
+            if laws:
+                self.notes.append(f"{what} = {laws[0]}: seen at {p} ranks only, where it is "
+                                  f"{value}, as other ranks' {op} follows (fitted over more "
+                                  "counts)")
+                return laws[0]
+        text = self.fitted(values, what)
+        if len(values) > 1 and not text.isdigit() and all(
+                Expr.parse(text).evaluate({"numprocs": p}) == v for p, v in values.items()):
+            self.sizes.setdefault(op, set()).add(text)
+        return text
 
     def parameter(self, count: str) -> str:
         """A constant loop count as a parameter ``loopK`` (``pevpm predict -D
@@ -462,7 +507,7 @@ class _Writer:
                               f" ranks); their {'largest anywhere (a buffer)' if receive else 'mean'}"
                               " is written, at every count (approximate)")
         else:
-            size = self.fitted({p: t.key[SIZE] for p, t in at.items()}, f"{op} {self.place()}: size")
+            size = self.size(op, {p: t.key[SIZE] for p, t in at.items()})
         args = [repr(op), argument(size)]
         tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
@@ -509,6 +554,19 @@ def _matches(pred: str, top: _Group, by_count: dict[int, list[_Group]]) -> dict:
     return chosen
 
 
+def _best_match(group: _Group, by_count: dict[int, list[_Group]]) -> tuple[str, dict]:
+    """The rank predicate that selects ``group`` at the largest count and matches
+    its program at the most counts, with the group at each (:func:`_matches`);
+    the ranks as they are where no predicate selects them."""
+    top = max(by_count)
+    exact = [p for p in RANK_PREDICATES if selected(p, top) == sorted(group.ranks)]
+    found = [(guard, _matches(guard, group, by_count)) for guard in exact]
+    best = max((len(chosen) for _, chosen in found), default=0)
+    if best:
+        return next((g, c) for g, c in found if len(c) == best)
+    return literal_predicate(group.ranks), {top: group}
+
+
 def _plan(by_count: dict[int, list[_Group]], notes: list[str]) -> list[tuple[str, dict]]:
     """(predicate, group at each count) for every group of the largest count."""
     top = max(by_count)
@@ -516,18 +574,16 @@ def _plan(by_count: dict[int, list[_Group]], notes: list[str]) -> list[tuple[str
     pending = list(by_count[top])
     while pending:
         group = pending.pop(0)
-        exact = [p for p in RANK_PREDICATES if selected(p, top) == sorted(group.ranks)]
-        found = [(guard, _matches(guard, group, by_count)) for guard in exact]
-        best = max((len(chosen) for _, chosen in found), default=0)
-        if best < 2 and len(by_count) > 1:
+        guard, chosen = _best_match(group, by_count)
+        if len(chosen) < 2 and len(by_count) > 1:
             pieces = _split_by_offsets(group)
-            if len(pieces) > 1:     # peers that fit by coincidence at this count
+            # peers that fit by coincidence at this count: split, where a piece then
+            # matches at more counts (not ranks seen at this count only, whose peers
+            # are one rank, rank 0, whatever their offsets)
+            if len(pieces) > 1 and any(len(_best_match(piece, by_count)[1]) > 1
+                                       for piece in pieces):
                 pending[:0] = pieces
                 continue
-        if best:
-            guard, chosen = next((g, c) for g, c in found if len(c) == best)
-        else:
-            guard, chosen = literal_predicate(group.ranks), {top: group}
         if len(chosen) == 1 and len(by_count) > 1:
             notes.append(f"ranks {group.ranks} of {top}: their program is not matched at "
                          "the other rank counts; its values are the largest count's")
@@ -549,7 +605,7 @@ def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
                 continue
             programs = dict(zip(group.ranks, group.programs))
             guard = rank_predicate({n: ranks}) or literal_predicate(ranks)
-            out.append((f"numprocs == {n} && ({guard})",
+            out.append((f"numprocs == {n}" if guard == "1" else f"numprocs == {n} && ({guard})",
                         {n: _Group(n, ranks, [programs[r] for r in ranks])}))
             notes.append(f"ranks {ranks} of {n}: a program of their own at {n} ranks only")
     return out
@@ -558,7 +614,8 @@ def _exceptions(by_count: dict[int, list[_Group]], plan: list[tuple[str, dict]],
 def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
                  laws: set[str], loop_laws: dict[int, set[str]], parameters: dict[str, int],
                  disturbed: tuple[int, ...] = (),
-                 by_count: dict[int, list[_Group]] | None = None) -> list[str]:
+                 by_count: dict[int, list[_Group]] | None = None,
+                 sizes: dict[str, set[str]] | None = None) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
         for i, slot in enumerate(group.peer_slots()):
@@ -585,8 +642,9 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
-    writer = _Writer(peers, notes, laws, loop_laws, parameters)
+    writer = _Writer(peers, notes, laws, loop_laws, parameters, sizes)
     writer.disturbed = disturbed
+    writer.counts = tuple(by_count or ())
     writer.largest = {n: max((v for g in groups for program in g.programs
                               for t in _tokens_in_order(program) if is_loose(t)
                               for v in t.values), default=0)
@@ -635,14 +693,18 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     plan = _plan(by_count, fitted)
     laws: set[str] = set()
     loop_laws: dict[int, set[str]] = {}
+    sizes: dict[str, set[str]] = {}
     for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
-        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count)
+        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count, sizes)
     if laws and len(counts) > 1:
-        notes.append("computations: the laws of the sizes moved in the same loop, the "
-                     "constant, then the program's own laws (" + ", ".join(sorted(laws))
-                     + ": its sizes and counts, and their per-rank totals) are tried first, "
-                     f"and kept if they miss no traced mean by more than {NOISE_WIDTH:g} "
-                     f"standard errors (at least {MIN_NOISE:.0%})")
+        notes.append("computations: the constant unless a traced mean contradicts it (misses "
+                     f"by more than {NOISE_WIDTH:g} standard errors, at least "
+                     f"{MIN_NOISE:.0%}); else of the one-term laws p^i log2(p)^j not so "
+                     "contradicted, the one that predicts each count best from the others "
+                     "(leave-one-out), the laws of the sizes moved in the same loop, then the "
+                     "program's own laws (" + ", ".join(sorted(laws)) + ": its sizes and "
+                     "counts, and their per-rank totals) winning ties; no growing law where "
+                     "fewer than two counts had a core per rank")
     body: list[str] = []
     parameters: dict[str, int] = {}
     disturbed = tuple(t.numprocs for t in traces if t.oversubscribed)
@@ -652,13 +714,13 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                      f"+-{DISTURBED_NOISE:.0%} at least")
     if len(plan) == 1 and plan[0][0] == "1":
         body += _group_lines(plan[0][1], 4, fitted, laws, loop_laws, parameters, disturbed,
-                             by_count)
+                             by_count, sizes)
     else:
         body.append("    with b.runon() as ranks:")
         for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
             body += _group_lines(chosen, 12, fitted, laws, loop_laws, parameters,
-                                 disturbed, by_count)
+                                 disturbed, by_count, sizes)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
     if any(is_loose(t) for g in plan for group in g[1].values() for program in group.programs
            for t in _tokens_in_order(program)):
@@ -674,7 +736,8 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     header += [f"* {note}" for note in notes] + ['"""', "",
                                                  "from pevpm.model.builder import ModelBuilder",
                                                  "", "", "def model():",
-                                                 f"    b = ModelBuilder(parameters={parameters!r})"]
+                                                 ("    b = ModelBuilder(parameters="
+                                                  f"{parameters!r}, lines=True)")]
     text = "\n".join(header + body + ["    return b", ""])
     return Extracted(text, events, len(body) + 2, len(plan) == 1, tuple(notes), tuple(counts))
 
@@ -683,7 +746,7 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
 TRIAL_EVENTS = 5_000_000
 
 
-def trial_run(model: Model, numprocs: int) -> str | None:
+def trial_run(model: Model, numprocs: int) -> PevpmError | None:
     """Why ``model`` does not run at ``numprocs`` ranks (on a machine where every
     message takes a microsecond), or None when it does: a check that a model
     fitted at a few rank counts still describes a program at more.
@@ -691,12 +754,39 @@ def trial_run(model: Model, numprocs: int) -> str | None:
     >>> from pevpm.model.builder import ModelBuilder
     >>> b = ModelBuilder()
     >>> b.message("MPI_Recv", 8, source="(procnum + 1) % numprocs")
-    >>> trial_run(b.build(), 4)                 # doctest: +ELLIPSIS
+    >>> trial_run(b.build(), 4).message         # doctest: +ELLIPSIS
     'deadlock: rank 0 blocked in MPI_Recv from 1...'
     """
     try:
         fastengine.simulate(model, numprocs, Machine(Constant(1e-6)),
                             limits=Limits(max_events=TRIAL_EVENTS))
     except PevpmError as err:
-        return err.message
+        return err
     return None
+
+
+#: The rank counts past the traced ones that :func:`self_check` runs a model at.
+CHECK_COUNTS = (8, 64, 1024)
+
+
+def self_check(model: Model, counts) -> list[tuple[int, str, bool]]:
+    """``(rank count, why, fatal)`` for each of ``counts`` and :data:`CHECK_COUNTS`
+    at which ``model`` does not run (:func:`trial_run`: a deadlock, a truncated
+    message, a collective the ranks do not all make, with the ranks and the
+    model's line); a run that passed :data:`TRIAL_EVENTS` events is not fatal (it
+    ran that far without a fault: a long run, checked no further).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> with b.on_ranks("procnum == 0"):
+    ...     b.collective("MPI_Barrier")
+    >>> [(n, why[:9], fatal) for n, why, fatal in self_check(b.build(), [1])]
+    [(8, 'deadlock:', True), (64, 'deadlock:', True), (1024, 'deadlock:', True)]
+    """
+    out = []
+    for numprocs in sorted(set(counts) | set(CHECK_COUNTS)):
+        err = trial_run(model, numprocs)
+        if err is not None:
+            long_run = isinstance(err, (EventLimitError, WallClockLimitError))
+            out.append((numprocs, err.message, not long_run))
+    return out

@@ -1,0 +1,120 @@
+"""Trace a real MPI program at a few rank counts, replay each trace, extract one
+model from them all and predict with it: the rows of docs/apps.md.
+
+    python benchmarks/apps/pipeline.py --name "LAMMPS melt" --work /tmp/apps/melt \\
+        --launcher "mpirun --oversubscribe -n {n}" -- lmp -in in.melt -log none -screen none
+
+``--launcher`` is the launch command with ``{n}`` for the rank count; the
+command after ``--`` runs in ``--work`` (where the traces, the model and
+``pipeline.json`` go).  For each count of ``--ranks`` (1,2,4): ``pevpm
+trace``, then ``pevpm replay --machine M --json``; then ``pevpm extract``
+of all of them (``--allow-broken``, so that a model that fails its self-check
+is still measured: the check's lines are kept in the JSON) and ``pevpm
+predict --runs R --json`` of the model at each traced count and at
+``--predict`` (8..1024).  Prints one Markdown table row and the JSON.
+Nothing of the program is kept here: build it where you like
+(``benchmarks/apps/README.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def pevpm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """``python -m pevpm args...`` in ``cwd``, output captured."""
+    return subprocess.run([sys.executable, "-m", "pevpm", *args], cwd=cwd, text=True,
+                          capture_output=True, check=False)
+
+
+def counts(text: str) -> list[int]:
+    """``1,2,4`` or ``8..1024`` (doubling).
+
+    >>> counts("1,2,4"), counts("8..64")
+    ([1, 2, 4], [8, 16, 32, 64])
+    """
+    if ".." in text:
+        low, high = (int(v) for v in text.split(".."))
+        out = [low]
+        while out[-1] * 2 <= high:
+            out.append(out[-1] * 2)
+        return out
+    return [int(v) for v in text.split(",")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--work", required=True, type=Path)
+    parser.add_argument("--launcher", default="mpiexec -n {n}")
+    parser.add_argument("--ranks", default="1,2,4", type=counts)
+    parser.add_argument("--predict", default="8..1024", type=counts)
+    parser.add_argument("--machine", default="default")
+    parser.add_argument("--runs", default="3")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    work = args.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    out: dict = {"name": args.name, "command": command, "machine": args.machine, "counts": {}}
+    for n in args.ranks:
+        trace = work / f"trace{n}"
+        start = time.perf_counter()
+        done = pevpm("trace", "-o", str(trace), "--",
+                     *shlex.split(args.launcher.format(n=n)), *command, cwd=work)
+        if done.returncode != 0:
+            print(done.stderr, file=sys.stderr)
+            return 1
+        row = {"trace_wall_s": round(time.perf_counter() - start, 2),
+               "trace": done.stderr.strip().splitlines()[-1]}
+        replay = pevpm("replay", str(trace), "--machine", args.machine, "--json", cwd=work)
+        if replay.returncode == 0:
+            result = json.loads(replay.stdout)
+            row.update(traced_s=result["traced"], replayed_s=result["mean"])
+        else:
+            row["replay_error"] = replay.stderr.strip()
+        out["counts"][n] = row
+    model = work / "model.py"
+    start = time.perf_counter()
+    done = pevpm("extract", *(str(work / f"trace{n}") for n in args.ranks), "-o", str(model),
+                 "--allow-broken", cwd=work)
+    out["extract_wall_s"] = round(time.perf_counter() - start, 1)
+    out["extract_check"] = [line for line in done.stderr.splitlines()
+                            if "the model runs at" in line or "does not run at" in line
+                            or "not run to its end" in line]
+    out["model_lines"] = len(model.read_text().splitlines()) if model.exists() else None
+    out["predicted"] = {}
+    for n in sorted(set(args.ranks) | set(args.predict)):
+        done = pevpm("predict", str(model), "-n", str(n), "--machine", args.machine,
+                     "--runs", args.runs, "--json", cwd=work)
+        if done.returncode == 0:
+            out["predicted"][n] = json.loads(done.stdout)["predictions"][0]["mean"]
+        else:
+            out["predicted"][n] = done.stderr.strip().splitlines()[-1][:200]
+    print(row_text(out, args.ranks))
+    (work / "pipeline.json").write_text(json.dumps(out, indent=1))
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+def row_text(out: dict, ranks: list[int]) -> str:
+    """One Markdown row: traced / replayed / model-predicted seconds per traced count,
+    and the counts where the model ran."""
+    cells = []
+    for n in ranks:
+        row, predicted = out["counts"][n], out["predicted"].get(n)
+        model = f"{predicted:.3g}" if isinstance(predicted, float) else "fails"
+        cells.append(f"{row.get('traced_s', float('nan')):.3g} / "
+                     f"{row.get('replayed_s', float('nan')):.3g} / {model}")
+    ran = [str(n) for n, v in out["predicted"].items() if isinstance(v, float)]
+    return f"| {out['name']} | " + " | ".join(cells) + f" | {', '.join(ran)} |"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

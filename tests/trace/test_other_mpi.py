@@ -1,0 +1,85 @@
+"""pevpm trace on a program built with another MPI than the pip wheel's: Debian's
+Open MPI (``apt-get install openmpi-bin libopenmpi-dev``).  The tracer is built
+with the mpicc of the MPI the program links, found by ``ldd``."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+from conftest import PROGRAMS, pevpm_command
+
+from pevpm.trace.otf2.read import read_archive
+from pevpm.trace.record.build import linked_mpi, mpicc_candidates
+
+OPENMPI_CC = shutil.which("mpicc.openmpi")
+OPENMPI_RUN = shutil.which("mpirun.openmpi")
+
+needs_openmpi = pytest.mark.skipif(
+    not (OPENMPI_CC and OPENMPI_RUN),
+    reason="needs Open MPI's mpicc.openmpi and mpirun.openmpi (Debian: apt-get install "
+           "openmpi-bin libopenmpi-dev)")
+
+
+@pytest.fixture(scope="module")
+def openmpi_chain(tmp_path_factory, cache_home):
+    """tests/trace/programs/chain.c built with Open MPI, traced at 2 ranks with its
+    mpirun (as root where the tests run as root; more ranks than cores allowed)."""
+    work = tmp_path_factory.mktemp("openmpi")
+    exe = work / "chain"
+    subprocess.run([OPENMPI_CC, "-O2", "-o", str(exe), str(PROGRAMS / "chain.c")], check=True,
+                   capture_output=True, timeout=120)
+    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    done = pevpm_command("trace", "-o", str(work / "t2"), "--", OPENMPI_RUN,
+                         "--oversubscribe", "-n", "2", str(exe), "5")
+    assert done.returncode == 0, done.stderr
+    return exe, work / "t2", done
+
+
+@pytest.mark.mpi
+@needs_openmpi
+def test_the_program_links_open_mpi_and_an_mpicc_builds_against_it(openmpi_chain):
+    exe, _, _ = openmpi_chain
+    program, library = linked_mpi([OPENMPI_RUN, "-n", "2", str(exe), "5"])
+    assert program == str(exe) and "libmpi.so.40" in library
+    assert "/usr/bin/mpicc.openmpi" in mpicc_candidates(OPENMPI_RUN)
+
+
+@pytest.mark.mpi
+@needs_openmpi
+def test_a_program_built_with_open_mpi_is_traced(openmpi_chain):
+    _, archive, done = openmpi_chain
+    assert "pevpm trace: 2 ranks, " in done.stderr and "warning" not in done.stderr
+    trace = read_archive(archive)
+    assert trace.numprocs == 2
+    names = [c.name for c in trace.ranks[0]]
+    assert names.count("MPI_Allreduce") == 5 and names.count("MPI_Waitall") == 5
+    # Open MPI's MPI_ANY_SOURCE is -1 (MPICH's MPI_PROC_NULL): still read as any source
+    asked = {(c.name, c.any_source) for c in trace.ranks[0] if c.name == "MPI_Recv"}
+    assert asked == {("MPI_Recv", True)}
+    assert {c.any_source for c in trace.ranks[1] if c.name == "MPI_Recv"} == {False}
+
+
+OPENMPI_FC = shutil.which("mpif90.openmpi")
+
+
+@pytest.mark.mpi
+@needs_openmpi
+@pytest.mark.skipif(not OPENMPI_FC, reason="needs Open MPI's mpif90.openmpi and gfortran")
+def test_a_fortran_program_is_traced(tmp_path, openmpi_chain):
+    """Open MPI's Fortran bindings call the library directly, past the C wrappers:
+    the tracer wraps gfortran's names (mpi_sendrecv_...) too."""
+    exe = tmp_path / "ring"
+    subprocess.run([OPENMPI_FC, "-O2", "-o", str(exe), str(PROGRAMS / "ring.f90")],
+                   check=True, capture_output=True, timeout=120)
+    done = pevpm_command("trace", "-o", str(tmp_path / "t"), "--", OPENMPI_RUN,
+                         "--oversubscribe", "-n", "2", str(exe))
+    assert done.returncode == 0, done.stderr
+    assert "pevpm trace: 2 ranks, 44 MPI calls" in done.stderr
+    trace = read_archive(tmp_path / "t")
+    first = trace.ranks[1][1]
+    assert first.name == "MPI_Sendrecv"
+    assert [(type(e).__name__, getattr(e, "size", None)) for e in first.events] == [
+        ("Send", 800), ("Recv", 800)]
+    assert [c.name for c in trace.ranks[0]].count("MPI_Allreduce") == 10
