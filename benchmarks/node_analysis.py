@@ -35,7 +35,7 @@ from pevpm.machine.presets import parse_machine
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
 from pevpm.report.html import write_report
-from pevpm.trace.otf2_read import read_archive
+from pevpm.trace.otf2.read import read_archive
 from pevpm.validate.cases import CASES, ProblemSize
 from pevpm.validate.runner import EXAMPLES_DIR
 from pevpm.validate.validation import (
