@@ -73,7 +73,7 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.transfer import Transfer, for_placement, self_copy_time
 from pevpm.model.ast import ROOTED_COLLECTIVES, Model, status_fields
-from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME
+from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME, BoundDraws
 from pevpm.vm import collectives
 from pevpm.vm import program as vm
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
@@ -118,7 +118,7 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
 
     ``params``: parameter values (override the model's defaults); ``rng``:
     source of every random draw (default: seed 0); ``bound``: ``"min"`` or
-    ``"max"`` runs every communication submodel at its bound; ``trace``:
+    ``"max"`` runs every communication submodel and random computation at its bound; ``trace``:
     record slices and messages; ``limits``: stop runaway models;
     ``program``: ``compile_model(model, params)`` when the caller has it
     already (a Monte Carlo prediction compiles once for all its runs).
@@ -146,11 +146,14 @@ class RankSetup:
 
     @classmethod
     def of(cls, program: vm.Program, model: Model, numprocs: int, machine: Machine,
-           params: Mapping[str, float] | None, rng: np.random.Generator) -> RankSetup:
+           params: Mapping[str, float] | None, rng: np.random.Generator,
+           bound: str | None = None) -> RankSetup:
+        """The ranks of a run; in a ``bound`` run the model's random computation
+        draws sit at their minimum or maximum (:class:`~pevpm.model.expr.BoundDraws`)."""
         procs = machine.processors or ProcessorModel.from_defaults(model.defaults)
         ids, factors = procs.for_ranks(numprocs, model.processors)
         env = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs,
-               RNG_NAME: rng}
+               RNG_NAME: rng if bound is None else BoundDraws(bound)}
         for name in program.statuses:
             env[name] = ANY_TAG if name.endswith(".MPI_TAG") else ANY_SOURCE
         envs = [dict(env, procnum=r) for r in range(numprocs)]
@@ -271,7 +274,7 @@ class _Engine:
         self.sharing = (CpuSharing(self.placement.node_of, self.placement.cores,
                                    self.placement.wait == "poll")
                         if self.placement.oversubscribed else None)
-        setup = RankSetup.of(program, model, numprocs, machine, params, self.rng)
+        setup = RankSetup.of(program, model, numprocs, machine, params, self.rng, bound)
         self.ranks = [_Rank(r, *fields) for r, fields in enumerate(zip(
             setup.codes, setup.envs, setup.proc_ids, setup.factors))]
         self.queues = MatchingQueues(numprocs)
