@@ -19,6 +19,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from pevpm.analytic.scaling import scaling_views
 from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
 from pevpm.cli.paths import writable_file
@@ -102,6 +103,10 @@ def register(subparsers) -> None:
                    help="after the table, say which profile block served which kind of "
                         "message in one run per count (operation, sizes, contention, "
                         "placement, how many)")
+    p.add_argument("--weak", action="store_true",
+                   help="weak scaling (the model grows the problem with the ranks): show "
+                        "the efficiency t(1)/t(p) and the time per rank of work t(p)/p "
+                        "instead of the speedup")
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
     p.add_argument("--trace", metavar="FILE", type=writable_file,
                    help="write a Chrome/Perfetto trace of one run at the largest count")
@@ -191,16 +196,24 @@ def run_predict(args) -> int:
 
         recorded_run = model_run(model, recorded, machine, name=args.model, params=params,
                                  seed=args.seed, limits=limits_for(counts[0]))
-    predictions = []
+    predictions, failures = [], {}
     with _progress(len(counts) * args.runs) as bar, \
             open_executor(args.executor, args.workers) as executor:
         for n in counts:
             bar.set_description(f"{n} ranks")
-            predictions.append(predict(model, n, machine, runs=args.runs, seed=args.seed,
-                                       params=params, executor=executor,
-                                       workers=args.workers, bounds=args.bounds,
-                                       progress=bar.update, limits=limits_for(n),
-                                       exact=args.exact))
+            try:
+                predictions.append(predict(model, n, machine, runs=args.runs, seed=args.seed,
+                                           params=params, executor=executor,
+                                           workers=args.workers, bounds=args.bounds,
+                                           progress=bar.update, limits=limits_for(n),
+                                           exact=args.exact))
+            except PevpmError as err:
+                if len(counts) == 1:
+                    raise
+                failures[n] = err
+    if not predictions:             # every count failed: the first error says it all
+        raise next(iter(failures.values()))
+    counts = [p.numprocs for p in predictions]
     for n, prediction in zip(counts, predictions):
         note = _extrapolation_note(prediction.extrapolation)
         if note:
@@ -222,21 +235,25 @@ def run_predict(args) -> int:
         explanations = {n: explain(model, n, machine, params=params, seed=args.seed,
                                    limits=limits_for(n)) for n in counts}
     if args.json:
-        base = predictions[0].mean
+        views = scaling_views(counts, [p.mean for p in predictions], weak=args.weak)
+        entries = {p.numprocs: {**p.to_dict(), **view, **_explained(explanations, p.numprocs)}
+                   for p, view in zip(predictions, views)}
+        entries.update({n: {"numprocs": n, "error": str(err)} for n, err in failures.items()})
         print(json.dumps({"model": args.model, "machine": args.machine, "seed": args.seed,
-                          "runs": args.runs, "speedup_base": predictions[0].numprocs,
-                          "predictions": [{**p.to_dict(), "speedup": base / p.mean if p.mean
-                                           else None, **_explained(explanations, p.numprocs)}
-                                          for p in predictions]}))
+                          "runs": args.runs, "scaling": "weak" if args.weak else "strong",
+                          "speedup_base": predictions[0].numprocs,
+                          "predictions": [entries[n] for n in sorted(entries)]}))
     else:
-        print(format_table(predictions))
+        print(format_table(predictions, failures, weak=args.weak))
         if explanations:
             from pevpm.vm.explain import format_explanation
 
             for n, uses in explanations.items():
                 print()
                 print(format_explanation(n, uses))
-    return 0
+    for n, err in sorted(failures.items()):
+        print(f"pevpm: error: {n} rank{'s' if n > 1 else ''}: {err}", file=sys.stderr)
+    return 2 if failures else 0
 
 
 def _recorded(args):
@@ -342,22 +359,58 @@ def _check_local_workers(workers: int | None, executor: str) -> None:
                          f"{limit} (use --executor dask:ADDRESS or mpi for more)", "--workers")
 
 
-def format_table(predictions) -> str:
-    """The text table of predictions (one row per process count)."""
+def format_table(predictions, failures: dict | None = None, weak: bool = False) -> str:
+    """The text table of predictions, one row per process count: a count in
+    ``failures`` (count -> error) gets a row saying it failed.  Strong scaling
+    shows the speedup and parallel efficiency over the smallest count; ``weak``
+    the efficiency ``t(b)/t(p)`` and the time per rank of work ``t(p)/p``
+    (:mod:`pevpm.analytic.scaling`).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> from pevpm.machine.presets import parse_machine
+    >>> from pevpm.vm.montecarlo import predict
+    >>> b = ModelBuilder()
+    >>> b.serial("1.0 / numprocs")
+    >>> ps = [predict(b.build(), n, parse_machine("constant:latency=0"), runs=2) for n in (1, 4)]
+    >>> print(format_table(ps, {2: PevpmError("deadlock: rank 1 ...")}))
+     procs     mean (s)      sd (s)    min bound    max bound  speedup  efficiency
+    ------------------------------------------------------------------------------
+         1            1           0            1            1     1.00       1.000
+         2  failed: deadlock: rank 1 ... (error below)
+         4         0.25           0         0.25         0.25     4.00       1.000
+    speedup and efficiency relative to 1 rank; 2 runs per count, seed 0
+    """
+    from pevpm.analytic.scaling import scaling_views
+
     base = predictions[0]
+    views = dict(zip((p.numprocs for p in predictions),
+                     scaling_views([p.numprocs for p in predictions],
+                                   [p.mean for p in predictions], weak=weak)))
+    columns = ((("efficiency", 11, "efficiency", ".3f"),
+                ("s/rank work", 12, "seconds_per_rank_work", ".6g")) if weak else
+               (("speedup", 8, "speedup", ".2f"), ("efficiency", 11, "efficiency", ".3f")))
     header = (f"{'procs':>6} {'mean (s)':>12} {'sd (s)':>11} {'min bound':>12} "
-              f"{'max bound':>12} {'speedup':>8}")
+              f"{'max bound':>12}" + "".join(f" {title:>{width}}"
+                                                 for title, width, _, _ in columns))
     rows = [header, "-" * len(header)]
-    for p in predictions:
-        rows.append(f"{p.numprocs:>6} {p.mean:>12.6g} {p.sd:>11.3g} {_num(p.min_bound):>12} "
-                    f"{_num(p.max_bound):>12} {base.mean / p.mean if p.mean else 0:>8.2f}")
-    rows.append(f"speedup relative to {base.numprocs} rank{'s' if base.numprocs > 1 else ''}; "
+    by_count = {p.numprocs: p for p in predictions}
+    for n in sorted({*by_count, *(failures or {})}):
+        if n not in by_count:
+            rows.append(f"{n:>6}  failed: {failures[n]} (error below)")
+            continue
+        p = by_count[n]
+        rows.append(f"{n:>6} {p.mean:>12.6g} {p.sd:>11.3g} {_num(p.min_bound):>12} "
+                    f"{_num(p.max_bound):>12}" + "".join(
+                        f" {_num(views[n][key], spec):>{width}}"
+                        for _, width, key, spec in columns))
+    what = "efficiency (weak scaling)" if weak else "speedup and efficiency"
+    rows.append(f"{what} relative to {base.numprocs} rank{'s' if base.numprocs > 1 else ''}; "
                 f"{base.runs} runs per count, seed {base.seed}")
     return "\n".join(rows)
 
 
-def _num(value) -> str:
-    return "-" if value is None else f"{value:.6g}"
+def _num(value, spec: str = ".6g") -> str:
+    return "-" if value is None else f"{value:{spec}}"
 
 
 def _default_counts(model) -> list[int]:

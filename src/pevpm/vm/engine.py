@@ -618,7 +618,7 @@ class _Engine:
     def deliver(self, send: PostedSend, recv: PostedRecv) -> None:
         """Pair ``send`` with ``recv`` and complete what the pair completes."""
         if send.size > recv.size:
-            raise _truncated(send, recv)
+            raise self.truncated(send, recv)
         self.queues.match(send, recv)
         if recv.status is not None:
             source, tag = status_fields(recv.status)
@@ -869,6 +869,21 @@ class _Engine:
                     counts[key] = counts.get(key, 0) + 1
         return tuple(Outstanding(*key, count) for key, count in counts.items())
 
+    def truncated(self, send: PostedSend, recv: PostedRecv) -> TruncationError:
+        """MPI_ERR_TRUNCATE, at the receive, naming both ends; inside a collective,
+        the collective and its call (the ranks gave it different sizes)."""
+        if recv.context == COLLECTIVE and self.ranks[recv.rank].frames:
+            op, where = self.ranks[recv.rank].frames[-1][3:5]
+            return TruncationError(
+                f"{op} called with different sizes: rank {recv.rank}'s call expects at most "
+                f"{recv.size} bytes from rank {send.src} in a step of the algorithm, rank "
+                f"{send.src}'s call sends {send.size} (every rank must give {op} the same "
+                "size; MPI_ERR_TRUNCATE)", where)
+        return TruncationError(
+            f"message truncated: rank {recv.rank}'s {recv.op} takes at most {recv.size} bytes "
+            f"but matched {send.size} bytes with tag {send.tag} from rank {send.src}'s "
+            f"{send.op} at {send.where} (MPI_ERR_TRUNCATE)", recv.where)
+
     def deadlock(self) -> DeadlockError:
         """One line naming every blocked rank, what it waits on and where."""
         def group(detailed: bool) -> dict[str, list[int]]:
@@ -877,10 +892,7 @@ class _Engine:
                 if rank.done:
                     state = "terminated"
                 else:
-                    b = rank.blocked
-                    label = b.label if detailed else b.label.split()[0]
-                    inside = "".join(f" inside {f[3]} at {f[4]}" for f in rank.frames)
-                    state = f"blocked in {label} at {b.where}{inside}"
+                    state = _blocked_state(rank, detailed)
                 groups.setdefault(state, []).append(rank.id)
             return groups
         groups = group(detailed=True)
@@ -892,20 +904,33 @@ class _Engine:
         return err
 
 
+def _blocked_state(rank: _Rank, detailed: bool) -> str:
+    """``blocked in MPI_Recv from 3 at m.c:4:5``; inside a collective, the
+    collective at the model's call and the ranks its algorithm waits on
+    (``blocked in MPI_Allreduce at m.c:8:5, waiting on rank 1``), never the
+    messages the collective is made of."""
+    b = rank.blocked
+    if not rank.frames:
+        return f"blocked in {b.label if detailed else b.label.split()[0]} at {b.where}"
+    op, where = rank.frames[0][3:5]
+    peers = sorted({r.dst if isinstance(r, PostedSend) else r.src
+                    for r in getattr(b, "records", ()) if r.src != ANY_SOURCE})
+    if not detailed or not peers:
+        return f"blocked in {op} at {where}"
+    return f"blocked in {op} at {where}, waiting on {_ranks(peers)}"
+
+
 @lru_cache(maxsize=EXPANSION_CACHE)
 def _expansion(op: str, size: int, root: int, rank: int, numprocs: int, config,
                where: str) -> tuple[tuple, ...]:
     """The compiled code ``rank`` runs for one collective call (shared by every
-    run in this process: a Monte Carlo prediction expands each call once)."""
-    return collectives.expand_code(op, size, root, rank, numprocs, config, where)
+    run in this process: a Monte Carlo prediction expands each call once).  Its
+    steps' places name the collective (``m.c:8:5 (MPI_Allreduce): MPI_Sendrecv``),
+    so a trace shows each step as part of the model's call."""
+    named = where if where.endswith(f"({op})") else f"{where} ({op})"
+    return collectives.expand_code(op, size, root, rank, numprocs, config, named)
 
 
-def _truncated(send: PostedSend, recv: PostedRecv) -> TruncationError:
-    """MPI_ERR_TRUNCATE, at the receive, naming both ends."""
-    return TruncationError(
-        f"message truncated: rank {recv.rank}'s {recv.op} takes at most {recv.size} bytes "
-        f"but matched {send.size} bytes with tag {send.tag} from rank {send.src}'s {send.op} "
-        f"at {send.where} (MPI_ERR_TRUNCATE)", recv.where)
 
 
 def _running(rank: _Rank | None, ins: tuple | None) -> tuple:
