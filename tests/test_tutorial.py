@@ -95,7 +95,7 @@ def test_the_tutorial_runs_step_by_step(workspace):
     assert "cg: 2 ranks, 64 x 64, 5 iterations" in text
     assert "examples/tutorial/cg.py: no problems found" in text
     assert re.search(r"-D t_matvec_call=\S+ -D t_matvec_cell=\S+", text)
-    assert "speedup relative to 1 rank" in text
+    assert "speedup and efficiency relative to 1 rank" in text
     assert re.search(r"^\s+8\s+\d", text, flags=re.MULTILINE)          # the scaling table reached 8
     assert "serial fraction s = " in text
     assert (folder / "cg-2.trace.json").stat().st_size > 0
