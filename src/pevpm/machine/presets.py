@@ -158,6 +158,8 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
     machine_values = {**machine_defaults, **given}
     if "cores" in given and not {"ppn", "nodes"} & set(given) and ppn is None and nodes is None:
         machine_values.update(nodes=1, ppn=None)    # cores of one node: the ranks share it
+    if "nodes" in given and "ppn" not in given:
+        machine_values["ppn"] = None                # like --nodes: spread the ranks evenly
     if nodes is not None:
         machine_values["nodes"] = nodes
         machine_values.setdefault("ppn", None)
