@@ -92,8 +92,8 @@ def test_a_failing_count_keeps_the_other_rows_and_exits_non_zero(tmp_path, capsy
     assert rows[3].split() == ["2", "0.125", "0", "0.125", "0.125", "1.00", "1.000"]
     assert rows[4].split() == ["4", "0.25", "0", "0.25", "0.25", "0.50", "0.250"]
     assert rows[5].startswith("speedup and efficiency relative to 2 ranks")
-    assert err.splitlines() == [f"pevpm: error: 1 rank: {path}:5:5: negative serial time "
-                                "-0.125 from '0.375 - 0.5 / numprocs'"]
+    assert err.splitlines() == [(f"pevpm: error: 1 rank: {path}:5:5: negative serial time "
+                                 "-0.125 from '0.375 - 0.5 / numprocs'")]
 
 
 def test_a_failing_count_in_json_is_an_entry_with_its_error(tmp_path, capsys):
