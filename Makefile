@@ -38,7 +38,7 @@ CHECK_TESTS := tests/model tests/stats tests/analytic tests/machine tests/profil
 	tests/calibrate tests/test_layers.py tests/test_progress.py tests/test_public_api.py \
 	tests/vm/test_engine_semantics.py tests/vm/test_bounds.py tests/vm/test_prediction.py \
 	tests/cli/test_predict_command.py tests/cli/test_predict_user_words.py \
-	tests/cli/test_predict_scaling.py tests/cli/test_cli_commands.py
+	tests/cli/test_predict_scaling.py tests/cli/test_cli_commands.py tests/cli/test_help_is_light.py
 
 check: install
 	$(VENV)/bin/lint-imports

@@ -19,7 +19,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from pevpm.analytic.scaling import scaling_views
 from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
 from pevpm.cli.paths import writable_file
@@ -235,6 +234,8 @@ def run_predict(args) -> int:
         explanations = {n: explain(model, n, machine, params=params, seed=args.seed,
                                    limits=limits_for(n)) for n in counts}
     if args.json:
+        from pevpm.analytic.scaling import scaling_views
+
         views = scaling_views(counts, [p.mean for p in predictions], weak=args.weak)
         entries = {p.numprocs: {**p.to_dict(), **view, **_explained(explanations, p.numprocs)}
                    for p, view in zip(predictions, views)}
