@@ -35,7 +35,7 @@ FULL_PRESET = {"reps": 1000, "sizes": "0-8-128,256,512,1K,2K,4K,8K,16K,32K,64K",
 
 def register(subparsers) -> None:
     bench = subparsers.add_parser(
-        "bench", help="measure the machine's MPI performance (run under mpiexec)",
+        "bench",
         description="MPIBench: time every operation at every process on a global clock. "
                     "Run as: mpiexec -n N python -m pevpm bench -o machine.db",
     )
@@ -92,7 +92,7 @@ def register(subparsers) -> None:
                        help="no progress bar")
     bench.set_defaults(func=run_bench)
 
-    profile = subparsers.add_parser("profile", help="inspect a machine profile")
+    profile = subparsers.add_parser("profile")
     actions = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
     profile_help = "profile file, or a built-in profile's name (default; see pevpm machine list)"
     show = actions.add_parser("show", help="list what the profile holds and where it was "

@@ -19,7 +19,7 @@ from pevpm.cli import numbers
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "calibrate", help="time a program's serial regions and write them as model parameters",
+        "calibrate",
         description="Run PROGRAM (which prints 'PEVPM-REGION NAME SECONDS' lines), summarise "
                     "each region robustly and write t_NAME / t_NAME_sd parameters for "
                     "'pevpm predict --calibration'.")

@@ -36,7 +36,6 @@ TIME_PARAMETERS = ("scale", "loc")
 def register(subparsers) -> None:
     fit = subparsers.add_parser(
         "fit",
-        help="fit distributions (Pearson V, Weibull, ...) to every block of a profile",
         description="Fit each block's times by maximum likelihood, pick the best family by AIC, "
         "test goodness (KS, Anderson-Darling on 500 points) and independence, store the fits "
         "in the profile and plot them.",
@@ -60,8 +59,7 @@ def register(subparsers) -> None:
     fit.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     fit.set_defaults(func=run_fit)
 
-    machine = subparsers.add_parser("machine", help="list the built-in machines; write "
-                                    "hypothetical ones")
+    machine = subparsers.add_parser("machine")
     actions = machine.add_subparsers(dest="machine_command", metavar="ACTION", required=True)
     listing = actions.add_parser(
         "list", help="machine presets and built-in profiles: what each is, where it was "

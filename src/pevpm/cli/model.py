@@ -30,7 +30,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     show = subparsers.add_parser(
-        "show", help="print the PEVPM model of an annotated source or model file",
+        "show",
         description="Parse FILE and print its model as an indented tree, or as "
                     "directives (--directives) that parse back to the same model.")
     show.add_argument("file", help="annotated .c/.cpp/.f90/.py source or Python model file")
@@ -44,7 +44,7 @@ def register(subparsers) -> None:
     show.set_defaults(func=run_show)
 
     check = subparsers.add_parser(
-        "check", help="lint an annotated source against its PEVPM directives",
+        "check",
         description="Parse FILE and report MPI calls without a Message directive, "
                     "conditionals with more branches than Condition/Runon arms, and "
                     "Serial segments missing a time for a declared processor.  Exit "

@@ -50,7 +50,7 @@ LOCAL_WORKERS_PER_CPU = 4
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "predict", help="predict a model's run time over process counts (Monte Carlo)",
+        "predict",
         description="Simulate a PEVPM model (annotated C/Python source or a Python model "
                     "file) many times per process count and report the predicted run time.")
     p.add_argument("model", nargs="?",

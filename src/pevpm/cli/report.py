@@ -23,8 +23,7 @@ RECORDED_OPTIONS = {"machine": "--machine", "model": "--model", "defines": "-D",
 
 def register(subparsers) -> None:
     demo = subparsers.add_parser(
-        "demo", help="benchmark this machine, fit, calibrate, validate the examples, predict, "
-                     "and write an HTML report",
+        "demo",
         description="The main job: MPIBench on this machine (or a given profile), distribution "
                     "fits, calibration of the examples' serial segments, real runs of the three "
                     "case studies against predictions, predictions out to 1024 processes, and "
@@ -40,7 +39,7 @@ def register(subparsers) -> None:
     demo.set_defaults(func=run_demo)
 
     report = subparsers.add_parser(
-        "report", help="rebuild the HTML report from saved results",
+        "report",
         description="Re-draw DIR/index.html from DIR/results.json. With --recorded TRACE, "
                     "also predict the traced run at its rank count (the replay of the trace, "
                     "or --model), write both side by side as a Perfetto file in DIR and add a "

@@ -158,7 +158,7 @@ def run_lab_validate(args) -> int:
 
 
 def register(subparsers) -> None:
-    lab = subparsers.add_parser("lab", help="run MPI programs over shaped links on this machine",
+    lab = subparsers.add_parser("lab",
                                 description=__doc__.split("\n\n")[0])
     sub = lab.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
 
@@ -232,7 +232,7 @@ def register(subparsers) -> None:
 def register_validate(subparsers) -> None:
     """``pevpm validate EXAMPLE -n LIST``: real runs against predictions."""
     validate = subparsers.add_parser(
-        "validate", help="run an example for real and compare it with predictions",
+        "validate",
         description="Runs the example under mpiexec REPEATS times per process count (after a "
                     "warm-up), predicts the same configurations with the full measured "
                     "distributions and with the baselines (2x1 min/mean, n x p mean, Amdahl "
