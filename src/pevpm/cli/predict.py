@@ -114,6 +114,11 @@ def register(subparsers) -> None:
                         ".otf2 file) beside the predicted one, which runs at its rank count")
     p.add_argument("--calibration", metavar="FILE",
                    help="parameters measured by 'pevpm calibrate' (-D options override them)")
+    p.add_argument("--compute-noise", choices=("robust", "calibrated", "none"),
+                   metavar="NOISE",
+                   help="with --calibration, the spread of each region's time: robust "
+                        "(median and MAD, the default), calibrated (mean and sd as measured, "
+                        "other jobs' noise included) or none (docs/calibration.md)")
     p.set_defaults(func=run_predict)
 
 
@@ -166,8 +171,12 @@ def run_predict(args) -> int:
     if not Path(args.model).is_file():
         raise PevpmError("no such model file", args.model)
     model = load_model(args.model, processor=args.processor)
+    if args.compute_noise and not args.calibration:
+        raise PevpmError("--compute-noise chooses among a calibration file's figures: give "
+                         "--calibration FILE too")
     if args.calibration:
-        params = {**calibrated_parameters(args.calibration, model), **params}
+        params = {**calibrated_parameters(args.calibration, model, args.compute_noise),
+                  **params}
     if params:
         model = with_parameters(model, params)
     engine_note = why_reference(compile_model(model, params))
@@ -333,13 +342,17 @@ def parse_counts(text: str) -> list[int]:
     return sorted(set(counts))
 
 
-def calibrated_parameters(path: str, model) -> dict[str, float]:
-    """The parameters of calibration file ``path`` that ``model`` declares (a note
-    names the others; none at all is an error)."""
-    from pevpm.calibrate import load_parameters
+def calibrated_parameters(path: str, model, noise: str | None = None) -> dict[str, float]:
+    """The parameters of calibration file ``path`` under computation noise ``noise``
+    (default robust) that ``model`` declares; a note says which noise was used and
+    names the parameters the model does not use; none used at all is an error."""
+    from pevpm.calibrate.parameters import NOISE_MEANING, load_calibration
     from pevpm.model.loader import parameter_names
 
-    measured = load_parameters(path)
+    measured, noise = load_calibration(path, noise)
+    print(f"pevpm predict: note: computation noise: {noise} ({NOISE_MEANING[noise]}, from "
+          f"{path}); --compute-noise {'|'.join(n for n in NOISE_MEANING if n != noise)} for "
+          "the others", file=sys.stderr)
     known = parameter_names(model) | set(model.constants)
     used = {name: value for name, value in measured.items() if name in known}
     if not used:
