@@ -42,6 +42,53 @@ def default_max_events(numprocs: int) -> int:
     (5000000, 51200000)
     """
     return max(DEFAULT_MAX_EVENTS, DEFAULT_EVENTS_PER_RANK * numprocs)
+#: Runs a ``--precision`` request judges the spread on first.
+PILOT_RUNS = 20
+#: Most runs ``--precision`` picks for one count.
+MAX_PRECISION_RUNS = 10_000
+#: Normal quantile of a two-sided 95% confidence interval.
+Z_95 = 1.96
+#: Simulated messages past which ``--precision`` says how many a request implies.
+MANY_MESSAGES = 10**8
+
+
+def precision(text: str) -> float:
+    """``--precision``: a relative half-width, ``1%`` or ``0.01`` (above 0, below 1).
+
+    >>> precision("1%"), precision("0.5 %"), precision("0.02")
+    (0.01, 0.005, 0.02)
+    """
+    import argparse
+    import math
+
+    value = text.strip()
+    percent = value.endswith("%")
+    try:
+        number = float(value.rstrip("%").strip()) / (100 if percent else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a precision: {text!r} (e.g. 1%)") from None
+    if not (math.isfinite(number) and 0 < number < 1):
+        raise argparse.ArgumentTypeError(f"precision must be above 0 and below 100%, got "
+                                         f"{text!r}")
+    return number
+
+
+def runs_for_precision(mean: float, sd: float, wanted: float) -> int:
+    """Monte Carlo runs that put the mean within ``wanted`` (relative) at 95%
+    confidence, given a pilot's ``mean`` and ``sd``: ``(1.96 sd / (wanted mean))^2``,
+    at least :data:`PILOT_RUNS`, at most :data:`MAX_PRECISION_RUNS`.
+
+    >>> runs_for_precision(1.0, 0.1, 0.01), runs_for_precision(1.0, 0.0, 0.01)
+    (385, 20)
+    """
+    import math
+
+    if mean <= 0 or sd <= 0:
+        return PILOT_RUNS
+    needed = math.ceil((Z_95 * sd / (wanted * mean)) ** 2)
+    return min(MAX_PRECISION_RUNS, max(PILOT_RUNS, needed))
+
+
 #: Most process counts one ``-n`` may list.
 MAX_COUNTS = 1000
 #: Most local worker processes per CPU (more only costs memory and start-up).
@@ -63,6 +110,10 @@ def register(subparsers) -> None:
                         "(default: the model's Default numprocs)")
     p.add_argument("--runs", type=numbers.runs, default=100,
                    help="Monte Carlo runs per count (100)")
+    p.add_argument("--precision", type=precision, metavar="P%",
+                   help="pick the runs per count: enough for the mean to within P%% at 95%% "
+                        f"confidence, judged on {PILOT_RUNS} pilot runs (at most "
+                        f"{MAX_PRECISION_RUNS:,}); replaces --runs")
     p.add_argument("--seed", type=numbers.seed, default=0, help="random seed (0)")
     p.add_argument("--machine", default=DEFAULT_MACHINE, metavar="SPEC",
                    help="constant:latency=50us | hockney:latency=..,bandwidth=.. | "
@@ -205,16 +256,23 @@ def run_predict(args) -> int:
         recorded_run = model_run(model, recorded, machine, name=args.model, params=params,
                                  seed=args.seed, limits=limits_for(counts[0]))
     predictions, failures = [], {}
-    with _progress(len(counts) * args.runs) as bar, \
+    runs = PILOT_RUNS if args.precision else args.runs
+    with _progress(None if args.precision else len(counts) * runs, sum(counts) * runs) as bar, \
             open_executor(args.executor, args.workers) as executor:
         for n in counts:
             bar.set_description(f"{n} ranks")
+            if hasattr(bar, "set_weight"):
+                bar.set_weight(n)           # a run's cost grows with its ranks
+
+            def run(count: int, n: int = n):
+                return predict(model, n, machine, runs=count, seed=args.seed, params=params,
+                               executor=executor, workers=args.workers, bounds=args.bounds,
+                               progress=bar.update, limits=limits_for(n), exact=args.exact)
             try:
-                predictions.append(predict(model, n, machine, runs=args.runs, seed=args.seed,
-                                           params=params, executor=executor,
-                                           workers=args.workers, bounds=args.bounds,
-                                           progress=bar.update, limits=limits_for(n),
-                                           exact=args.exact))
+                prediction = run(runs)
+                if args.precision:
+                    prediction = _to_precision(prediction, args.precision, run)
+                predictions.append(prediction)
             except PevpmError as err:
                 if len(counts) == 1:
                     raise
@@ -264,6 +322,27 @@ def run_predict(args) -> int:
     for n, err in sorted(failures.items()):
         print(f"pevpm: error: {n} rank{'s' if n > 1 else ''}: {err}", file=sys.stderr)
     return 2 if failures else 0
+
+
+def _to_precision(pilot, wanted: float, run):
+    """The prediction of as many runs as ``wanted`` precision needs, judged on the
+    ``pilot`` prediction (reused when it has enough); notes say how many, and how
+    many messages they simulate when that is large."""
+    n = pilot.numprocs
+    needed = runs_for_precision(pilot.mean, pilot.sd, wanted)
+    cv = pilot.sd / pilot.mean if pilot.mean else 0.0
+    capped = (f" (capped: {MAX_PRECISION_RUNS:,} runs reach "
+              f"{Z_95 * cv / MAX_PRECISION_RUNS ** 0.5:.2%})"
+              if needed == MAX_PRECISION_RUNS else "")
+    print(f"pevpm predict: note: {n} rank{'s' if n > 1 else ''}: --precision {wanted * 100:g}%: "
+          f"{pilot.runs} pilot runs gave sd/mean {cv:.2%}, so {needed:,} runs{capped}",
+          file=sys.stderr)
+    messages = pilot.messages_simulated / pilot.runs * needed
+    if messages > MANY_MESSAGES:
+        print(f"pevpm predict: note: {n} ranks: {needed:,} runs simulate about {messages:.2g} "
+              "messages (minutes at 1-2 million a second per worker); a looser --precision "
+              "or a fixed --runs costs less", file=sys.stderr)
+    return pilot if needed <= pilot.runs else run(needed)
 
 
 def _recorded(args):
@@ -418,8 +497,11 @@ def format_table(predictions, failures: dict | None = None, weak: bool = False) 
                         f" {_num(views[n][key], spec):>{width}}"
                         for _, width, key, spec in columns))
     what = "efficiency (weak scaling)" if weak else "speedup and efficiency"
+    runs = sorted({p.runs for p in predictions})
+    per_count = (f"{runs[0]} runs per count" if len(runs) == 1 else
+                 "runs per count: " + ", ".join(str(p.runs) for p in predictions))
     rows.append(f"{what} relative to {base.numprocs} rank{'s' if base.numprocs > 1 else ''}; "
-                f"{base.runs} runs per count, seed {base.seed}")
+                f"{per_count}, seed {base.seed}")
     return "\n".join(rows)
 
 
@@ -444,8 +526,10 @@ def _write_trace(model, numprocs, machine, params, seed, limits, path) -> None:
     print(f"trace of run 0 on {numprocs} ranks written to {path}", file=sys.stderr)
 
 
-def _progress(total: int):
-    """A bar on a terminal; in a log, a line every half minute of a long prediction."""
+def _progress(total: int, work: int):
+    """A bar on a terminal; in a log, a line every half minute of a long prediction,
+    with the time left at the pace so far (a run's work taken as its rank count)."""
     from pevpm.progress import progress_bar
 
-    return progress_bar(total, "predict", "run", leave=False, quiet_close=True)
+    return progress_bar(total, "predict", "run", leave=False, quiet_close=True,
+                        work_total=work)
