@@ -1,7 +1,7 @@
 """The ``pevpm`` command line.
 
-Each area of the toolkit contributes its subcommands through a module
-of this package with a ``register(subparsers)`` function; this module
+Each command has a module of this package named after it (``trace``
+also holds ``replay`` and ``extract``) with a ``register(subparsers)`` function; this module
 only assembles them and turns :class:`pevpm.errors.PevpmError` and a bad
 option alike into one line, ``pevpm: error: WHERE: WHAT``, and exit status 2.
 A reader that closes the output early (``pevpm show m.c | head -1``) ends
@@ -50,22 +50,22 @@ COMMANDS: dict[str, Command] = {
                        "predict a model's run time over process counts (Monte Carlo)"),
     "calibrate": Command("pevpm.cli.calibrate",
                          "time a program's serial regions and write them as model parameters"),
-    "show": Command("pevpm.cli.model",
+    "show": Command("pevpm.cli.show",
                     "print the PEVPM model of an annotated source or model file"),
-    "check": Command("pevpm.cli.model", "lint an annotated source against its PEVPM directives"),
+    "check": Command("pevpm.cli.check", "lint an annotated source against its PEVPM directives"),
     "bench": Command("pevpm.cli.bench",
                      "measure the machine's MPI performance (run under mpiexec)"),
-    "profile": Command("pevpm.cli.bench", "inspect a machine profile"),
-    "fit": Command("pevpm.cli.machine",
+    "profile": Command("pevpm.cli.profile", "inspect a machine profile"),
+    "fit": Command("pevpm.cli.fit",
                    "fit distributions (Pearson V, Weibull, ...) to every block of a profile"),
     "machine": Command("pevpm.cli.machine",
                        "list the built-in machines; write hypothetical ones"),
     "analytic": Command("pevpm.cli.analytic",
                         "closed-form scaling laws, SPMD queueing models, DP*Graph"),
-    "lab": Command("pevpm.cli.validate", "run MPI programs over shaped links on this machine"),
+    "lab": Command("pevpm.cli.lab", "run MPI programs over shaped links on this machine"),
     "validate": Command("pevpm.cli.validate",
                         "run an example for real and compare it with predictions"),
-    "demo": Command("pevpm.cli.report", "benchmark this machine, fit, calibrate, validate the "
+    "demo": Command("pevpm.cli.demo", "benchmark this machine, fit, calibrate, validate the "
                                         "examples, predict, and write an HTML report"),
     "report": Command("pevpm.cli.report", "rebuild the HTML report from saved results"),
     "trace": Command("pevpm.cli.trace", "run an MPI program with every MPI call recorded (OTF2)"),
@@ -90,7 +90,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     its options parsed; without, the commands and their summaries, nothing loaded.
 
     >>> sorted(build_parser("show")._subparsers._group_actions[0].choices)
-    ['check', 'show']
+    ['show']
     """
     parser = ArgumentParser(
         prog="pevpm",

@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import math
@@ -35,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pevpm.cli.paths import writable_folder
 from pevpm.errors import PevpmError
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
@@ -315,9 +317,42 @@ def run_demo(outdir: str = "pevpm-report", quick: bool = False, profile: str | N
     return results
 
 
+def register(subparsers) -> None:
+    """Add ``pevpm demo`` to the command line.
+
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="pevpm")
+    >>> register(parser.add_subparsers())
+    >>> parser.parse_args(["demo", "--quick"]).quick
+    True
+    """
+    demo = subparsers.add_parser(
+        "demo",
+        description="The main job: MPIBench on this machine (or a given profile), distribution "
+                    "fits, calibration of the examples' serial segments, real runs of the three "
+                    "case studies against predictions, predictions out to 1024 processes, and "
+                    "an HTML report with plots and a Perfetto trace.")
+    demo.add_argument("-o", "--output", default="pevpm-report", metavar="DIR",
+                      type=writable_folder, help="report folder (default: %(default)s)")
+    demo.add_argument("--quick", action="store_true",
+                      help="smaller problems and fewer repeats (the CI smoke test)")
+    demo.add_argument("--profile", metavar="PATH",
+                      help="use this machine profile instead of benchmarking, or a built-in "
+                           "profile's name: 'default' is the profile shipped with pevpm "
+                           "(measured on a 2-core machine; pevpm machine list)")
+    demo.set_defaults(func=run_demo_command)
+
+
+def run_demo_command(args: argparse.Namespace) -> int:
+    """``pevpm demo``: :func:`run_demo` with the command line's options."""
+    run_demo(args.output, quick=args.quick, profile=args.profile, progress=default_progress)
+    print(f"report: {args.output}/index.html")
+    return 0
+
+
 def default_progress(message: str) -> None:
     """Progress lines on stderr, with the time since start."""
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-__all__ = ["DemoPlan", "default_progress", "run_demo"]
+__all__ = ["DemoPlan", "default_progress", "register", "run_demo", "run_demo_command"]
