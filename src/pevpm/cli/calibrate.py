@@ -34,6 +34,14 @@ def register(subparsers) -> None:
                         "busy (default 1)")
     p.add_argument("--timeout", type=numbers.positive, default=600.0, metavar="SECONDS",
                    help="longest one run of the program may take (default 600)")
+    build = p.add_mutually_exclusive_group()
+    for kind, what in (("cflags", "the compiler flag that finds pevpm_region.h"),
+                       ("libs", "the region library's C source, to compile with the program"),
+                       ("fortran", "the Fortran module's source (use pevpm_region), to "
+                                   "compile before the program")):
+        build.add_argument(f"--{kind}", dest="build_flags", action="store_const", const=kind,
+                           help=f"print {what}, and exit (mpicc prog.c $(pevpm calibrate "
+                                "--cflags) $(pevpm calibrate --libs))")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
                    help="the program to run, after --")
     p.set_defaults(func=run_calibrate)
@@ -41,6 +49,12 @@ def register(subparsers) -> None:
 
 def run_calibrate(args) -> int:
     from pevpm.calibrate import Calibration, quietest, run_program
+
+    if args.build_flags:
+        from pevpm.calibrate.regions import build_flags
+
+        print(build_flags(args.build_flags))
+        return 0
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     watched = quietest(
