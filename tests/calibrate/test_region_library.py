@@ -1,6 +1,7 @@
 """The region library for C and Fortran programs, built with their own compilers (issue 29)."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -76,12 +77,15 @@ def test_a_c_program_calibrates_under_mpiexec(tmp_path, capsys):
 
 @pytest.mark.mpi
 @pytest.mark.skipif(not (BIN / "mpicc").exists(), reason="needs the mpich wheel's mpicc")
-def test_without_calibrate_the_times_go_to_standard_output_at_exit(tmp_path):
+def test_an_ordinary_run_is_quiet_and_the_times_can_go_to_standard_output(tmp_path):
     (tmp_path / "nap.c").write_text(C_PROGRAM)
     _build([str(BIN / "mpicc"), "nap.c", build_flags("cflags"), build_flags("libs"), "-o",
             "nap"], tmp_path)
-    done = subprocess.run([str(BIN / "mpiexec"), "-n", "1", str(tmp_path / "nap")],
-                          capture_output=True, text=True, check=True)
+    run = [str(BIN / "mpiexec"), "-n", "1", str(tmp_path / "nap")]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PEVPM_REGION")}
+    assert subprocess.run(run, capture_output=True, text=True, check=True, env=env).stdout == ""
+    done = subprocess.run(run, capture_output=True, text=True, check=True,
+                          env={**env, "PEVPM_REGION_STDOUT": "1"})
     lines = done.stdout.splitlines()
     assert len(lines) == 21 and all(line.startswith("PEVPM-REGION ") for line in lines)
 

@@ -93,7 +93,7 @@ void pevpm_region_end(const char *name) {
 
 void pevpm_region_write(void) {
     const char *folder = getenv("PEVPM_REGION_DIR");
-    FILE *out = stdout;
+    FILE *out;
     char path[4096];
     int i;
     size_t k;
@@ -104,11 +104,15 @@ void pevpm_region_write(void) {
             fprintf(stderr, "pevpm_region: cannot write %s; region times on stdout\n", path);
             out = stdout;
         }
+    } else if (getenv("PEVPM_REGION_STDOUT")) {
+        out = stdout;
+    } else {
+        out = NULL;                /* an ordinary run: keep quiet */
     }
     for (i = 0; i < region_count; i++) {
-        for (k = 0; k < regions[i].count; k++)
+        for (k = 0; out && k < regions[i].count; k++)
             fprintf(out, "PEVPM-REGION %s %.9f\n", regions[i].name, regions[i].seconds[k]);
         regions[i].count = 0;
     }
-    if (out != stdout) fclose(out); else fflush(out);
+    if (out && out != stdout) fclose(out); else if (out) fflush(out);
 }

@@ -8,8 +8,9 @@
  * Each call's duration is kept in memory (nothing is printed inside the
  * timed loop) and written when the process exits, or at
  * pevpm_region_write(), as "PEVPM-REGION NAME SECONDS" lines: into its own
- * file in $PEVPM_REGION_DIR when `pevpm calibrate` runs the program, else
- * on standard output.  Build with the program's own compiler:
+ * file in $PEVPM_REGION_DIR, which `pevpm calibrate` sets when it runs the
+ * program, or on standard output when PEVPM_REGION_STDOUT is set; an
+ * ordinary run writes nothing.  Build with the program's own compiler:
  *
  *   mpicc -O2 prog.c $(pevpm calibrate --cflags) $(pevpm calibrate --libs) -o prog
  *   pevpm calibrate -o cal.json -- mpiexec -n 2 ./prog
