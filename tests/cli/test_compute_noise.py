@@ -76,7 +76,7 @@ def test_noise_needs_a_calibration_and_an_old_file_has_calibrated_only(files, tm
     data = json.loads(cal.read_text())
     old.write_text(json.dumps({"format": data["format"],
                                "parameters": data["noise"]["calibrated"]}))
-    p, err = predict(capsys, model, old, 1)
+    _, err = predict(capsys, model, old, 1)
     assert "computation noise: calibrated" in err
     assert main(["predict", str(model), "-n", "1", "--calibration", str(old),
                  "--compute-noise", "robust"]) == 2

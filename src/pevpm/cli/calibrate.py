@@ -37,8 +37,8 @@ def register(subparsers) -> None:
     build = p.add_mutually_exclusive_group()
     for kind, what in (("cflags", "the compiler flag that finds pevpm_region.h"),
                        ("libs", "the region library's C source, to compile with the program"),
-                       ("fortran", "the Fortran module's source (use pevpm_region), to "
-                                   "compile before the program")):
+                       ("fortran", ("the Fortran module's source (use pevpm_region), to "
+                                    "compile before the program"))):
         build.add_argument(f"--{kind}", dest="build_flags", action="store_const", const=kind,
                            help=f"print {what}, and exit (mpicc prog.c $(pevpm calibrate "
                                 "--cflags) $(pevpm calibrate --libs))")
