@@ -56,3 +56,20 @@ def test_a_bad_precision_is_one_line(tmp_path, capsys, text):
     assert main(["predict", str(path), "-n", "1", f"--precision={text}"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("pevpm: error: argument --precision: ") and "\n" == err[-1]
+
+
+def test_a_large_request_is_announced_before_it_runs(tmp_path, capsys, monkeypatch):
+    import pevpm.cli.predict as command
+
+    monkeypatch.setattr(command, "MANY_MESSAGES", 1000)
+    path = tmp_path / "ring.py"
+    path.write_text(MODEL.replace('b.serial("gamma(1.0, 0.1 * numprocs)")',
+                                  'b.sendrecv(8, dest="(procnum + 1) % numprocs", '
+                                  'source="(procnum + numprocs - 1) % numprocs")'))
+    assert main(["predict", str(path), "-n", "2,64", "--machine", "constant:latency=0",
+                 "--runs", "20", "--workers", "1", "--no-bounds"]) == 0
+    err = capsys.readouterr().err
+    # 2 ranks: one exchange = 2 messages a run, 1 a rank; 64 ranks x 20 runs = 1,280
+    assert ("note: 64 ranks: 20 runs will simulate about 1.3e+03 messages (from 2 ranks' 1 a "
+            "rank a run;") in err
+    assert "note: 2 ranks" not in err

@@ -268,6 +268,8 @@ def run_predict(args) -> int:
                 return predict(model, n, machine, runs=count, seed=args.seed, params=params,
                                executor=executor, workers=args.workers, bounds=args.bounds,
                                progress=bar.update, limits=limits_for(n), exact=args.exact)
+            if predictions and not args.precision:
+                _warn_if_large(predictions[-1], n, runs)
             try:
                 prediction = run(runs)
                 if args.precision:
@@ -322,6 +324,19 @@ def run_predict(args) -> int:
     for n, err in sorted(failures.items()):
         print(f"pevpm: error: {n} rank{'s' if n > 1 else ''}: {err}", file=sys.stderr)
     return 2 if failures else 0
+
+
+def _warn_if_large(previous, numprocs: int, runs: int) -> None:
+    """Before a count, a note when its runs will simulate more than
+    :data:`MANY_MESSAGES` messages, estimated from the ``previous`` count's
+    messages per rank (a run's messages grow with its ranks)."""
+    per_rank_run = previous.messages_simulated / previous.runs / previous.numprocs
+    estimate = per_rank_run * numprocs * runs
+    if estimate > MANY_MESSAGES:
+        print(f"pevpm predict: note: {numprocs} ranks: {runs:,} runs will simulate about "
+              f"{estimate:.2g} messages (from {previous.numprocs} ranks' "
+              f"{per_rank_run:.3g} a rank a run; minutes at 1-2 million a second per "
+              "worker); --precision P% picks the runs a precision needs", file=sys.stderr)
 
 
 def _to_precision(pilot, wanted: float, run):
