@@ -9,6 +9,8 @@ import re
 import pytest
 from guide_pages import MPIEXEC, ROOT, run_blocks, scratch_folder
 
+from pevpm.model.loader import load_model
+
 GUIDE = ROOT / "docs" / "own-program.md"
 
 #: (pattern in the page, what the test runs instead)
@@ -21,6 +23,12 @@ SMALLER = [
     ("--runs 20", "--runs 2"),
     ("--runs 5", "--runs 2"),
 ]
+
+
+def test_the_directives_in_heat_c_are_the_hand_model():
+    directives = load_model(ROOT / "examples" / "heat" / "heat.c")
+    builder = load_model(ROOT / "examples" / "heat" / "model.py")
+    assert directives.body == builder.body and directives.parameters == builder.parameters
 
 
 def test_every_size_the_test_shrinks_is_in_the_page():
