@@ -111,3 +111,14 @@ def test_every_count_failing_is_one_error(tmp_path, capsys):
     code, out, err = predict(capsys, path, "-n", "2,4")
     assert code == 2 and out == ""
     assert err.count("pevpm: error:") == 1 and "MPI_Allreduce" in err
+
+
+def test_a_note_on_one_rank_says_rank(tmp_path, capsys):
+    path = model_file(tmp_path, "from pevpm.model.builder import ModelBuilder\n\n"
+                                "def model():\n    b = ModelBuilder()\n"
+                                "    with b.loop(300):\n        b.serial(0.001)\n"
+                                "        b.collective('MPI_Barrier')\n    return b\n")
+    code, _, err = predict(capsys, path, "-n", "1,2")
+    assert code == 0
+    assert f"pevpm predict: note: 1 rank: the loop at {path}:5:5 was simulated" in err
+    assert f"pevpm predict: note: 2 ranks: the loop at {path}:5:5 was simulated" in err

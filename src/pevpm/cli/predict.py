@@ -285,7 +285,7 @@ def run_predict(args) -> int:
     for n, prediction in zip(counts, predictions):
         note = _extrapolation_note(prediction.extrapolation)
         if note:
-            print(f"pevpm predict: note: {n} ranks: {note}", file=sys.stderr)
+            print(f"pevpm predict: note: {n} rank{'s' if n > 1 else ''}: {note}", file=sys.stderr)
     for line in warning_lines((p.numprocs, p.runs, p.outstanding) for p in predictions):
         print(f"pevpm predict: warning: {line}", file=sys.stderr)
     if recorded is not None:
