@@ -81,3 +81,22 @@ def test_noise_needs_a_calibration_and_an_old_file_has_calibrated_only(files, tm
     assert main(["predict", str(model), "-n", "1", "--calibration", str(old),
                  "--compute-noise", "robust"]) == 2
     assert "holds the calibrated noise only" in capsys.readouterr().err
+
+
+def test_noise_per_parameter(files, tmp_path, capsys):
+    model, _ = files
+    cal = tmp_path / "two.json"
+    Calibration.from_region_times({"spmv": TIMES, "dot": TIMES}, "cg").save(cal)
+    p, err = predict(capsys, model, cal, 1, "--compute-noise", "none,t_spmv=calibrated")
+    assert p["params"]["t_spmv"] == pytest.approx(sum(TIMES) / len(TIMES))
+    assert p["params"]["t_spmv_sd"] > 1e-3
+    assert "computation noise: none (median of each region's calls, no spread, from " in err
+    assert "; t_spmv: calibrated;" in err
+    assert main(["predict", str(model), "-n", "1", "--calibration", str(cal),
+                 "--compute-noise", "t_spvm=robust"]) == 2
+    assert "no parameter 't_spvm' in the calibration (did you mean 't_spmv'?)" in \
+        capsys.readouterr().err
+    assert main(["predict", str(model), "-n", "1", "--calibration", str(cal),
+                 "--compute-noise", "loud"]) == 2
+    assert "argument --compute-noise: 'loud': give robust | calibrated | none" in \
+        capsys.readouterr().err

@@ -22,7 +22,7 @@ from pathlib import Path
 from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
 from pevpm.cli.paths import writable_file
-from pevpm.errors import PevpmError
+from pevpm.errors import PevpmError, did_you_mean
 from pevpm.vm.executors import EXECUTOR_NAMES, default_workers
 
 DEFAULT_MACHINE = "perseus"
@@ -71,6 +71,34 @@ def precision(text: str) -> float:
         raise argparse.ArgumentTypeError(f"precision must be above 0 and below 100%, got "
                                          f"{text!r}")
     return number
+
+
+def noise_choice(text: str) -> tuple[str | None, dict[str, str]]:
+    """``--compute-noise``: a noise for every region and/or ``PARAMETER=NOISE`` for
+    one (its ``_sd`` follows), comma-separated.
+
+    >>> noise_choice("robust"), noise_choice("none,t_dot=calibrated")
+    (('robust', {}), ('none', {'t_dot': 'calibrated'}))
+    """
+    import argparse
+
+    from pevpm.calibrate.parameters import NOISE_MODES
+
+    default, chosen = None, {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, mode = item.rpartition("=")
+        if mode not in NOISE_MODES or (name and not name.isidentifier()) \
+                or (not name and "=" in item):
+            raise argparse.ArgumentTypeError(
+                f"{item!r}: give {' | '.join(NOISE_MODES)}, or PARAMETER=NOISE "
+                "(e.g. robust,t_dot=calibrated)")
+        if name:
+            chosen[name] = mode
+        else:
+            default = mode
+    if default is None and not chosen:
+        raise argparse.ArgumentTypeError(f"no noise given in {text!r}")
+    return default, chosen
 
 
 def runs_for_precision(mean: float, sd: float, wanted: float) -> int:
@@ -165,11 +193,11 @@ def register(subparsers) -> None:
                         ".otf2 file) beside the predicted one, which runs at its rank count")
     p.add_argument("--calibration", metavar="FILE",
                    help="parameters measured by 'pevpm calibrate' (-D options override them)")
-    p.add_argument("--compute-noise", choices=("robust", "calibrated", "none"),
-                   metavar="NOISE",
+    p.add_argument("--compute-noise", type=noise_choice, metavar="NOISE",
                    help="with --calibration, the spread of each region's time: robust "
                         "(median and MAD, the default), calibrated (mean and sd as measured, "
-                        "other jobs' noise included) or none (docs/calibration.md)")
+                        "other jobs' noise included) or none; per parameter too: "
+                        "robust,t_dot=calibrated (docs/calibration.md)")
     p.set_defaults(func=run_predict)
 
 
@@ -436,17 +464,27 @@ def parse_counts(text: str) -> list[int]:
     return sorted(set(counts))
 
 
-def calibrated_parameters(path: str, model, noise: str | None = None) -> dict[str, float]:
-    """The parameters of calibration file ``path`` under computation noise ``noise``
-    (default robust) that ``model`` declares; a note says which noise was used and
-    names the parameters the model does not use; none used at all is an error."""
+def calibrated_parameters(path: str, model, noise=None) -> dict[str, float]:
+    """The parameters of calibration file ``path`` that ``model`` declares, under
+    computation noise ``noise`` (:func:`noise_choice`'s pair; default: the file's,
+    robust); a note says which noise was used and names the parameters the model
+    does not use; none used at all is an error."""
     from pevpm.calibrate.parameters import NOISE_MEANING, load_calibration
     from pevpm.model.loader import parameter_names
 
-    measured, noise = load_calibration(path, noise)
-    print(f"pevpm predict: note: computation noise: {noise} ({NOISE_MEANING[noise]}, from "
-          f"{path}); --compute-noise {'|'.join(n for n in NOISE_MEANING if n != noise)} for "
-          "the others", file=sys.stderr)
+    default, per_parameter = noise or (None, {})
+    measured, default = load_calibration(path, default)
+    for name, mode in per_parameter.items():
+        chosen = load_calibration(path, mode)[0]
+        if name not in chosen:
+            raise PevpmError(f"no parameter {name!r} in the calibration"
+                             + did_you_mean(name, chosen), "--compute-noise")
+        measured.update({key: chosen[key] for key in (name, f"{name}_sd") if key in chosen})
+    exceptions = "".join(f"; {name}: {mode}" for name, mode in per_parameter.items())
+    print(f"pevpm predict: note: computation noise: {default} ({NOISE_MEANING[default]}, "
+          f"from {path}){exceptions}; --compute-noise "
+          f"{'|'.join(n for n in NOISE_MEANING if n != default)} for the others",
+          file=sys.stderr)
     known = parameter_names(model) | set(model.constants)
     used = {name: value for name, value in measured.items() if name in known}
     if not used:
