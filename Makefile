@@ -1,13 +1,15 @@
 # Two entry points, both self-contained on a fresh machine:
 #   make demo   install into .venv and run the main job (pevpm demo)
 #   make test   install into .venv (with test extras) and run the test suite
+#   make check  the fast subset while you work: import layers, model, stats,
+#               machines, profiles, the engine's semantics, predict (< 60 s)
 # and the documentation:
 #   make docs   the guides and the API reference as HTML in docs/_build/html
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 
-.PHONY: demo test docs install browser clean
+.PHONY: demo test check docs install browser clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +32,17 @@ browser:
 test: install browser
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
+
+# The fast subset: no real MPI runs, nothing marked slow.
+CHECK_TESTS := tests/model tests/stats tests/analytic tests/machine tests/profile \
+	tests/calibrate tests/test_layers.py tests/test_progress.py tests/test_public_api.py \
+	tests/vm/test_engine_semantics.py tests/vm/test_bounds.py tests/vm/test_prediction.py \
+	tests/cli/test_predict_command.py tests/cli/test_predict_user_words.py \
+	tests/cli/test_predict_scaling.py tests/cli/test_cli_commands.py tests/cli/test_help_is_light.py
+
+check: install
+	$(VENV)/bin/lint-imports
+	$(PY) -m pytest -q -m "not slow and not mpi" $(CHECK_TESTS)
 
 # Warnings are errors: a public name without a docstring or an example fails.
 docs: install

@@ -28,7 +28,8 @@ def test_lines_come_at_most_once_per_interval_and_close_once():
     bar.update(10)                  # 9 s later: too soon
     bar.close()
     bar.close()
-    assert log.getvalue().splitlines() == ["predict: 20/100 runs", "predict: done, 30/100 runs"]
+    assert log.getvalue().splitlines() == ["predict: 20/100 runs, about 2m04s left",
+                                           "predict: done, 30/100 runs"]
 
 
 def test_quiet_close_prints_nothing_for_a_short_job():

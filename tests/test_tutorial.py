@@ -9,20 +9,15 @@ changes under it.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from guide_pages import MPIEXEC, ROOT, run_blocks, scratch_folder
 
 from pevpm.model.loader import load_model
 from pevpm.model.printer import to_directives
 
-ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT / "docs" / "tutorial.md"
-MPIEXEC = Path(sys.executable).with_name("mpiexec")
 
 #: (pattern in the page, what the test runs instead)
 SMALLER = [
@@ -34,17 +29,6 @@ SMALLER = [
     ("--runs 10", "--runs 2"),
     ("--runs 5", "--runs 2"),
 ]
-
-
-def shell_blocks(text: str) -> list[str]:
-    """The bodies of the page's fenced ``sh`` blocks, in order."""
-    return re.findall(r"^```sh\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
-
-
-def smaller(block: str) -> str:
-    for pattern, replacement in SMALLER:
-        block = block.replace(pattern, replacement)
-    return block
 
 
 def test_every_size_the_test_shrinks_is_in_the_page():
@@ -60,19 +44,7 @@ def test_the_two_models_of_the_program_are_the_same():
 
 @pytest.fixture
 def workspace(tmp_path):
-    """A scratch folder with ``examples`` and a PATH of this environment's tools:
-    ``pevpm`` running this source tree, then the interpreter's own folder (its
-    ``python`` and ``mpiexec``, which starts its proxy from there)."""
-    (tmp_path / "examples").symlink_to(ROOT / "examples")
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    pevpm = tools / "pevpm"
-    pevpm.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pevpm "$@"\n')
-    pevpm.chmod(0o755)
-    path = os.pathsep.join([str(tools), str(MPIEXEC.parent), os.environ.get("PATH", "")])
-    env = {**os.environ, "PATH": path,
-           "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    return tmp_path, env
+    return scratch_folder(tmp_path)
 
 
 @pytest.mark.slow
@@ -80,22 +52,12 @@ def workspace(tmp_path):
 @pytest.mark.skipif(not MPIEXEC.exists(), reason="mpiexec not found next to the interpreter")
 def test_the_tutorial_runs_step_by_step(workspace):
     folder, env = workspace
-    outputs = []
-    for block in shell_blocks(TUTORIAL.read_text()):
-        script = smaller(block)
-        result = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=folder,
-                                env=env, capture_output=True, text=True, timeout=300,
-                                check=False)
-        assert result.returncode == 0, f"{script}\n--- stdout\n{result.stdout}\n" \
-                                       f"--- stderr\n{result.stderr}"
-        assert "Traceback" not in result.stderr, result.stderr
-        outputs.append(result.stdout)
-    text = "\n".join(outputs)
+    text = run_blocks(TUTORIAL, SMALLER, folder, env)
     assert "cg: 1 ranks, 64 x 64, 5 iterations" in text
     assert "cg: 2 ranks, 64 x 64, 5 iterations" in text
     assert "examples/tutorial/cg.py: no problems found" in text
     assert re.search(r"-D t_matvec_call=\S+ -D t_matvec_cell=\S+", text)
-    assert "speedup relative to 1 rank" in text
+    assert "speedup and efficiency relative to 1 rank" in text
     assert re.search(r"^\s+8\s+\d", text, flags=re.MULTILINE)          # the scaling table reached 8
     assert "serial fraction s = " in text
     assert (folder / "cg-2.trace.json").stat().st_size > 0

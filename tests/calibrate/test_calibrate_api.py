@@ -109,10 +109,12 @@ def test_run_program_failures_are_clear(tmp_path, monkeypatch):
 
 def test_a_calibration_round_trips_through_its_file(tmp_path):
     cal = Calibration.from_region_times({"work": [1e-3, 3e-3] * 50 + [0.5]}, "prog")
-    assert cal.parameters == pytest.approx({"t_work": 2e-3, "t_work_sd": 1e-3})
+    assert cal.noise["calibrated"] == pytest.approx({"t_work": 2e-3, "t_work_sd": 1e-3})
+    assert cal.parameters == cal.noise["robust"]        # the default: the robust figures
     path = tmp_path / "c.json"
     cal.save(path)
     assert load_parameters(path) == cal.parameters
+    assert load_parameters(path, "calibrated") == cal.noise["calibrated"]
 
 
 @pytest.mark.parametrize("content, message", [

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from pevpm.cli import main
-from pevpm.cli.validate import process_counts
+from pevpm.cli.lab import process_counts
 from pevpm.validate.lab import ContentionLab, lab_available
 
 AVAILABLE, WHY_NOT = lab_available()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pevpm.cli import model as commands
+from pevpm.cli import check, show
 from pevpm.errors import PevpmError
 from pevpm.model.directives import parse_directives
 from pevpm.model.loader import load_model
@@ -15,7 +15,9 @@ JACOBI = Path(__file__).resolve().parents[2] / "examples" / "jacobi" / "jacobi.c
 
 def run(argv):
     parser = argparse.ArgumentParser(prog="pevpm")
-    commands.register(parser.add_subparsers())
+    subparsers = parser.add_subparsers()
+    show.register(subparsers)
+    check.register(subparsers)
     args = parser.parse_args(argv)
     return args.func(args)
 

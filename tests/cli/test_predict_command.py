@@ -88,12 +88,13 @@ def test_table_with_speedup(tmp_path, capsys):
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0].split() == ["procs", "mean", "(s)", "sd", "(s)", "min", "bound", "max",
-                                "bound", "speedup"]
+                                "bound", "speedup", "efficiency"]
     rows = [line.split() for line in lines[2:5]]
     assert [r[0] for r in rows] == ["2", "4", "8"]
     # every pair: 1 ms message then 1 ms work, 3 iterations, whatever the count
     assert [float(r[1]) for r in rows] == pytest.approx([0.006] * 3)
-    assert [float(r[-1]) for r in rows] == pytest.approx([1.0] * 3)
+    assert [float(r[-2]) for r in rows] == pytest.approx([1.0] * 3)
+    assert [float(r[-1]) for r in rows] == pytest.approx([1.0, 0.5, 0.25])
     assert "relative to 2 ranks" in lines[5]
 
 

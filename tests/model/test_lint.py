@@ -125,4 +125,4 @@ def test_python_model_file_is_checked_as_a_model_not_as_code(tmp_path):
                     "    b.send(8, dest=1)\n"
                     "    return b\n")
     assert [str(f) for f in lint_file(path)] == [
-        f"{path}: Serial segment has no time for processor 'orion'"]
+        f"{path}:6:5: Serial segment has no time for processor 'orion'"]

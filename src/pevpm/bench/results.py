@@ -77,6 +77,7 @@ def describe(profile: Profile) -> str:
         span = f"{sizes[0]}..{sizes[-1]} B" if len(sizes) > 1 else f"{sizes[0]} B"
         lines.append(f"{test + variant:<16}{nxp:<7}{span:<28}{len(sizes):>6}  "
                      f"{median * 1e6:.2f} us")
+    lines.append(eager_line(origin.eager))
     fits = len(profile.stored_fits())
     calibration = len(profile.calibration())
     lines.append(f"{fits} stored fits, {calibration} calibration values")
@@ -106,6 +107,21 @@ def stability_note(profile: Profile) -> str:
     shown = ", ".join(f"{key.label} {v.check} {v.shift:+.0%}" for key, v in worst)
     return (f"stability: {len(unstable)} of {len(verdicts)} blocks unstable after "
             f"re-measuring ({shown})")
+
+
+def eager_line(eager: int | None) -> str:
+    """What ``profile show`` says of the eager limit ``pevpm bench`` measured.
+
+    >>> eager_line(8112)
+    'eager limit: 8,112 B (measured: the largest blocking send that returned before its receive was posted)'
+    >>> eager_line(None).startswith("eager limit: not measured")
+    True
+    """
+    if eager is None:
+        return ("eager limit: not measured (predictions assume MPICH's nominal 65,536 B; "
+                "--machine PROFILE:eager=BYTES sets it)")
+    return (f"eager limit: {eager:,} B (measured: the largest blocking send that returned "
+            "before its receive was posted)")
 
 
 def conditions_note(profile: Profile, quiet_too: bool = True) -> str | None:

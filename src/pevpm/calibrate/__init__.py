@@ -18,7 +18,7 @@ resist descheduled calls (:mod:`pevpm.calibrate.robust`).  See
 docs/calibration.md for a walk-through.
 """
 
-from pevpm.calibrate.parameters import Calibration, load_parameters
+from pevpm.calibrate.parameters import Calibration, load_calibration, load_parameters
 from pevpm.calibrate.regions import parse_region_lines, region, run_program
 from pevpm.calibrate.robust import RobustSummary, robust_summary
 from pevpm.calibrate.timing import (
@@ -35,7 +35,7 @@ from pevpm.host import MachineState, disturbance, probe_machine
 
 __all__ = [
     "Calibration", "MachineState", "RegionTiming", "RobustSummary", "Watched", "call_spread",
-    "disturbance", "load_parameters", "neighbours_running", "parse_region_lines",
+    "disturbance", "load_calibration", "load_parameters", "neighbours_running", "parse_region_lines",
     "probe_machine", "quietest", "region", "robust_summary", "run_program", "single_call_times",
     "time_call", "time_region",
 ]

@@ -5,7 +5,10 @@ A program marks its serial regions and prints one line per timed call::
     PEVPM-REGION <name> <seconds>
 
 From Python, :func:`region` does it (``with region("update"): ...``); from
-C, ``printf("PEVPM-REGION update %.9f\\n", MPI_Wtime() - t0);``.
+C, C++ and Fortran, pevpm's region library (:func:`region_library`:
+``pevpm_region_begin("update")`` / ``pevpm_region_end("update")``, built with
+the program by ``$(pevpm calibrate --cflags)`` and ``$(pevpm calibrate
+--libs)``), which keeps the times in memory and writes them at exit.
 :func:`run_program` runs the program (under ``mpiexec`` if the command says
 so) and gathers the lines of every rank and every repeat;
 :func:`parse_region_lines` reads them from any text.
@@ -73,6 +76,39 @@ def _process_region_file():
         _region_file = open(folder / f"regions-{os.getpid()}.txt", "a")  # noqa: SIM115
         atexit.register(_region_file.close)
     return _region_file
+
+
+#: The region library's files, in this package's ``region_c`` folder.
+REGION_LIBRARY = {"header": "pevpm_region.h", "source": "pevpm_region.c",
+                  "fortran": "pevpm_region.f90"}
+
+
+def region_library() -> dict[str, Path]:
+    """The region library for C, C++ and Fortran programs: its header, its C source
+    and its Fortran module, to build with the program's own compiler.
+
+    >>> files = region_library()
+    >>> sorted(files), files["header"].name, files["source"].is_file()
+    (['fortran', 'header', 'source'], 'pevpm_region.h', True)
+    """
+    folder = Path(__file__).resolve().parent / "region_c"
+    return {kind: folder / name for kind, name in REGION_LIBRARY.items()}
+
+
+def build_flags(kind: str) -> str:
+    """What ``pevpm calibrate --cflags`` (``-I`` of the header), ``--libs`` (the C
+    source, compiled with the program) and ``--fortran`` (the Fortran module's
+    source, before the program's) print, for ``mpicc prog.c $(...)``.
+
+    >>> build_flags("cflags").startswith("-I"), build_flags("libs").endswith("pevpm_region.c")
+    (True, True)
+    """
+    files = region_library()
+    flags = {"cflags": f"-I{files['header'].parent}", "libs": str(files["source"]),
+             "fortran": str(files["fortran"])}
+    if kind not in flags:
+        raise PevpmError(f"no build flags {kind!r}; one of {', '.join(flags)}")
+    return shlex.quote(flags[kind])
 
 
 def parse_region_lines(text: str, where: str = "program output") -> dict[str, list[float]]:

@@ -1,7 +1,7 @@
 """The ``pevpm`` command line.
 
-Each area of the toolkit contributes its subcommands through a module
-of this package with a ``register(subparsers)`` function; this module
+Each command has a module of this package named after it (``trace``
+also holds ``replay`` and ``extract``) with a ``register(subparsers)`` function; this module
 only assembles them and turns :class:`pevpm.errors.PevpmError` and a bad
 option alike into one line, ``pevpm: error: WHERE: WHAT``, and exit status 2.
 A reader that closes the output early (``pevpm show m.c | head -1``) ends
@@ -17,6 +17,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import NamedTuple
 
 from pevpm import __version__
 from pevpm.errors import PevpmError
@@ -33,26 +34,43 @@ for _name, _value in SINGLE_THREADED_BLAS.items():
     os.environ.setdefault(_name, _value)
 
 
-#: Which module registers each subcommand.  Only the module of the command
-#: being run is imported (a rank of ``mpiexec -n 64 pevpm bench`` need not
-#: load scipy and matplotlib); ``pevpm --help`` imports them all.
-COMMANDS = {
-    "predict": "pevpm.cli.predict",
-    "calibrate": "pevpm.cli.calibrate",
-    "show": "pevpm.cli.model",
-    "check": "pevpm.cli.model",
-    "bench": "pevpm.cli.bench",
-    "profile": "pevpm.cli.bench",
-    "fit": "pevpm.cli.machine",
-    "machine": "pevpm.cli.machine",
-    "analytic": "pevpm.cli.analytic",
-    "lab": "pevpm.cli.validate",
-    "validate": "pevpm.cli.validate",
-    "demo": "pevpm.cli.report",
-    "report": "pevpm.cli.report",
-    "trace": "pevpm.cli.trace",
-    "replay": "pevpm.cli.trace",
-    "extract": "pevpm.cli.trace",
+class Command(NamedTuple):
+    """A subcommand: the module that registers it and the line ``pevpm --help`` shows."""
+
+    module: str
+    summary: str
+
+
+#: Every subcommand, its module and its summary.  Only the module of the
+#: command being run is imported (a rank of ``mpiexec -n 64 pevpm bench``
+#: need not load scipy and matplotlib), and ``pevpm --help`` imports none:
+#: it lists these summaries (pip's command registry does the same).
+COMMANDS: dict[str, Command] = {
+    "predict": Command("pevpm.cli.predict",
+                       "predict a model's run time over process counts (Monte Carlo)"),
+    "calibrate": Command("pevpm.cli.calibrate",
+                         "time a program's serial regions and write them as model parameters"),
+    "show": Command("pevpm.cli.show",
+                    "print the PEVPM model of an annotated source or model file"),
+    "check": Command("pevpm.cli.check", "lint an annotated source against its PEVPM directives"),
+    "bench": Command("pevpm.cli.bench",
+                     "measure the machine's MPI performance (run under mpiexec)"),
+    "profile": Command("pevpm.cli.profile", "inspect a machine profile"),
+    "fit": Command("pevpm.cli.fit",
+                   "fit distributions (Pearson V, Weibull, ...) to every block of a profile"),
+    "machine": Command("pevpm.cli.machine",
+                       "list the built-in machines; write hypothetical ones"),
+    "analytic": Command("pevpm.cli.analytic",
+                        "closed-form scaling laws, SPMD queueing models, DP*Graph"),
+    "lab": Command("pevpm.cli.lab", "run MPI programs over shaped links on this machine"),
+    "validate": Command("pevpm.cli.validate",
+                        "run an example for real and compare it with predictions"),
+    "demo": Command("pevpm.cli.demo", "benchmark this machine, fit, calibrate, validate the "
+                                        "examples, predict, and write an HTML report"),
+    "report": Command("pevpm.cli.report", "rebuild the HTML report from saved results"),
+    "trace": Command("pevpm.cli.trace", "run an MPI program with every MPI call recorded (OTF2)"),
+    "replay": Command("pevpm.cli.trace", "simulate a traced run on a (different) machine"),
+    "extract": Command("pevpm.cli.trace", "write a PEVPM model (Python) from a trace"),
 }
 
 
@@ -68,16 +86,23 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; with ``command``, only that command's module is loaded."""
+    """The argument parser: with ``command``, only that command's module is loaded and
+    its options parsed; without, the commands and their summaries, nothing loaded.
+
+    >>> sorted(build_parser("show")._subparsers._group_actions[0].choices)
+    ['show']
+    """
     parser = ArgumentParser(
         prog="pevpm",
         description="Predict and explain the performance of MPI programs.",
     )
     parser.add_argument("--version", action="version", version=f"pevpm {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    modules = [COMMANDS[command]] if command in COMMANDS else dict.fromkeys(COMMANDS.values())
-    for name in modules:
-        importlib.import_module(name).register(subparsers)
+    if command in COMMANDS:
+        importlib.import_module(COMMANDS[command].module).register(subparsers)
+        return parser
+    for name, entry in COMMANDS.items():    # the listing: no command module is loaded
+        subparsers.add_parser(name, help=entry.summary, add_help=False)
     return parser
 
 

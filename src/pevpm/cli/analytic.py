@@ -259,7 +259,7 @@ def run_analytic_dpgraph(args) -> int:
 def register(subparsers) -> None:
     """Add ``pevpm analytic ...`` to the top-level command line."""
     analytic = subparsers.add_parser(
-        "analytic", help="closed-form scaling laws, SPMD queueing models, DP*Graph",
+        "analytic",
         description="Analytic performance models: scaling laws, Cremonesi-Gennaro SPMD "
                     "queueing networks solved by MVA, DP*Graph timing graphs.")
     sub = analytic.add_subparsers(dest="analytic_command", metavar="MODEL", required=True)

@@ -1,18 +1,14 @@
-"""``pevpm bench`` (run MPIBench under mpiexec) and ``pevpm profile`` (inspect a profile).
+"""``pevpm bench``: run MPIBench under mpiexec.
 
-Only the ``bench`` handler imports mpi4py, and only after every option has
-been checked, so ``pevpm profile ...`` and bad ``bench`` options never start MPI.
+Only the handler imports mpi4py, and only after every option has been
+checked, so bad options never start MPI (``pevpm profile``, in
+:mod:`pevpm.cli.profile`, inspects what it wrote).
 
     mpiexec -n 4 python -m pevpm bench --quick -o machine.db
     mpiexec -n 4 python -m pevpm bench --quick --placements 1x2,1x4 -o machine.db
-    pevpm profile show machine.db
-    pevpm profile export-csv machine.db -o machine.csv
-    pevpm profile plot machine.db -o plots/
 """
 
 from __future__ import annotations
-
-import sys
 
 from pevpm.bench.catalog import CATALOG, DEFAULT_TESTS, resolve_test
 from pevpm.bench.options import (
@@ -26,7 +22,7 @@ from pevpm.bench.options import (
     parse_sizes,
 )
 from pevpm.cli import numbers
-from pevpm.cli.paths import writable_file, writable_folder
+from pevpm.cli.paths import writable_file
 from pevpm.errors import BenchmarkError, PevpmError
 
 QUICK_PRESET = {"reps": 100, "sizes": "0,1K,16K,64K", "resend_limit": 100, "budget": "3s"}
@@ -36,7 +32,7 @@ FULL_PRESET = {"reps": 1000, "sizes": "0-8-128,256,512,1K,2K,4K,8K,16K,32K,64K",
 
 def register(subparsers) -> None:
     bench = subparsers.add_parser(
-        "bench", help="measure the machine's MPI performance (run under mpiexec)",
+        "bench",
         description="MPIBench: time every operation at every process on a global clock. "
                     "Run as: mpiexec -n N python -m pevpm bench -o machine.db",
     )
@@ -106,43 +102,6 @@ def register(subparsers) -> None:
                        "the binding adds (for predictions of Python programs)")
     bench.set_defaults(func=run_bench)
 
-    profile = subparsers.add_parser("profile", help="inspect a machine profile")
-    actions = profile.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
-    profile_help = "profile file, or a built-in profile's name (default; see pevpm machine list)"
-    show = actions.add_parser("show", help="list what the profile holds and where it was "
-                              "measured")
-    show.add_argument("profile", help=profile_help)
-    show.set_defaults(func=run_profile_show)
-    export = actions.add_parser("export-csv", help="summaries as CSV (size, min, avg, max, "
-                                "percentiles in microseconds)")
-    export.add_argument("profile", help=profile_help)
-    export.add_argument("-o", "--output", type=writable_file,
-                        help="CSV file (default: standard output)")
-    export.add_argument("--test", help="only this test")
-    export.add_argument("--nxp", help="only this placement, e.g. 1x4")
-    export.set_defaults(func=run_profile_export_csv)
-    plot = actions.add_parser("plot", help="one PNG page per test and placement")
-    plot.add_argument("profile", help=profile_help)
-    plot.add_argument("-o", "--output", default="bench-plots", type=writable_folder,
-                      help="directory for the PNGs")
-    plot.add_argument("--test", help="only this test")
-    plot.set_defaults(func=run_profile_plot)
-    imports = actions.add_parser(
-        "import", help="read OSU micro-benchmark or Intel MPI Benchmarks output into a profile",
-        description="Read the text output of OSU (osu_latency, osu_multi_lat, osu_bw, "
-                    "osu_bibw, collectives) or IMB-MPI1 (PingPong, PingPing, Sendrecv, "
-                    "Exchange, collectives) into a profile, one block per test, size and "
-                    "process count.")
-    imports.add_argument("files", nargs="+", metavar="FILE", help="OSU or IMB output")
-    imports.add_argument("-o", "--output", required=True, type=writable_file,
-                         help="profile to write (created, or added to)")
-    imports.add_argument("--procs", type=numbers.whole(2, 10**7),
-                         help="process count of OSU runs (their output does not say; "
-                              "default 2)")
-    imports.add_argument("--nodes", type=numbers.whole(1, 10**7), default=1,
-                         help="nodes the processes ran on (default 1)")
-    imports.set_defaults(func=run_profile_import)
-
 
 def options_from_args(args) -> BenchOptions:
     """Turn parsed arguments into checked-later :class:`BenchOptions` (no MPI)."""
@@ -194,55 +153,3 @@ def run_bench(args) -> int:
     from pevpm.bench.runner import run_benchmark
 
     return run_benchmark(options, watch)
-
-
-def run_profile_show(args) -> int:
-    from pevpm.bench.results import describe
-    from pevpm.profile.builtin import open_profile
-
-    with open_profile(args.profile) as prof:
-        print(describe(prof))
-    return 0
-
-
-def run_profile_export_csv(args) -> int:
-    from pevpm.bench.results import write_csv
-    from pevpm.profile.builtin import open_profile
-
-    with open_profile(args.profile) as prof:
-        if args.output:
-            with open(args.output, "w", newline="") as stream:
-                count = write_csv(prof, stream, test=args.test, nxp=args.nxp)
-            print(f"wrote {count} rows to {args.output}", file=sys.stderr)
-        else:
-            write_csv(prof, sys.stdout, test=args.test, nxp=args.nxp)
-    return 0
-
-
-def run_profile_import(args) -> int:
-    from pevpm.profile.imported import SHAPE, import_file
-
-    for path in args.files:
-        table, keys = import_file(path, args.output, procs=args.procs, nodes=args.nodes)
-        tests = ", ".join(dict.fromkeys(f"{k.test}{k.variant} {k.nxp}" for k in keys))
-        print(f"pevpm profile import: {len(keys)} blocks ({tests}) from {table.source} "
-              f"output {path} into {args.output}")
-        if table.skipped:
-            print(f"pevpm profile import: note: {path}: skipped benchmarks with no profile "
-                  f"counterpart: {', '.join(dict.fromkeys(table.skipped))}", file=sys.stderr)
-        if args.procs is None and table.source.startswith("OSU"):
-            print(f"pevpm profile import: note: {path}: OSU output does not say how many "
-                  "processes ran; assumed 2 (give --procs)", file=sys.stderr)
-    print(f"pevpm profile import: note: {SHAPE}", file=sys.stderr)
-    return 0
-
-
-def run_profile_plot(args) -> int:
-    from pevpm.profile.builtin import open_profile
-    from pevpm.report.bench_plots import plot_profile
-
-    with open_profile(args.profile) as prof:
-        paths = plot_profile(prof, args.output, test=args.test)
-    for path in paths:
-        print(path)
-    return 0

@@ -19,7 +19,7 @@ from pevpm.cli import numbers
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "calibrate", help="time a program's serial regions and write them as model parameters",
+        "calibrate",
         description="Run PROGRAM (which prints 'PEVPM-REGION NAME SECONDS' lines), summarise "
                     "each region robustly and write t_NAME / t_NAME_sd parameters for "
                     "'pevpm predict --calibration'.")
@@ -34,6 +34,14 @@ def register(subparsers) -> None:
                         "busy (default 1)")
     p.add_argument("--timeout", type=numbers.positive, default=600.0, metavar="SECONDS",
                    help="longest one run of the program may take (default 600)")
+    build = p.add_mutually_exclusive_group()
+    for kind, what in (("cflags", "the compiler flag that finds pevpm_region.h"),
+                       ("libs", "the region library's C source, to compile with the program"),
+                       ("fortran", ("the Fortran module's source (use pevpm_region), to "
+                                    "compile before the program"))):
+        build.add_argument(f"--{kind}", dest="build_flags", action="store_const", const=kind,
+                           help=f"print {what}, and exit (mpicc prog.c $(pevpm calibrate "
+                                "--cflags) $(pevpm calibrate --libs))")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
                    help="the program to run, after --")
     p.set_defaults(func=run_calibrate)
@@ -41,6 +49,12 @@ def register(subparsers) -> None:
 
 def run_calibrate(args) -> int:
     from pevpm.calibrate import Calibration, quietest, run_program
+
+    if args.build_flags:
+        from pevpm.calibrate.regions import build_flags
+
+        print(build_flags(args.build_flags))
+        return 0
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     watched = quietest(
@@ -61,15 +75,34 @@ def run_calibrate(args) -> int:
 
 
 def format_calibration(calibration) -> str:
-    """The regions as a table, then the machine's load and the ``-D`` options."""
-    header = (f"{'region':<16} {'calls':>7} {'median':>11} {'mean':>11} {'sd':>11} "
-              f"{'robust cv':>9} {'outliers':>8}")
+    """The regions as a table (the robust centre and spread first, then the raw
+    mean and sd), the machine's load, and the ``-D`` options of each noise choice.
+
+    >>> from pevpm.calibrate import Calibration
+    >>> print(format_calibration(Calibration.from_region_times(
+    ...     {"spmv": [1e-3] * 8 + [1.2e-3, 9e-3]}, "prog")))
+    region             calls      median   robust sd robust cv        mean          sd outliers
+    -------------------------------------------------------------------------------------------
+    spmv                  10       0.001           0     0.000     0.00182    0.002394        0
+    robust: median and 1.4826 x median absolute deviation (the parameters); raw: mean and sd after MPIBench's outlier rule (above 10x the 99th percentile)
+    parameters: -D t_spmv=0.001 -D t_spmv_sd=0
+    with --compute-noise calibrated (the raw spread, other jobs' noise included): -D t_spmv=0.00182 -D t_spmv_sd=0.00239408
+    """
+    from pevpm.calibrate.parameters import DEFAULT_NOISE
+
+    header = (f"{'region':<16} {'calls':>7} {'median':>11} {'robust sd':>11} "
+              f"{'robust cv':>9} {'mean':>11} {'sd':>11} {'outliers':>8}")
     rows = [header, "-" * len(header)]
     for name, s in calibration.regions.items():
-        rows.append(f"{name:<16} {s.calls:>7} {s.median:>11.4g} {s.body_mean:>11.4g} "
-                    f"{s.body_sd:>11.4g} {s.robust_cv:>9.3f} {s.outliers:>8}")
-    rows.append("mean and sd exclude outliers (MPIBench's rule: above 10x the 99th percentile)")
+        rows.append(f"{name:<16} {s.calls:>7} {s.median:>11.4g} {s.robust_sd:>11.4g} "
+                    f"{s.robust_cv:>9.3f} {s.body_mean:>11.4g} {s.body_sd:>11.4g} "
+                    f"{s.outliers:>8}")
+    rows.append("robust: median and 1.4826 x median absolute deviation (the parameters); "
+                "raw: mean and sd after MPIBench's outlier rule (above 10x the 99th "
+                "percentile)")
     for label, state in zip(("before", "after"), calibration.states):
         rows.append(f"machine {label}: {state.describe()}")
-    rows.append("parameters: " + " ".join(calibration.defines()))
+    rows.append("parameters: " + " ".join(calibration.defines(DEFAULT_NOISE)))
+    rows.append("with --compute-noise calibrated (the raw spread, other jobs' noise "
+                "included): " + " ".join(calibration.defines("calibrated")))
     return "\n".join(rows)

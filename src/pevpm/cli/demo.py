@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import math
@@ -35,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pevpm.cli.paths import writable_folder
 from pevpm.errors import PevpmError
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
@@ -137,40 +139,80 @@ def calibrate_examples(profile: Path, plan: DemoPlan, progress: Progress) -> dic
 MESSAGES_PER_ITERATION = {"jacobi": lambda n: 2 * n, "fft2d": lambda n: n * n}
 #: Messages simulated per run at most when extrapolating a stationary case.
 MESSAGE_BUDGET = 20000
+#: Simulated iterations, over all runs, each point of a stationary curve rests on
+#: at least: an iteration's time has a long tail (a message drawn from the
+#: profile's tail now and then), and a mean over a few iterations misses it.
+MIN_ITERATION_SAMPLES = 32
+
+
+def simulated_iterations(name: str, counts: list[int], full: int) -> int:
+    """Iterations a stationary case simulates per run at *every* count of its curve:
+    what :data:`MESSAGE_BUDGET` allows at the largest count, so all points of a curve
+    are estimated alike (each point's own budget once gave the FFT 78 iterations at 16
+    ranks and 4 at 64, whose mean missed the tail and fell five-fold).
+
+    >>> simulated_iterations("fft2d", [4, 16, 64], 100), simulated_iterations("jacobi", [4], 50)
+    (4, 50)
+    """
+    largest = max(counts)
+    return max(1, min(full, MESSAGE_BUDGET // MESSAGES_PER_ITERATION[name](largest)))
 
 
 def scaling_predictions(profile: Path, calibration: dict, plan: DemoPlan,
-                        progress: Progress) -> dict[str, list[dict]]:
+                        progress: Progress, cases=CASES) -> dict[str, list[dict]]:
     """Full-model predictions beyond this machine, 2 ranks per node (one per core here).
 
-    Jacobi and the FFT are stationary from one iteration to the next, so at
-    large counts only as many iterations as :data:`MESSAGE_BUDGET` allows are
-    simulated and the time is scaled to the full count.
+    One curve is one problem size: the FFT's points past its grid's rows (where
+    the grid grows with the ranks, :func:`fft_beyond_grid`) are a curve of their
+    own, ``fft2d (grid = ranks)``.  Jacobi and the FFT are stationary from one
+    iteration to the next, so they simulate the same number of iterations at
+    every count of a curve (:func:`simulated_iterations`), in enough runs for
+    :data:`MIN_ITERATION_SAMPLES` iterations, and scale the time to the full
+    count (the sd by the square root of that factor, iterations being
+    independent).  Every point says how it was obtained: ``grid``,
+    ``iterations``, ``simulated_iterations``, ``runs``, ``scaled_by`` and
+    ``calibration``.
     """
     out: dict[str, list[dict]] = {}
-    for name, case in CASES.items():
+    for name, case in cases.items():
         model = load_model(case.model_path)
-        points = []
+        curves: dict[str, list[tuple[int, dict, str]]] = {}
         for n in plan.scaling_counts:
             if name == "fft2d" and plan.size.grid % n:
                 params = fft_beyond_grid(calibration, n, plan.size)
                 if params is None:
                     continue
+                how = (f"a {params['N']} x {params['N']} grid, one row per rank; serial time "
+                       f"from the kernels calibrated at {plan.size.grid ** 2 // n} ranks "
+                       "(as many points per rank), scaled by log2 of the row length")
+                curves.setdefault(f"{name} (grid = ranks)", []).append((n, params, how))
             else:
                 params = case.model_params(calibration, n, plan.size)
-            scale = 1.0
-            if name in MESSAGES_PER_ITERATION:
-                full = params["iterations"]
-                simulated = max(1, min(full, MESSAGE_BUDGET // MESSAGES_PER_ITERATION[name](n)))
-                scale, params = full / simulated, {**params, "iterations": simulated}
-            progress(f"{name}: predicting {n} processes")
-            machine = machine_from_profile(str(profile), ppn=2, collectives=case.collectives)
-            pred = predict(model, n, machine, runs=max(2, plan.runs // 4), seed=1,
-                           params=params, bounds=False, workers=1)
-            points.append({"n": n, "mean": pred.mean * scale, "sd": pred.sd * scale,
-                           **({"grid": params["N"]} if params.get("N", plan.size.grid)
-                              != plan.size.grid else {})})
-        out[name] = points
+                how = f"serial time from the kernels calibrated for {n} ranks on this machine"
+                curves.setdefault(name, []).append((n, params, how))
+        for curve, entries in curves.items():
+            counts = [n for n, _, _ in entries]
+            points = []
+            for n, params, how in entries:
+                full = simulated = params.get("iterations", 1)
+                if name in MESSAGES_PER_ITERATION:
+                    simulated = simulated_iterations(name, counts, full)
+                runs = max(2, plan.runs // 4, math.ceil(MIN_ITERATION_SAMPLES / simulated)
+                           if simulated < full else 0)
+                progress(f"{curve}: predicting {n} processes")
+                machine = machine_from_profile(str(profile), ppn=2,
+                                               collectives=case.collectives)
+                pred = predict(model, n, machine, runs=runs, seed=1,
+                               params={**params, "iterations": simulated}
+                               if "iterations" in params else params,
+                               bounds=False, workers=1)
+                scale = full / simulated
+                points.append({"n": n, "mean": pred.mean * scale,
+                               "sd": pred.sd * math.sqrt(scale),
+                               "grid": params.get("N", plan.size.grid), "iterations": full,
+                               "simulated_iterations": simulated, "runs": runs,
+                               "scaled_by": scale, "calibration": how})
+            out[curve] = points
     return out
 
 
@@ -263,9 +305,10 @@ def run_demo(outdir: str = "pevpm-report", quick: bool = False, profile: str | N
                    "after a warm-up; predictions: Monte Carlo over the measured distributions. "
                    "Predictions beyond the measured counts assume nodes like this one, 2 ranks "
                    "each, on a network that behaves like its shared memory.")]
-                 + [f"{name} at {p['n']} processes: a {p['grid']} x {p['grid']} grid (one row "
-                    "per rank), serial time from the calibrated count with as many points"
-                    for name, points in scaling.items() for p in points if "grid" in p],
+                 + [("Predictions beyond the measured counts: each curve is one problem size "
+                    "(the table under each says the grid, the iterations simulated and how "
+                    "the time was scaled to all of them, and which calibration gave the "
+                    "serial times).")],
         "machine": described, "validation": validation, "scaling": scaling,
         "breakdowns": breakdowns, "collectives": collectives, "figures": figures,
         "trace": "trace.json",
@@ -276,9 +319,42 @@ def run_demo(outdir: str = "pevpm-report", quick: bool = False, profile: str | N
     return results
 
 
+def register(subparsers) -> None:
+    """Add ``pevpm demo`` to the command line.
+
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="pevpm")
+    >>> register(parser.add_subparsers())
+    >>> parser.parse_args(["demo", "--quick"]).quick
+    True
+    """
+    demo = subparsers.add_parser(
+        "demo",
+        description="The main job: MPIBench on this machine (or a given profile), distribution "
+                    "fits, calibration of the examples' serial segments, real runs of the three "
+                    "case studies against predictions, predictions out to 1024 processes, and "
+                    "an HTML report with plots and a Perfetto trace.")
+    demo.add_argument("-o", "--output", default="pevpm-report", metavar="DIR",
+                      type=writable_folder, help="report folder (default: %(default)s)")
+    demo.add_argument("--quick", action="store_true",
+                      help="smaller problems and fewer repeats (the CI smoke test)")
+    demo.add_argument("--profile", metavar="PATH",
+                      help="use this machine profile instead of benchmarking, or a built-in "
+                           "profile's name: 'default' is the profile shipped with pevpm "
+                           "(measured on a 2-core machine; pevpm machine list)")
+    demo.set_defaults(func=run_demo_command)
+
+
+def run_demo_command(args: argparse.Namespace) -> int:
+    """``pevpm demo``: :func:`run_demo` with the command line's options."""
+    run_demo(args.output, quick=args.quick, profile=args.profile, progress=default_progress)
+    print(f"report: {args.output}/index.html")
+    return 0
+
+
 def default_progress(message: str) -> None:
     """Progress lines on stderr, with the time since start."""
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-__all__ = ["DemoPlan", "default_progress", "run_demo"]
+__all__ = ["DemoPlan", "default_progress", "register", "run_demo", "run_demo_command"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
 from pevpm.cli.paths import writable_file
-from pevpm.errors import PevpmError
+from pevpm.errors import PevpmError, did_you_mean
 from pevpm.vm.executors import EXECUTOR_NAMES, default_workers
 
 DEFAULT_MACHINE = "perseus"
@@ -42,6 +42,81 @@ def default_max_events(numprocs: int) -> int:
     (5000000, 51200000)
     """
     return max(DEFAULT_MAX_EVENTS, DEFAULT_EVENTS_PER_RANK * numprocs)
+#: Runs a ``--precision`` request judges the spread on first.
+PILOT_RUNS = 20
+#: Most runs ``--precision`` picks for one count.
+MAX_PRECISION_RUNS = 10_000
+#: Normal quantile of a two-sided 95% confidence interval.
+Z_95 = 1.96
+#: Simulated messages past which ``--precision`` says how many a request implies.
+MANY_MESSAGES = 10**8
+
+
+def precision(text: str) -> float:
+    """``--precision``: a relative half-width, ``1%`` or ``0.01`` (above 0, below 1).
+
+    >>> precision("1%"), precision("0.5 %"), precision("0.02")
+    (0.01, 0.005, 0.02)
+    """
+    import argparse
+    import math
+
+    value = text.strip()
+    percent = value.endswith("%")
+    try:
+        number = float(value.rstrip("%").strip()) / (100 if percent else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a precision: {text!r} (e.g. 1%)") from None
+    if not (math.isfinite(number) and 0 < number < 1):
+        raise argparse.ArgumentTypeError(f"precision must be above 0 and below 100%, got "
+                                         f"{text!r}")
+    return number
+
+
+def noise_choice(text: str) -> tuple[str | None, dict[str, str]]:
+    """``--compute-noise``: a noise for every region and/or ``PARAMETER=NOISE`` for
+    one (its ``_sd`` follows), comma-separated.
+
+    >>> noise_choice("robust"), noise_choice("none,t_dot=calibrated")
+    (('robust', {}), ('none', {'t_dot': 'calibrated'}))
+    """
+    import argparse
+
+    from pevpm.calibrate.parameters import NOISE_MODES
+
+    default, chosen = None, {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, mode = item.rpartition("=")
+        if mode not in NOISE_MODES or (name and not name.isidentifier()) \
+                or (not name and "=" in item):
+            raise argparse.ArgumentTypeError(
+                f"{item!r}: give {' | '.join(NOISE_MODES)}, or PARAMETER=NOISE "
+                "(e.g. robust,t_dot=calibrated)")
+        if name:
+            chosen[name] = mode
+        else:
+            default = mode
+    if default is None and not chosen:
+        raise argparse.ArgumentTypeError(f"no noise given in {text!r}")
+    return default, chosen
+
+
+def runs_for_precision(mean: float, sd: float, wanted: float) -> int:
+    """Monte Carlo runs that put the mean within ``wanted`` (relative) at 95%
+    confidence, given a pilot's ``mean`` and ``sd``: ``(1.96 sd / (wanted mean))^2``,
+    at least :data:`PILOT_RUNS`, at most :data:`MAX_PRECISION_RUNS`.
+
+    >>> runs_for_precision(1.0, 0.1, 0.01), runs_for_precision(1.0, 0.0, 0.01)
+    (385, 20)
+    """
+    import math
+
+    if mean <= 0 or sd <= 0:
+        return PILOT_RUNS
+    needed = math.ceil((Z_95 * sd / (wanted * mean)) ** 2)
+    return min(MAX_PRECISION_RUNS, max(PILOT_RUNS, needed))
+
+
 #: Most process counts one ``-n`` may list.
 MAX_COUNTS = 1000
 #: Most local worker processes per CPU (more only costs memory and start-up).
@@ -50,7 +125,7 @@ LOCAL_WORKERS_PER_CPU = 4
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "predict", help="predict a model's run time over process counts (Monte Carlo)",
+        "predict",
         description="Simulate a PEVPM model (annotated C/Python source or a Python model "
                     "file) many times per process count and report the predicted run time.")
     p.add_argument("model", nargs="?",
@@ -63,6 +138,10 @@ def register(subparsers) -> None:
                         "(default: the model's Default numprocs)")
     p.add_argument("--runs", type=numbers.runs, default=100,
                    help="Monte Carlo runs per count (100)")
+    p.add_argument("--precision", type=precision, metavar="P%",
+                   help="pick the runs per count: enough for the mean to within P%% at 95%% "
+                        f"confidence, judged on {PILOT_RUNS} pilot runs (at most "
+                        f"{MAX_PRECISION_RUNS:,}); replaces --runs")
     p.add_argument("--seed", type=numbers.seed, default=0, help="random seed (0)")
     p.add_argument("--machine", default=DEFAULT_MACHINE, metavar="SPEC",
                    help="constant:latency=50us | hockney:latency=..,bandwidth=.. | "
@@ -102,6 +181,10 @@ def register(subparsers) -> None:
                    help="after the table, say which profile block served which kind of "
                         "message in one run per count (operation, sizes, contention, "
                         "placement, how many)")
+    p.add_argument("--weak", action="store_true",
+                   help="weak scaling (the model grows the problem with the ranks): show "
+                        "the efficiency t(1)/t(p) and the time per rank of work t(p)/p "
+                        "instead of the speedup")
     p.add_argument("--json", action="store_true", help="print the predictions as JSON")
     p.add_argument("--trace", metavar="FILE", type=writable_file,
                    help="write a Chrome/Perfetto trace of one run at the largest count")
@@ -114,6 +197,11 @@ def register(subparsers) -> None:
                         "annotated .py sources and model files saying BINDING = \"python\"")
     p.add_argument("--calibration", metavar="FILE",
                    help="parameters measured by 'pevpm calibrate' (-D options override them)")
+    p.add_argument("--compute-noise", type=noise_choice, metavar="NOISE",
+                   help="with --calibration, the spread of each region's time: robust "
+                        "(median and MAD, the default), calibrated (mean and sd as measured, "
+                        "other jobs' noise included) or none; per parameter too: "
+                        "robust,t_dot=calibrated (docs/calibration.md)")
     p.set_defaults(func=run_predict)
 
 
@@ -166,8 +254,12 @@ def run_predict(args) -> int:
     if not Path(args.model).is_file():
         raise PevpmError("no such model file", args.model)
     model = load_model(args.model, processor=args.processor)
+    if args.compute_noise and not args.calibration:
+        raise PevpmError("--compute-noise chooses among a calibration file's figures: give "
+                         "--calibration FILE too")
     if args.calibration:
-        params = {**calibrated_parameters(args.calibration, model), **params}
+        params = {**calibrated_parameters(args.calibration, model, args.compute_noise),
+                  **params}
     if params:
         model = with_parameters(model, params)
     engine_note = why_reference(compile_model(model, params))
@@ -195,20 +287,37 @@ def run_predict(args) -> int:
 
         recorded_run = model_run(model, recorded, machine, name=args.model, params=params,
                                  seed=args.seed, limits=limits_for(counts[0]))
-    predictions = []
-    with _progress(len(counts) * args.runs) as bar, \
+    predictions, failures = [], {}
+    runs = PILOT_RUNS if args.precision else args.runs
+    with _progress(None if args.precision else len(counts) * runs, sum(counts) * runs) as bar, \
             open_executor(args.executor, args.workers) as executor:
         for n in counts:
             bar.set_description(f"{n} ranks")
-            predictions.append(predict(model, n, machine, runs=args.runs, seed=args.seed,
-                                       params=params, executor=executor,
-                                       workers=args.workers, bounds=args.bounds,
-                                       progress=bar.update, limits=limits_for(n),
-                                       exact=args.exact))
+            if hasattr(bar, "set_weight"):
+                bar.set_weight(n)           # a run's cost grows with its ranks
+
+            def run(count: int, n: int = n):
+                return predict(model, n, machine, runs=count, seed=args.seed, params=params,
+                               executor=executor, workers=args.workers, bounds=args.bounds,
+                               progress=bar.update, limits=limits_for(n), exact=args.exact)
+            if predictions and not args.precision:
+                _warn_if_large(predictions[-1], n, runs)
+            try:
+                prediction = run(runs)
+                if args.precision:
+                    prediction = _to_precision(prediction, args.precision, run)
+                predictions.append(prediction)
+            except PevpmError as err:
+                if len(counts) == 1:
+                    raise
+                failures[n] = err
+    if not predictions:             # every count failed: the first error says it all
+        raise next(iter(failures.values()))
+    counts = [p.numprocs for p in predictions]
     for n, prediction in zip(counts, predictions):
         note = _extrapolation_note(prediction.extrapolation)
         if note:
-            print(f"pevpm predict: note: {n} ranks: {note}", file=sys.stderr)
+            print(f"pevpm predict: note: {n} rank{'s' if n > 1 else ''}: {note}", file=sys.stderr)
     for line in warning_lines((p.numprocs, p.runs, p.outstanding) for p in predictions):
         print(f"pevpm predict: warning: {line}", file=sys.stderr)
     if recorded is not None:
@@ -226,21 +335,61 @@ def run_predict(args) -> int:
         explanations = {n: explain(model, n, machine, params=params, seed=args.seed,
                                    limits=limits_for(n)) for n in counts}
     if args.json:
-        base = predictions[0].mean
+        from pevpm.analytic.scaling import scaling_views
+
+        views = scaling_views(counts, [p.mean for p in predictions], weak=args.weak)
+        entries = {p.numprocs: {**p.to_dict(), **view, **_explained(explanations, p.numprocs)}
+                   for p, view in zip(predictions, views)}
+        entries.update({n: {"numprocs": n, "error": str(err)} for n, err in failures.items()})
         print(json.dumps({"model": args.model, "machine": args.machine, "seed": args.seed,
-                          "runs": args.runs, "speedup_base": predictions[0].numprocs,
-                          "predictions": [{**p.to_dict(), "speedup": base / p.mean if p.mean
-                                           else None, **_explained(explanations, p.numprocs)}
-                                          for p in predictions]}))
+                          "runs": args.runs, "scaling": "weak" if args.weak else "strong",
+                          "speedup_base": predictions[0].numprocs,
+                          "predictions": [entries[n] for n in sorted(entries)]}))
     else:
-        print(format_table(predictions))
+        print(format_table(predictions, failures, weak=args.weak))
         if explanations:
             from pevpm.vm.explain import format_explanation
 
             for n, uses in explanations.items():
                 print()
                 print(format_explanation(n, uses))
-    return 0
+    for n, err in sorted(failures.items()):
+        print(f"pevpm: error: {n} rank{'s' if n > 1 else ''}: {err}", file=sys.stderr)
+    return 2 if failures else 0
+
+
+def _warn_if_large(previous, numprocs: int, runs: int) -> None:
+    """Before a count, a note when its runs will simulate more than
+    :data:`MANY_MESSAGES` messages, estimated from the ``previous`` count's
+    messages per rank (a run's messages grow with its ranks)."""
+    per_rank_run = previous.messages_simulated / previous.runs / previous.numprocs
+    estimate = per_rank_run * numprocs * runs
+    if estimate > MANY_MESSAGES:
+        print(f"pevpm predict: note: {numprocs} ranks: {runs:,} runs will simulate about "
+              f"{estimate:.2g} messages (from {previous.numprocs} ranks' "
+              f"{per_rank_run:.3g} a rank a run; minutes at 1-2 million a second per "
+              "worker); --precision P% picks the runs a precision needs", file=sys.stderr)
+
+
+def _to_precision(pilot, wanted: float, run):
+    """The prediction of as many runs as ``wanted`` precision needs, judged on the
+    ``pilot`` prediction (reused when it has enough); notes say how many, and how
+    many messages they simulate when that is large."""
+    n = pilot.numprocs
+    needed = runs_for_precision(pilot.mean, pilot.sd, wanted)
+    cv = pilot.sd / pilot.mean if pilot.mean else 0.0
+    capped = (f" (capped: {MAX_PRECISION_RUNS:,} runs reach "
+              f"{Z_95 * cv / MAX_PRECISION_RUNS ** 0.5:.2%})"
+              if needed == MAX_PRECISION_RUNS else "")
+    print(f"pevpm predict: note: {n} rank{'s' if n > 1 else ''}: --precision {wanted * 100:g}%: "
+          f"{pilot.runs} pilot runs gave sd/mean {cv:.2%}, so {needed:,} runs{capped}",
+          file=sys.stderr)
+    messages = pilot.messages_simulated / pilot.runs * needed
+    if messages > MANY_MESSAGES:
+        print(f"pevpm predict: note: {n} ranks: {needed:,} runs simulate about {messages:.2g} "
+              "messages (minutes at 1-2 million a second per worker); a looser --precision "
+              "or a fixed --runs costs less", file=sys.stderr)
+    return pilot if needed <= pilot.runs else run(needed)
 
 
 def _with_binding(spec: str, model: str, choice: str) -> str:
@@ -332,13 +481,27 @@ def parse_counts(text: str) -> list[int]:
     return sorted(set(counts))
 
 
-def calibrated_parameters(path: str, model) -> dict[str, float]:
-    """The parameters of calibration file ``path`` that ``model`` declares (a note
-    names the others; none at all is an error)."""
-    from pevpm.calibrate import load_parameters
+def calibrated_parameters(path: str, model, noise=None) -> dict[str, float]:
+    """The parameters of calibration file ``path`` that ``model`` declares, under
+    computation noise ``noise`` (:func:`noise_choice`'s pair; default: the file's,
+    robust); a note says which noise was used and names the parameters the model
+    does not use; none used at all is an error."""
+    from pevpm.calibrate.parameters import NOISE_MEANING, load_calibration
     from pevpm.model.loader import parameter_names
 
-    measured = load_parameters(path)
+    default, per_parameter = noise or (None, {})
+    measured, default = load_calibration(path, default)
+    for name, mode in per_parameter.items():
+        chosen = load_calibration(path, mode)[0]
+        if name not in chosen:
+            raise PevpmError(f"no parameter {name!r} in the calibration"
+                             + did_you_mean(name, chosen), "--compute-noise")
+        measured.update({key: chosen[key] for key in (name, f"{name}_sd") if key in chosen})
+    exceptions = "".join(f"; {name}: {mode}" for name, mode in per_parameter.items())
+    print(f"pevpm predict: note: computation noise: {default} ({NOISE_MEANING[default]}, "
+          f"from {path}){exceptions}; --compute-noise "
+          f"{'|'.join(n for n in NOISE_MEANING if n != default)} for the others",
+          file=sys.stderr)
     known = parameter_names(model) | set(model.constants)
     used = {name: value for name, value in measured.items() if name in known}
     if not used:
@@ -359,22 +522,61 @@ def _check_local_workers(workers: int | None, executor: str) -> None:
                          f"{limit} (use --executor dask:ADDRESS or mpi for more)", "--workers")
 
 
-def format_table(predictions) -> str:
-    """The text table of predictions (one row per process count)."""
+def format_table(predictions, failures: dict | None = None, weak: bool = False) -> str:
+    """The text table of predictions, one row per process count: a count in
+    ``failures`` (count -> error) gets a row saying it failed.  Strong scaling
+    shows the speedup and parallel efficiency over the smallest count; ``weak``
+    the efficiency ``t(b)/t(p)`` and the time per rank of work ``t(p)/p``
+    (:mod:`pevpm.analytic.scaling`).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> from pevpm.machine.presets import parse_machine
+    >>> from pevpm.vm.montecarlo import predict
+    >>> b = ModelBuilder()
+    >>> b.serial("1.0 / numprocs")
+    >>> ps = [predict(b.build(), n, parse_machine("constant:latency=0"), runs=2) for n in (1, 4)]
+    >>> print(format_table(ps, {2: PevpmError("deadlock: rank 1 ...")}))
+     procs     mean (s)      sd (s)    min bound    max bound  speedup  efficiency
+    ------------------------------------------------------------------------------
+         1            1           0            1            1     1.00       1.000
+         2  failed: deadlock: rank 1 ... (error below)
+         4         0.25           0         0.25         0.25     4.00       1.000
+    speedup and efficiency relative to 1 rank; 2 runs per count, seed 0
+    """
+    from pevpm.analytic.scaling import scaling_views
+
     base = predictions[0]
+    views = dict(zip((p.numprocs for p in predictions),
+                     scaling_views([p.numprocs for p in predictions],
+                                   [p.mean for p in predictions], weak=weak)))
+    columns = ((("efficiency", 11, "efficiency", ".3f"),
+                ("s/rank work", 12, "seconds_per_rank_work", ".6g")) if weak else
+               (("speedup", 8, "speedup", ".2f"), ("efficiency", 11, "efficiency", ".3f")))
     header = (f"{'procs':>6} {'mean (s)':>12} {'sd (s)':>11} {'min bound':>12} "
-              f"{'max bound':>12} {'speedup':>8}")
+              f"{'max bound':>12}" + "".join(f" {title:>{width}}"
+                                                 for title, width, _, _ in columns))
     rows = [header, "-" * len(header)]
-    for p in predictions:
-        rows.append(f"{p.numprocs:>6} {p.mean:>12.6g} {p.sd:>11.3g} {_num(p.min_bound):>12} "
-                    f"{_num(p.max_bound):>12} {base.mean / p.mean if p.mean else 0:>8.2f}")
-    rows.append(f"speedup relative to {base.numprocs} rank{'s' if base.numprocs > 1 else ''}; "
-                f"{base.runs} runs per count, seed {base.seed}")
+    by_count = {p.numprocs: p for p in predictions}
+    for n in sorted({*by_count, *(failures or {})}):
+        if n not in by_count:
+            rows.append(f"{n:>6}  failed: {failures[n]} (error below)")
+            continue
+        p = by_count[n]
+        rows.append(f"{n:>6} {p.mean:>12.6g} {p.sd:>11.3g} {_num(p.min_bound):>12} "
+                    f"{_num(p.max_bound):>12}" + "".join(
+                        f" {_num(views[n][key], spec):>{width}}"
+                        for _, width, key, spec in columns))
+    what = "efficiency (weak scaling)" if weak else "speedup and efficiency"
+    runs = sorted({p.runs for p in predictions})
+    per_count = (f"{runs[0]} runs per count" if len(runs) == 1 else
+                 "runs per count: " + ", ".join(str(p.runs) for p in predictions))
+    rows.append(f"{what} relative to {base.numprocs} rank{'s' if base.numprocs > 1 else ''}; "
+                f"{per_count}, seed {base.seed}")
     return "\n".join(rows)
 
 
-def _num(value) -> str:
-    return "-" if value is None else f"{value:.6g}"
+def _num(value, spec: str = ".6g") -> str:
+    return "-" if value is None else f"{value:{spec}}"
 
 
 def _default_counts(model) -> list[int]:
@@ -394,8 +596,10 @@ def _write_trace(model, numprocs, machine, params, seed, limits, path) -> None:
     print(f"trace of run 0 on {numprocs} ranks written to {path}", file=sys.stderr)
 
 
-def _progress(total: int):
-    """A bar on a terminal; in a log, a line every half minute of a long prediction."""
+def _progress(total: int, work: int):
+    """A bar on a terminal; in a log, a line every half minute of a long prediction,
+    with the time left at the pace so far (a run's work taken as its rank count)."""
     from pevpm.progress import progress_bar
 
-    return progress_bar(total, "predict", "run", leave=False, quiet_close=True)
+    return progress_bar(total, "predict", "run", leave=False, quiet_close=True,
+                        work_total=work)

@@ -1,10 +1,10 @@
-"""``pevpm demo`` (the whole pipeline) and ``pevpm report`` (redraw the report).
+"""``pevpm report``: redraw the report (``pevpm demo``, in :mod:`pevpm.cli.demo`, writes it).
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser(prog="pevpm")
 >>> register(parser.add_subparsers())
->>> parser.parse_args(["demo", "--quick"]).quick
-True
+>>> parser.parse_args(["report", "out"]).directory
+'out'
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import argparse
 
 from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments
-from pevpm.cli.paths import writable_folder
 from pevpm.errors import PevpmError
 
 #: Options that only mean something with ``pevpm report --recorded``.
@@ -22,25 +21,8 @@ RECORDED_OPTIONS = {"machine": "--machine", "model": "--model", "defines": "-D",
 
 
 def register(subparsers) -> None:
-    demo = subparsers.add_parser(
-        "demo", help="benchmark this machine, fit, calibrate, validate the examples, predict, "
-                     "and write an HTML report",
-        description="The main job: MPIBench on this machine (or a given profile), distribution "
-                    "fits, calibration of the examples' serial segments, real runs of the three "
-                    "case studies against predictions, predictions out to 1024 processes, and "
-                    "an HTML report with plots and a Perfetto trace.")
-    demo.add_argument("-o", "--output", default="pevpm-report", metavar="DIR",
-                      type=writable_folder, help="report folder (default: %(default)s)")
-    demo.add_argument("--quick", action="store_true",
-                      help="smaller problems and fewer repeats (the CI smoke test)")
-    demo.add_argument("--profile", metavar="PATH",
-                      help="use this machine profile instead of benchmarking, or a built-in "
-                           "profile's name: 'default' is the profile shipped with pevpm "
-                           "(measured on a 2-core machine; pevpm machine list)")
-    demo.set_defaults(func=run_demo)
-
     report = subparsers.add_parser(
-        "report", help="rebuild the HTML report from saved results",
+        "report",
         description="Re-draw DIR/index.html from DIR/results.json. With --recorded TRACE, "
                     "also predict the traced run at its rank count (the replay of the trace, "
                     "or --model), write both side by side as a Perfetto file in DIR and add a "
@@ -66,14 +48,6 @@ def register(subparsers) -> None:
     recorded.add_argument("--seed", type=numbers.seed, default=0, help="random seed (0)")
     add_collective_arguments(recorded)
     report.set_defaults(func=run_report)
-
-
-def run_demo(args: argparse.Namespace) -> int:
-    from pevpm.cli.demo import default_progress, run_demo
-
-    run_demo(args.output, quick=args.quick, profile=args.profile, progress=default_progress)
-    print(f"report: {args.output}/index.html")
-    return 0
 
 
 def run_report(args: argparse.Namespace) -> int:

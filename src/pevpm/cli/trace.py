@@ -29,7 +29,7 @@ DEFAULT_MACHINE = "default"
 
 def register(subparsers) -> None:
     t = subparsers.add_parser(
-        "trace", help="run an MPI program with every MPI call recorded (OTF2)",
+        "trace",
         description="Run `mpiexec ... PROGRAM` with pevpm's PMPI tracer preloaded and write "
                     "every rank's MPI calls as an OTF2 archive DIR/traces.otf2.")
     t.add_argument("-o", "--output", required=True, metavar="DIR", type=writable_folder,
@@ -41,7 +41,7 @@ def register(subparsers) -> None:
     t.set_defaults(func=run_trace)
 
     r = subparsers.add_parser(
-        "replay", help="simulate a traced run on a (different) machine",
+        "replay",
         description="Turn a trace into a straight-line PEVPM model (the gaps between calls "
                     "are computation, every message goes through the machine's "
                     "communication model, the traced delays inside calls are kept unless "
@@ -70,7 +70,7 @@ def register(subparsers) -> None:
     r.set_defaults(func=run_replay)
 
     x = subparsers.add_parser(
-        "extract", help="write a PEVPM model (Python) from a trace",
+        "extract",
         description="Compress each rank's calls into loops, merge ranks of the same shape, "
                     "write peers as expressions of procnum and numprocs (neighbours, xor "
                     "partners, Cartesian shifts) and computations as fitted gamma draws, "

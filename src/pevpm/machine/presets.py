@@ -27,7 +27,8 @@ n x p), ``placement`` (``block``/``cyclic``), ``nodes``, ``backplane``
 in bytes, that returns without waiting for its receive), ``contention``
 (``on``, or ``off`` for the restricted PEVPM that costs every message at
 contention 1), ``cores`` (cores per node: more ranks than cores on a node
-share them, see :mod:`pevpm.vm.sharing`), ``wait`` (``poll``: a rank blocked
+share them, see :mod:`pevpm.vm.sharing`; without ``ppn`` or ``nodes``, every
+rank on one such node), ``wait`` (``poll``: a rank blocked
 in MPI keeps its core busy, MPICH's default; ``sleep``: it does not),
 ``processor`` (the processor id ``Serial on`` selects) and
 ``speed`` (MHz); the last two replace the processor settings of the model's
@@ -45,6 +46,12 @@ not negative; bandwidths at least 1 B/s, speeds above zero, and ``ppn``,
 >>> parse_machine("perseus:contention=off").node_contention
 False
 >>> parse_machine("constant:latency=1us,cores=2", nodes=1).topology.place(8).oversubscribed
+True
+
+``cores`` without ``ppn`` or ``nodes`` describes one node of that many
+cores, and every rank runs on it (as on the host a profile was measured on):
+
+>>> parse_machine("constant:latency=0,cores=2").topology.place(4).oversubscribed
 True
 >>> parse_machine("default:model=latency-bandwidth", ppn=2).comm.bandwidth > 1e8
 True
@@ -147,8 +154,12 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
                          f"{', '.join(KINDS)} or the path of a machine profile", where)
     comm_keys, required, build, machine_defaults = KINDS[kind]
     values = _parse_pairs(rest, comm_keys + MACHINE_KEYS, where)
-    machine_values = {**machine_defaults,
-                      **{k: values.pop(k) for k in MACHINE_KEYS if k in values}}
+    given = {k: values.pop(k) for k in MACHINE_KEYS if k in values}
+    machine_values = {**machine_defaults, **given}
+    if "cores" in given and not {"ppn", "nodes"} & set(given) and ppn is None and nodes is None:
+        machine_values.update(nodes=1, ppn=None)    # cores of one node: the ranks share it
+    if "nodes" in given and "ppn" not in given:
+        machine_values["ppn"] = None                # like --nodes: spread the ranks evenly
     if nodes is not None:
         machine_values["nodes"] = nodes
         machine_values.setdefault("ppn", None)

@@ -21,9 +21,11 @@ Blocks are ``with`` statements, so the model's shape is the code's shape.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 
 from pevpm.errors import ModelError
@@ -65,18 +67,6 @@ class _Arms:
             yield
         self.branches.append(Branch(name or f"{self._prefix}{len(self.branches) + 1}",
                                     Expr.of(guard), tuple(body)))
-
-
-def _caller() -> Location | None:
-    """Where the code that called the builder is: the first frame outside this
-    module and :mod:`contextlib` (a block's statement is added as it closes)."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename in (__file__, _CONTEXTLIB):
-        frame = frame.f_back
-    return None if frame is None else Location(frame.f_code.co_filename, frame.f_lineno)
-
-
-_CONTEXTLIB = sys.modules[contextmanager.__module__].__file__
 
 
 class ModelBuilder:
@@ -146,8 +136,10 @@ class ModelBuilder:
         >>> b.build().body
         (Serial(time=Expr('0.5'), on=None, sleep=False, loc=None),)
         """
-        if self._lines and statement.loc is None:
-            statement = replace(statement, loc=_caller())
+        if getattr(statement, "loc", False) is None:
+            loc = _caller_location(always=self._lines)
+            if loc is not None:
+                statement = replace(statement, loc=loc)
         self._stack[-1].append(statement)
 
     @contextmanager
@@ -520,3 +512,50 @@ class ModelBuilder:
 
 
 __all__ = ["Location", "ModelBuilder"]
+
+
+#: Files whose frames are the builder's own, not the model's.
+_OWN_FILES = frozenset({__file__, contextlib.__file__})
+
+#: Whether builders note the model file's line of each statement (while
+#: :func:`noting_lines` runs; a model built in a test or a notebook keeps
+#: ``statement 1.2``-style places, which do not move when the file is edited).
+_NOTING_LINES: ContextVar[bool] = ContextVar("pevpm_noting_lines", default=False)
+
+
+@contextmanager
+def noting_lines() -> Iterator[None]:
+    """Builders used inside this block give each statement the place in the
+    calling file (``model.py:12:9``), so every error names a line of the
+    model file (:func:`pevpm.model.model_file.run_model_file` runs model files so).
+
+    >>> with noting_lines():
+    ...     b = ModelBuilder()
+    ...     b.serial(1.0)
+    >>> b.build().body[0].loc is None          # a doctest has no file to point into
+    True
+    """
+    token = _NOTING_LINES.set(True)
+    try:
+        yield
+    finally:
+        _NOTING_LINES.reset(token)
+
+
+def _caller_location(always: bool = False) -> Location | None:
+    """Where the model's code called the builder, inside :func:`noting_lines`
+    (or ``always``: a ``ModelBuilder(lines=True)``); None otherwise and for
+    code that has no file."""
+    if not (always or _NOTING_LINES.get()):
+        return None
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename in _OWN_FILES:
+        frame = frame.f_back
+    if frame is None or frame.f_code.co_filename.startswith("<"):
+        return None
+    line, col = frame.f_lineno, None
+    positions = list(frame.f_code.co_positions())
+    if 0 <= frame.f_lasti // 2 < len(positions):
+        start_line, _, col, _ = positions[frame.f_lasti // 2]
+        line = start_line or line
+    return Location(frame.f_code.co_filename, line, (col or 0) + 1)

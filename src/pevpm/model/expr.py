@@ -135,6 +135,50 @@ def _gamma(rng, mean: float, sd: float) -> float:
     return _finite_draw(float(rng.gamma(shape, scale)))
 
 
+#: The quantile a random computation takes in the bound runs: the min bound
+#: puts every ``exponential`` and ``gamma`` draw at its 0.1% point, the max
+#: bound at its 99.9% point (the quantile a measured message time's maximum
+#: takes too, :data:`pevpm.stats.distributions.DEFAULT_MAX_QUANTILE`);
+#: ``uniform(a, b)`` gives ``a`` or ``b``.
+BOUND_QUANTILES = {"min": 0.001, "max": 0.999}
+
+
+class BoundDraws:
+    """What a bound run puts under :data:`RNG_NAME` in place of its generator:
+    every computation draw at its minimum (``"min"``) or maximum (``"max"``),
+    so the bound runs bound the computation as well as the messages.  It
+    answers the three draws the random functions make of a generator.
+
+    >>> low, high = {RNG_NAME: BoundDraws("min")}, {RNG_NAME: BoundDraws("max")}
+    >>> [Expr.parse("uniform(2, 5)").evaluate(env) for env in (low, high)]
+    [2.0, 5.0]
+    >>> [round(Expr.parse("gamma(1.0, 0.1)").evaluate(env), 4) for env in (low, high)]
+    [0.7192, 1.3377]
+    >>> Expr.parse("gamma(1.0, 0)").evaluate(high)   # no spread: the mean
+    1.0
+    """
+
+    def __init__(self, which: str):
+        if which not in BOUND_QUANTILES:
+            raise ValueError(f"bound must be 'min' or 'max', got {which!r}")
+        self.which = which
+        self.quantile = BOUND_QUANTILES[which]
+
+    def uniform(self, low: float, high: float) -> float:
+        """``low`` at the minimum, ``high`` at the maximum."""
+        return float(low if self.which == "min" else high)
+
+    def exponential(self, mean: float) -> float:
+        """The exponential distribution's bound quantile."""
+        return float(-mean * math.log1p(-self.quantile))
+
+    def gamma(self, shape: float, scale: float) -> float:
+        """The gamma distribution's bound quantile."""
+        from scipy.special import gammaincinv
+
+        return float(gammaincinv(shape, self.quantile)) * scale
+
+
 def call_text(func: str, args) -> str:
     """A function call as it reads in a model, for messages.
 

@@ -34,7 +34,7 @@ from dataclasses import fields, is_dataclass, replace
 
 from pevpm.errors import ModelError, PevpmError
 from pevpm.model import ast
-from pevpm.model.builder import ModelBuilder
+from pevpm.model.builder import ModelBuilder, noting_lines
 from pevpm.model.expr import Expr
 
 #: Seconds a model file may take to import and build its model.
@@ -50,7 +50,7 @@ def run_model_file(path: str, seconds: float | None = None) -> ast.Model:
     within ``seconds`` (default :data:`LOAD_SECONDS`)."""
     seconds = LOAD_SECONDS if seconds is None else seconds
     try:
-        with _time_limit(seconds):
+        with _time_limit(seconds), noting_lines():
             namespace = runpy.run_path(path, run_name="__pevpm_model__")
             built = _entry_point(namespace, path)
             if callable(built):

@@ -69,6 +69,33 @@ def _e(value) -> str:
     return html.escape(str(value))
 
 
+def _scaling_table(example: str, points: list[dict]) -> str:
+    """A curve's predictions beyond the measured counts, with the speedup and parallel
+    efficiency over its first point, and how each point was obtained (problem size,
+    iterations simulated and scaled, calibration) when the results say so."""
+    from pevpm.analytic.scaling import scaling_views
+
+    views = scaling_views([p["n"] for p in points], [p["mean"] for p in points])
+    rows = [(f"<h3>{_e(example)}: predicted beyond what this machine runs</h3>"
+            "<table><tr><th>n</th><th>mean</th><th>sd</th><th>speedup</th>"
+            "<th>efficiency</th><th>grid</th><th>iterations simulated</th><th>runs</th>"
+            "<th class='l'>serial times</th></tr>")]
+    for p, view in zip(points, views):
+        simulated = (f"{p['simulated_iterations']} of {p['iterations']} (time x "
+                     f"{p['scaled_by']:.4g})" if "simulated_iterations" in p else "?")
+        rows.append(f"<tr><td>{p['n']}</td><td>{_fmt_seconds(p['mean'])}</td>"
+                    f"<td>{_fmt_seconds(p['sd'])}</td><td>{_ratio(view['speedup'])}</td>"
+                    f"<td>{_ratio(view['efficiency'])}</td><td>{_e(p.get('grid', '?'))}</td>"
+                    f"<td>{_e(simulated)}</td><td>{_e(p.get('runs', '?'))}</td>"
+                    f"<td class='l'>{_e(p.get('calibration', ''))}</td></tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
 def _fmt_seconds(value: float) -> str:
     if value >= 1:
         return f"{value:.3f} s"
@@ -207,11 +234,7 @@ def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
         for example, rows in sorted(validation.items()):
             parts.append(_validation_table(example, rows, tolerance))
         for example, points in sorted(scaling.items()):
-            parts.append(f"<h3>{_e(example)}: predicted beyond what this machine runs</h3>"
-                         "<table><tr><th>n</th><th>mean</th><th>sd</th></tr>")
-            parts.extend(f"<tr><td>{p['n']}</td><td>{_fmt_seconds(p['mean'])}</td>"
-                         f"<td>{_fmt_seconds(p['sd'])}</td></tr>" for p in points)
-            parts.append("</table>")
+            parts.append(_scaling_table(example, points))
 
     if results.get("breakdowns"):
         parts.append("<h2>Per-rank breakdown</h2>")

@@ -73,7 +73,7 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.transfer import Transfer, for_placement, self_copy_time
 from pevpm.model.ast import ROOTED_COLLECTIVES, Model, status_fields
-from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME
+from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME, BoundDraws
 from pevpm.vm import collectives
 from pevpm.vm import program as vm
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
@@ -118,7 +118,7 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
 
     ``params``: parameter values (override the model's defaults); ``rng``:
     source of every random draw (default: seed 0); ``bound``: ``"min"`` or
-    ``"max"`` runs every communication submodel at its bound; ``trace``:
+    ``"max"`` runs every communication submodel and random computation at its bound; ``trace``:
     record slices and messages; ``limits``: stop runaway models;
     ``program``: ``compile_model(model, params)`` when the caller has it
     already (a Monte Carlo prediction compiles once for all its runs).
@@ -146,11 +146,14 @@ class RankSetup:
 
     @classmethod
     def of(cls, program: vm.Program, model: Model, numprocs: int, machine: Machine,
-           params: Mapping[str, float] | None, rng: np.random.Generator) -> RankSetup:
+           params: Mapping[str, float] | None, rng: np.random.Generator,
+           bound: str | None = None) -> RankSetup:
+        """The ranks of a run; in a ``bound`` run the model's random computation
+        draws sit at their minimum or maximum (:class:`~pevpm.model.expr.BoundDraws`)."""
         procs = machine.processors or ProcessorModel.from_defaults(model.defaults)
         ids, factors = procs.for_ranks(numprocs, model.processors)
         env = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs,
-               RNG_NAME: rng}
+               RNG_NAME: rng if bound is None else BoundDraws(bound)}
         for name in program.statuses:
             env[name] = ANY_TAG if name.endswith(".MPI_TAG") else ANY_SOURCE
         envs = [dict(env, procnum=r) for r in range(numprocs)]
@@ -271,7 +274,7 @@ class _Engine:
         self.sharing = (CpuSharing(self.placement.node_of, self.placement.cores,
                                    self.placement.wait == "poll")
                         if self.placement.oversubscribed else None)
-        setup = RankSetup.of(program, model, numprocs, machine, params, self.rng)
+        setup = RankSetup.of(program, model, numprocs, machine, params, self.rng, bound)
         self.ranks = [_Rank(r, *fields) for r, fields in enumerate(zip(
             setup.codes, setup.envs, setup.proc_ids, setup.factors))]
         self.queues = MatchingQueues(numprocs)
@@ -615,7 +618,7 @@ class _Engine:
     def deliver(self, send: PostedSend, recv: PostedRecv) -> None:
         """Pair ``send`` with ``recv`` and complete what the pair completes."""
         if send.size > recv.size:
-            raise _truncated(send, recv)
+            raise self.truncated(send, recv)
         self.queues.match(send, recv)
         if recv.status is not None:
             source, tag = status_fields(recv.status)
@@ -866,6 +869,21 @@ class _Engine:
                     counts[key] = counts.get(key, 0) + 1
         return tuple(Outstanding(*key, count) for key, count in counts.items())
 
+    def truncated(self, send: PostedSend, recv: PostedRecv) -> TruncationError:
+        """MPI_ERR_TRUNCATE, at the receive, naming both ends; inside a collective,
+        the collective and its call (the ranks gave it different sizes)."""
+        if recv.context == COLLECTIVE and self.ranks[recv.rank].frames:
+            op, where = self.ranks[recv.rank].frames[-1][3:5]
+            return TruncationError(
+                f"{op} called with different sizes: rank {recv.rank}'s call expects at most "
+                f"{recv.size} bytes from rank {send.src} in a step of the algorithm, rank "
+                f"{send.src}'s call sends {send.size} (every rank must give {op} the same "
+                "size; MPI_ERR_TRUNCATE)", where)
+        return TruncationError(
+            f"message truncated: rank {recv.rank}'s {recv.op} takes at most {recv.size} bytes "
+            f"but matched {send.size} bytes with tag {send.tag} from rank {send.src}'s "
+            f"{send.op} at {send.where} (MPI_ERR_TRUNCATE)", recv.where)
+
     def deadlock(self) -> DeadlockError:
         """One line naming every blocked rank, what it waits on and where."""
         def group(detailed: bool) -> dict[str, list[int]]:
@@ -874,10 +892,7 @@ class _Engine:
                 if rank.done:
                     state = "terminated"
                 else:
-                    b = rank.blocked
-                    label = b.label if detailed else b.label.split()[0]
-                    inside = "".join(f" inside {f[3]} at {f[4]}" for f in rank.frames)
-                    state = f"blocked in {label} at {b.where}{inside}"
+                    state = _blocked_state(rank, detailed)
                 groups.setdefault(state, []).append(rank.id)
             return groups
         groups = group(detailed=True)
@@ -889,20 +904,33 @@ class _Engine:
         return err
 
 
+def _blocked_state(rank: _Rank, detailed: bool) -> str:
+    """``blocked in MPI_Recv from 3 at m.c:4:5``; inside a collective, the
+    collective at the model's call and the ranks its algorithm waits on
+    (``blocked in MPI_Allreduce at m.c:8:5, waiting on rank 1``), never the
+    messages the collective is made of."""
+    b = rank.blocked
+    if not rank.frames:
+        return f"blocked in {b.label if detailed else b.label.split()[0]} at {b.where}"
+    op, where = rank.frames[0][3:5]
+    peers = sorted({r.dst if isinstance(r, PostedSend) else r.src
+                    for r in getattr(b, "records", ()) if r.src != ANY_SOURCE})
+    if not detailed or not peers:
+        return f"blocked in {op} at {where}"
+    return f"blocked in {op} at {where}, waiting on {_ranks(peers)}"
+
+
 @lru_cache(maxsize=EXPANSION_CACHE)
 def _expansion(op: str, size: int, root: int, rank: int, numprocs: int, config,
                where: str) -> tuple[tuple, ...]:
     """The compiled code ``rank`` runs for one collective call (shared by every
-    run in this process: a Monte Carlo prediction expands each call once)."""
-    return collectives.expand_code(op, size, root, rank, numprocs, config, where)
+    run in this process: a Monte Carlo prediction expands each call once).  Its
+    steps' places name the collective (``m.c:8:5 (MPI_Allreduce): MPI_Sendrecv``),
+    so a trace shows each step as part of the model's call."""
+    named = where if where.endswith(f"({op})") else f"{where} ({op})"
+    return collectives.expand_code(op, size, root, rank, numprocs, config, named)
 
 
-def _truncated(send: PostedSend, recv: PostedRecv) -> TruncationError:
-    """MPI_ERR_TRUNCATE, at the receive, naming both ends."""
-    return TruncationError(
-        f"message truncated: rank {recv.rank}'s {recv.op} takes at most {recv.size} bytes "
-        f"but matched {send.size} bytes with tag {send.tag} from rank {send.src}'s {send.op} "
-        f"at {send.where} (MPI_ERR_TRUNCATE)", recv.where)
 
 
 def _running(rank: _Rank | None, ins: tuple | None) -> tuple:

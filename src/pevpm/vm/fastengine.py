@@ -102,7 +102,7 @@ def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
     comm = for_placement(machine.comm if bound is None else machine.comm.bounded(bound),
                          placement.node_of)
     with no_cycle_collection():
-        setup = engine.RankSetup.of(program, model, numprocs, machine, params, rng)
+        setup = engine.RankSetup.of(program, model, numprocs, machine, params, rng, bound)
         core = fastcore.Core(setup.codes, setup.envs, setup.proc_ids, setup.factors, machine,
                              comm, rng, placement, limits.max_events, limits.max_time, records,
                              limits.max_wall)

@@ -101,8 +101,12 @@ class Prediction:
     """Predicted run time of a model on ``numprocs`` ranks.
 
     ``makespans`` holds one run time per Monte Carlo run, in run order.
-    ``min_bound``/``max_bound`` are the run times with every submodel at its
-    minimum/maximum (``None`` when not computed).  ``breakdown_mean`` and
+    ``min_bound``/``max_bound`` are the run times with every message and every
+    random computation at its minimum/maximum (``gamma`` and ``exponential``
+    draws at their 0.1% and 99.9% points,
+    :data:`pevpm.model.expr.BOUND_QUANTILES`), widened to take in the shortest
+    and longest Monte Carlo run, so ``min_bound <= mean <= max_bound``
+    (``None`` when not computed).  ``breakdown_mean`` and
     ``breakdown_sd`` have one row per rank and one column per kind of time
     (:data:`pevpm.vm.result.KINDS`: compute, communication, waiting);
     ``finish_mean`` is each rank's mean finish time.  ``extrapolation``
@@ -298,5 +302,13 @@ class PredictionAccumulator:
             breakdown_mean=mean[:, :3], breakdown_sd=np.sqrt(var), finish_mean=mean[:, 3],
             critical_path_seconds={k: float(v / n) for k, v in zip(KINDS, self._critical)},
             messages_simulated=self._messages, collectives=collectives,
-            min_bound=self.min_bound, max_bound=self.max_bound, params=self.params,
+            min_bound=_widened(min, self.min_bound, self._makespans),
+            max_bound=_widened(max, self.max_bound, self._makespans), params=self.params,
             extrapolation=self.extrapolation, outstanding=self._leftovers.build())
+
+
+def _widened(pick, bound: float | None, makespans: list[float]) -> float | None:
+    """A bound run's time widened to take in every run made: a run is a time the
+    program can take, so no bound lies inside the runs' range (the bound runs
+    put random computation at a quantile and Condition branches at a draw)."""
+    return None if bound is None else float(pick(bound, pick(makespans)))

@@ -1,11 +1,10 @@
-"""``pevpm show`` and ``pevpm check``: read a model, print it, lint it."""
+"""``pevpm show``: read a model and print it (``pevpm check`` lints: :mod:`pevpm.cli.check`)."""
 
 from __future__ import annotations
 
 import argparse
 
 from pevpm.cli.arguments import parse_defines
-from pevpm.model.lint import lint_file
 from pevpm.model.loader import load_model
 from pevpm.model.printer import format_tree, to_directives
 
@@ -19,18 +18,9 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_check(args: argparse.Namespace) -> int:
-    findings = lint_file(args.file)
-    for finding in findings:
-        print(finding)
-    if not findings:
-        print(f"{args.file}: no problems found")
-    return 1 if findings else 0
-
-
 def register(subparsers) -> None:
     show = subparsers.add_parser(
-        "show", help="print the PEVPM model of an annotated source or model file",
+        "show",
         description="Parse FILE and print its model as an indented tree, or as "
                     "directives (--directives) that parse back to the same model.")
     show.add_argument("file", help="annotated .c/.cpp/.f90/.py source or Python model file")
@@ -42,12 +32,3 @@ def register(subparsers) -> None:
     show.add_argument("--language", choices=("c", "fortran", "python"), default="c",
                       help="comment style for --directives (default: c)")
     show.set_defaults(func=run_show)
-
-    check = subparsers.add_parser(
-        "check", help="lint an annotated source against its PEVPM directives",
-        description="Parse FILE and report MPI calls without a Message directive, "
-                    "conditionals with more branches than Condition/Runon arms, and "
-                    "Serial segments missing a time for a declared processor.  Exit "
-                    "status 1 when anything is found.")
-    check.add_argument("file", help="annotated .c/.cpp/.f90/.py source")
-    check.set_defaults(func=run_check)
