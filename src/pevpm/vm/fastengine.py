@@ -109,7 +109,7 @@ def core_stopped(exc: Exception) -> str:
     'the compiled core stopped on an error the pure-Python engine reports in its own words'
     """
     if AVAILABLE and isinstance(exc, fastcore.Unsupported):
-        return f"the compiled core does not run {exc}"
+        return f"the compiled core does not handle {exc}"
     return "the compiled core stopped on an error the pure-Python engine reports in its own words"
 
 
