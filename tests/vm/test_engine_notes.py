@@ -81,15 +81,24 @@ def test_a_run_left_with_requests_outstanding_is_rerun_on_the_reference_and_note
     assert len(run.outstanding) == 4
 
 
-def test_collectives_timed_whole_are_noted():
+@pytest.mark.parametrize("n", [2, 5, 8])
+def test_collectives_timed_whole_run_on_the_core_as_on_the_reference(n):
     b = ModelBuilder()
-    b.collective("MPI_Barrier")
+    with b.loop(4):
+        b.serial("gamma(1e-3, 2e-4)")
+        b.collective("MPI_Barrier")
+        b.collective("MPI_Allreduce", 8)
+        b.collective("MPI_Bcast", 1024, root=1)
     machine = Machine(Constant(1e-3), collectives=CollectiveConfig(hardware=True))
-    run = fastengine.simulate(b.build(), 4, machine)
-    assert run.engine_note == ("the compiled core does not handle collectives timed whole "
-                               "(measured or hardware collective times)")
-    reference = engine.simulate(b.build(), 4, machine)
-    assert run.makespan == reference.makespan and reference.engine_note is None
+    ref_rng, core_rng = np.random.default_rng(n), np.random.default_rng(n)
+    run = fastengine.simulate(b.build(), n, machine, rng=core_rng)
+    reference = engine.simulate(b.build(), n, machine, rng=ref_rng)
+    assert run.engine_note is None
+    assert (run.makespan, run.ranks, run.critical_path) == (
+        reference.makespan, reference.ranks, reference.critical_path)
+    assert [(c.where, c.occurrence, list(c.completion)) for c in run.collectives] == [
+        (c.where, c.occurrence, list(c.completion)) for c in reference.collectives]
+    assert core_rng.bit_generator.state == ref_rng.bit_generator.state
 
 
 def test_a_run_that_ends_in_an_error_reports_the_error_not_a_note():

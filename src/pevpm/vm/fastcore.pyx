@@ -20,10 +20,14 @@ first: this file follows it method for method), with
 * Condition choices drawn straight from the generator's bit generator (the
   numbers ``rng.random()`` gives).
 
-Anything this core does not handle (MPI_Test, timed collectives, slices, an
-error of any kind) raises :class:`Unsupported`; the adapter
-(:mod:`pevpm.vm.fastengine`) then reruns the reference engine from the same
-generator state, so results and error messages are the reference's.
+Anything this core does not handle (MPI_Test, slices, a run left with
+requests outstanding, an error of any kind) raises :class:`Unsupported`; the
+adapter (:mod:`pevpm.vm.fastengine`) then reruns the reference engine from
+the same generator state, so results and error messages are the
+reference's, and notes on the result that the reference ran and why.
+Hardware and measured collectives run here (their completion times come
+from the collectives package, drawn from the run's generator), and so do
+random draws with invariant arguments (in C, by numpy's samplers).
 """
 
 cimport cython
@@ -861,12 +865,14 @@ cdef class Rank:
     cdef int done
     cdef int context
     cdef dict collective_calls
+    cdef int timed_calls        # hardware or measured collectives joined
 
     def __cinit__(self):
         self.out = NULL
         self.waits = NULL
         self.nout = self.capout = self.outbase = self.nlive = self.ntomb = 0
         self.nwait = self.capwait = 0
+        self.timed_calls = 0
 
     def __dealloc__(self):
         free(self.out)
@@ -910,6 +916,7 @@ cdef class Core:
     cdef dict status_of         # receive record -> its status names (HAS_STATUS)
     cdef dict timed             # (op, size) -> whether the machine times the call whole
     cdef dict expansions        # (op, size, root, rank, place) -> the rank's code for the call
+    cdef dict timed_arrivals    # k-th timed collective -> the ranks in it so far
     cdef dict collectives
     cdef dict transfers
     cdef dict plans
@@ -1048,6 +1055,7 @@ cdef class Core:
         self.transfers = {}
         self.timed = {}
         self.expansions = {}
+        self.timed_arrivals = {}
         self.plans = {}
         self.plan_slots = [None] * PLAN_SLOTS
         for k in range(5 * PLAN_SLOTS):
@@ -2116,8 +2124,7 @@ cdef class Core:
                 timed = self.timed[(op, size)] = collectives.is_timed(
                     op, size, self.numprocs, self.machine.collectives)
             if timed:
-                raise Unsupported("collectives timed whole (measured or hardware collective "
-                                  "times)")
+                return self.join_timed_collective(rank, op, size, root, where)
             code = self.expansions[key] = code_for(_expansion(
                 op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
         occurrence = rank.collective_calls.get(where, 0)
@@ -2126,6 +2133,44 @@ cdef class Core:
                             rank.requests, rank.outbase))
         rank.code, rank.pc, rank.loops, rank.context = code, 0, [], COLLECTIVE_CONTEXT
         rank.requests, rank.outbase = {}, rank.nout
+        return False
+
+    cdef bint join_timed_collective(self, Rank rank, str op, long size, long root,
+                                    where) except -1:
+        """A hardware or measured collective (engine.py's join_timed_collective):
+        block until every rank has made its k-th such call, then finish each at
+        the time the collectives package gives for their entry times (drawn from
+        the run's generator); True when ``rank`` blocked."""
+        from pevpm.vm import collectives
+        cdef Rank r
+        occurrence = rank.collective_calls.get(where, 0)
+        rank.collective_calls[where] = occurrence + 1
+        rank.timed_calls += 1
+        arrived = self.timed_arrivals.setdefault(rank.timed_calls, [])
+        arrived.append(rank)
+        if len(arrived) < self.numprocs:
+            rank.blocked = 1
+            if self.sharing is not None:
+                self.sharing.block(rank.id, rank.clock)
+            return True
+        del self.timed_arrivals[rank.timed_calls]
+        entries = np.empty(self.numprocs)
+        for r in arrived:
+            entries[r.id] = r.clock
+        done = collectives.timed_completion(
+            op, size, root, entries, self.machine.collectives, self.rng, comm_model=self.comm,
+            node_of=self.placement.node_of.__getitem__)
+        start = collectives.synchronised_start(op, root, entries)
+        self.collectives[(where, occurrence)] = CollectiveRecord(op, where, occurrence, done)
+        for r in arrived:
+            self.spend(r, 2, start[r.id] - r.clock)
+            self.spend(r, 1, done[r.id] - r.clock)
+            if r is not rank:
+                r.blocked = 0
+                if self.sharing is not None:
+                    self.sharing.resume(r.id, r.clock)
+                if pevpm_push(&self.runnable, &self.nrun, &self.caprun, r.id) < 0:
+                    raise MemoryError()
         return False
 
     cdef int end_collective(self, Rank rank) except -1:

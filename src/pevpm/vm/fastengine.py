@@ -12,9 +12,9 @@ prints them as ``note:`` lines), when
 * the extension is not built (:data:`AVAILABLE` is False, :data:`UNAVAILABLE`
   says why),
 * ``trace`` asks for time slices, or the model uses ``MPI_Test``,
-* the core stops on something it does not handle (a hardware or measured
-  collective, a deadlock, any error, a run that ends with requests left
-  unmatched or never waited on, which the reference engine lists in
+* the core stops on something it does not handle (a deadlock, any error,
+  a run that ends with requests left unmatched or never waited on, which
+  the reference engine lists in
   :attr:`~pevpm.vm.result.RunResult.outstanding`): the generator is put back to its
   state at the start and the reference engine runs the model from there,
   so errors read exactly as the reference's (a run that ends in an error
