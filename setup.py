@@ -5,9 +5,18 @@ cannot be compiled, pevpm installs without it and runs the pure-Python
 engine (``pevpm predict`` says so in a ``note:`` line).
 """
 
+from pathlib import Path
+
+import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
+# The core draws with numpy's own samplers (numpy/random/distributions.h),
+# linked from the static library numpy ships for extensions like this one.
+NPYRANDOM = Path(np.__file__).parent / "random" / "lib"
+
 setup(ext_modules=cythonize(
-    [Extension("pevpm.vm.fastcore", ["src/pevpm/vm/fastcore.pyx"], optional=True)],
+    [Extension("pevpm.vm.fastcore", ["src/pevpm/vm/fastcore.pyx"], optional=True,
+               include_dirs=[np.get_include()], library_dirs=[str(NPYRANDOM)],
+               libraries=["npyrandom"])],
     compiler_directives={"language_level": 3}, quiet=True))

@@ -100,6 +100,8 @@ def time_pevpm(model, numprocs: int, repeats: int, simulate, machine_name: str =
         result = simulate(model, numprocs, machine, rng=rng)
         walls.append(time.perf_counter() - start)
         cpus.append(time.process_time() - cpu)
+        if getattr(result, "engine_note", None):
+            print(f"note: {numprocs} ranks: {result.engine_note}", file=sys.stderr)
     peak = child_peak_rss(memory, numprocs, machine_name, engine_name) if memory else 0.0
     wall, cpu = statistics.median(walls), statistics.median(cpus)
     return {"wall": wall, "cpu": cpu, "makespan": result.makespan,

@@ -44,7 +44,7 @@ def test_folded_operands_are_the_values_the_expressions_give():
     assert (size(None), dst(None), tag(None)) == (34, 0, 2)
 
 
-def test_loop_indices_random_draws_and_statuses_are_not_folded():
+def test_loop_indices_and_statuses_are_not_folded_and_draws_fold_to_plans():
     b = ModelBuilder()
     with b.loop(2, index="i"):
         b.serial("0.1 * i + procnum")
@@ -53,7 +53,11 @@ def test_loop_indices_random_draws_and_statuses_are_not_folded():
     b.serial("s.MPI_SOURCE + 1")
     program = vm.compile_model(b.build())
     code = program.specialize({"procnum": 0, "numprocs": 2})
-    assert [code[pc] is program.code[pc] for pc in range(len(code))] == [True] * len(code)
+    assert [code[pc] is program.code[pc] for pc in range(len(code))] == [
+        True, True, False, True, True, True]
+    # the draw stays a draw, its arguments folded: a plan the compiled core draws in C
+    assert code[2][1].draw == ("uniform", 0.0, 1.0)
+    assert code[2][1] is vm.drawn_fn(("uniform", 0.0, 1.0))
 
 
 def test_a_folded_value_that_fails_fails_where_it_runs():

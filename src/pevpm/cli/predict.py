@@ -233,10 +233,8 @@ def run_predict(args) -> int:
     from pevpm.model.loader import load_model, with_parameters
     from pevpm.vm.engine import Limits
     from pevpm.vm.executors import open_executor
-    from pevpm.vm.fastengine import why_reference
     from pevpm.vm.leftovers import warning_lines
     from pevpm.vm.montecarlo import predict
-    from pevpm.vm.program import compile_model
 
     if args.list_models:
         from pevpm.cli.machine import model_listing
@@ -262,9 +260,6 @@ def run_predict(args) -> int:
                   **params}
     if params:
         model = with_parameters(model, params)
-    engine_note = why_reference(compile_model(model, params))
-    if engine_note:
-        print(f"pevpm predict: note: {engine_note}", file=sys.stderr)
     recorded = _recorded(args)
     if recorded is not None:
         from pevpm.cli.recorded import traced_count
@@ -316,8 +311,9 @@ def run_predict(args) -> int:
     counts = [p.numprocs for p in predictions]
     for n, prediction in zip(counts, predictions):
         note = _extrapolation_note(prediction.extrapolation)
-        if note:
-            print(f"pevpm predict: note: {n} rank{'s' if n > 1 else ''}: {note}", file=sys.stderr)
+        for line in ([note] if note else []) + list(prediction.engine_notes):
+            print(f"pevpm predict: note: {n} rank{'s' if n > 1 else ''}: {line}",
+                  file=sys.stderr)
     for line in warning_lines((p.numprocs, p.runs, p.outstanding) for p in predictions):
         print(f"pevpm predict: warning: {line}", file=sys.stderr)
     if recorded is not None:

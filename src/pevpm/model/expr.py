@@ -82,57 +82,87 @@ def _finite_draw(value: float) -> float:
     return value
 
 
-def _uniform(rng, low: float, high: float) -> float:
-    """A uniform draw from [low, high); both finite, ``low <= high``.
+def draw_plan(func: str, args) -> tuple[str, float, float]:
+    """How the random function ``func`` draws with these arguments, checked once:
+    ``("uniform", low, high)``, ``("exponential", mean, 0.0)``, ``("gamma",
+    shape, scale)`` (numpy's parameters, which the compiled core hands to
+    numpy's own C samplers on the same bit generator) or ``("constant",
+    value, 0.0)`` for a gamma whose sd is 0; a :class:`ValueError` says why
+    arguments are out of range.
 
-    >>> import numpy as np
-    >>> _uniform(np.random.default_rng(0), 1.0, 1e309)
+    >>> draw_plan("gamma", (2.0, 1.0))
+    ('gamma', 4.0, 0.5)
+    >>> draw_plan("uniform", (1.0, 1e309))
     Traceback (most recent call last):
     ...
     ValueError: needs finite low <= high whose difference is finite
-    """
-    if not (math.isfinite(low) and math.isfinite(high) and low <= high
-            and math.isfinite(high - low)):
-        raise ValueError("needs finite low <= high whose difference is finite")
-    return _finite_draw(float(rng.uniform(low, high)))
-
-
-def _exponential(rng, mean: float) -> float:
-    """An exponential draw with this mean (finite, >= 0).
-
-    >>> import numpy as np
-    >>> _exponential(np.random.default_rng(0), -1)
+    >>> draw_plan("exponential", (-1,))
     Traceback (most recent call last):
     ...
     ValueError: needs a finite mean >= 0
     """
-    if not (math.isfinite(mean) and mean >= 0):
-        raise ValueError("needs a finite mean >= 0")
-    return _finite_draw(float(rng.exponential(mean)))
-
-
-def _gamma(rng, mean: float, sd: float) -> float:
-    """A gamma draw with this mean and standard deviation (``mean`` itself when sd is 0):
-    a serial segment's measured jitter, always positive, skewed to the right.
-
-    >>> import numpy as np
-    >>> _gamma(np.random.default_rng(0), 5e-5, 0.0)
-    5e-05
-    >>> draws = [_gamma(np.random.default_rng(i), 5e-5, 2e-5) for i in range(4000)]
-    >>> round(float(np.mean(draws)) * 1e6), round(float(np.std(draws)) * 1e6)
-    (50, 20)
-    """
+    if func == "uniform":
+        low, high = args
+        if not (math.isfinite(low) and math.isfinite(high) and low <= high
+                and math.isfinite(high - low)):
+            raise ValueError("needs finite low <= high whose difference is finite")
+        return ("uniform", float(low), float(high))
+    if func == "exponential":
+        (mean,) = args
+        if not (math.isfinite(mean) and mean >= 0):
+            raise ValueError("needs a finite mean >= 0")
+        return ("exponential", float(mean), 0.0)
+    mean, sd = args
     if not (math.isfinite(mean) and math.isfinite(sd) and mean > 0 and sd >= 0):
         raise ValueError("needs finite mean > 0 and sd >= 0")
     if sd == 0:
-        return float(mean)
+        return ("constant", float(mean), 0.0)
     try:
         shape, scale = (mean / sd) ** 2, sd * sd / mean
     except OverflowError:
         shape = scale = math.inf
     if not (0 < shape < math.inf and 0 < scale < math.inf):
         raise ValueError("the mean and sd are too far apart for a gamma distribution")
-    return _finite_draw(float(rng.gamma(shape, scale)))
+    return ("gamma", float(shape), float(scale))
+
+
+def draw(rng, plan: tuple[str, float, float]) -> float:
+    """One number drawn from ``rng`` as :func:`draw_plan`'s ``plan`` says.
+
+    >>> import numpy as np
+    >>> draw(np.random.default_rng(0), ("constant", 5e-5, 0.0))
+    5e-05
+    >>> draws = [draw(np.random.default_rng(i), draw_plan("gamma", (5e-5, 2e-5)))
+    ...          for i in range(4000)]
+    >>> round(float(np.mean(draws)) * 1e6), round(float(np.std(draws)) * 1e6)
+    (50, 20)
+    """
+    kind, a, b = plan
+    if kind == "constant":
+        return a
+    if kind == "uniform":
+        value = rng.uniform(a, b)
+    elif kind == "exponential":
+        value = rng.exponential(a)
+    else:
+        value = rng.gamma(a, b)
+    return _finite_draw(float(value))
+
+
+def _uniform(rng, low: float, high: float) -> float:
+    """A uniform draw from [low, high); both finite, ``low <= high``."""
+    return draw(rng, draw_plan("uniform", (low, high)))
+
+
+def _exponential(rng, mean: float) -> float:
+    """An exponential draw with this mean (finite, >= 0)."""
+    return draw(rng, draw_plan("exponential", (mean,)))
+
+
+def _gamma(rng, mean: float, sd: float) -> float:
+    """A gamma draw with this mean and standard deviation (``mean`` itself when sd is 0):
+    a serial segment's measured jitter, always positive, skewed to the right."""
+    return draw(rng, draw_plan("gamma", (mean, sd)))
 
 
 #: The quantile a random computation takes in the bound runs: the min bound

@@ -75,7 +75,8 @@ def corrected_summary(summary: RunSummary, correction: float) -> RunSummary:
     makespan = summary.makespan + correction
     scale = makespan / summary.makespan if summary.makespan > 0 else 1.0
     return RunSummary(makespan, summary.rank_times, summary.critical_path * scale,
-                      summary.messages_simulated, summary.collectives, summary.outstanding)
+                      summary.messages_simulated, summary.collectives, summary.outstanding,
+                      summary.engine_note)
 
 
 def estimated_error(correction: Correction, rest: int, runs: int, mean: float) -> float:

@@ -20,10 +20,14 @@ first: this file follows it method for method), with
 * Condition choices drawn straight from the generator's bit generator (the
   numbers ``rng.random()`` gives).
 
-Anything this core does not handle (MPI_Test, timed collectives, slices, an
-error of any kind) raises :class:`Unsupported`; the adapter
-(:mod:`pevpm.vm.fastengine`) then reruns the reference engine from the same
-generator state, so results and error messages are the reference's.
+Anything this core does not handle (MPI_Test, slices, a run left with
+requests outstanding, an error of any kind) raises :class:`Unsupported`; the
+adapter (:mod:`pevpm.vm.fastengine`) then reruns the reference engine from
+the same generator state, so results and error messages are the
+reference's, and notes on the result that the reference ran and why.
+Hardware and measured collectives run here (their completion times come
+from the collectives package, drawn from the run's generator), and so do
+random draws with invariant arguments (in C, by numpy's samplers).
 """
 
 cimport cython
@@ -66,6 +70,16 @@ cdef extern from *:
     ctypedef struct pevpm_bitgen_t:
         void *state
         double (*next_double)(void *st) nogil
+
+
+# numpy's own samplers (libnpyrandom), on the run's bit generator: the numbers
+# Generator.uniform, .exponential and .gamma give, in the same order.
+cdef extern from "numpy/random/distributions.h":
+    ctypedef struct bitgen_t:
+        pass
+    double random_uniform(bitgen_t *bitgen_state, double lower, double range) nogil
+    double random_exponential(bitgen_t *bitgen_state, double scale) nogil
+    double random_gamma(bitgen_t *bitgen_state, double shape, double scale) nogil
 
 
 cdef extern from *:
@@ -227,9 +241,14 @@ cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
 cdef enum:
     PLAN_SLOTS = 1024           # entries of the direct-mapped plan cache
     INDEX_BUCKETS = 1024        # an inverse CDF's bisection table (a power of two)
-    MAX_RANKS = 46340           # (2P)(P + 1) receive-bucket keys fit in 32 bits
+    PACKED_RANKS = 46340        # up to here (2P)(P + 1) receive-bucket keys fit in 32 bits
+    MAX_RANKS = 1482909         # beyond PACKED_RANKS they fit in 42 bits (2P(P + 1) < 2**42)
+    MAX_TAG_IDS = 4194302       # and a tag's number in the other 22 (2**22 - 2: below NO_KEY)
     IDLE_PER_RANK = 4           # emptied queues stay in a table up to this many per rank
     BOX_LIMIT = 262144          # collective instruction boxes per generation
+
+cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFD   # PEVPM_TOMB - 1: above every packed key
+REPEAT_CAP = "a Repeat whose cap is not a whole number >= 1, or is reached"
 
 
 cdef class Plan:
@@ -276,7 +295,7 @@ cdef class InverseCdf:
         cdef const double[::1] fp = np.ascontiguousarray(knots, dtype=np.float64)
         cdef Py_ssize_t k, j = 0
         if xp.shape[0] != fp.shape[0] or xp.shape[0] == 0:
-            raise Unsupported("empirical CDF")
+            raise Unsupported("an empirical CDF that is not increasing")
         self.xp_array, self.fp_array = xp, fp       # keep the buffers alive
         self.xp, self.fp, self.n = &xp[0], &fp[0], xp.shape[0]
         for k in range(INDEX_BUCKETS + 1):
@@ -346,8 +365,18 @@ cdef struct Ins:
     int blocking        # SEND/RECV: blocking; SERIAL: a sleep
     int opid            # index of the MPI op name in OP_NAMES
     int konst           # bit k: operand slot k is a valid constant in iv/dv
+    int draw            # SERIAL: its time is a draw (DRAW_*) with parameters dv, dv2
     long iv[7]
     double dv
+    double dv2
+
+
+cdef enum:
+    NO_DRAW = 0
+    DRAW_UNIFORM = 1            # dv: low, dv2: high
+    DRAW_EXPONENTIAL = 2        # dv: mean
+    DRAW_GAMMA = 3              # dv: shape, dv2: scale
+DRAW_KINDS = {"uniform": DRAW_UNIFORM, "exponential": DRAW_EXPONENTIAL, "gamma": DRAW_GAMMA}
 
 
 OP_NAMES = []
@@ -466,13 +495,18 @@ cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
     i.target = 0
     i.blocking = 0
     i.opid = 0
-    i.dv = 0.0
+    i.dv = i.dv2 = 0.0
+    i.draw = NO_DRAW
     op = i.op
     if op == SERIAL:
         value = getattr(ins[1], "value", None)
+        plan = getattr(ins[1], "draw", None)
         if _is_number(value) and value >= 0:
             i.dv = value
             i.konst = 2
+        elif plan is not None:          # program.drawn_fn: drawn here, in C
+            i.draw = DRAW_KINDS[plan[0]]
+            i.dv, i.dv2 = plan[1], plan[2]
         i.blocking = 1 if ins[4] is not None and ins[4].sleep else 0
     elif op == SEND or op == RECV:
         i.opid = op_id(ins[1])
@@ -831,12 +865,14 @@ cdef class Rank:
     cdef int done
     cdef int context
     cdef dict collective_calls
+    cdef int timed_calls        # hardware or measured collectives joined
 
     def __cinit__(self):
         self.out = NULL
         self.waits = NULL
         self.nout = self.capout = self.outbase = self.nlive = self.ntomb = 0
         self.nwait = self.capwait = 0
+        self.timed_calls = 0
 
     def __dealloc__(self):
         free(self.out)
@@ -860,6 +896,8 @@ cdef class Core:
     cdef int *dhead             # per destination: the first and last queued send
     cdef int *dtail
     cdef pevpm_htab_t buckets   # bucket_key(rank, context, source, tag) -> first, last recv
+    cdef pevpm_htab_t tag_ids   # beyond PACKED_RANKS ranks: a tag -> its number in the keys
+    cdef bint wide              # numprocs > PACKED_RANKS
     cdef int *nposted           # per rank: receives in its buckets
     cdef int *nwild             # per rank: those with ANY_SOURCE or ANY_TAG
     cdef int *candidates        # an ANY_SOURCE receive's candidate sends
@@ -876,6 +914,9 @@ cdef class Core:
     cdef public long messages
     cdef list records
     cdef dict status_of         # receive record -> its status names (HAS_STATUS)
+    cdef dict timed             # (op, size) -> whether the machine times the call whole
+    cdef dict expansions        # (op, size, root, rank, place) -> the rank's code for the call
+    cdef dict timed_arrivals    # k-th timed collective -> the ranks in it so far
     cdef dict collectives
     cdef dict transfers
     cdef dict plans
@@ -908,6 +949,7 @@ cdef class Core:
         self.heap = NULL
         self.send_queues.e = NULL
         self.buckets.e = NULL
+        self.tag_ids.e = NULL
         self.pair_counts.e = NULL
         self.dhead = self.dtail = self.nposted = self.nwild = self.seen = NULL
         self.candidates = self.runnable = NULL
@@ -926,6 +968,7 @@ cdef class Core:
         free(self.heap)
         pevpm_ht_free(&self.send_queues)
         pevpm_ht_free(&self.buckets)
+        pevpm_ht_free(&self.tag_ids)
         pevpm_ht_free(&self.pair_counts)
         free(self.dhead)
         free(self.dtail)
@@ -987,9 +1030,11 @@ cdef class Core:
         self.heap = <Decision *> malloc(self.capheap * sizeof(Decision))
         self.nheap = 0
         if self.numprocs > MAX_RANKS:
-            raise Unsupported("more ranks than the core's packed keys hold")
+            raise Unsupported(f"more than {MAX_RANKS:,} ranks (its packed keys hold no more)")
+        self.wide = self.numprocs > PACKED_RANKS
         if (pevpm_ht_init(&self.send_queues, 1024) < 0 or pevpm_ht_init(&self.buckets, 1024) < 0
-                or pevpm_ht_init(&self.pair_counts, 64) < 0):
+                or pevpm_ht_init(&self.pair_counts, 64) < 0
+                or pevpm_ht_init(&self.tag_ids, 64) < 0):
             raise MemoryError()
         self.dhead, self.dtail = _ints(self.numprocs, -1), _ints(self.numprocs, -1)
         self.nposted, self.nwild = _ints(self.numprocs, 0), _ints(self.numprocs, 0)
@@ -1008,6 +1053,9 @@ cdef class Core:
         self.status_of = {}
         self.collectives = {}
         self.transfers = {}
+        self.timed = {}
+        self.expansions = {}
+        self.timed_arrivals = {}
         self.plans = {}
         self.plan_slots = [None] * PLAN_SLOTS
         for k in range(5 * PLAN_SLOTS):
@@ -1077,9 +1125,10 @@ cdef class Core:
                 break
         for rank in self.ranks:
             if not rank.done:
-                raise Unsupported("deadlock")
+                raise Unsupported("a run that deadlocks (the pure-Python engine reports where)")
             if rank.nlive or self.dhead[rank.id] >= 0 or self.nposted[rank.id]:
-                raise Unsupported("requests left at the end")   # the reference reports them
+                raise Unsupported("a run that ends with requests outstanding "
+                                  "(the pure-Python engine lists them)")
         return self.result()
 
     cdef bint match_sweep(self) except -1:
@@ -1239,10 +1288,14 @@ cdef class Core:
                 if py[2] is None or py[2] == rank.proc_id:
                     if ins.konst & 2:
                         seconds = ins.dv
+                    elif ins.draw:
+                        seconds = self.draw(ins)
+                        if not seconds >= 0:
+                            raise Unsupported("a negative Serial time")
                     else:
                         value = py[1](rank.env)
                         if not value >= 0:
-                            raise Unsupported("negative serial time")
+                            raise Unsupported("a negative Serial time")
                         seconds = value
                     if ins.blocking:
                         if self.sharing is not None:
@@ -1271,7 +1324,7 @@ cdef class Core:
                 else:
                     count = py[1](rank.env)
                     if count != int(count):
-                        raise Unsupported("loop count")
+                        raise Unsupported("a loop count that is not a whole number")
                 if count > 0:
                     rank.loops.append([0, int(count), py[2], py[4]])   # i, n, index, place
                     if py[2]:
@@ -1282,7 +1335,7 @@ cdef class Core:
                 py = code.code[pc - 1]
                 count = py[1](rank.env)
                 if count != int(count) or count < 1:
-                    raise Unsupported("repeat cap")
+                    raise Unsupported(REPEAT_CAP)
                 rank.loops.append([0, int(count), py[2], py[4]])   # i, n, index, place
                 if py[2]:
                     rank.env[py[2]] = 0
@@ -1294,7 +1347,7 @@ cdef class Core:
                     top = rank.loops[-1]
                     top[0] += 1
                     if top[0] >= top[1]:
-                        raise Unsupported("repeat cap")
+                        raise Unsupported(REPEAT_CAP)
                     if top[2]:
                         rank.env[top[2]] = top[0]
                     pc = ins.target
@@ -1315,10 +1368,25 @@ cdef class Core:
                     return 0
                 code, pc = rank.code, rank.pc
 
+    cdef double draw(self, Ins *ins) except? -1.0:
+        """A Serial time drawn as ``ins`` says, by numpy's samplers from the run's
+        bit generator (what :func:`pevpm.model.expr.draw` gives for the plan)."""
+        cdef bitgen_t *bitgen = <bitgen_t *> self.bitgen
+        cdef double value
+        if ins.draw == DRAW_UNIFORM:
+            value = random_uniform(bitgen, ins.dv, ins.dv2 - ins.dv)
+        elif ins.draw == DRAW_EXPONENTIAL:
+            value = random_exponential(bitgen, ins.dv)
+        else:
+            value = random_gamma(bitgen, ins.dv, ins.dv2)
+        if value - value != 0:
+            raise Unsupported("a draw that is not a finite number")
+        return value
+
     cdef int choose(self, tuple ins, dict env) except -1:
         weights = [weight(env) for weight, _ in ins[1]]
         if min(weights) < 0 or sum(weights) <= 0:
-            raise Unsupported("condition weights")
+            raise Unsupported("Condition weights that are negative or sum to 0")
         x = self.bitgen.next_double(self.bitgen.state) * sum(weights)
         for w, arm in zip(weights, ins[1]):
             if x < w:
@@ -1334,7 +1402,7 @@ cdef class Core:
         if type(value) is int and value >= 0:
             return value
         if value < 0 or value != int(value):
-            raise Unsupported("message size")
+            raise Unsupported("a message size that is negative or not a whole number")
         return int(value)
 
     cdef long peer_of(self, Code code, int pc, int slot, Rank rank, bint source) except? -99:
@@ -1348,11 +1416,11 @@ cdef class Core:
                 if v == int(v):
                     v = int(v)
                 else:
-                    raise Unsupported("peer")
+                    raise Unsupported("a peer rank that is not a whole number")
             value = v
         if 0 <= value < self.numprocs or value == PROC_NULL or (source and value == ANY_SOURCE):
             return value
-        raise Unsupported("peer out of range")
+        raise Unsupported("a peer rank out of range")
 
     cdef long tag_of(self, Code code, int pc, int slot, Rank rank, bint receiving) except? -99:
         cdef Ins *ins = code.ins[pc]
@@ -1362,7 +1430,7 @@ cdef class Core:
         if type(value) is int and (value >= 0 or rank.context != USER
                                    or (receiving and value == ANY_TAG)):
             return value
-        raise Unsupported("tag")
+        raise Unsupported("a tag that is negative or not a whole number")
 
     cdef bint communicate(self, Rank rank, Code code, int pc) except -1:
         cdef Ins *ins = code.ins[pc]
@@ -1416,7 +1484,7 @@ cdef class Core:
                 for name in names:
                     record = rank.requests.get(name)
                     if record is None:
-                        raise Unsupported("unknown request")
+                        raise Unsupported("a wait on a request never posted")
                     self.wait_on(rank, record)
                 for k in range(rank.nwait):
                     i = rank.waits[k]
@@ -1564,7 +1632,7 @@ cdef class Core:
             for k in range(4 if self.nwild[dst] else 1):
                 entry = pevpm_ht_find(&self.buckets, self.bucket_key(
                     dst, context, rank.id if k < 2 else ANY_SOURCE,
-                    tag if k % 2 == 0 else ANY_TAG))
+                    tag if k % 2 == 0 else ANY_TAG, False))
                 if entry != NULL:
                     r = entry.v1
                     while r >= 0:
@@ -1588,17 +1656,35 @@ cdef class Core:
         return 0
 
     cdef inline uint64_t bucket_key(self, long rank, long context, long source,
-                                    long tag) noexcept:
+                                    long tag, bint adding) noexcept:
         """(rank, context, source, tag) as one number: ANY_SOURCE is source P,
         the tag (32 bits) is the high half, the source the lowest digit (a
-        rank's buckets from consecutive sources are neighbours in the table)."""
+        rank's buckets from consecutive sources are neighbours in the table).
+        Beyond PACKED_RANKS ranks the low part takes 42 bits and the tag is
+        replaced by its number in ``tag_ids`` (given when ``adding``); NO_KEY,
+        which no bucket has: a tag no receive has posted, or no number left
+        (``adding``: too many tags, or out of memory)."""
         cdef uint64_t src = self.numprocs if source == ANY_SOURCE else source
-        return ((<uint64_t> <uint32_t> (<int> tag) << 32)
-                | ((<uint64_t> rank * 2 + context) * (self.numprocs + 1) + src))
+        cdef uint64_t low = (<uint64_t> rank * 2 + context) * (self.numprocs + 1) + src
+        cdef pevpm_hent_t *entry
+        if not self.wide:
+            return (<uint64_t> <uint32_t> (<int> tag) << 32) | low
+        if adding:
+            entry = pevpm_ht_get(&self.tag_ids, <uint64_t> <uint32_t> (<int> tag))
+            if entry == NULL or (entry.v1 < 0 and self.tag_ids.n > MAX_TAG_IDS):
+                return NO_KEY
+            if entry.v1 < 0:
+                entry.v1 = <int> self.tag_ids.n - 1
+        else:
+            entry = pevpm_ht_find(&self.tag_ids, <uint64_t> <uint32_t> (<int> tag))
+            if entry == NULL:
+                return NO_KEY
+        return (<uint64_t> entry.v1 << 42) | low
 
     cdef int post_recv(self, Rank rank, int opid, long size, long src, long tag,
                        status) except -1:
         cdef int r = self.new_req(rank, 0, opid, size, src, tag)
+        cdef uint64_t key
         if status is not None:
             self.reqs[r].flags |= HAS_STATUS
             self.status_of[r] = status
@@ -1606,7 +1692,11 @@ cdef class Core:
             self.complete(r, rank.clock, rank.path, 0.0)
             return r
         self.reqs[r].refs += 1
-        self.append(&self.buckets, self.bucket_key(rank.id, rank.context, src, tag), r)
+        key = self.bucket_key(rank.id, rank.context, src, tag, True)
+        if key == NO_KEY:
+            raise Unsupported(f"more than {MAX_TAG_IDS:,} distinct tags beyond "
+                              f"{PACKED_RANKS:,} ranks")
+        self.append(&self.buckets, key, r)
         self.nposted[rank.id] += 1
         if src == ANY_SOURCE or tag == ANY_TAG:
             self.nwild[rank.id] += 1
@@ -1858,7 +1948,7 @@ cdef class Core:
             seconds = self.comm.transfer_time(self.transfer_of(s, contention, self.duplex),
                                               self.rng)
         if not seconds >= 0:
-            raise Unsupported("negative transfer time")
+            raise Unsupported("a negative transfer time from the communication model")
         q = &self.reqs[s]
         q.transfer = seconds
         q.flags |= DRAWN
@@ -1870,7 +1960,7 @@ cdef class Core:
         cdef double arrival
         cdef double path[3]
         if send.size > recv.size:
-            raise Unsupported("truncated")
+            raise Unsupported("a message longer than its receive (truncation)")
         self.unqueue(s, r)
         if recv.flags & HAS_STATUS:
             source, tag = status_fields(self.status_of[r])
@@ -1916,7 +2006,8 @@ cdef class Core:
         else:
             self.dtail[q.peer] = q.dprev
         q = &self.reqs[r]
-        entry = pevpm_ht_find(&self.buckets, self.bucket_key(q.rank, q.context, q.peer, q.tag))
+        entry = pevpm_ht_find(&self.buckets, self.bucket_key(q.rank, q.context, q.peer, q.tag,
+                                                             False))
         self.take_out(&self.buckets, entry, q)
         self.nposted[q.rank] -= 1
         if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
@@ -2008,7 +2099,7 @@ cdef class Core:
         rank.spent[kind] += seconds
         rank.path[kind] += seconds
         if rank.clock > self.max_time:
-            raise Unsupported("time limit")
+            raise Unsupported("a run past its time limit (the pure-Python engine reports where)")
         return 0
 
     # ------------------------------------------------------------- collectives
@@ -2018,24 +2109,68 @@ cdef class Core:
         _, op, size_fn, root_fn, where, stmt = ins
         size = size_fn(rank.env)
         if type(size) is not int or size < 0:
-            raise Unsupported("collective size")
+            raise Unsupported("a collective size that is negative or not a whole number")
         if op in ROOTED_COLLECTIVES:
             root = root_fn(rank.env)
             if type(root) is not int or not 0 <= root < self.numprocs:
-                raise Unsupported("collective root")
+                raise Unsupported("a collective root that is not a rank")
         else:
             root = 0
-        if collectives.is_timed(op, size, self.numprocs, self.machine.collectives):
-            raise Unsupported("timed collective")
-        code = _expansion(op, size, root, rank.id, self.numprocs, self.machine.collectives,
-                          where)
+        key = (op, size, root, rank.id, where)
+        code = self.expansions.get(key)
+        if code is None:        # once per call site and rank: hashing the config costs
+            timed = self.timed.get((op, size))
+            if timed is None:
+                timed = self.timed[(op, size)] = collectives.is_timed(
+                    op, size, self.numprocs, self.machine.collectives)
+            if timed:
+                return self.join_timed_collective(rank, op, size, root, where)
+            code = self.expansions[key] = code_for(_expansion(
+                op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
         rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence,
                             rank.requests, rank.outbase))
-        rank.code, rank.pc, rank.loops, rank.context = (code_for(code, True), 0, [],
-                                                         COLLECTIVE_CONTEXT)
+        rank.code, rank.pc, rank.loops, rank.context = code, 0, [], COLLECTIVE_CONTEXT
         rank.requests, rank.outbase = {}, rank.nout
+        return False
+
+    cdef bint join_timed_collective(self, Rank rank, str op, long size, long root,
+                                    where) except -1:
+        """A hardware or measured collective (engine.py's join_timed_collective):
+        block until every rank has made its k-th such call, then finish each at
+        the time the collectives package gives for their entry times (drawn from
+        the run's generator); True when ``rank`` blocked."""
+        from pevpm.vm import collectives
+        cdef Rank r
+        occurrence = rank.collective_calls.get(where, 0)
+        rank.collective_calls[where] = occurrence + 1
+        rank.timed_calls += 1
+        arrived = self.timed_arrivals.setdefault(rank.timed_calls, [])
+        arrived.append(rank)
+        if len(arrived) < self.numprocs:
+            rank.blocked = 1
+            if self.sharing is not None:
+                self.sharing.block(rank.id, rank.clock)
+            return True
+        del self.timed_arrivals[rank.timed_calls]
+        entries = np.empty(self.numprocs)
+        for r in arrived:
+            entries[r.id] = r.clock
+        done = collectives.timed_completion(
+            op, size, root, entries, self.machine.collectives, self.rng, comm_model=self.comm,
+            node_of=self.placement.node_of.__getitem__)
+        start = collectives.synchronised_start(op, root, entries)
+        self.collectives[(where, occurrence)] = CollectiveRecord(op, where, occurrence, done)
+        for r in arrived:
+            self.spend(r, 2, start[r.id] - r.clock)
+            self.spend(r, 1, done[r.id] - r.clock)
+            if r is not rank:
+                r.blocked = 0
+                if self.sharing is not None:
+                    self.sharing.resume(r.id, r.clock)
+                if pevpm_push(&self.runnable, &self.nrun, &self.caprun, r.id) < 0:
+                    raise MemoryError()
         return False
 
     cdef int end_collective(self, Rank rank) except -1:

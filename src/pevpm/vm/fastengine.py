@@ -1,30 +1,35 @@
-"""Run a model on the compiled core (:mod:`pevpm.vm.fastcore`) when it can.
+"""Run a model on the compiled core (:mod:`pevpm.vm.fastcore`), or say why not.
 
 :func:`simulate` takes :func:`pevpm.vm.engine.simulate`'s arguments and
 gives the same :class:`~pevpm.vm.result.RunResult` for the same generator:
 the compiled core follows the reference engine step for step and draws the
-same random numbers in the same order.  It uses the reference engine
-instead when
+same random numbers in the same order.  The reference engine runs instead,
+and the result's :attr:`~pevpm.vm.result.RunResult.engine_note` says so and
+why (a Monte Carlo prediction gathers these notes once in
+:attr:`~pevpm.vm.prediction.Prediction.engine_notes`, and ``pevpm predict``
+prints them as ``note:`` lines), when
 
 * the extension is not built (:data:`AVAILABLE` is False, :data:`UNAVAILABLE`
   says why),
 * ``trace`` asks for time slices, or the model uses ``MPI_Test``,
-* the core stops on something it does not handle (a hardware or measured
-  collective, a deadlock, any error, a run that ends with requests left
-  unmatched or never waited on, which the reference engine lists in
+* the core stops on something it does not handle (a deadlock, any error,
+  a run that ends with requests left unmatched or never waited on, which
+  the reference engine lists in
   :attr:`~pevpm.vm.result.RunResult.outstanding`): the generator is put back to its
   state at the start and the reference engine runs the model from there,
-  so errors read exactly as the reference's.
+  so errors read exactly as the reference's (a run that ends in an error
+  needs no note: the error is reported).
 
-:func:`why_reference` names the first of the static reasons, for a note.
+:func:`why_reference` names the first of the static reasons.
 
 >>> from pevpm.model.builder import ModelBuilder
 >>> from pevpm.machine.comm_models import Constant
 >>> from pevpm.machine.machine import Machine
 >>> b = ModelBuilder()
 >>> b.sendrecv(8, dest="(procnum + 1) % numprocs", source="(procnum + numprocs - 1) % numprocs")
->>> simulate(b.build(), 4, Machine(Constant(0.25))).makespan
-0.25
+>>> run = simulate(b.build(), 4, Machine(Constant(0.25)))
+>>> run.makespan, run.engine_note
+(0.25, None)
 """
 
 from __future__ import annotations
@@ -61,9 +66,9 @@ def why_reference(program: vm.Program, trace: bool = False) -> str | None:
     if not AVAILABLE:
         return UNAVAILABLE
     if trace:
-        return "time slices (a trace) come from the pure-Python engine"
+        return "the compiled core does not make time slices (a trace)"
     if vm.TEST in program.opcodes:
-        return "MPI_Test is run by the pure-Python engine"
+        return "the compiled core does not run MPI_Test"
     return None
 
 
@@ -79,21 +84,42 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
     if program is None:
         program = vm.compile_model(model, params)
     rng = rng if rng is not None else np.random.default_rng(0)
-    if why_reference(program, trace) is not None:
-        return engine.simulate(model, numprocs, machine, params=params, rng=rng, bound=bound,
-                               trace=trace, limits=limits, program=program)
+    why = why_reference(program, trace)
+    if why is not None:
+        return _on_reference(why, model, numprocs, machine, params, rng, bound, trace, limits,
+                             program)
     start = rng.bit_generator.state
     try:
         return _run_core(program, model, int(numprocs), machine, params, rng, bound,
                          limits or engine.Limits(), records)
     except (EventLimitError, WallClockLimitError):
         raise                       # the core names the place itself: a rerun would take as long
-    except (fastcore.Unsupported, PevpmError, ArithmeticError, ValueError):
+    except (fastcore.Unsupported, PevpmError, ArithmeticError, ValueError) as exc:
         rng.bit_generator.state = start
-        result = engine.simulate(model, numprocs, machine, params=params, rng=rng, bound=bound,
-                                 trace=records, limits=limits, program=program)
+        result = _on_reference(core_stopped(exc), model, numprocs, machine, params, rng,
+                               bound, records, limits, program)
         result.slices = None
         return result
+
+
+def core_stopped(exc: Exception) -> str:
+    """The note for a run the compiled core stopped on with ``exc``.
+
+    >>> core_stopped(ValueError("x"))
+    'the compiled core stopped on an error the pure-Python engine reports in its own words'
+    """
+    if AVAILABLE and isinstance(exc, fastcore.Unsupported):
+        return f"the compiled core does not handle {exc}"
+    return "the compiled core stopped on an error the pure-Python engine reports in its own words"
+
+
+def _on_reference(why, model, numprocs, machine, params, rng, bound, trace, limits,
+                  program) -> RunResult:
+    """The run on the reference engine, its result noting ``why``."""
+    result = engine.simulate(model, numprocs, machine, params=params, rng=rng, bound=bound,
+                             trace=trace, limits=limits, program=program)
+    result.engine_note = why
+    return result
 
 
 def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
@@ -137,5 +163,5 @@ def no_cycle_collection():
             gc.enable()
 
 
-__all__ = ["AVAILABLE", "UNAVAILABLE", "MessageRecord", "no_cycle_collection", "simulate",
-           "why_reference"]
+__all__ = ["AVAILABLE", "UNAVAILABLE", "MessageRecord", "core_stopped", "no_cycle_collection",
+           "simulate", "why_reference"]

@@ -53,6 +53,7 @@ class RunSummary:
     messages_simulated: int
     collectives: dict[tuple[str, str | None, int], np.ndarray]
     outstanding: tuple[Outstanding, ...] = ()
+    engine_note: str | None = None      # why the pure-Python engine ran it (None: the core)
 
     @classmethod
     def of(cls, result: RunResult) -> RunSummary:
@@ -63,7 +64,8 @@ class RunSummary:
         collectives = {(c.op, c.where, c.occurrence): np.asarray(c.completion, dtype=float)
                        for c in result.collectives}
         return cls(float(result.makespan), rank_times, critical,
-                   int(result.messages_simulated), collectives, tuple(result.outstanding))
+                   int(result.messages_simulated), collectives, tuple(result.outstanding),
+                   result.engine_note)
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,9 @@ class Prediction:
     ``{"extrapolated": False, "loop", "reason"}`` for a long loop simulated
     whole; ``None`` when there was no long loop or ``exact`` was asked.
     ``outstanding`` lists the requests runs left unmatched or never
-    completed (:mod:`pevpm.vm.leftovers`).
+    completed (:mod:`pevpm.vm.leftovers`).  ``engine_notes`` says, once per
+    reason, how many runs the pure-Python engine ran instead of the compiled
+    core and why (empty: the core ran every run).
 
     :func:`pevpm.vm.montecarlo.predict` returns one.  Here rank 0 computes
     for 10 ms, ranks 1-3 for 2 or 4 ms at random, then all meet in a barrier:
@@ -145,7 +149,9 @@ class Prediction:
     >>> p.collectives[0].op, p.collectives[0].runs              # a CollectiveSummary
     ('MPI_Barrier', 50)
     >>> sorted(p.to_dict(per_rank=False))[:5]
-    ['breakdown_totals', 'collectives', 'critical_path', 'extrapolation', 'max']
+    ['breakdown_totals', 'collectives', 'critical_path', 'engine_notes', 'extrapolation']
+    >>> p.engine_notes                          # the compiled core ran every run
+    ()
     """
 
     numprocs: int
@@ -162,6 +168,7 @@ class Prediction:
     params: dict = field(default_factory=dict)
     extrapolation: dict | None = None
     outstanding: tuple[LeftoverSummary, ...] = ()
+    engine_notes: tuple[str, ...] = ()
 
     @property
     def runs(self) -> int:
@@ -223,6 +230,7 @@ class Prediction:
             "collectives": [c.to_dict(per_rank) for c in self.collectives],
             "extrapolation": self.extrapolation,
             "outstanding": [left.to_dict() for left in self.outstanding],
+            "engine_notes": list(self.engine_notes),
         }
         if per_rank:
             out["makespans"] = self.makespans.tolist()
@@ -257,6 +265,7 @@ class PredictionAccumulator:
         self._messages = 0
         self._collectives: dict[tuple, list] = {}
         self._leftovers = LeftoverTally()
+        self._engine_notes: dict[str, int] = {}      # why -> runs the pure-Python engine ran
         self.min_bound: float | None = None
         self.max_bound: float | None = None
         self.extrapolation: dict | None = None
@@ -277,6 +286,8 @@ class PredictionAccumulator:
         self._critical += run.critical_path
         self._messages += run.messages_simulated
         self._leftovers.add(run.outstanding)
+        if run.engine_note is not None:
+            self._engine_notes[run.engine_note] = self._engine_notes.get(run.engine_note, 0) + 1
         for key, completion in run.collectives.items():
             entry = self._collectives.setdefault(key, [0, 0.0, 0.0, 0.0])
             entry[0] += 1
@@ -304,7 +315,9 @@ class PredictionAccumulator:
             messages_simulated=self._messages, collectives=collectives,
             min_bound=_widened(min, self.min_bound, self._makespans),
             max_bound=_widened(max, self.max_bound, self._makespans), params=self.params,
-            extrapolation=self.extrapolation, outstanding=self._leftovers.build())
+            extrapolation=self.extrapolation, outstanding=self._leftovers.build(),
+            engine_notes=tuple(engine_note(count, n, why)
+                               for why, count in self._engine_notes.items()))
 
 
 def _widened(pick, bound: float | None, makespans: list[float]) -> float | None:
@@ -312,3 +325,14 @@ def _widened(pick, bound: float | None, makespans: list[float]) -> float | None:
     program can take, so no bound lies inside the runs' range (the bound runs
     put random computation at a quantile and Condition branches at a draw)."""
     return None if bound is None else float(pick(bound, pick(makespans)))
+
+
+def engine_note(count: int, runs: int, why: str) -> str:
+    """The note for ``count`` of ``runs`` runs the pure-Python engine ran for ``why``.
+
+    >>> engine_note(3, 100, "the compiled core does not run MPI_Test")
+    'the pure-Python engine ran 3 of 100 runs: the compiled core does not run MPI_Test'
+    """
+    runs_text = "the run" if runs == 1 else f"all {runs} runs" if count == runs \
+        else f"{count} of {runs} runs"
+    return f"the pure-Python engine ran {runs_text}: {why}"

@@ -253,6 +253,7 @@ class _Compiler:
         if e.names() <= self.invariant:
             if e.is_random():
                 compiled.random_invariant = True   # a draw, but the same draw every iteration
+                compiled.draw_call = _draw_call(e.tree, e, where)
             else:
                 compiled.invariant = True
         return compiled
@@ -401,7 +402,12 @@ def _fold(ins: tuple, env: Mapping[str, object]) -> tuple[tuple, tuple]:
     values, new = [], list(ins)
     for slot in slots:
         value = _evaluate(ins[slot], env)
-        if value is not _UNFOLDED:
+        if value is _UNFOLDED:
+            drawn = _drawn(ins[slot], env)
+            if drawn is not None:
+                values.append((slot, "draw", drawn.draw))
+                new[slot] = drawn
+        else:
             constant = constant_fn(value)
             if constant is not ins[slot]:       # else a constant already
                 values.append((slot, type(value), value))
@@ -439,7 +445,8 @@ def _may_fold(ins: tuple) -> bool:
     """Whether :func:`_fold` can change ``ins`` in some environment."""
     if ins[0] in (RUNON, CONDITION):
         return True
-    return any(getattr(ins[slot], "invariant", False) and not hasattr(ins[slot], "value")
+    return any((getattr(ins[slot], "invariant", False) and not hasattr(ins[slot], "value"))
+               or getattr(ins[slot], "draw_call", None) is not None
                for slot in _VALUE_SLOTS.get(ins[0], ()))
 
 
@@ -451,6 +458,40 @@ def _evaluate(fn: Value | None, env: Mapping[str, object]):
         return fn(env)
     except (ModelError, ArithmeticError, ValueError):
         return _UNFOLDED
+
+
+def _drawn(fn: Value | None, env: Mapping[str, object]) -> Value | None:
+    """``fn`` as :func:`drawn_fn` of its arguments' values in ``env``, if it is a
+    random draw whose arguments are invariant and in range (else None: the
+    draw stays as compiled, and reports bad arguments where and when it runs)."""
+    call = getattr(fn, "draw_call", None)
+    if call is None:
+        return None
+    func, args = call
+    try:
+        plan = ex.draw_plan(func, [arg(env) for arg in args])
+    except (ModelError, ArithmeticError, ValueError):
+        return None
+    if plan[0] == "constant":
+        return None                 # a gamma with sd 0: left to run (it draws nothing)
+    return drawn_fn(plan)
+
+
+@lru_cache(maxsize=65536)
+def drawn_fn(plan: tuple[str, float, float]) -> Value:
+    """``f(env)``: one draw from the run's generator as ``plan`` says
+    (:func:`pevpm.model.expr.draw_plan`); ``f.draw`` is the plan, which the
+    compiled core draws in C from the same bit generator.
+
+    >>> import numpy as np
+    >>> f = drawn_fn(("uniform", 2.0, 3.0))
+    >>> f.draw, 2.0 <= f({ex.RNG_NAME: np.random.default_rng(0)}) < 3.0
+    (('uniform', 2.0, 3.0), True)
+    """
+    def drawn(env):
+        return ex.draw(env[ex.RNG_NAME], plan)
+    drawn.draw = plan
+    return drawn
 
 
 # ----------------------------------------------------------------- expressions
@@ -492,6 +533,16 @@ def _is_finite_constant(e: ex.Expr) -> bool:
     except ModelError:
         return False                    # e.g. 1/0: reported if and when it runs
     return value - value == 0
+
+
+def _draw_call(node, e: ex.Expr, where: str) -> tuple[str, list[Value]] | None:
+    """``(function, compiled arguments)`` when ``node`` is one call of a random
+    function whose arguments draw nothing, else None."""
+    if not (isinstance(node, ex.Call) and node.func in ex.RANDOM_FUNCTIONS):
+        return None
+    if any(ex.Expr(arg).is_random() for arg in node.args):
+        return None
+    return node.func, [_compile(arg, e, where) for arg in node.args]
 
 
 def _compile(node, e: ex.Expr, where: str) -> Value:

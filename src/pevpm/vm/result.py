@@ -134,3 +134,6 @@ class RunResult:
     marks: list[list[tuple]] | None = None
     #: requests left at the end of the run (user code only, not collectives' own)
     outstanding: tuple[Outstanding, ...] = ()
+    #: None when the compiled core ran the run, else why the pure-Python
+    #: engine ran it (:func:`pevpm.vm.fastengine.simulate`)
+    engine_note: str | None = None

@@ -346,7 +346,7 @@ def extend(summary: RunSummary, stats: WindowStats, assessment: Assessment, rema
     scale = makespan / summary.makespan if summary.makespan > 0 else 1.0
     return RunSummary(makespan, times, summary.critical_path * scale,
                       summary.messages_simulated + round(remaining * assessment.messages),
-                      summary.collectives, summary.outstanding)
+                      summary.collectives, summary.outstanding, summary.engine_note)
 
 
 def bound_growth(stats: WindowStats, assessment: Assessment, remaining: int,

@@ -1,0 +1,94 @@
+"""Speed of a Monte Carlo prediction of a calibrated CG-style model (issue 25).
+
+A conjugate-gradient mini-app as a model whose computation is calibrated
+jitter: each of 150 iterations runs three kernels (sparse matrix-vector
+product, two dot products with vector updates), each a ``gamma(t, sd)``
+draw, a two-neighbour halo exchange (``MPI_Irecv`` from both neighbours,
+``MPI_Send`` to both, ``MPI_Wait`` on both) and three 8-byte
+``MPI_Allreduce`` calls.  It predicts ``--runs`` runs at each ``--ranks``
+count on a measured profile (the built-in ``default`` profile) as ``pevpm
+predict`` does (a steady loop may be simulated in part and extrapolated;
+``--exact`` simulates every iteration of every run), and prints the wall
+seconds, the CPU seconds of this process and its workers together (steadier
+on a shared machine), the mean, how the loop was run and which engine ran (the
+prediction's notes).
+
+    .venv/bin/python benchmarks/engine_cg_calibrated.py [--ranks 1024] [--runs 100]
+        [--workers 2] [--machine default] [--exact]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+from pevpm.machine.presets import parse_machine
+from pevpm.model.builder import ModelBuilder
+from pevpm.vm.montecarlo import predict
+
+#: Calibrated kernel times (mean, sd in seconds) per iteration at 1,024 ranks.
+KERNELS = {"spmv": (4.0e-4, 6.0e-5), "dot": (6.0e-5, 1.2e-5), "axpy": (9.0e-5, 1.5e-5)}
+HALO_BYTES = 8 * 2048
+
+
+def cg_model(iterations: int = 150):
+    """The CG-style model: ``iterations`` of three gamma-timed kernels, a halo
+    exchange with both ring neighbours and three 8-byte Allreduces."""
+    params = {f"t_{k}": t for k, (t, _) in KERNELS.items()}
+    params.update({f"sd_{k}": sd for k, (_, sd) in KERNELS.items()})
+    b = ModelBuilder(constants={"halo": HALO_BYTES}, parameters=params)
+    left, right = "(procnum + numprocs - 1) % numprocs", "(procnum + 1) % numprocs"
+    with b.loop(iterations):
+        b.irecv("halo", source=left, request="from_left")
+        b.irecv("halo", source=right, request="from_right")
+        b.send("halo", dest=right)
+        b.send("halo", dest=left)
+        b.wait("from_left")
+        b.wait("from_right")
+        b.serial("gamma(parameter t_spmv, parameter sd_spmv)")
+        b.collective("MPI_Allreduce", 8)
+        b.serial("gamma(parameter t_dot, parameter sd_dot)")
+        b.collective("MPI_Allreduce", 8)
+        b.serial("gamma(parameter t_axpy, parameter sd_axpy)")
+        b.collective("MPI_Allreduce", 8)
+    return b.build()
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its finished workers (the pool is shut
+    down when :func:`predict` returns, so its workers count)."""
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ranks", type=int, nargs="+", default=[1024])
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--iterations", type=int, default=150)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--machine", default="default")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--exact", action="store_true", help="simulate every iteration")
+    args = parser.parse_args()
+    model = cg_model(args.iterations)
+    machine = parse_machine(args.machine)
+    print(f"{'ranks':>6} {'runs':>5} {'wall s':>8} {'CPU s':>8} {'mean s':>10} {'sd s':>9} "
+          f"{'messages':>11}  loop; engine")
+    for n in args.ranks:
+        start, cpu = time.perf_counter(), cpu_seconds()
+        p = predict(model, n, machine, runs=args.runs, seed=args.seed, workers=args.workers,
+                    bounds=False, exact=args.exact)
+        wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+        extrapolation = p.extrapolation or {}
+        loop = ("every iteration" if not extrapolation.get("extrapolated")
+                else f"extrapolated from iteration {extrapolation['from_iteration']}")
+        engine = "; ".join(getattr(p, "engine_notes", ())) or "compiled core only"
+        print(f"{n:>6} {p.runs:>5} {wall:>8.1f} {cpu:>8.1f} {p.mean:>10.5f} {p.sd:>9.2e} "
+              f"{p.messages_simulated:>11}  {loop}; {engine}")
+
+
+if __name__ == "__main__":
+    main()
