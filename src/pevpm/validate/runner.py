@@ -113,8 +113,8 @@ def find_example(program: str | os.PathLike) -> Path:
     if path.is_dir():
         path = path / f"{path.name}.py"
     if not path.is_file():
-        known = sorted(p.name for p in EXAMPLES_DIR.iterdir() if p.is_dir()) \
-            if EXAMPLES_DIR.is_dir() else []
+        known = sorted(p.name for p in EXAMPLES_DIR.iterdir()      # those runnable by name
+                       if (p / f"{p.name}.py").is_file()) if EXAMPLES_DIR.is_dir() else []
         raise PevpmError(f"no example program '{program}' (known examples: "
                          f"{', '.join(known) or 'none found'})")
     return path.resolve()

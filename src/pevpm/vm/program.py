@@ -115,8 +115,9 @@ class Program:
         1
         """
         try:                        # the same invariant values as a rank seen before?
-            known = tuple((name, type(env[name]), env[name])
-                          for name in sorted(self.invariant) if name in env)
+            bound = getattr(env.get(ex.RNG_NAME), "which", None)   # a bound run's draws
+            known = (bound, *((name, type(env[name]), env[name])
+                              for name in sorted(self.invariant) if name in env))
             code = self._by_values.get(known)
         except TypeError:           # an unhashable value: fold afresh
             known = code = None
@@ -465,8 +466,8 @@ def _drawn(fn: Value | None, env: Mapping[str, object]) -> Value | None:
     random draw whose arguments are invariant and in range (else None: the
     draw stays as compiled, and reports bad arguments where and when it runs)."""
     call = getattr(fn, "draw_call", None)
-    if call is None:
-        return None
+    if call is None or isinstance(env.get(ex.RNG_NAME), ex.BoundDraws):
+        return None                 # a bound run's draws sit at a quantile, as compiled
     func, args = call
     try:
         plan = ex.draw_plan(func, [arg(env) for arg in args])
