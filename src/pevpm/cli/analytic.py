@@ -21,7 +21,7 @@ from pevpm.analytic.dpgraph import LinearCost, Message, SendModeCost, TimingGrap
 from pevpm.analytic.fitting import DEFAULT_FREE, fit_spmd
 from pevpm.analytic.plots import SURFACE_KINDS, plot_speedup_curves, plot_speedup_surface
 from pevpm.analytic.spmd import MODELS, QCRD_TABLE4, SYNC_COSTS, SpmdParameters, speedup_surface
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.paths import writable_file
 from pevpm.errors import AnalyticError
 
@@ -83,7 +83,15 @@ def _amdahl_fit(path) -> int:
     return 0
 
 
+def _check_plot(args) -> None:
+    """``--plot FILE`` checked against the command's input files (``--config``, ``--fit``)."""
+    if args.plot:
+        args.plot = outputs.check_output(args.plot, outputs.PLOT, force=args.force,
+                                         inputs=outputs.input_paths(args.config, args.fit))
+
+
 def run_analytic_laws(args) -> int:
+    _check_plot(args)
     if args.fit:
         return _amdahl_fit(args.fit)
     _merge_config(args, args.config, {"processors", "parallel_fraction", "bce_per_core",
@@ -123,7 +131,8 @@ def run_analytic_laws(args) -> int:
           "(Hill-Marty and Sun-Chen use n = processors as chip BCEs)")
     print(_table(["n", *curves], rows))
     if args.plot:
-        plot_speedup_curves(n, curves, args.plot, title=f"Scaling laws, f = {f:g}")
+        with outputs.replacing(args.plot) as temp:
+            plot_speedup_curves(n, curves, temp, title=f"Scaling laws, f = {f:g}")
         print(f"wrote {args.plot}")
     return 0
 
@@ -161,6 +170,7 @@ def _spmd_parameters(args) -> SpmdParameters:
 
 
 def run_analytic_spmd(args) -> int:
+    _check_plot(args)
     _merge_config(args, args.config, {"model", "preset", "p", "d", *PARAM_FIELDS})
     if args.model is None:
         raise AnalyticError(f"give --model ({', '.join(MODELS)})")
@@ -178,8 +188,9 @@ def run_analytic_spmd(args) -> int:
     print(_table(["p \\ d", *map(str, d_values)],
                  [[str(p), *map(float, surface[i])] for i, p in enumerate(p_values)]))
     if args.plot:
-        plot_speedup_surface(p_values, d_values, surface, args.plot, kind=args.surface_kind,
-                             title=f"{args.model} speedup s(p, d)")
+        with outputs.replacing(args.plot) as temp:
+            plot_speedup_surface(p_values, d_values, surface, temp, kind=args.surface_kind,
+                                 title=f"{args.model} speedup s(p, d)")
         print(f"wrote {args.plot}")
     return 0
 
@@ -282,6 +293,7 @@ def register(subparsers) -> None:
     p.add_argument("--config", help="TOML/YAML file with the same option names (a_b style)")
     p.add_argument("--plot", type=writable_file,
                    help="write the speedup curves to this image file")
+    outputs.add_force(p)
     p.add_argument("--fit", metavar="CSV",
                    help="fit Amdahl's law to measured run times instead (columns n,time in "
                         "seconds, a row with n = 1 needed): the 'amdahl' baseline of "
@@ -301,6 +313,7 @@ def register(subparsers) -> None:
                        help=PARAM_HELP[name])
     s.add_argument("--plot", type=writable_file,
                    help="write the speedup surface to this image file")
+    outputs.add_force(s)
     s.add_argument("--surface-kind", choices=SURFACE_KINDS, default="heatmap")
     s.add_argument("--fit", help="fit to the observed speedups in this CSV (columns p,d,speedup; "
                    "its p and d replace -p/-d)")

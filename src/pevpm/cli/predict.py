@@ -19,7 +19,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
 from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError
@@ -110,6 +110,7 @@ def register(subparsers) -> None:
                         ".otf2 file) beside the predicted one, which runs at its rank count")
     p.add_argument("--calibration", metavar="FILE",
                    help="parameters measured by 'pevpm calibrate' (-D options override them)")
+    outputs.add_force(p)
     p.set_defaults(func=run_predict)
 
 
@@ -153,6 +154,12 @@ def run_predict(args) -> int:
         return 0
     if args.model is None:
         raise PevpmError("give the model file to predict (or --list-models)")
+    if args.trace:
+        args.trace = outputs.check_output(
+            args.trace, outputs.PERFETTO, force=args.force,
+            inputs=[*outputs.input_paths(args.model, args.calibration),
+                    *outputs.machine_input(args.machine),
+                    *outputs.archive_input(args.recorded or "")])
     params = parse_defines(args.defines)
     _check_local_workers(args.workers, args.executor)
     machine = parse_machine(args.machine, ppn=args.ppn, processor=args.processor,
@@ -373,7 +380,8 @@ def _write_trace(model, numprocs, machine, params, seed, limits, path) -> None:
 
     result = simulate(model, numprocs, machine, params=params, rng=run_generator(seed, 0),
                       trace=True, limits=limits)
-    write_trace(result, path, title=f"pevpm: {model.source or 'model'} on {numprocs} ranks")
+    with outputs.replacing(path) as temp:
+        write_trace(result, temp, title=f"pevpm: {model.source or 'model'} on {numprocs} ranks")
     print(f"trace of run 0 on {numprocs} ranks written to {path}", file=sys.stderr)
 
 

@@ -34,6 +34,7 @@ import html
 import json
 import os
 
+from pevpm.atomic import write_text
 from pevpm.errors import PevpmError
 from pevpm.host import BUSY_THRESHOLD, loads_differ
 from pevpm.report import figures
@@ -248,10 +249,9 @@ def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
         parts.append(_recorded_section(results["recorded"]))
     parts.append(PLOT_CHECK + "</body></html>")
     path = os.path.join(outdir, "index.html")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(parts))
-    with open(os.path.join(outdir, "results.json"), "w", encoding="utf-8") as fh:
-        json.dump(results, fh, indent=1)
+    saved = json.dumps(results, indent=1)
+    write_text(path, "\n".join(parts))
+    write_text(os.path.join(outdir, "results.json"), saved)
     return path
 
 
