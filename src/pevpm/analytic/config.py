@@ -12,7 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from pevpm.errors import AnalyticError
+from pevpm.errors import AnalyticError, PevpmError
+from pevpm.files import read_text
 
 
 def load_mapping(path: str | Path) -> dict:
@@ -27,9 +28,9 @@ def load_mapping(path: str | Path) -> dict:
     """
     path = Path(path)
     try:
-        text = path.read_text()
-    except OSError as exc:
-        raise AnalyticError(f"cannot read {path}: {exc.strerror}") from None
+        text = read_text(path)
+    except PevpmError as exc:
+        raise AnalyticError(str(exc)) from None
     try:
         if path.suffix == ".toml":
             data = tomllib.loads(text)
@@ -37,8 +38,11 @@ def load_mapping(path: str | Path) -> dict:
             data = yaml.safe_load(text)
         else:
             raise AnalyticError(f"{path}: use a .toml, .yaml or .yml file")
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+    except (tomllib.TOMLDecodeError, yaml.YAMLError, ValueError) as exc:
         raise AnalyticError(f"{path}: not valid {path.suffix[1:].upper()}: {exc}") from None
+    except RecursionError:
+        raise AnalyticError(f"{path}: not valid {path.suffix[1:].upper()}: nested too "
+                            "deeply") from None
     if not isinstance(data, dict):
         raise AnalyticError(f"{path}: expected a table of name = value pairs")
     return data

@@ -24,6 +24,7 @@ from pevpm.analytic.spmd import MODELS, QCRD_TABLE4, SYNC_COSTS, SpmdParameters,
 from pevpm.cli import numbers, outputs
 from pevpm.cli.paths import writable_file
 from pevpm.errors import AnalyticError
+from pevpm.values import checked_number
 
 PRESETS = {"qcrd": QCRD_TABLE4}
 KHANYILE_OPTIONS = ("t_seq", "messages", "message_bits", "bandwidth", "distance", "overhead",
@@ -216,8 +217,9 @@ def _spmd_fit(args, base: SpmdParameters) -> int:
 # ---------------------------------------------------------------- dpgraph
 def _cost(spec, where: str) -> LinearCost:
     try:
-        return LinearCost(float(spec["per_element"]), float(spec["latency"]))
-    except (KeyError, TypeError, ValueError):
+        return LinearCost(checked_number(spec["per_element"], where, "per_element"),
+                          checked_number(spec["latency"], where, "latency"))
+    except (KeyError, TypeError):
         raise AnalyticError(f"{where}: need per_element and latency numbers") from None
 
 
@@ -230,7 +232,9 @@ def _send_modes(data: dict, path) -> dict[str, SendModeCost]:
         if "measured" in spec:
             m = spec["measured"]
             try:
-                modes[mode] = fit_send_mode(m["elements"], m["sender"], m["receiver"])
+                lists = [[checked_number(v, f"{where}.measured", key) for v in m[key]]
+                         for key in ("elements", "sender", "receiver")]
+                modes[mode] = fit_send_mode(*lists)
             except (KeyError, TypeError):
                 raise AnalyticError(f"{where}.measured: need elements, sender and receiver "
                                     "lists") from None
@@ -248,9 +252,11 @@ def run_analytic_dpgraph(args) -> int:
     messages = []
     for i, m in enumerate(data.get("messages") or []):
         try:
-            messages.append(Message(str(m["from"]), str(m["to"]), float(m["elements"]),
+            messages.append(Message(str(m["from"]), str(m["to"]),
+                                    checked_number(m["elements"], f"{args.graph}: message {i}",
+                                                   "elements"),
                                     str(m.get("mode", "standard"))))
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, AttributeError):
             raise AnalyticError(f"{args.graph}: message {i} needs from, to and elements") from None
     try:
         graph = TimingGraph({str(k): list(v) for k, v in nodes.items()}, messages)

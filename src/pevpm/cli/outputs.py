@@ -36,11 +36,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pevpm.atomic import replacing, write_text
 from pevpm.errors import PevpmError
+from pevpm.files import replacing, write_text
 
-__all__ = ["Purpose", "check_output", "replacing", "write_text", "input_paths",
-           "machine_input", "archive_input", "add_force"]
+__all__ = [
+    "Purpose",
+    "add_force",
+    "archive_input",
+    "check_output",
+    "input_paths",
+    "machine_input",
+    "replacing",
+    "write_text",
+]
 
 #: How many leading bytes of an existing file :class:`Purpose` looks at.
 HEAD_BYTES = 4096

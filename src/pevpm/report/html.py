@@ -34,8 +34,8 @@ import html
 import json
 import os
 
-from pevpm.atomic import write_text
 from pevpm.errors import PevpmError
+from pevpm.files import write_text
 from pevpm.host import BUSY_THRESHOLD, loads_differ
 from pevpm.report import figures
 
