@@ -46,6 +46,7 @@ from pevpm.model.ast import (
     status_names,
     walk,
 )
+from pevpm.model.depth import check_nesting
 from pevpm.model.directives import parse_directives
 from pevpm.model.expr import RANK_NAMES, Expr, Number
 from pevpm.model.model_file import run_model_file
@@ -67,9 +68,11 @@ def load_model(path: str | Path, params: Mapping[str, Number | str] | None = Non
     text = read_source(path)
     if language == "python" and not scan(text, "python"):
         model = _run_model_file(path, text)
+        check_nesting(model)
         check_names(model)
     else:
         model = parse_directives(text, path, language)
+        check_nesting(model)
     if params:
         model = with_parameters(model, params)
     if processor is not None:
