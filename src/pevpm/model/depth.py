@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 
 from pevpm.errors import ModelError
 from pevpm.model.ast import Call, Condition, Loop, Model, Repeat, Runon
@@ -102,7 +103,7 @@ def cycle_words(cycle: list[str]) -> str:
     >>> cycle_words(["a", "a"])
     'a calls a'
     """
-    return ", ".join(f"{x} calls {y}" for x, y in zip(cycle, cycle[1:]))
+    return ", ".join(f"{x} calls {y}" for x, y in pairwise(cycle))
 
 
 def _where(model: Model, stmt) -> str | None:

@@ -35,9 +35,10 @@ import json
 import os
 
 from pevpm.errors import PevpmError
-from pevpm.files import write_text
+from pevpm.files import read_json, write_text
 from pevpm.host import BUSY_THRESHOLD, loads_differ
 from pevpm.report import figures
+from pevpm.report.results_schema import check_results
 
 STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -263,13 +264,16 @@ def rebuild_report(outdir: str) -> str:
 def read_results(outdir: str) -> dict:
     """The ``results.json`` saved in report folder ``outdir``."""
     path = os.path.join(outdir, "results.json")
+    if not os.path.lexists(path):
+        raise PevpmError("no results.json here: run 'pevpm demo' first", where=outdir)
     try:
-        with open(path, encoding="utf-8") as fh:
-            results = json.load(fh)
-    except FileNotFoundError:
-        raise PevpmError("no results.json here: run 'pevpm demo' first", where=outdir) from None
-    except json.JSONDecodeError as exc:
-        raise PevpmError(f"results.json is not valid JSON ({exc})", where=path) from None
+        results = read_json(path, "results.json")
+    except PevpmError as exc:
+        if exc.message.startswith("not a JSON file"):
+            raise PevpmError(f"results.json is not valid JSON{exc.message[15:]}",
+                             where=path) from None
+        raise
     if not isinstance(results, dict):
         raise PevpmError("results.json does not hold an object of results", where=path)
+    check_results(results, path)
     return results
