@@ -82,6 +82,21 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); the exit status.
+    Ctrl-C at any moment, while a command's modules are still loading too, ends
+    it with one line and status 130.
+
+    >>> main(["--version"])  # doctest: +SKIP
+    0
+    """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("pevpm: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     try:
@@ -96,9 +111,6 @@ def main(argv: list[str] | None = None) -> int:
     except PevpmError as exc:
         print(f"pevpm: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("pevpm: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         _silence_stdout()
         return BROKEN_PIPE_STATUS
