@@ -25,6 +25,7 @@ CONFUSIONS = [
     (("breakdowns", "jacobi", "numprocs"), 2.5, "breakdowns.jacobi.numprocs"),
     (("collectives", 0, "completions"), 5, "collectives[0].completions"),
     (("trace",), 7, "trace"),
+    (("scaling", "jacobi", 0, "mean"), 10 ** 400, "scaling.jacobi[0].mean"),
     (("explain",), {"jacobi 4": [{"kind": "p2p"}]}, "explain.jacobi 4[0].op"),
     (("figures",), [{"file": "x.png"}], "figures[0].title"),
 ]

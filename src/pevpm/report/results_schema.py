@@ -20,11 +20,11 @@ pevpm.errors.PevpmError: r.json: scaling.jacobi[0].mean: expected a number >= 0,
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pevpm.errors import PevpmError
+from pevpm.values import checked_number
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,13 @@ class MapOf:
 
 
 def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value)
+    """A finite number by :func:`pevpm.values.checked_number`'s rules (a whole
+    number of 400 digits is not: it overflows a float)."""
+    try:
+        checked_number(value)
+    except PevpmError:
+        return False
+    return True
 
 
 TEXT = Field("text", lambda v: isinstance(v, str))
