@@ -29,7 +29,11 @@ from pevpm.values import checked_number
 
 @dataclass(frozen=True)
 class Field:
-    """A leaf of a schema: ``accepts(value)`` and the words for what it wants."""
+    """A leaf of a schema: ``accepts(value)`` and the words for what it wants.
+
+    >>> COUNT.accepts(4), COUNT.accepts(True), COUNT.wants
+    (True, False, 'a whole number >= 1')
+    """
 
     wants: str
     accepts: Callable[[object], bool]
@@ -37,7 +41,12 @@ class Field:
 
 @dataclass(frozen=True)
 class MapOf:
-    """An object whose every value follows ``schema`` (keys are names)."""
+    """An object whose every value follows ``schema`` (keys are names).
+
+    >>> check_results({"machine": {"hosts": "node0", "cores": 2}})
+    >>> MapOf(TEXT).schema is TEXT
+    True
+    """
 
     schema: object
 
