@@ -120,3 +120,20 @@ def test_a_dpgraph_whose_time_overflows_is_an_error(tmp_path, capsys):
     assert main(["analytic", "dpgraph", str(graph)]) == 2
     assert "node a: its time overflows" in one_error(capsys)
     assert "inf s" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value, message", [(BIG, "at most 300 digits"),
+                                            ("inf", "must be a finite number")])
+def test_numbers_in_an_analytic_config(tmp_path, capsys, value, message):
+    config = tmp_path / "c.toml"
+    config.write_text(f"s_par = {value}\n")
+    assert main(["analytic", "spmd", "--model", "bus-aio", "--config", str(config)]) == 2
+    error = one_error(capsys)
+    assert f"{config}: s_par" in error and message in error
+
+
+def test_a_400_digit_count_in_measured_times(tmp_path, capsys):
+    times = tmp_path / "t.csv"
+    times.write_text(f"n,time\n1,2.0\n{BIG},1.0\n")
+    assert main(["analytic", "laws", "--fit", str(times)]) == 2
+    assert f"{times}:3" in one_error(capsys)

@@ -23,8 +23,8 @@ from pevpm.analytic.plots import SURFACE_KINDS, plot_speedup_curves, plot_speedu
 from pevpm.analytic.spmd import MODELS, QCRD_TABLE4, SYNC_COSTS, SpmdParameters, speedup_surface
 from pevpm.cli import numbers, outputs
 from pevpm.cli.paths import writable_file
-from pevpm.errors import AnalyticError
-from pevpm.values import checked_number
+from pevpm.errors import AnalyticError, PevpmError
+from pevpm.values import checked_number, parse_number, shown
 
 PRESETS = {"qcrd": QCRD_TABLE4}
 KHANYILE_OPTIONS = ("t_seq", "messages", "message_bits", "bandwidth", "distance", "overhead",
@@ -47,15 +47,27 @@ def _merge_config(args, path, allowed: set[str]) -> None:
         raise AnalyticError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
                             f"known: {', '.join(sorted(allowed))}")
     for key, value in data.items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, (int, float)):
+                _checked(item, f"{path}: {key}")
         if getattr(args, key) is None:
             setattr(args, key, ",".join(map(str, value)) if isinstance(value, list) else value)
 
 
+def _checked(value, where: str):
+    """A number from a config or graph file by :mod:`pevpm.values`' rules."""
+    try:
+        return checked_number(value, where)
+    except PevpmError as exc:
+        raise AnalyticError(str(exc)) from None
+
+
 def _floats(text, name: str) -> list[float]:
     try:
-        return [float(v) for v in str(text).split(",")]
-    except ValueError:
-        raise AnalyticError(f"{name}: expected a number or a comma list, got {text!r}") from None
+        return [float(parse_number(v, name)) for v in str(text).split(",")]
+    except PevpmError:
+        raise AnalyticError(f"{name}: expected a finite number or a comma list, got "
+                            f"{shown(str(text))!r}") from None
 
 
 def _counts(text, default: str, option: str) -> list[int]:
