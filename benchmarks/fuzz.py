@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fuzz"))
 
-from fuzz_harness import LIMIT_SECONDS, Tally, run_checked, small_profile
+from fuzz_harness import LIMIT_SECONDS, WALL_FACTOR, Tally, run_checked, small_profile
 from fuzz_strategies import (
     command_line_case,
     directive_case,
@@ -65,14 +67,29 @@ def campaign(examples: int, seed: int, keep: Path | None, profile: Path,
     weights = sum(share for _, share in chosen.values())
     for family, (strategy, share) in chosen.items():
         count = max(1, round(examples * share / weights))
-        started = time.perf_counter()
+        started, inputs_before = time.perf_counter(), tally.inputs
         explore = _explorer(family, strategy, count, seed, keep, profile, tally)
-        explore()
+        try:
+            explore()
+        except Stopped:
+            tally.stopped = family
         seen = sum(tally.by_family.get(family, {}).values())
-        print(f"{family}: {count} inputs, {seen} commands, "
+        print(f"{family}: {tally.inputs - inputs_before} inputs ({count} asked; a family with "
+              f"fewer distinct inputs stops at those), {seen} commands, "
               f"{time.perf_counter() - started:.0f} s, {dict(tally.by_family.get(family, {}))}",
               flush=True)
+        if tally.stopped:
+            break
     return tally
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM came: the campaign stops after the command it is running and
+    prints what it has seen so far."""
+
+
+#: Set by SIGTERM.
+STOP = threading.Event()
 
 
 def _explorer(family, strategy, count, seed, keep, profile, tally):
@@ -82,6 +99,8 @@ def _explorer(family, strategy, count, seed, keep, profile, tally):
               suppress_health_check=list(HealthCheck))
     @given(case=strategy())
     def explore(case):
+        if STOP.is_set():
+            raise Stopped
         tally.inputs += 1
         with tempfile.TemporaryDirectory() as tmp:
             try:
@@ -106,6 +125,7 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="folder for the files of failing inputs")
     parser.add_argument("--families", help=f"only these ({', '.join(FAMILIES)})")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: STOP.set())
     families = [f.strip() for f in args.families.split(",")] if args.families else None
     unknown = sorted(set(families or ()) - set(FAMILIES))
     if unknown:
@@ -116,8 +136,11 @@ def main() -> int:
         tally = campaign(args.examples, args.seed, args.keep, profile, families)
     elapsed = time.perf_counter() - started
     kinds = tally.kinds
+    if tally.stopped:
+        print(f"\nstopped by SIGTERM during the family {tally.stopped!r}")
     print(f"\n{tally.inputs} inputs ({tally.total} commands) in {elapsed:.0f} s; "
-          f"seed {args.seed}; hang limit {LIMIT_SECONDS:.0f} s per command")
+          f"seed {args.seed}; hang limit {LIMIT_SECONDS:.0f} s of CPU time or "
+          f"{LIMIT_SECONDS * WALL_FACTOR:.0f} s by the wall clock per command")
     print(f"ok {kinds['ok']}, clean errors {kinds['error']}, tracebacks {kinds['traceback']}, "
           f"hangs {kinds['hang']}, unclean exits {kinds['unclean']}, "
           f"changed files {kinds['changed']}; "
