@@ -46,17 +46,17 @@ from trace_strategies import trace_case
 
 #: Weight of each family in the examples asked for (the weights are normalised,
 #: so ``--examples`` is the number of inputs drawn in all).
-FAMILIES = {
+FAMILIES = {      # issue 30's classes first: a campaign stopped early has run them
+    **{name: (HOSTILE_FAMILIES[name], share) for name, share in (
+        ("outputs onto inputs", 0.04), ("results.json types", 0.04), ("long literals", 0.05),
+        ("encodings", 0.04), ("special files", 0.02), ("hostile SQLite", 0.03),
+        ("deep nesting", 0.02), ("early Ctrl-C", 0.02))},
     "directive files": (directive_case, 0.30),
     "expressions": (expression_case, 0.25),
     "python models": (python_model_case, 0.10),
     "damaged profiles": (profile_case, 0.15),
     "command lines": (command_line_case, 0.20),
     "trace commands": (trace_case, 0.10),
-    **{name: (HOSTILE_FAMILIES[name], share) for name, share in (
-        ("outputs onto inputs", 0.04), ("results.json types", 0.04), ("long literals", 0.05),
-        ("encodings", 0.04), ("special files", 0.02), ("hostile SQLite", 0.03),
-        ("deep nesting", 0.02), ("early Ctrl-C", 0.02))},
 }
 
 
