@@ -103,10 +103,10 @@ def checked_number(value: object, where: str | None = None, what: str = "value")
     >>> checked_number(float("nan"), "c.json: parameters.t", "parameter t")
     Traceback (most recent call last):
     ...
-    pevpm.errors.PevpmError: c.json: parameters.t: parameter t must be a finite number, got nan
+    pevpm.errors.PevpmError: c.json: parameters.t: parameter t is not a finite number: nan
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise PevpmError(f"{what} must be a number, got {shown(repr(value))}", where)
+        raise PevpmError(f"{what} is not a finite number: {shown(repr(value))}", where)
     if isinstance(value, numbers.Integral):
         if abs(int(value)) >= WHOLE_LIMIT:
             raise PevpmError(f"{what} is too large: {shown(int(value))} (whole numbers "
@@ -114,5 +114,5 @@ def checked_number(value: object, where: str | None = None, what: str = "value")
         return int(value)
     number = float(value)
     if not math.isfinite(number):
-        raise PevpmError(f"{what} must be a finite number, got {number}", where)
+        raise PevpmError(f"{what} is not a finite number: {number}", where)
     return number
