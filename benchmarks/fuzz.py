@@ -73,6 +73,9 @@ def campaign(examples: int, seed: int, keep: Path | None, profile: Path,
             explore()
         except Stopped:
             tally.stopped = family
+        except Exception as exc:  # noqa: BLE001 - a bug of the generator while drawing
+            tally.generator_errors.append(f"{family}: {type(exc).__name__}: "
+                                          f"{str(exc)[:200]} (the family stopped there)")
         seen = sum(tally.by_family.get(family, {}).values())
         print(f"{family}: {tally.inputs - inputs_before} inputs ({count} asked; a family with "
               f"fewer distinct inputs stops at those), {seen} commands, "

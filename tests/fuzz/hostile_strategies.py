@@ -13,6 +13,7 @@ any file it did not own as an output.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -111,16 +112,17 @@ CONFUSED = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.just(10 **
                      st.just({"n": "x"}))
 
 
-def _paths(value, prefix=()):
-    """Every path to a value inside ``value`` (keys and indices)."""
-    found = [prefix]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += _paths(item, (*prefix, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found += _paths(item, (*prefix, i))
-    return found
+def _paths(value) -> list[tuple]:
+    """Every path to a value inside ``value`` (keys and indices), without recursion."""
+    found, stack = [], [((), value)]
+    while stack:
+        prefix, item = stack.pop()
+        found.append(prefix)
+        if isinstance(item, dict):
+            stack.extend(((*prefix, key), sub) for key, sub in item.items())
+        elif isinstance(item, list):
+            stack.extend(((*prefix, i), sub) for i, sub in enumerate(item))
+    return sorted(found, key=repr)
 
 
 @st.composite
@@ -134,7 +136,7 @@ def results_case(draw):
         target = results
         for key in path[:-1]:
             target = target[key]
-        target[path[-1]] = draw(CONFUSED)
+        target[path[-1]] = copy.deepcopy(draw(CONFUSED))   # never one object twice
     damage = draw(st.sampled_from(["none", "none", "bom", "latin1", "deep", "cut", "fifo"]))
 
     def case(tmp: Path, profile: Path) -> list[list[str]]:
