@@ -4,6 +4,7 @@ record size says so (issue 30, items 4 and 5)."""
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from test_raw_damage import write_raw
@@ -42,3 +43,19 @@ def test_raw_metadata_without_a_record_size(tmp_path):
     assert "None" not in str(caught.value)
     assert "no 'record' line" in str(caught.value)
     shutil.rmtree(raw)
+
+
+#: A two-rank archive from the fuzz campaign (issue 30) whose events hold an
+#: attribute value the otf2 package cannot decode ("Unexpected type.").
+UNDECODABLE = Path(__file__).parent / "data" / "undecodable_attribute"
+
+
+@pytest.mark.parametrize("command", ["replay", "extract"])
+def test_an_attribute_the_otf2_package_cannot_decode(tmp_path, capsys, command):
+    archive = tmp_path / "trace"
+    shutil.copytree(UNDECODABLE, archive)
+    argv = ([command, str(archive), "--machine", "constant:latency=1us"]
+            if command == "replay" else [command, str(archive), "-o", str(tmp_path / "m.py")])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "not a readable OTF2 archive" in err

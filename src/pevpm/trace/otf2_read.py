@@ -117,6 +117,9 @@ def read_archive(path: Path) -> Trace:
         except (_otf2.ErrorCodes.Error, otf2.error.Error) as exc:
             cause = reports.getvalue().strip().rpartition("\n")[2] or str(exc)
             raise PevpmError(f"not a readable OTF2 archive ({cause})", str(anchor)) from None
+        except (TypeError, ValueError) as exc:  # the otf2 package decoding a damaged record
+            raise PevpmError(f"not a readable OTF2 archive (a record the otf2 package cannot "
+                             f"decode: {exc})", str(anchor)) from None
 
 
 def _attribute(named: dict, name: str, default, rank: int, where: str):
