@@ -93,6 +93,10 @@ def test_replay_perfetto_into_its_trace_archive_is_refused(ping_archive, capsys)
     anchor = next(ping_archive.glob("*.otf2"))
     assert main(["replay", str(anchor), "--machine", CONSTANT, "--perfetto",
                  str(anchor), "--force"]) == 2
+    assert "is an input of this command" in one_error(capsys)
+    events = next(anchor.with_suffix("").rglob("*.evt"))
+    assert main(["replay", str(anchor), "--machine", CONSTANT, "--perfetto",
+                 str(events), "--force"]) == 2
     assert "inside an input of this command" in one_error(capsys)
     assert archive_digests(ping_archive) == before
 

@@ -39,16 +39,10 @@ from pathlib import Path
 from pevpm.errors import PevpmError
 from pevpm.files import replacing, write_text
 
-__all__ = [
-    "Purpose",
-    "add_force",
-    "archive_input",
-    "check_output",
-    "input_paths",
-    "machine_input",
-    "replacing",
-    "write_text",
-]
+#: ``replacing`` and ``write_text`` are :mod:`pevpm.files`' own, here so that a
+#: command finds the whole policy in one module.
+__all__ = ["Purpose", "add_force", "archive_input", "check_output", "input_paths",
+           "machine_input", "replacing", "write_text"]
 
 #: How many leading bytes of an existing file :class:`Purpose` looks at.
 HEAD_BYTES = 4096
@@ -112,14 +106,16 @@ def machine_input(spec: str | None) -> list[Path]:
 
 
 def archive_input(path: str) -> list[Path]:
-    """A trace named by its folder or its ``.otf2`` anchor: the whole archive
-    folder is the input (the anchor's folder holds its definitions and events).
+    """The files of a trace named by its folder (the whole folder) or by its
+    ``.otf2`` anchor (the anchor, its ``.def`` file and its folder of events).
 
     >>> archive_input("/no/such/run")
     []
     """
-    found = input_paths(path)
-    return [p.parent if p.is_file() else p for p in found]
+    anchor = Path(path) if path else None
+    if anchor is None or not anchor.is_file():
+        return input_paths(path)
+    return input_paths(anchor, anchor.with_suffix(".def"), anchor.with_suffix(""))
 
 
 def _same_or_inside(output: Path, source: Path) -> bool:
