@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from fuzz_harness import run, small_profile
+from fuzz_harness import run, run_checked, small_profile
 from fuzz_strategies import (
     command_line_case,
     directive_case,
@@ -18,6 +18,7 @@ from fuzz_strategies import (
     profile_case,
     python_model_case,
 )
+from hostile_strategies import HOSTILE_FAMILIES
 from hypothesis import HealthCheck, given, settings
 from trace_strategies import output_paths, trace_case
 
@@ -88,3 +89,23 @@ def test_trace_commands(case, profile):
             if outcome.kind == "error":
                 after = {path: _state(path) for path in before}
                 assert after == before, f"output changed by an error: {outcome.describe()}"
+
+
+#: Inputs per family of issue 30's classes in the quick profile (the slow ones fewer).
+HOSTILE_EXAMPLES = {"outputs onto inputs": 15, "results.json types": 20, "long literals": 30,
+                    "deep nesting": 6, "encodings": 20, "special files": 12,
+                    "hostile SQLite": 10, "early Ctrl-C": 6}
+
+
+@pytest.mark.parametrize("family", sorted(HOSTILE_EXAMPLES))
+def test_hostile_families(family, profile):
+    """Issue 30's classes: no traceback, hang or unclean exit, and no file there before a
+    command changed unless it is that command's output."""
+    @settings(QUICK, max_examples=HOSTILE_EXAMPLES[family])
+    @given(case=HOSTILE_FAMILIES[family]())
+    def check(case):
+        with tempfile.TemporaryDirectory() as tmp:
+            for argv in case(Path(tmp), profile):
+                outcome = run_checked(argv, [Path(tmp), profile])
+                assert not outcome.failed, outcome.describe()
+    check()

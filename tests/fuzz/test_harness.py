@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fuzz_harness import _kind, run
+from fuzz_harness import _kind, changed_files, run, snapshot
 
 
 def test_a_command_past_its_time_is_a_hang(tmp_path):
@@ -21,4 +21,17 @@ def test_clean_and_unclean_exits():
     assert _kind(2, "pevpm: error: one\npevpm: error: two\n", "", False) == "unclean"
     assert _kind(None, "", "Traceback (most recent call last):\n", False) == "traceback"
     assert _kind(0, "Traceback (most recent call last):\n", "", False) == "traceback"
-    assert _kind(130, "pevpm: interrupted\n", "", False) == "unclean"
+    assert _kind(130, "pevpm: interrupted\n", "", False) == "error"     # Ctrl-C, cleanly
+    assert _kind(130, "pevpm: interrupted\nTraceback\n", "", False) == "unclean"
+
+
+def test_a_command_that_changes_a_file_it_does_not_own(tmp_path):
+    model = tmp_path / "m.c"
+    model.write_text("// PEVPM Serial time = 1\n")
+    before = snapshot(tmp_path)
+    model.write_text("// PEVPM Serial time = 2\n")
+    assert changed_files(before, ["show", str(model)], 0) == [str(model.resolve())]
+    assert changed_files(before, ["x", "-o", str(model)], 0) == []        # its output
+    assert changed_files(before, ["x", "-o", str(model)], 2) == [str(model.resolve())]
+    assert changed_files(before, ["x", str(model), "-o", str(model)], 0) == [
+        str(model.resolve())]                                             # also its input

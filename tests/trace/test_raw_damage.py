@@ -47,7 +47,7 @@ def _edit_records(path: Path, field: str, value) -> None:
 
 DAMAGES = {
     "record size": (lambda d: _edit_text(d / "rank-0.txt", "record 80", "record 64"),
-                    "rank-0.txt", "trace records are ['64'] bytes, expected 80"),
+                    "rank-0.txt", "trace records are 64 bytes, expected 80 bytes"),
     "blank line": (lambda d: _edit_text(d / "rank-0.txt", "offset 0\n", "\noffset 0\n"),
                    "rank-0.txt", ("not the tracer's metadata (ValueError: not enough values "
                                  "to unpack (expected at least 1, got 0))")),

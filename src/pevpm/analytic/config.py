@@ -7,12 +7,15 @@
 from __future__ import annotations
 
 import csv
+import io
 import tomllib
 from pathlib import Path
 
 import yaml
 
-from pevpm.errors import AnalyticError
+from pevpm.errors import AnalyticError, PevpmError
+from pevpm.files import read_text
+from pevpm.values import parse_number
 
 
 def load_mapping(path: str | Path) -> dict:
@@ -27,9 +30,9 @@ def load_mapping(path: str | Path) -> dict:
     """
     path = Path(path)
     try:
-        text = path.read_text()
-    except OSError as exc:
-        raise AnalyticError(f"cannot read {path}: {exc.strerror}") from None
+        text = read_text(path)
+    except PevpmError as exc:
+        raise AnalyticError(str(exc)) from None
     try:
         if path.suffix == ".toml":
             data = tomllib.loads(text)
@@ -37,8 +40,11 @@ def load_mapping(path: str | Path) -> dict:
             data = yaml.safe_load(text)
         else:
             raise AnalyticError(f"{path}: use a .toml, .yaml or .yml file")
-    except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
+    except (tomllib.TOMLDecodeError, yaml.YAMLError, ValueError) as exc:
         raise AnalyticError(f"{path}: not valid {path.suffix[1:].upper()}: {exc}") from None
+    except RecursionError:
+        raise AnalyticError(f"{path}: not valid {path.suffix[1:].upper()}: nested too "
+                            "deeply") from None
     if not isinstance(data, dict):
         raise AnalyticError(f"{path}: expected a table of name = value pairs")
     return data
@@ -72,6 +78,25 @@ def parse_counts(text: str) -> list[int]:
     return counts
 
 
+def _csv_rows(path: Path):
+    """``(line, row)`` of a CSV file with a header, read by :func:`pevpm.files.read_text`."""
+    try:
+        rows = list(csv.DictReader(io.StringIO(read_text(path), newline="")))
+    except PevpmError as exc:
+        raise AnalyticError(str(exc)) from None
+    except csv.Error as exc:
+        raise AnalyticError(f"not a CSV file ({exc})", where=str(path)) from None
+    return list(enumerate(rows, start=2))
+
+
+def _whole(text) -> int:
+    """A count written in a CSV cell: a whole number of at most 300 digits."""
+    value = parse_number(str(text))
+    if not isinstance(value, int):
+        raise PevpmError(f"not a whole number: {text!r}")
+    return value
+
+
 def read_times(path: str | Path) -> tuple[list[int], list[float]]:
     """Measured run times from a CSV file with columns ``n`` (processes) and ``time``
     (seconds), one row per run or per count; one of the counts must be 1.
@@ -84,17 +109,12 @@ def read_times(path: str | Path) -> tuple[list[int], list[float]]:
     ([1, 2, 4], [2.0, 1.1, 0.65])
     """
     path = Path(path)
-    try:
-        with path.open(newline="") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as exc:
-        raise AnalyticError(f"cannot read {path}: {exc.strerror}") from None
     counts, times = [], []
-    for line, row in enumerate(rows, start=2):
+    for line, row in _csv_rows(path):
         try:
-            counts.append(int(row["n"]))
-            times.append(float(row["time"]))
-        except (KeyError, TypeError, ValueError):
+            counts.append(_whole(row["n"]))
+            times.append(float(parse_number(row["time"])))
+        except (KeyError, TypeError, PevpmError):
             raise AnalyticError("need an integer n and a number time (seconds)",
                                 where=f"{path}:{line}") from None
     if 1 not in counts:
@@ -113,18 +133,13 @@ def read_speedups(path: str | Path) -> tuple[list[int], list[int], list[float]]:
     ([16, 64], [1, 8], [5.7, 8.9])
     """
     path = Path(path)
-    try:
-        with path.open(newline="") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as exc:
-        raise AnalyticError(f"cannot read {path}: {exc.strerror}") from None
     p, d, s = [], [], []
-    for line, row in enumerate(rows, start=2):
+    for line, row in _csv_rows(path):
         try:
-            p.append(int(row["p"]))
-            d.append(int(row["d"]))
-            s.append(float(row["speedup"]))
-        except (KeyError, TypeError, ValueError):
+            p.append(_whole(row["p"]))
+            d.append(_whole(row["d"]))
+            s.append(float(parse_number(row["speedup"])))
+        except (KeyError, TypeError, PevpmError):
             raise AnalyticError("need integer p, integer d and a number speedup",
                                 where=f"{path}:{line}") from None
     if not s:

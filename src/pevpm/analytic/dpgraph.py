@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pevpm.errors import AnalyticError
+from pevpm.errors import AnalyticError, PevpmError
+from pevpm.values import checked_number
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,19 @@ class Message:
     mode: str = "standard"
 
 
+def _time(value, what: str) -> float:
+    """A segment time or message size from a graph file: a finite number >= 0
+    (:func:`pevpm.values.checked_number`'s rules)."""
+    try:
+        number = checked_number(value, what=what)
+    except PevpmError as exc:
+        raise AnalyticError(exc.message) from None
+    if number < 0:
+        raise AnalyticError(f"{what} must be >= 0, got {number!r}"
+                            + (" (a negative size)" if what.endswith("size") else ""))
+    return number
+
+
 @dataclass
 class TimingGraph:
     """Code segments per node and the messages between nodes."""
@@ -95,9 +109,7 @@ class TimingGraph:
     def __post_init__(self):
         self.segments = {str(node): list(times) for node, times in self.segments.items()}
         for node, times in self.segments.items():
-            for t in times:
-                if not (isinstance(t, (int, float)) and np.isfinite(t) and t >= 0):
-                    raise AnalyticError(f"node {node}: segment time must be >= 0, got {t!r}")
+            self.segments[node] = [_time(t, f"node {node}: segment time") for t in times]
         for i, msg in enumerate(self.messages):
             for end in (msg.source, msg.dest):
                 if str(end) not in self.segments:
@@ -105,8 +117,7 @@ class TimingGraph:
                                         f"(nodes: {', '.join(self.segments)})")
             if msg.source == msg.dest:
                 raise AnalyticError(f"message {i}: node {msg.source!r} sends to itself")
-            if not (msg.elements >= 0):
-                raise AnalyticError(f"message {i}: negative size {msg.elements}")
+            _time(msg.elements, f"message {i}: size")
 
     def node_times(self, comm: dict[str, SendModeCost]) -> dict[str, float]:
         """Sum of each node's segment times and its send and receive costs, seconds."""
@@ -118,6 +129,10 @@ class TimingGraph:
             cost = comm[msg.mode]
             totals[str(msg.source)] += cost.sender.time(msg.elements)
             totals[str(msg.dest)] += cost.receiver.time(msg.elements)
+        for node, total in totals.items():
+            if not np.isfinite(total):
+                raise AnalyticError(f"node {node}: its time overflows ({total} s): its segment "
+                                    "times and message costs add up past 1.8e308 s")
         return totals
 
     def execution_time(self, comm: dict[str, SendModeCost]) -> float:

@@ -31,14 +31,15 @@ measurement.
 from __future__ import annotations
 
 import json
-import math
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pevpm.calibrate.robust import RobustSummary, robust_summary
 from pevpm.errors import PevpmError
+from pevpm.files import read_json
 from pevpm.host import MachineState
+from pevpm.values import checked_number
 
 FORMAT = "pevpm-parameters/1"
 
@@ -150,11 +151,11 @@ def load_calibration(path: str | Path, noise: str | None = None) -> tuple[dict[s
     ('robust', ({'t_io': 0.5, 't_io_sd': 0.0}, 'none'))
     """
     try:
-        data = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise PevpmError(f"cannot read the calibration: {exc.strerror}", str(path)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise PevpmError("not a calibration file (not JSON)", str(path)) from None
+        data = read_json(path, "calibration")
+    except PevpmError as exc:
+        if exc.message.startswith("not a JSON file"):
+            raise PevpmError("not a calibration file (not JSON)", str(path)) from None
+        raise
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise PevpmError(f"not a calibration file written by pevpm calibrate "
                          f"(expected format {FORMAT})", str(path))
@@ -168,9 +169,7 @@ def load_calibration(path: str | Path, noise: str | None = None) -> tuple[dict[s
     for name, value in parameters.items():
         if not (isinstance(name, str) and name.isidentifier()):
             raise PevpmError(f"parameter name {name!r} is not a name", str(path))
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value):
-            raise PevpmError(f"parameter {name} is not a finite number: {value!r}", str(path))
+        parameters[name] = checked_number(value, str(path), f"parameter {name}")
     return dict(parameters), noise
 
 

@@ -107,6 +107,58 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); the exit status.
+    Ctrl-C at any moment, while a command's modules are still loading too, ends
+    it with one line and status 130.
+
+    >>> main(["--version"])  # doctest: +SKIP
+    0
+    """
+    interrupted = _InterruptWatch()
+    try:
+        with interrupted:
+            return _main(argv)
+    except KeyboardInterrupt:
+        pass
+    except ImportError:             # Ctrl-C inside a C extension's import (numpy's)
+        if not interrupted.seen:
+            raise
+    print("pevpm: interrupted", file=sys.stderr)
+    return 130
+
+
+class _InterruptWatch:
+    """Notes a Ctrl-C while it is active (then raises KeyboardInterrupt as usual):
+    one that comes while a C extension imports may reach Python as an
+    ``ImportError`` instead, which is then an interruption too.  Only on the
+    main thread with Python's own handler in place; elsewhere it does nothing."""
+
+    def __init__(self):
+        self.seen = False
+        self.previous = None
+
+    def _handler(self, signum, frame):
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread() \
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self.previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            import signal
+
+            signal.signal(signal.SIGINT, self.previous)
+        return False
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     try:
@@ -121,9 +173,6 @@ def main(argv: list[str] | None = None) -> int:
     except PevpmError as exc:
         print(f"pevpm: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("pevpm: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         _silence_stdout()
         return BROKEN_PIPE_STATUS

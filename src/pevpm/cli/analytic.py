@@ -21,9 +21,10 @@ from pevpm.analytic.dpgraph import LinearCost, Message, SendModeCost, TimingGrap
 from pevpm.analytic.fitting import DEFAULT_FREE, fit_spmd
 from pevpm.analytic.plots import SURFACE_KINDS, plot_speedup_curves, plot_speedup_surface
 from pevpm.analytic.spmd import MODELS, QCRD_TABLE4, SYNC_COSTS, SpmdParameters, speedup_surface
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.paths import writable_file
-from pevpm.errors import AnalyticError
+from pevpm.errors import AnalyticError, PevpmError
+from pevpm.values import checked_number, parse_number, shown
 
 PRESETS = {"qcrd": QCRD_TABLE4}
 KHANYILE_OPTIONS = ("t_seq", "messages", "message_bits", "bandwidth", "distance", "overhead",
@@ -46,15 +47,27 @@ def _merge_config(args, path, allowed: set[str]) -> None:
         raise AnalyticError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
                             f"known: {', '.join(sorted(allowed))}")
     for key, value in data.items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, (int, float)):
+                _checked(item, f"{path}: {key}")
         if getattr(args, key) is None:
             setattr(args, key, ",".join(map(str, value)) if isinstance(value, list) else value)
 
 
+def _checked(value, where: str):
+    """A number from a config or graph file by :mod:`pevpm.values`' rules."""
+    try:
+        return checked_number(value, where)
+    except PevpmError as exc:
+        raise AnalyticError(str(exc)) from None
+
+
 def _floats(text, name: str) -> list[float]:
     try:
-        return [float(v) for v in str(text).split(",")]
-    except ValueError:
-        raise AnalyticError(f"{name}: expected a number or a comma list, got {text!r}") from None
+        return [float(parse_number(v, name)) for v in str(text).split(",")]
+    except PevpmError:
+        raise AnalyticError(f"{name}: expected a finite number or a comma list, got "
+                            f"{shown(str(text))!r}") from None
 
 
 def _counts(text, default: str, option: str) -> list[int]:
@@ -83,7 +96,15 @@ def _amdahl_fit(path) -> int:
     return 0
 
 
+def _check_plot(args) -> None:
+    """``--plot FILE`` checked against the command's input files (``--config``, ``--fit``)."""
+    if args.plot:
+        args.plot = outputs.check_output(args.plot, outputs.PLOT, force=args.force,
+                                         inputs=outputs.input_paths(args.config, args.fit))
+
+
 def run_analytic_laws(args) -> int:
+    _check_plot(args)
     if args.fit:
         return _amdahl_fit(args.fit)
     _merge_config(args, args.config, {"processors", "parallel_fraction", "bce_per_core",
@@ -123,7 +144,8 @@ def run_analytic_laws(args) -> int:
           "(Hill-Marty and Sun-Chen use n = processors as chip BCEs)")
     print(_table(["n", *curves], rows))
     if args.plot:
-        plot_speedup_curves(n, curves, args.plot, title=f"Scaling laws, f = {f:g}")
+        with outputs.replacing(args.plot) as temp:
+            plot_speedup_curves(n, curves, temp, title=f"Scaling laws, f = {f:g}")
         print(f"wrote {args.plot}")
     return 0
 
@@ -161,6 +183,7 @@ def _spmd_parameters(args) -> SpmdParameters:
 
 
 def run_analytic_spmd(args) -> int:
+    _check_plot(args)
     _merge_config(args, args.config, {"model", "preset", "p", "d", *PARAM_FIELDS})
     if args.model is None:
         raise AnalyticError(f"give --model ({', '.join(MODELS)})")
@@ -178,8 +201,9 @@ def run_analytic_spmd(args) -> int:
     print(_table(["p \\ d", *map(str, d_values)],
                  [[str(p), *map(float, surface[i])] for i, p in enumerate(p_values)]))
     if args.plot:
-        plot_speedup_surface(p_values, d_values, surface, args.plot, kind=args.surface_kind,
-                             title=f"{args.model} speedup s(p, d)")
+        with outputs.replacing(args.plot) as temp:
+            plot_speedup_surface(p_values, d_values, surface, temp, kind=args.surface_kind,
+                                 title=f"{args.model} speedup s(p, d)")
         print(f"wrote {args.plot}")
     return 0
 
@@ -205,8 +229,9 @@ def _spmd_fit(args, base: SpmdParameters) -> int:
 # ---------------------------------------------------------------- dpgraph
 def _cost(spec, where: str) -> LinearCost:
     try:
-        return LinearCost(float(spec["per_element"]), float(spec["latency"]))
-    except (KeyError, TypeError, ValueError):
+        return LinearCost(checked_number(spec["per_element"], where, "per_element"),
+                          checked_number(spec["latency"], where, "latency"))
+    except (KeyError, TypeError):
         raise AnalyticError(f"{where}: need per_element and latency numbers") from None
 
 
@@ -219,7 +244,9 @@ def _send_modes(data: dict, path) -> dict[str, SendModeCost]:
         if "measured" in spec:
             m = spec["measured"]
             try:
-                modes[mode] = fit_send_mode(m["elements"], m["sender"], m["receiver"])
+                lists = [[checked_number(v, f"{where}.measured", key) for v in m[key]]
+                         for key in ("elements", "sender", "receiver")]
+                modes[mode] = fit_send_mode(*lists)
             except (KeyError, TypeError):
                 raise AnalyticError(f"{where}.measured: need elements, sender and receiver "
                                     "lists") from None
@@ -237,9 +264,11 @@ def run_analytic_dpgraph(args) -> int:
     messages = []
     for i, m in enumerate(data.get("messages") or []):
         try:
-            messages.append(Message(str(m["from"]), str(m["to"]), float(m["elements"]),
+            messages.append(Message(str(m["from"]), str(m["to"]),
+                                    checked_number(m["elements"], f"{args.graph}: message {i}",
+                                                   "elements"),
                                     str(m.get("mode", "standard"))))
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, AttributeError):
             raise AnalyticError(f"{args.graph}: message {i} needs from, to and elements") from None
     try:
         graph = TimingGraph({str(k): list(v) for k, v in nodes.items()}, messages)
@@ -282,6 +311,7 @@ def register(subparsers) -> None:
     p.add_argument("--config", help="TOML/YAML file with the same option names (a_b style)")
     p.add_argument("--plot", type=writable_file,
                    help="write the speedup curves to this image file")
+    outputs.add_force(p)
     p.add_argument("--fit", metavar="CSV",
                    help="fit Amdahl's law to measured run times instead (columns n,time in "
                         "seconds, a row with n = 1 needed): the 'amdahl' baseline of "
@@ -301,6 +331,7 @@ def register(subparsers) -> None:
                        help=PARAM_HELP[name])
     s.add_argument("--plot", type=writable_file,
                    help="write the speedup surface to this image file")
+    outputs.add_force(s)
     s.add_argument("--surface-kind", choices=SURFACE_KINDS, default="heatmap")
     s.add_argument("--fit", help="fit to the observed speedups in this CSV (columns p,d,speedup; "
                    "its p and d replace -p/-d)")

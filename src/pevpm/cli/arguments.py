@@ -14,10 +14,9 @@
 
 from __future__ import annotations
 
-import math
-
 from pevpm.errors import PevpmError
 from pevpm.machine.collectives import LIBRARIES, CollectiveConfig
+from pevpm.values import parse_number
 
 HELP = ("collective algorithms and options, KEY=VALUE[,KEY=VALUE...], repeatable: "
         f"library={'|'.join(LIBRARIES)}; FAMILY=ALGORITHM (e.g. bcast=binomial, "
@@ -45,15 +44,5 @@ def parse_defines(defines: list[str] | None) -> dict[str, int | float]:
         name, eq, raw = (part.strip() for part in item.partition("="))
         if not eq or not name.isidentifier() or not raw:
             raise PevpmError(f"expected NAME=VALUE, got {item!r}", "-D")
-        try:
-            params[name] = int(raw)
-        except ValueError:
-            try:
-                value = float(raw)
-            except ValueError:
-                raise PevpmError(f"value of {name} must be a number, got {raw!r}",
-                                 "-D") from None
-            if not math.isfinite(value):
-                raise PevpmError(f"value of {name} must be a finite number, got {raw!r}", "-D")
-            params[name] = value
+        params[name] = parse_number(raw, "-D", f"value of {name}")
     return params

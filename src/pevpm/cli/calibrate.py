@@ -14,7 +14,7 @@ import argparse
 import shlex
 import sys
 
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 
 
 def register(subparsers) -> None:
@@ -42,6 +42,7 @@ def register(subparsers) -> None:
         build.add_argument(f"--{kind}", dest="build_flags", action="store_const", const=kind,
                            help=f"print {what}, and exit (mpicc prog.c $(pevpm calibrate "
                                 "--cflags) $(pevpm calibrate --libs))")
+    outputs.add_force(p)
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
                    help="the program to run, after --")
     p.set_defaults(func=run_calibrate)
@@ -57,6 +58,10 @@ def run_calibrate(args) -> int:
         return 0
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if args.output:
+        output = outputs.check_output(args.output, outputs.CALIBRATION, force=args.force,
+                                      inputs=[p for p in outputs.input_paths(*command)
+                                              if p.is_file()])
     watched = quietest(
         lambda: run_program(command, args.repeats, args.timeout), args.busy_retries,
         on_retry=lambda why: print(f"pevpm calibrate: note: {why}; measuring again",
@@ -69,7 +74,8 @@ def run_calibrate(args) -> int:
         print(f"pevpm calibrate: warning: measured while the machine was {why}; the times "
               "may be too long", file=sys.stderr)
     if args.output:
-        calibration.save(args.output)
+        with outputs.replacing(output) as temp:
+            calibration.save(temp)
         print(f"wrote {args.output}: use 'pevpm predict ... --calibration {args.output}'")
     return 0
 

@@ -24,7 +24,7 @@ import signal
 import subprocess
 import sys
 
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError
 from pevpm.validate.calibration import calibrate
@@ -61,6 +61,17 @@ def _add_link_options(parser) -> None:
                         help="default 1")
 
 
+def json_output(args, *inputs):
+    """The checked ``--json FILE`` of a validation command (None without one);
+    ``inputs``: the profile and measurement files it reads
+    (:func:`pevpm.cli.outputs.check_output`)."""
+    if not args.json:
+        return None
+    return outputs.check_output(args.json, outputs.MEASUREMENTS, force=args.force,
+                                inputs=[p for spec in inputs
+                                        for p in outputs.machine_input(spec)])
+
+
 def run_lab_check(args) -> int:
     ok, reason = lab_available()
     print("contention lab: available" if ok else f"contention lab: unavailable: {reason}")
@@ -82,17 +93,17 @@ def run_lab_run(args) -> int:
         print(f"  -n {n}: median {m.median:.4f} s over {len(m.times)} runs",
               file=sys.stderr, flush=True)
 
+    json_out = json_output(args)
     results = measure_in_lab(args.example, args.n, args.program_args, args.rate, args.burst,
                              args.ranks_per_node, args.repeats, args.warmup, args.timeout,
                              progress)
     print(f"{args.example} in the lab, link rate {args.rate or 'unshaped'}, "
           f"{args.ranks_per_node} rank(s) per node, args {args.program_args}")
     print(format_table(results))
-    if args.json:
-        with open(args.json, "w") as out:
-            json.dump({"rate": args.rate, "burst": args.burst,
-                       "ranks_per_node": args.ranks_per_node,
-                       "measurements": [m.to_dict() for m in results.values()]}, out, indent=1)
+    if json_out:
+        outputs.write_text(json_out, json.dumps(
+            {"rate": args.rate, "burst": args.burst, "ranks_per_node": args.ranks_per_node,
+             "measurements": [m.to_dict() for m in results.values()]}, indent=1))
     return 0
 
 
@@ -134,6 +145,7 @@ def run_lab_validate(args) -> int:
 
     if args.repeats < 1 or args.runs < 1:
         raise PevpmError("--repeats and --runs must be at least 1")
+    json_out = json_output(args, args.profile, args.measured)
     open_profile(args.profile).close()         # a clear error before the lab is built
     args.profile = str(resolve_profile(args.profile))
     if args.jobs < 1 or args.max_compute <= 0:
@@ -148,11 +160,11 @@ def run_lab_validate(args) -> int:
                            args.repeats, args.runs, args.seed, args.timeout,
                            progress=default_progress, measure=measure)
     print(format_lab_report(rows, args.rate))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"example": "bag_of_tasks", "rate": args.rate, "burst": args.burst,
-                       "profile": args.profile, "args": lab_args(size),
-                       "calibration": calibration, "rows": rows}, fh, indent=1)
+    if json_out:
+        outputs.write_text(json_out, json.dumps(
+            {"example": "bag_of_tasks", "rate": args.rate, "burst": args.burst,
+             "profile": args.profile, "args": lab_args(size), "calibration": calibration,
+             "rows": rows}, indent=1))
     return 0
 
 
@@ -179,6 +191,7 @@ def register(subparsers) -> None:
     run.add_argument("--timeout", type=numbers.positive, default=300.0,
                      help="seconds per run (300)")
     run.add_argument("--json", type=writable_file, help="also write the measurements to this file")
+    outputs.add_force(run)
     run.add_argument("-a", "--args", dest="program_args", type=shlex.split, default=[],
                      help="arguments for the example, quoted: -a '--compute sleep --jobs 200'")
     run.set_defaults(func=run_lab_run)
@@ -223,4 +236,5 @@ def register(subparsers) -> None:
                               help="take the real runs (and the calibration, if saved) from an "
                                    "earlier --json file instead of running the lab (predict "
                                    "again, no root needed)")
+    outputs.add_force(lab_validate)
     lab_validate.set_defaults(func=run_lab_validate)

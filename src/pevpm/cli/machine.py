@@ -12,6 +12,7 @@ from pathlib import Path
 from pevpm.bench.options import parse_duration, parse_sizes
 from pevpm.cli import numbers
 from pevpm.cli.numbers import finite_result
+from pevpm.cli.outputs import replacing
 from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError, ProfileError
 from pevpm.host import WAIT_STYLES
@@ -177,10 +178,8 @@ def _bandwidth(text: str, option: str) -> float:
 
 def run_machine_new(args) -> int:
     output = Path(args.output)
-    if output.exists():
-        if not args.force:
-            raise ProfileError("already exists; pass --force to replace it", where=str(output))
-        output.unlink()
+    if output.exists() and not args.force:
+        raise ProfileError("already exists; pass --force to replace it", where=str(output))
     machine = HypotheticalMachine(
         latency=_duration(args.latency, "--latency"),
         bandwidth=_bandwidth(args.bandwidth, "--bandwidth"),
@@ -196,16 +195,18 @@ def run_machine_new(args) -> int:
                        else _duration(args.send_overhead, "--send-overhead")),
     )
     placements = [p.strip() for p in args.placements.split(",") if p.strip()]
-    count = write_profile(
-        machine,
-        output,
-        sizes=parse_sizes(args.sizes),
-        placements=placements,
-        samples=args.samples,
-        name=args.name,
-        random_state=args.seed,
-        cores=args.cores,
-        wait=args.wait,
-    )
+    with replacing(output) as temp:
+        temp.unlink()               # the profile writer creates its file
+        count = write_profile(
+            machine,
+            temp,
+            sizes=parse_sizes(args.sizes),
+            placements=placements,
+            samples=args.samples,
+            name=args.name,
+            random_state=args.seed,
+            cores=args.cores,
+            wait=args.wait,
+        )
     print(f"wrote {count} blocks ({len(placements)} placements) to {output}")
     return 0

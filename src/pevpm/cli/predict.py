@@ -19,7 +19,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
 from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError, did_you_mean
@@ -202,6 +202,7 @@ def register(subparsers) -> None:
                         "(median and MAD, the default), calibrated (mean and sd as measured, "
                         "other jobs' noise included) or none; per parameter too: "
                         "robust,t_dot=calibrated (docs/calibration.md)")
+    outputs.add_force(p)
     p.set_defaults(func=run_predict)
 
 
@@ -243,6 +244,12 @@ def run_predict(args) -> int:
         return 0
     if args.model is None:
         raise PevpmError("give the model file to predict (or --list-models)")
+    if args.trace:
+        args.trace = outputs.check_output(
+            args.trace, outputs.PERFETTO, force=args.force,
+            inputs=[*outputs.input_paths(args.model, args.calibration),
+                    *outputs.machine_input(args.machine),
+                    *outputs.archive_input(args.recorded or "")])
     params = parse_defines(args.defines)
     _check_local_workers(args.workers, args.executor)
     machine = parse_machine(_with_binding(args.machine, args.model, args.binding),
@@ -588,7 +595,8 @@ def _write_trace(model, numprocs, machine, params, seed, limits, path) -> None:
 
     result = simulate(model, numprocs, machine, params=params, rng=run_generator(seed, 0),
                       trace=True, limits=limits)
-    write_trace(result, path, title=f"pevpm: {model.source or 'model'} on {numprocs} ranks")
+    with outputs.replacing(path) as temp:
+        write_trace(result, temp, title=f"pevpm: {model.source or 'model'} on {numprocs} ranks")
     print(f"trace of run 0 on {numprocs} ranks written to {path}", file=sys.stderr)
 
 

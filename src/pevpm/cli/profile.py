@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.paths import writable_file, writable_folder
 
 
@@ -29,6 +29,7 @@ def register(subparsers) -> None:
                         help="CSV file (default: standard output)")
     export.add_argument("--test", help="only this test")
     export.add_argument("--nxp", help="only this placement, e.g. 1x4")
+    outputs.add_force(export)
     export.set_defaults(func=run_profile_export_csv)
     plot = actions.add_parser("plot", help="one PNG page per test and placement")
     plot.add_argument("profile", help=profile_help)
@@ -66,9 +67,12 @@ def run_profile_export_csv(args) -> int:
     from pevpm.bench.results import write_csv
     from pevpm.profile.builtin import open_profile
 
+    if args.output:
+        out = outputs.check_output(args.output, outputs.CSV, force=args.force,
+                                   inputs=outputs.machine_input(args.profile))
     with open_profile(args.profile) as prof:
         if args.output:
-            with open(args.output, "w", newline="") as stream:
+            with outputs.replacing(out) as temp, open(temp, "w", newline="") as stream:
                 count = write_csv(prof, stream, test=args.test, nxp=args.nxp)
             print(f"wrote {count} rows to {args.output}", file=sys.stderr)
         else:

@@ -26,6 +26,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from pevpm.cli.outputs import SIDE_BY_SIDE, archive_input, check_output, input_paths, replacing
 from pevpm.cli.paths import folder_problem
 from pevpm.errors import PevpmError
 
@@ -94,7 +95,8 @@ def write_beside(trace, run, path, *, source: str, predicted: str) -> None:
     """Write the recorded ``trace`` and the predicted ``run`` side by side to ``path``."""
     from pevpm.report.side_by_side import write_side_by_side
 
-    write_side_by_side(trace, run, path, f"{source} ({trace.numprocs} ranks)", predicted)
+    with replacing(path) as temp:
+        write_side_by_side(trace, run, temp, f"{source} ({trace.numprocs} ranks)", predicted)
     print(f"recorded and predicted run written side by side to {path}", file=sys.stderr)
 
 
@@ -109,6 +111,8 @@ def add_to_report(args) -> str:
     problem = folder_problem(args.directory)
     if problem:
         raise PevpmError(problem, "report folder")
+    check_output(str(directory / PERFETTO_FILE), SIDE_BY_SIDE,
+                 inputs=[*archive_input(args.recorded), *input_paths(args.model)])
     trace = read_recorded(args.recorded, args.section)
     source = args.recorded + (f" (from {args.section.replace(':', ' to ')})"
                               if args.section else "")

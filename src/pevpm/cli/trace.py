@@ -19,7 +19,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.arguments import add_collective_arguments, collective_config
 from pevpm.cli.paths import writable_file, writable_folder
 from pevpm.errors import PevpmError
@@ -67,6 +67,7 @@ def register(subparsers) -> None:
     r.add_argument("--perfetto", metavar="FILE", type=writable_file,
                    help="write the recorded run and one predicted run side by side as a "
                         "Chrome/Perfetto trace (open in ui.perfetto.dev)")
+    outputs.add_force(r)
     r.set_defaults(func=run_replay)
 
     x = subparsers.add_parser(
@@ -88,6 +89,7 @@ def register(subparsers) -> None:
     x.add_argument("--allow-broken", action="store_true",
                    help="succeed even when the model does not run at a traced rank count or "
                         "at 8, 64 or 1,024 ranks (the problems are still reported)")
+    outputs.add_force(x)
     x.set_defaults(func=run_extract)
 
 
@@ -117,6 +119,10 @@ def run_replay(args) -> int:
     if not (math.isfinite(args.speed) and args.speed > 0):
         raise PevpmError(f"the speed ratio must be a finite number > 0, got {args.speed}",
                          "--speed")
+    if args.perfetto:
+        args.perfetto = outputs.check_output(
+            args.perfetto, outputs.SIDE_BY_SIDE, force=args.force,
+            inputs=[*outputs.archive_input(args.trace), *outputs.machine_input(args.machine)])
     machine = parse_machine(args.machine)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
@@ -151,6 +157,8 @@ def run_extract(args) -> int:
     from pevpm.trace.extract.extract import extract
     from pevpm.trace.otf2.read import read_archive
 
+    output = outputs.check_output(args.output, outputs.EXTRACTED_MODEL, force=args.force,
+                                  inputs=[p for t in args.trace for p in outputs.archive_input(t)])
     traces = [read_archive(Path(t)) for t in args.trace]
     source = ", ".join(args.trace)
     if args.section:
@@ -161,10 +169,7 @@ def run_extract(args) -> int:
         traces = [t.section(start, stop) for t in traces]
         source += f" (from {start} to {stop})"
     result = extract(traces, source)
-    try:
-        Path(args.output).write_text(result.text)
-    except OSError as exc:
-        raise PevpmError(f"cannot write the model: {exc.strerror}", args.output) from None
+    outputs.write_text(output, result.text)
     for note in result.notes[1:]:
         print(f"pevpm extract: note: {note}", file=sys.stderr)
     print(f"pevpm extract: {result.events} MPI calls -> {result.lines} lines of model "

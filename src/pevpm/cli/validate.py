@@ -9,8 +9,8 @@ import functools
 import json
 import sys
 
-from pevpm.cli import numbers
-from pevpm.cli.lab import process_counts
+from pevpm.cli import numbers, outputs
+from pevpm.cli.lab import json_output, process_counts
 from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError
 from pevpm.validate.calibration import calibrate
@@ -40,6 +40,7 @@ def register(subparsers) -> None:
     validate.add_argument("--quick", action="store_true", help="half-size problems")
     validate.add_argument("--json", metavar="FILE", type=writable_file,
                           help="also write the rows to this file")
+    outputs.add_force(validate)
     validate.set_defaults(func=run_validate)
 
 
@@ -54,6 +55,7 @@ def run_validate(args) -> int:
         raise PevpmError("--repeats and --runs must be at least 1")
     size = ProblemSize.quick() if args.quick else ProblemSize()
     case.check_procs(args.n, size)
+    json_out = json_output(args, args.machine)
     open_profile(args.machine).close()         # a clear error before any real run
     profile = str(resolve_profile(args.machine))
     note = different_host_note(args.machine)
@@ -65,8 +67,7 @@ def run_validate(args) -> int:
                          recalibrate=functools.partial(calibrate, [case.name], nprocs=args.n,
                                                        repeats=5))
     print(format_rows(case.name, rows))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"example": case.name, "rows": [
-                {k: v for k, v in r.items() if k != "breakdown"} for r in rows]}, fh, indent=1)
+    if json_out:
+        outputs.write_text(json_out, json.dumps({"example": case.name, "rows": [
+            {k: v for k, v in r.items() if k != "breakdown"} for r in rows]}, indent=1))
     return 0

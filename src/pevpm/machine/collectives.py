@@ -42,9 +42,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from pevpm.errors import ModelError, did_you_mean
+from pevpm.errors import ModelError, PevpmError, did_you_mean
 from pevpm.machine.collective_times import ProfileTimes
 from pevpm.model.ast import COLLECTIVES
+from pevpm.values import parse_number
 
 #: Collective families, in the order their message tags are numbered.
 FAMILIES = ("barrier", "bcast", "scatter", "gather", "allgather", "alltoall",
@@ -346,9 +347,9 @@ def _yes_no(key: str, value: str) -> bool:
 
 def _number(key: str, value: str) -> float:
     try:
-        number = float(value)
-    except ValueError:
-        raise ModelError(f"collective option {key} takes a number, got {value!r}") from None
+        number = parse_number(value, what=f"collective option {key}")
+    except PevpmError as exc:
+        raise ModelError(exc.message) from None
     if number < 0:
         raise ModelError(f"collective option {key} must be >= 0, got {value!r}")
     return number

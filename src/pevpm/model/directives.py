@@ -57,6 +57,7 @@ from pevpm.model.ast import (
     status_names,
 )
 from pevpm.model.constants import find_constants, split_top_level
+from pevpm.model.depth import MAX_NESTING, call_cycle, cycle_words
 from pevpm.model.expr import RANK_NAMES, Binary, Expr, Name, Num, Number
 from pevpm.model.source import COMMENT_MARKERS, DirectiveLine, located_error, scan
 
@@ -126,6 +127,7 @@ class _Parser:
         self.source_lines = text.splitlines()
         self.items = scan(text, language)
         self.pos = 0
+        self.depth = 0                  # blocks open around the current directive
         self.constants = dict(constants)
         self.parameters: dict[str, Number] = {}
         self.processors: dict[str, Processor] = {}
@@ -307,7 +309,14 @@ class _Parser:
         if opener.text != "{":
             raise self.error("unexpected text after '{'", opener.line, opener.col + 1)
         self.pos += 1
-        return self.block(opener, top=False)
+        if self.depth >= MAX_NESTING:
+            raise self.error_at(f"blocks nested more than {MAX_NESTING} deep (Loop, Repeat, "
+                                "Condition, Runon and Call levels together)", d)
+        self.depth += 1
+        try:
+            return self.block(opener, top=False)
+        finally:
+            self.depth -= 1
 
     def directive(self, d: Directive, top: bool) -> Statement | None:
         if d.keyword in _TOP_LEVEL_ONLY and not top:
@@ -597,7 +606,11 @@ class _Parser:
         graph = {name: {s.name for s in _calls_in(body)}
                  for name, body in self.subroutines.items()}
         for call, d in self.calls:
-            if _reaches(graph, call.name, call.name):
+            cycle = call_cycle(graph, call.name)
+            if cycle and len(cycle) > 2:
+                raise self.error_at(f"subroutines call each other in a cycle "
+                                    f"({cycle_words(cycle)}); recursion cannot be inlined", d)
+            if cycle:
                 raise self.error_at(f"subroutine {call.name!r} calls itself; recursion "
                                     "cannot be inlined", d)
 
@@ -637,18 +650,6 @@ def _calls_in(body: tuple[Statement, ...]):
     from pevpm.model.ast import walk
 
     return (s for s in walk(body) if isinstance(s, Call))
-
-
-def _reaches(graph: dict[str, set[str]], start: str, target: str) -> bool:
-    seen, stack = set(), list(graph.get(start, ()))
-    while stack:
-        name = stack.pop()
-        if name == target:
-            return True
-        if name not in seen:
-            seen.add(name)
-            stack.extend(graph.get(name, ()))
-    return False
 
 
 def parse_directives(text: str, path: str = "<string>", language: str = "c",

@@ -40,8 +40,9 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from pevpm.errors import DirectiveError, ModelError, did_you_mean
+from pevpm.errors import DirectiveError, ModelError, PevpmError, did_you_mean
 from pevpm.model import cartesian
+from pevpm.values import checked_number, parse_number
 
 Number = int | float
 
@@ -406,12 +407,9 @@ class _Parser:
         kind, text, offset = self.take()
         if kind == "num":
             try:
-                value = _parse_number(text)
-            except ValueError:  # beyond Python's limit on digits in an int
-                raise self._error(f"number too long ({len(text)} digits)", offset) from None
-            if not math.isfinite(value):
-                raise self._error(f"number {text} is too large for a double", offset)
-            return Num(value)
+                return Num(parse_number(text))
+            except PevpmError as exc:
+                raise self._error(exc.message, offset) from None
         if kind == "op" and text == "(":
             node = self.ternary()
             self.expect(")")
@@ -488,12 +486,6 @@ def _depth(root: Node) -> int:
     return deepest
 
 
-def _parse_number(text: str) -> Number:
-    if text.lower().startswith("0x"):
-        return int(text, 16)
-    if any(c in text for c in ".eE"):
-        return float(text)
-    return int(text)
 
 
 
@@ -555,7 +547,10 @@ class Expr:
         if isinstance(value, bool):
             return cls(Num(int(value)))
         if isinstance(value, (int, float)):
-            return cls(Num(value))
+            try:
+                return cls(Num(checked_number(value)))
+            except PevpmError as exc:
+                raise ModelError(exc.message) from None
         if isinstance(value, str):
             return cls.parse(value)
         raise ModelError(f"cannot use {value!r} as an expression")

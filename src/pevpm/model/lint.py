@@ -40,6 +40,7 @@ from pevpm.model.ast import (
     Serial,
     walk,
 )
+from pevpm.model.depth import check_nesting
 from pevpm.model.directives import parse_directives
 from pevpm.model.loader import is_model_file, load_model
 from pevpm.model.source import language_of, read_source, scan
@@ -76,6 +77,7 @@ def lint_file(path: str | Path) -> list[Finding]:
 
 def lint_source(text: str, path: str, language: str) -> list[Finding]:
     model = parse_directives(text, path, language)
+    check_nesting(model)
     code = _code_lines(text, language)
     return (_unannotated_calls(model, text, code, path, language)
             + _short_conditionals(model, code, path, language)

@@ -47,6 +47,7 @@ from pevpm.model.ast import (
     status_names,
     walk,
 )
+from pevpm.model.depth import check_nesting
 from pevpm.model.directives import parse_directives
 from pevpm.model.expr import RANK_NAMES, Expr, Number
 from pevpm.model.model_file import run_model_file
@@ -66,11 +67,18 @@ def load_model(path: str | Path, params: Mapping[str, Number | str] | None = Non
     path = str(path)
     language = language_of(path)
     text = read_source(path)
-    if language == "python" and not scan(text, "python"):
+    directives = scan(text, language)
+    if language == "python" and not directives:
         model = _run_model_file(path, text)
+        check_nesting(model)
         check_names(model)
     else:
         model = parse_directives(text, path, language)
+        check_nesting(model)
+    if not model.body:
+        found = "no statements" if directives or language == "python" else "no PEVPM directives"
+        raise ModelError(f"the model has {found} in its main body: nothing to simulate "
+                         "(a Serial, Message, Loop, Condition, Runon or Call is needed)", path)
     if params:
         model = with_parameters(model, params)
     if processor is not None:

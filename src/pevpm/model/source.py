@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pevpm.errors import DirectiveError, ModelError
+from pevpm.errors import DirectiveError, ModelError, PevpmError
+from pevpm.files import BOM, check_regular
 
 #: Comment leader that introduces a ``PEVPM`` directive, per language.
 COMMENT_MARKERS = {"c": "//", "fortran": "!", "python": "#"}
@@ -52,7 +53,8 @@ class DirectiveLine:
 
 
 def read_source(path: str) -> str:
-    """The text of a model file (undecodable bytes replaced); ModelError if unreadable.
+    """The text of a model file (undecodable bytes replaced, a UTF-8 byte-order
+    mark skipped); ModelError if unreadable or not a regular file (a FIFO).
 
     >>> read_source("/nonexistent/model.c")
     Traceback (most recent call last):
@@ -60,9 +62,13 @@ def read_source(path: str) -> str:
     pevpm.errors.ModelError: /nonexistent/model.c: cannot read model: No such file or directory
     """
     try:
-        return Path(path).read_bytes().decode("utf-8", errors="replace")
+        check_regular(path, "model file")
+        text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    except PevpmError as err:
+        raise ModelError(err.message, where=path) from None
     except OSError as err:
         raise ModelError(f"cannot read model: {err.strerror}", where=path) from None
+    return text[1:] if text.startswith(BOM) else text
 
 
 def scan(text: str, language: str) -> list[DirectiveLine]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+import time
 
 from pevpm.errors import ProfileError
 from pevpm.host import WAIT_STYLES
@@ -35,6 +36,13 @@ from pevpm.host import WAIT_STYLES
 INT, REAL, ANY_REAL, TEXT, TEXT_OR_NULL = "int", "real", "any-real", "text", "text?"
 JSON_STRINGS, JSON_OBJECT, JSON_ANY, JSON_QUANTILES = "json[str]", "json{}", "json", "json-q"
 BLOB8, BLOB4_OR_NULL = "blob8", "blob4?"
+
+#: Longest the whole check of one profile may take (seconds): a sound profile of
+#: the largest benchmark takes well under one; SQLite's progress handler stops
+#: a statement past it.
+CHECK_SECONDS = 30
+#: SQLite virtual-machine steps between two looks at the clock.
+PROGRESS_STEPS = 10_000
 
 #: table -> ((column, kind, least value), ...): what the readers rely on.
 RULES: dict[str, tuple[tuple[str, str, float | None], ...]] = {
@@ -88,8 +96,17 @@ def check_profile(conn: sqlite3.Connection, path: str, format_tag: str = "pevpm-
     (see the module doc)."""
     factory = conn.text_factory
     conn.text_factory = _lenient_text        # undecodable text is reported, not raised
+    deadline, stopped = time.monotonic() + CHECK_SECONDS, []
+
+    def past_deadline() -> bool:
+        if time.monotonic() > deadline:
+            stopped.append(True)
+        return bool(stopped)
+
+    conn.set_progress_handler(past_deadline, PROGRESS_STEPS)
     try:
         _check_sqlite(conn, path)
+        _check_tables(conn, path)
         _check_header(conn, path, format_tag, schema_version)
         _check_columns(conn, path)
         for table, rules in RULES.items():
@@ -98,10 +115,27 @@ def check_profile(conn: sqlite3.Connection, path: str, format_tag: str = "pevpm-
             if conn.execute(f"PRAGMA table_info({table})").fetchone():
                 _check_rows(conn, path, table, rules)
         _check_block_parts(conn, path)
-    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError, ProfileError) as exc:
+        if stopped:
+            raise ProfileError(f"checking the profile took more than {CHECK_SECONDS} s: too "
+                               "large or built to never end", where=path) from None
+        if isinstance(exc, ProfileError):
+            raise
         raise ProfileError(f"damaged profile ({_printable(str(exc))})", where=path) from None
     finally:
+        conn.set_progress_handler(None, 0)
         conn.text_factory = factory
+
+
+def _check_tables(conn: sqlite3.Connection, path: str) -> None:
+    """Every name the schema reads is a table: a view (which may compute
+    anything, an endless recursive query too) or an index in its place is
+    refused before it is read."""
+    kinds = dict(conn.execute("SELECT name, type FROM sqlite_master"))
+    for name in (*RULES, *OPTIONAL_RULES):
+        if name in kinds and kinds[name] != "table":
+            raise ProfileError(f"damaged profile: {name!r} is a {_printable(str(kinds[name]))}, "
+                               "not a table", where=path)
 
 
 def _lenient_text(data: bytes) -> str:

@@ -35,8 +35,10 @@ import json
 import os
 
 from pevpm.errors import PevpmError
+from pevpm.files import read_json, write_text
 from pevpm.host import BUSY_THRESHOLD, loads_differ
 from pevpm.report import figures
+from pevpm.report.results_schema import check_results
 
 STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
@@ -271,10 +273,9 @@ def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
         parts.append(_recorded_section(results["recorded"]))
     parts.append(PLOT_CHECK + "</body></html>")
     path = os.path.join(outdir, "index.html")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(parts))
-    with open(os.path.join(outdir, "results.json"), "w", encoding="utf-8") as fh:
-        json.dump(results, fh, indent=1)
+    saved = json.dumps(results, indent=1)
+    write_text(path, "\n".join(parts))
+    write_text(os.path.join(outdir, "results.json"), saved)
     return path
 
 
@@ -286,13 +287,16 @@ def rebuild_report(outdir: str) -> str:
 def read_results(outdir: str) -> dict:
     """The ``results.json`` saved in report folder ``outdir``."""
     path = os.path.join(outdir, "results.json")
+    if not os.path.lexists(path):
+        raise PevpmError("no results.json here: run 'pevpm demo' first", where=outdir)
     try:
-        with open(path, encoding="utf-8") as fh:
-            results = json.load(fh)
-    except FileNotFoundError:
-        raise PevpmError("no results.json here: run 'pevpm demo' first", where=outdir) from None
-    except json.JSONDecodeError as exc:
-        raise PevpmError(f"results.json is not valid JSON ({exc})", where=path) from None
+        results = read_json(path, "results.json")
+    except PevpmError as exc:
+        if exc.message.startswith("not a JSON file"):
+            raise PevpmError(f"results.json is not valid JSON{exc.message[15:]}",
+                             where=path) from None
+        raise
     if not isinstance(results, dict):
         raise PevpmError("results.json does not hold an object of results", where=path)
+    check_results(results, path)
     return results

@@ -52,8 +52,10 @@ def read_rank(directory: Path, rank: int) -> RawRank:
         meta, comms, unrecorded = _read_meta(meta_path)
         record_size = int(meta.get("record", ["0"])[0])
         if record_size != RECORD.itemsize:
-            raise PevpmError(f"trace records are {meta.get('record')} bytes, expected "
-                             f"{RECORD.itemsize}", str(meta_path))
+            given = (f"{' '.join(meta['record'])[:20]} bytes" if meta.get("record")
+                     else "of no stated size (no 'record' line)")
+            raise PevpmError(f"trace records are {given}, expected {RECORD.itemsize} bytes",
+                             str(meta_path))
         raw = RawRank(int(meta["rank"][0]), int(meta["size"][0]),
                       float(meta.get("offset", ["0"])[0]), tuple(meta["ops"]), comms,
                       _read_records(bin_path), unrecorded)

@@ -54,6 +54,7 @@ from pevpm.errors import ModelError, did_you_mean
 from pevpm.model import ast
 from pevpm.model import expr as ex
 from pevpm.model.inlining import check_inlined_size
+from pevpm.values import MAX_DIGITS, WHOLE_LIMIT, shown
 
 (SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
  JUMP, NEXT_MARKED, REPEAT, UNTIL) = range(15)
@@ -518,10 +519,11 @@ def _finite(fn: Value, e: ex.Expr, where: str) -> Value:
     finite number and NaN otherwise)."""
     def checked(env):
         value = fn(env)
-        if value - value == 0:
+        if value - value == 0 and (type(value) is not int or -WHOLE_LIMIT < value < WHOLE_LIMIT):
             return value
         rank = f" on rank {env['procnum']}" if "procnum" in env else ""
-        raise ModelError(f"'{e}' is {value}{rank}, not a finite number", where)
+        raise ModelError(f"'{shown(e, 40)}' is {shown(value)}{rank}, not a finite number "
+                         f"(whole numbers have at most {MAX_DIGITS} digits)", where)
     return checked
 
 
@@ -533,7 +535,7 @@ def _is_finite_constant(e: ex.Expr) -> bool:
         value = e.evaluate({})
     except ModelError:
         return False                    # e.g. 1/0: reported if and when it runs
-    return value - value == 0
+    return value - value == 0 and (type(value) is not int or abs(value) < WHOLE_LIMIT)
 
 
 def _draw_call(node, e: ex.Expr, where: str) -> tuple[str, list[Value]] | None:

@@ -24,6 +24,7 @@ from _otf2.Config import conf
 from otf2.enums import GroupType, Paradigm
 
 from pevpm.errors import PevpmError
+from pevpm.files import check_regular
 from pevpm.trace.events import (
     ANY_SOURCE_ATTRIBUTE,
     CORES_PROPERTY,
@@ -50,8 +51,12 @@ def anchor_file(path: Path) -> Path:
         if not found:
             raise PevpmError("no OTF2 archive (*.otf2) in this directory", str(path))
         path = found[0]
+    check_regular(path, "trace (a directory or an .otf2 file)")
     if not path.is_file():
         raise PevpmError("no such trace", str(path))
+    for part in (path.with_suffix(".def"), *sorted(path.with_suffix("").rglob("*"))):
+        if not part.is_dir():
+            check_regular(part, "trace file")  # a FIFO would block the OTF2 library forever
     with open(path, "rb") as f:
         if b"OTF2" not in f.read(16):
             raise PevpmError("not an OTF2 anchor file", str(path))
@@ -115,6 +120,9 @@ def read_archive(path: Path) -> Trace:
         except (_otf2.ErrorCodes.Error, otf2.error.Error) as exc:
             cause = reports.getvalue().strip().rpartition("\n")[2] or str(exc)
             raise PevpmError(f"not a readable OTF2 archive ({cause})", str(anchor)) from None
+        except (TypeError, ValueError) as exc:  # the otf2 package decoding a damaged record
+            raise PevpmError(f"not a readable OTF2 archive (a record the otf2 package cannot "
+                             f"decode: {exc})", str(anchor)) from None
 
 
 def _attribute(named: dict, name: str, default, rank: int, where: str):

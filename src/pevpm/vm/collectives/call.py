@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from pevpm.errors import ModelError
 from pevpm.machine.collectives import FAMILY_OF
+from pevpm.model.expr import PROC_NULL
+from pevpm.values import shown
 from pevpm.vm.collectives.trees import absolute, relative
 
 
@@ -57,7 +59,9 @@ class CollectiveCall:
             raise ModelError(f"a collective needs at least one rank, got {self.numprocs}")
         for name, value in (("rank", self.rank), ("root", self.root)):
             if not 0 <= value < self.numprocs:
-                raise ModelError(f"{self.op} {name} {value} is outside 0..{self.numprocs - 1}")
+                shown_value = "MPI_PROC_NULL" if value == PROC_NULL else shown(value)
+                raise ModelError(f"{self.op} {name} {shown_value} is outside "
+                                 f"0..{self.numprocs - 1}")
         object.__setattr__(self, "size", normalise_size(self.op, self.size, self.numprocs))
 
     @property

@@ -1,0 +1,189 @@
+"""One policy for every file a command writes (issue 30).
+
+Every command that writes a file (``-o``, ``--trace``, ``--perfetto``,
+``--json FILE``, ``--plot``, a report folder) goes through this module:
+
+* :func:`check_output`, before any work: the output may not be, lie inside,
+  or be the same file (inode) as one of the command's inputs; an existing
+  file is replaced only when pevpm wrote it for the same purpose (a Perfetto
+  trace over a Perfetto trace), or with ``--force``; an existing special
+  file (a FIFO, a device) is never written;
+* :func:`replacing`, while writing: the content goes to a temporary file in
+  the same folder, renamed over the target only once it is complete, so a
+  command that fails or is interrupted half-way leaves the old file whole.
+
+>>> import tempfile, pathlib
+>>> with tempfile.TemporaryDirectory() as d:
+...     model = pathlib.Path(d, "m.c"); _ = model.write_text("// PEVPM Serial time = 1")
+...     try:
+...         check_output(str(model), PERFETTO, inputs=[str(model)])
+...     except PevpmError as exc:
+...         print(exc)
+...     out = check_output(d + "/t.json", PERFETTO, inputs=[str(model)])
+...     with replacing(out) as temp:
+...         _ = temp.write_text('{"traceEvents": []}')
+...     out.read_text()
+... # doctest: +ELLIPSIS
+--trace ...m.c: is an input of this command (...m.c); write to another file
+'{"traceEvents": []}'
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pevpm.errors import PevpmError
+from pevpm.files import replacing, write_text
+
+#: ``replacing`` and ``write_text`` are :mod:`pevpm.files`' own, here so that a
+#: command finds the whole policy in one module.
+__all__ = ["Purpose", "add_force", "archive_input", "check_output", "input_paths",
+           "machine_input", "replacing", "write_text"]
+
+#: How many leading bytes of an existing file :class:`Purpose` looks at.
+HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class Purpose:
+    """What an output file is for: the option that names it, and how to
+    recognise a file pevpm wrote for it (from its first bytes).
+
+    >>> CSV.recognises(b"test,variant,nxp,bytes")
+    True
+    >>> CSV.recognises(b"SQLite format 3\\x00")
+    False
+    """
+
+    what: str
+    option: str
+    recognises: Callable[[bytes], bool]
+
+
+def _starts(*prefixes: bytes) -> Callable[[bytes], bool]:
+    return lambda head: head.lstrip().startswith(prefixes)
+
+
+def _json_with(*keys: str) -> Callable[[bytes], bool]:
+    marks = tuple(f'"{key}"'.encode() for key in keys)
+    return lambda head: head.lstrip().startswith(b"{") and any(m in head for m in marks)
+
+
+PERFETTO = Purpose("Perfetto trace", "--trace", _starts(b'{"traceEvents"'))
+SIDE_BY_SIDE = Purpose("Perfetto trace", "--perfetto", _starts(b'{"traceEvents"'))
+CSV = Purpose("CSV export", "-o", _starts(b"test,variant,nxp,"))
+EXTRACTED_MODEL = Purpose("extracted model", "-o",
+                          _starts(b'"""PEVPM model extracted by `pevpm extract`.'))
+CALIBRATION = Purpose("calibration", "-o", _json_with("pevpm-parameters/1"))
+PLOT = Purpose("plot", "--plot", _starts(b"\x89PNG", b"%PDF", b"<?xml", b"<svg", b"%!PS"))
+MEASUREMENTS = Purpose("measurements", "--json", _json_with("example", "rate"))
+
+
+def input_paths(*paths: str | os.PathLike | None) -> list[Path]:
+    """The paths among ``paths`` that name existing files or folders (an empty
+    or missing one is no input to protect).
+
+    >>> input_paths(None, "", "/no/such/file", "/")
+    [PosixPath('/')]
+    """
+    return [Path(p) for p in paths if p and os.path.lexists(p)]
+
+
+def machine_input(spec: str | None) -> list[Path]:
+    """The profile file a ``--machine`` spec reads (``PROFILE.db[:model=...]``),
+    as a list for :func:`check_output`'s ``inputs``; presets read no file.
+
+    >>> machine_input("hockney:latency=1us,bandwidth=1GB/s")
+    []
+    """
+    if not spec:
+        return []
+    return input_paths(spec if os.path.exists(spec) else spec.partition(":")[0])
+
+
+def archive_input(path: str) -> list[Path]:
+    """The files of a trace named by its folder (the whole folder) or by its
+    ``.otf2`` anchor (the anchor, its ``.def`` file and its folder of events).
+
+    >>> archive_input("/no/such/run")
+    []
+    """
+    anchor = Path(path) if path else None
+    if anchor is None or not anchor.is_file():
+        return input_paths(path)
+    return input_paths(anchor, anchor.with_suffix(".def"), anchor.with_suffix(""))
+
+
+def _same_or_inside(output: Path, source: Path) -> bool:
+    """Whether ``output`` is ``source``, lies inside it (a folder), or is the
+    same file under another name (a hard or symbolic link)."""
+    try:
+        if output.exists() and os.path.samefile(output, source):
+            return True
+    except OSError:
+        pass
+    resolved, origin = output.resolve(), source.resolve()
+    return resolved == origin or (source.is_dir() and resolved.is_relative_to(origin))
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as stream:
+        return stream.read(HEAD_BYTES)
+
+
+def check_output(path: str, purpose: Purpose, *, inputs: Iterable[Path | str] = (),
+                 force: bool = False) -> Path:
+    """``path`` as a :class:`~pathlib.Path` once it is safe to write a
+    ``purpose`` file there; otherwise one :class:`PevpmError` naming the
+    option and the path (see the module's example).
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     notes = pathlib.Path(d, "notes.csv"); _ = notes.write_text("mine")
+    ...     try:
+    ...         check_output(str(notes), CSV)
+    ...     except PevpmError as exc:
+    ...         print(str(exc).split(": ", 1)[1])
+    is an existing file that is not a CSV export pevpm wrote; pass --force to replace it
+    """
+    target = Path(path)
+    where = f"{purpose.option} {path}"
+    for source in inputs:
+        source = Path(source)
+        if _same_or_inside(target, source):
+            inside = source.is_dir() and target.resolve() != source.resolve()
+            raise PevpmError(f"is {'inside ' if inside else ''}an input of this command "
+                             f"({source}); write to another file", where)
+    if not os.path.lexists(target):
+        return target
+    mode = os.stat(target).st_mode if target.exists() else 0
+    if not stat.S_ISREG(mode):
+        raise PevpmError("is not a regular file (a FIFO, device or broken link); "
+                         "write to a regular file", where)
+    if force:
+        return target
+    try:
+        ours = purpose.recognises(_head(target))
+    except OSError as exc:
+        raise PevpmError(f"cannot read the existing file: {exc.strerror}", where) from None
+    if not ours:
+        raise PevpmError(f"is an existing file that is not a {purpose.what} pevpm wrote; "
+                         "pass --force to replace it", where)
+    return target
+
+
+def add_force(parser) -> None:
+    """Add ``--force`` (replace an existing output file pevpm did not write)
+    to an argparse ``parser``.
+
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(); add_force(p)
+    >>> p.parse_args(["--force"]).force
+    True
+    """
+    parser.add_argument("--force", action="store_true",
+                        help="replace an existing output file even if pevpm did not write it")
