@@ -126,7 +126,7 @@ def test_extract_fails_on_a_model_that_does_not_run_and_names_its_line(tmp_path,
     assert f"pevpm: error: {out}: the extracted model does not run at 2, 4, 8, 64, 1024 " \
            "ranks (above); --allow-broken keeps it anyway" in err
     assert "Traceback" not in err and out.read_text() == BROKEN
-    assert main(["extract", "a", "b", "-o", str(out), "--allow-broken"]) == 0
+    assert main(["extract", "a", "b", "-o", str(out), "--allow-broken", "--force"]) == 0
     err = capsys.readouterr().err
     assert "pevpm extract: warning: the model does not run at 1024 ranks: deadlock" in err
     assert "pevpm: error" not in err

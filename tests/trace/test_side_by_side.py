@@ -52,8 +52,10 @@ def test_both_runs_are_process_groups_of_one_document():
 
 def test_replay_writes_the_side_by_side_file(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("pevpm.trace.otf2.read.read_archive", lambda path: ping())
-    out = tmp_path / "both.json"
-    assert main(["replay", str(tmp_path), "--machine", "constant:latency=1e-4", "--runs", "2",
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    out = tmp_path / "both.json"        # beside the archive: never inside an input
+    assert main(["replay", str(archive), "--machine", "constant:latency=1e-4", "--runs", "2",
                  "--perfetto", str(out)]) == 0
     assert "side by side" in capsys.readouterr().err
     pids = {e["pid"] for e in json.loads(out.read_text())["traceEvents"]}

@@ -120,17 +120,18 @@ def main(argv: list[str] | None = None) -> int:
             return _main(argv)
     except KeyboardInterrupt:
         pass
-    except ImportError:             # Ctrl-C inside a C extension's import (numpy's)
-        if not interrupted.seen:
-            raise
+    except Exception:               # a Ctrl-C can surface as another exception: an
+        if not interrupted.seen:    # ImportError inside numpy's import, a RuntimeError
+            raise                   # from a class body (matplotlib's __set_name__)
     print("pevpm: interrupted", file=sys.stderr)
     return 130
 
 
 class _InterruptWatch:
     """Notes a Ctrl-C while it is active (then raises KeyboardInterrupt as usual):
-    one that comes while a C extension imports may reach Python as an
-    ``ImportError`` instead, which is then an interruption too.  Only on the
+    one that comes while a module imports may reach Python as another
+    exception instead (an ``ImportError``, a ``RuntimeError``), which is then
+    an interruption too.  Only on the
     main thread with Python's own handler in place; elsewhere it does nothing."""
 
     def __init__(self):
