@@ -1,5 +1,5 @@
 """``python -m pevpm`` runs the command line."""
 
-from pevpm.cli import main
+from pevpm.cli import run
 
-raise SystemExit(main())
+run()

@@ -18,6 +18,7 @@ import _thread
 import contextlib
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -240,9 +241,15 @@ def _kind(status, stderr: str, detail: str, hung: bool) -> str:
     return "unclean"
 
 
+#: A line a command prints of its own work (``pevpm extract: 12 MPI calls ->``).
+_OWN_LINE = re.compile(r"pevpm [a-z-]+: (?!error)")
+
+
 def _notes_then_error(lines: list[str]) -> bool:
-    """``pevpm predict: note: ...`` lines, then the error (with its caret lines)."""
-    body = [line for line in lines if not line.startswith("pevpm predict: note: ")]
+    """A command's own lines (``pevpm predict: note: ...``, ``pevpm extract:
+    failed: ...``: never an error of their own), then the error (with its
+    caret lines)."""
+    body = [line for line in lines if not _OWN_LINE.match(line)]
     return 1 <= len(body) <= 3 and body[0].startswith("pevpm: error: ") \
         and (len(body) == 1 or body[-1].strip() == "^")
 

@@ -121,7 +121,7 @@ def test_extract_fails_on_a_model_that_does_not_run_and_names_its_line(tmp_path,
     out = tmp_path / "m.py"
     assert main(["extract", "a", "b", "-o", str(out)]) != 0
     err = capsys.readouterr().err
-    assert (f"pevpm extract: error: the model does not run at 2 ranks: deadlock: rank 0 "
+    assert (f"pevpm extract: failed: the model does not run at 2 ranks: deadlock: rank 0 "
             f"blocked in MPI_Recv from 1 at {out}:9:9; rank 1 terminated") in err
     assert f"pevpm: error: {out}: the extracted model does not run at 2, 4, 8, 64, 1024 " \
            "ranks (above); --allow-broken keeps it anyway" in err

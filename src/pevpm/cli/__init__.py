@@ -106,6 +106,22 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def run() -> None:
+    """The ``pevpm`` command and ``python -m pevpm``: :func:`main`, then the exit.
+    After a Ctrl-C the process ends at once, without Python's finalization,
+    which can crash (a fatal error, status -6) on extension modules the
+    interruption left half-imported."""
+    status = main()
+    if status == 130:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+    sys.exit(status)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); the exit status.
     Ctrl-C at any moment, while a command's modules are still loading too, ends

@@ -197,7 +197,7 @@ def check_model(path: str, result, allow_broken: bool) -> None:
     binding = [n for n, _, fatal in problems
                if fatal and (len(result.counts) > 1 or n in result.counts)]
     for numprocs, problem, fatal in problems:
-        kind = "error" if numprocs in binding and not allow_broken else "warning"
+        kind = "failed" if numprocs in binding and not allow_broken else "warning"
         verdict = "does not run" if fatal else "was not run to its end"
         print(f"pevpm extract: {kind}: the model {verdict} at {numprocs} ranks: {problem}",
               file=sys.stderr)
