@@ -57,36 +57,37 @@ def measured(point: dict) -> dict:
             "measured_times": times, "measured_others": max(point.get("others", [0.0]))}
 
 
-def case_rows(name: str, points: dict, profile: str, size: ProblemSize, runs: int) -> list[dict]:
-    """Measured against predicted rows of one case study, by rank count."""
-    case, rows = CASES[name], []
+def rows_of(points: dict, predicted) -> list[dict]:
+    """Measured against predicted rows, by rank count: ``predicted(n, point)`` is
+    :func:`predict_models`' row for one measured point; Amdahl fitted to them all."""
+    rows = []
     for n in sorted(int(k) for k in points):
-        point = points[str(n)]
-        params = interleaved_params([case.model_params(c, n, size)
-                                     for c in point["calibrations"]])
-        row = {"n": n, **measured(point),
-               **predict_point(case, n, profile, params, runs, SEED)}
+        row = {"n": n, **measured(points[str(n)]), **predicted(n, points[str(n)])}
         row.pop("breakdown")
         rows.append(row)
     add_amdahl(rows)
     return rows
+
+
+def case_rows(name: str, points: dict, profile: str, size: ProblemSize, runs: int) -> list[dict]:
+    """One case study's rows: the parameters of the calibrations around each point."""
+    case = CASES[name]
+    return rows_of(points, lambda n, point: predict_point(
+        case, n, profile, interleaved_params([case.model_params(c, n, size)
+                                              for c in point["calibrations"]]), runs, SEED))
 
 
 def cg_rows(points: dict, profile: str, runs: int) -> list[dict]:
     """The tutorial CG's rows: its hand-written model with the mean calibration."""
     model = load_model(EXAMPLES_DIR / "tutorial" / "cg.py")
     problem = {k.lstrip("-"): int(v) for k, v in zip(CG_ARGS[::2], CG_ARGS[1::2])}
-    rows = []
-    for n in sorted(int(k) for k in points):
-        point = points[str(n)]
+
+    def predicted(n: int, point: dict) -> dict:
         flags = {k: statistics.fmean(c[k] for c in point["calibrations"])
                  for k in point["calibrations"][0]}
-        row = {"n": n, **measured(point),
-               **predict_models(model, n, profile, {**problem, **flags}, runs, SEED)}
-        row.pop("breakdown")
-        rows.append(row)
-    add_amdahl(rows)
-    return rows
+        return predict_models(model, n, profile, {**problem, **flags}, runs, SEED)
+
+    return rows_of(points, predicted)
 
 
 def extraction_rows(out: Path, record: dict, validation: dict, profile: str,
