@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -22,7 +23,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
-BIN = Path(sys.executable).parent
+#: The MPI beside this Python (the pip MPICH in a venv), else the first mpiexec on PATH.
+BIN = (Path(sys.executable).parent if (Path(sys.executable).parent / "mpiexec").exists()
+       else Path(shutil.which("mpiexec") or "mpiexec").resolve().parent)
 SIZES = (0, 1024, 65536)
 
 

@@ -35,20 +35,21 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
-BIN = Path(sys.executable).parent
-MPIEXEC = str(BIN / "mpiexec")
 SIZES = (0, 8, 1024, 16384, 65536)
 MPIBENCH_TESTS = "send,isend,isendlocal"
 START_MODES = ("barrier", "chain")
 sys.path.insert(0, str(SRC))
 sys.path.insert(0, str(HERE))
 
+from bench_pingpong_vs_c import BIN, c_pingpong
 from bench_pingpong_vs_c import build as build_c_pingpong
-from bench_pingpong_vs_c import c_pingpong
+
+MPIEXEC = str(BIN / "mpiexec")
 
 
 def environment() -> dict:
-    env = dict(os.environ, PYTHONPATH=str(SRC), PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    path = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, PYTHONPATH=path, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
     env.setdefault("MPICC", str(BIN / "mpicc"))
     return env
 

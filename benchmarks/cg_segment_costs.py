@@ -29,8 +29,8 @@ import numpy as np
 
 TUTORIAL = Path(__file__).resolve().parents[1] / "examples" / "tutorial"
 sys.path.insert(0, str(TUTORIAL))
-import calibrate  # noqa: E402  (the tutorial's calibration script)
-import cg  # noqa: E402  (the tutorial's program)
+import calibrate
+import cg
 
 
 def loop_segments(nx: int, ny: int, iterations: int) -> dict:

@@ -4,10 +4,11 @@ Mirrors the program message for message (see README.md, "Communication
 pattern"): one grid row of ``4 * N`` bytes to and from each neighbour with
 blocking Send/Recv, even ranks sending first, then one serial segment, the
 stencil over the rank's strip: a fixed cost ``t_fixed`` that every rank pays
-whatever its strip (numpy's per-call work: some microseconds, which is most
-of the sweep from 64 ranks on) plus the rest of the one-rank sweep time
-divided by the process count (the thesis's method; both come from
-calibration), varying from iteration to iteration with the measured spread
+whatever its strip (the loop's Python work and numpy's per-call costs, timed
+as the real program's iteration on a 16 x 16 grid: tens of microseconds,
+which is most of an iteration from 16 ranks on) plus the rest of the
+one-rank iteration divided by the process count (the thesis's method; both
+come from calibration), varying from iteration to iteration with the measured spread
 ``t_sd`` of one sweep (a gamma draw; each iteration waits for the slower
 neighbour).
 

@@ -70,6 +70,9 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
     """Stencil sweep time of the whole ``size`` x ``size`` grid, and of one strip per count.
 
     ``iteration`` is the thesis's serial time (model: iteration / numprocs);
+    ``program_iteration`` the real program's one-rank iteration and
+    ``loop_fixed`` the same on a :data:`LOOP_FIXED_GRID`-square grid, the
+    part of an iteration every rank pays whatever its strip;
     ``strip[p]`` is the real time of a 1/p strip, timed while the job's other
     ranks that have a core of their own compute too (:func:`neighbours_running`),
     with the spread of single sweeps in ``strip[p]["per_call"]``.
@@ -93,7 +96,21 @@ def calibrate_jacobi(size: int = 256, nprocs=(1, 2, 4), repeats: int = 7,
     result["iteration"] = result["strip"]["1"]
     result["fixed"] = jacobi_fixed_cost(jacobi, size, repeats, min_batch)
     result["program_iteration"] = program_iteration_time("jacobi", ["--size", str(size)], 5000)
+    result["loop_fixed"] = program_iteration_time(
+        "jacobi", ["--size", str(LOOP_FIXED_GRID)], LOOP_FIXED_ITERATIONS)
     return result
+
+
+#: The grid (rows and columns) on which the real program's one-rank iteration
+#: is timed to give the iteration's cost that does not shrink with the strip
+#: (``loop_fixed``): the loop's Python work, the clock reads, the halo
+#: function's checks and numpy's per-call work.  The program's iteration
+#: on ``rows`` rows of an N-column grid is ``a + b * rows * N``; a 16 x 16
+#: grid's iteration is ``a`` give or take ``b * 256``, under 0.5% of a
+#: 256 x 256 sweep.
+LOOP_FIXED_GRID = 16
+#: Iterations of each timed run of that grid (about half a second each).
+LOOP_FIXED_ITERATIONS = 20000
 
 
 #: Strip heights (rows) whose sweep times give the Jacobi sweep's fixed cost

@@ -101,17 +101,22 @@ def _variation(timing: dict) -> float:
 
 
 def _jacobi_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
-    # The thesis's serial time: the program's one-rank time per iteration,
+    # The serial time of an iteration on ``rows`` rows is ``a + b * rows``:
+    # ``a`` (t_fixed), which every rank pays in full, is the real program's
+    # one-rank iteration on a tiny grid (``loop_fixed``: its loop's Python
+    # work and numpy's per-call costs); the rest of the one-rank iteration is
     # shared evenly (t_iter / numprocs in the model), times the slowdown the
-    # stencil kernel showed with its neighbours busy -- less the sweep's fixed
-    # cost (t_fixed: numpy's per-call work, the same on any strip), which
-    # every rank pays in full.  Calibrations made before it was measured: 0.
-    # Each sweep varies (t_sd), and every iteration waits for the slower rank.
+    # stencil kernel showed with its neighbours busy (taken over the part of
+    # the sweep that shrinks: the sweep less its own fixed cost).
+    # Calibrations made before ``loop_fixed``: the sweep's fixed cost alone;
+    # before that, 0.  Each sweep varies (t_sd); every iteration waits for the
+    # slower rank.
     data = _calibrated(calibration, "jacobi")
     strip = data.get("strip", {})
-    fixed = data.get("fixed", {}).get("seconds", 0.0)
-    factor = _co_scheduling(lambda p: strip[p]["median"] - fixed, numprocs)
-    t_iter = (data["program_iteration"]["median"] - fixed) * factor
+    sweep_fixed = data.get("fixed", {}).get("seconds", 0.0)
+    fixed = data.get("loop_fixed", {}).get("median", sweep_fixed)
+    factor = _co_scheduling(lambda p: strip[p]["median"] - sweep_fixed, numprocs)
+    t_iter = max(0.0, data["program_iteration"]["median"] - fixed) * factor
     serial = fixed + t_iter / numprocs
     return {"N": size.grid, "iterations": size.jacobi_iterations, "t_iter": t_iter,
             "t_fixed": fixed, "t_sd": serial * _variation(strip.get(str(numprocs), {}))}
