@@ -46,6 +46,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,6 +63,10 @@ from pevpm.validate.runner import LocalLauncher, find_mpiexec, run_example
 #: The case studies traced for extraction, and the section the models describe.
 TRACED = ("jacobi", "bag_of_tasks")
 SECTION = ("MPI_Barrier", "MPI_Gather")
+#: FFT iterations per real run: about a second on one core of the node (the
+#: case study's default 200 gave runs of 0.04-0.3 s there, too short to time).
+FFT_ITERATIONS = 1000
+
 #: The tutorial's CG: grid and iterations (about 1.5 s on one quiet core).
 CG_ARGS = ["--nx", "512", "--ny", "512", "--iterations", "1000"]
 CG_ROWS = "32,64,128,256,512"
@@ -231,12 +236,12 @@ def measure_cg(n: int, repeats: int) -> dict:
 
 
 def measure(out: Path, repeats: int, deadline: float, cores: int | None,
-            calibration_repeats: int) -> dict:
+            calibration_repeats: int, fft_iterations: int = FFT_ITERATIONS) -> dict:
     """The measure phase (module doc); returns and writes ``out/node.json``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "machine.db").unlink(missing_ok=True)
     cores = cores or node_cores()
-    counts, size = rank_counts(cores), ProblemSize()
+    counts, size = rank_counts(cores), replace(ProblemSize(), fft_iterations=fft_iterations)
     record = {"format": "pevpm-node-validation/1", "conditions": conditions(),
               "counts": counts, "trace_counts": trace_counts(cores), "repeats": repeats,
               "size": size.__dict__, "steps": {}, "skipped": [], "failed": {},
@@ -287,10 +292,13 @@ def main(argv=None) -> int:
     parser.add_argument("--deadline", type=float, default=420.0,
                         help="seconds the measure phase may take (420)")
     parser.add_argument("--cores", type=int, help="cores to use (default: detected)")
+    parser.add_argument("--fft-iterations", type=int, default=FFT_ITERATIONS,
+                        help=f"FFT iterations per real run ({FFT_ITERATIONS})")
     parser.add_argument("--runs", type=int, default=12, help="Monte Carlo runs per prediction")
     args = parser.parse_args(argv)
     if args.phase in ("measure", "all"):
-        measure(args.out, args.repeats, args.deadline, args.cores, args.calibration_repeats)
+        measure(args.out, args.repeats, args.deadline, args.cores, args.calibration_repeats,
+                args.fft_iterations)
     if args.phase in ("analyse", "all"):
         from node_analysis import analyse
         analyse(args.out, args.runs)

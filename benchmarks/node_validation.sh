@@ -14,6 +14,11 @@
 # mpicc finds lib/ and include/ beside its bin/), the rest on PYTHONPATH;
 # the node's own results go to OUT (node.json, node.log, machine.db,
 # traces.tar.gz; with all also results.json, tables.md, report/).
+#
+# If CARRIED/osu-src holds an OSU micro-benchmarks source folder (copy it
+# there yourself: it is not on PyPI), measure/all then also run
+# benchmarks/bench_vs_osu.py (osu_latency beside MPIBench's C core and
+# predictions of its loop) for at most OSU_SECONDS (150) into OUT/osu.txt.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 py=${PYTHON:-python3}
@@ -63,6 +68,11 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFER
 echo "node: $("$py" -c "import os; print(len(os.sched_getaffinity(0)))") cores, $("$py" --version), $(mpichversion | head -1)" >&2
 status=0
 "$py" "$root/benchmarks/node_validation.py" "$phase" "$out" "$@" || status=$?
+if [ -d "$carried/osu-src" ]; then
+    timeout "${OSU_SECONDS:-150}" "$py" "$root/benchmarks/bench_vs_osu.py" \
+        --osu "$carried/osu-src" --rounds "${OSU_ROUNDS:-3}" --workdir "$prefix/osu" \
+        > "$out/osu.txt" 2>&1 || echo "node_validation.sh: bench_vs_osu ended with $?" >&2
+fi
 if [ -d "$out/traces" ]; then
     tar czf "$out/traces.tar.gz" -C "$out" traces && rm -rf "$out/traces"
 fi

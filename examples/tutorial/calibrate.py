@@ -1,10 +1,12 @@
-"""Calibrate cg.py's two serial segments: seconds per call and per grid point.
+"""Calibrate cg.py's three serial segments: seconds per call and per grid point.
 
-Times each kernel of one CG iteration on strips of several sizes with
-:func:`pevpm.calibrate.time_call`, keeping the fastest of many short
-batches taken in turn (on a machine shared with other jobs, time spent
-waiting for a core only ever adds, so the minimum is what the kernel itself
-costs), fits ``t = call + cell * points`` by least squares, and prints the fitted
+Runs the three kernels of one CG iteration in the loop's order, on strips
+of several sizes, timing each call: inside the loop each kernel finds the
+caches as the others left them, as in the program (timed on its own, each
+ran 16-32% faster than in the real loop).  It keeps, per kernel, the
+fastest batch mean of many short batches taken in turn (on a machine
+shared with other jobs, time spent waiting for a core only ever adds, so
+the minimum is what the kernel itself costs), fits ``t = call + cell * points`` by least squares, and prints the fitted
 numbers as ``-D`` options for ``pevpm predict``; the measurements and the
 fit's worst relative error go to standard error.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,32 +27,55 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cg  # the program next to this script
 
-from pevpm.calibrate import time_call
+
+#: The serial segments of an iteration, in the loop's order.
+SEGMENTS = ("matvec", "update", "direction")
 
 
 def kernels(nx: int, rows: int) -> dict:
-    """The two serial segments of an iteration on a strip of ``rows`` x ``nx`` points."""
+    """The three serial segments of an iteration on a strip of ``rows`` x ``nx`` points."""
     rng = np.random.default_rng(0)
     p = rng.random((rows + 2, nx))
     x, r, ap = np.zeros((rows, nx)), rng.random((rows, nx)), np.empty((rows, nx))
     return {"matvec": functools.partial(cg.matvec_and_dot, p, ap),
-            "update": functools.partial(cg.update_and_dot, x, r, p, ap, 1e-9)}
+            "update": functools.partial(cg.update_and_dot, x, r, p, ap, 1e-9),
+            "direction": functools.partial(cg.update_direction, p, r, 0.5)}
+
+
+def loop_batch(fns: dict, seconds: float) -> dict:
+    """Mean seconds per call of each of ``fns``, called one after another in
+    turn (as an iteration calls them) for about ``seconds``.
+
+    >>> means = loop_batch(kernels(16, 8), 0.001)
+    >>> list(means) == list(SEGMENTS) and min(means.values()) > 0
+    True
+    """
+    clock = time.perf_counter
+    spent, calls = dict.fromkeys(fns, 0.0), 0
+    end = clock() + seconds
+    while calls == 0 or clock() < end:
+        for name, fn in fns.items():
+            start = clock()
+            fn()
+            spent[name] += clock() - start
+        calls += 1
+    return {name: total / calls for name, total in spent.items()}
 
 
 def fastest_times(strips: dict, rounds: int, batch: float) -> dict:
-    """Fastest seconds per call of every kernel on every strip over ``rounds`` rounds,
-    each round timing one batch of each in turn, so that a stretch of time when
-    other jobs hold the cores slows one batch of each kernel, not all batches of one.
+    """Fastest batch mean per call of every kernel on every strip over ``rounds``
+    rounds, each round running one :func:`loop_batch` per strip in turn, so that
+    a stretch of time when other jobs hold the cores slows one batch, not all.
 
     >>> best = fastest_times({8: kernels(16, 8)}, rounds=2, batch=0.001)
     >>> sorted(best[8]), best[8]["matvec"] > 0
-    (['matvec', 'update'], True)
+    (['direction', 'matvec', 'update'], True)
     """
     best = {h: dict.fromkeys(fns, np.inf) for h, fns in strips.items()}
     for _ in range(rounds):
         for h, fns in strips.items():
-            for name, fn in fns.items():
-                best[h][name] = min(best[h][name], time_call(fn, 1, batch)["min"])
+            for name, mean in loop_batch(fns, batch).items():
+                best[h][name] = min(best[h][name], mean)
     return best
 
 
@@ -85,7 +111,7 @@ def main(argv=None) -> None:
     points = np.array([h * args.nx for h in heights], dtype=float)
     fastest = fastest_times({h: kernels(args.nx, h) for h in heights}, args.repeats, args.batch)
     flags = []
-    for name in ("matvec", "update"):
+    for name in SEGMENTS:
         times = np.array([fastest[h][name] for h in heights])
         call, cell = fit_line(points, times)
         worst = np.max(np.abs(call + cell * points - times) / times)

@@ -35,6 +35,8 @@ from mpi4py import MPI
 # PEVPM &         t_matvec_cell = 5e-09
 # PEVPM &         t_update_call = 2e-05
 # PEVPM &         t_update_cell = 5e-09
+# PEVPM &         t_direction_call = 1e-05
+# PEVPM &         t_direction_cell = 2e-09
 
 
 def strip(ny: int, nprocs: int, rank: int) -> tuple[int, int]:
@@ -68,6 +70,12 @@ def update_and_dot(x, r, p, ap, alpha: float) -> float:
     x += alpha * p[1:-1]
     r -= alpha * ap
     return float(np.vdot(r, r))
+
+
+def update_direction(p: np.ndarray, r: np.ndarray, beta: float) -> None:
+    """The third serial segment: the search direction p = r + beta p on this
+    rank's rows (the ghost rows are refreshed by the next exchange)."""
+    p[1:-1] = r + beta * p[1:-1]
 
 
 # PEVPM Subroutine name = exchange
@@ -143,7 +151,8 @@ def solve(comm, nx: int, ny: int, iterations: int) -> tuple[float, np.ndarray]:
         # PEVPM Message type = MPI_Allreduce
         # PEVPM &       size = 8
         rr_new = comm.allreduce(local)
-        p[1:-1] = r + (rr_new / rr) * p[1:-1]
+        # PEVPM Serial time = t_direction_call + t_direction_cell * nx * (ny / numprocs)
+        update_direction(p, r, rr_new / rr)
         rr = rr_new
     # PEVPM }
     return float(np.sqrt(rr)), x

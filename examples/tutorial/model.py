@@ -11,7 +11,8 @@ from pevpm.model.builder import ModelBuilder
 
 PARAMETERS = {"nx": 512, "ny": 512, "iterations": 200,
               "t_matvec_call": 2e-05, "t_matvec_cell": 5e-09,
-              "t_update_call": 2e-05, "t_update_cell": 5e-09}
+              "t_update_call": 2e-05, "t_update_cell": 5e-09,
+              "t_direction_call": 1e-05, "t_direction_cell": 2e-09}
 
 
 def model():
@@ -36,6 +37,7 @@ def model():
             b.collective("MPI_Allreduce", 8)          # p . Ap
             b.serial(f"t_update_call + t_update_cell * {strip}")
             b.collective("MPI_Allreduce", 8)          # r . r
+            b.serial(f"t_direction_call + t_direction_cell * {strip}")
 
     b.collective("MPI_Barrier")
     b.collective("MPI_Bcast", 24, root=0)              # the problem size
