@@ -73,7 +73,10 @@ def build_osu(source: Path, workdir: Path) -> Path:
                      "micro-benchmarks source folder)")
         shutil.copytree(source, tree, dirs_exist_ok=True)
         run(["./configure", f"CC={BIN / 'mpicc'}", f"CXX={BIN / 'mpicxx'}"], cwd=tree)
-        run(["make", "-j2"], cwd=tree)
+        # The release's generated files are used as they are: a copy that lost
+        # their timestamps must not send make looking for automake.
+        run(["make", f"-j{os.cpu_count() or 2}", "ACLOCAL=true", "AUTOMAKE=true",
+             "AUTOCONF=true", "AUTOHEADER=true"], cwd=tree)
     return binary
 
 

@@ -61,7 +61,9 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
                          f"noise, +-{result.noise:.0%}; means {evidence(means)})")
     if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
         return argument(mean)
-    cv = statistics.fmean(sds[p] / means[p] for p in means)     # sd in units of the mean
+    # sd in units of the mean, over the counts with a mean (a poll's lateness can be
+    # 0 at every repetition of a count)
+    cv = statistics.fmean([sds[p] / means[p] for p in means if means[p] > 0] or [0.0])
     if argument(mean) == mean:
         return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
     return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")

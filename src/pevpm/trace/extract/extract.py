@@ -77,6 +77,7 @@ from pevpm.trace.extract.tokens import (
     uses_cpu,
 )
 from pevpm.trace.extract.trees import Tree, find_trees, model_lines
+from pevpm.trace.replay.delays import ready_times
 from pevpm.vm import fastengine
 from pevpm.vm.engine import Limits
 
@@ -660,7 +661,9 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     known: set[Tree] | None = None      # trees of the larger counts
     hints = _Hints()
     for t in sorted(traces, key=lambda t: -t.numprocs):
-        streams, trees = find_trees([rank_tokens(t, r) for r in range(t.numprocs)], known)
+        ready = ready_times(t)          # for the lateness of completions polls found
+        streams, trees = find_trees([rank_tokens(t, r, ready[r]) for r in range(t.numprocs)],
+                                    known)
         known = (known or set()) | set(trees)
         found = _Hints()
         by_count[t.numprocs] = _groups(t.numprocs, streams, hints, found)

@@ -184,6 +184,10 @@ def fit(ps: list[int], values: list[float], whole: bool = False) -> Fit:
     return result
 
 
+#: Rank counts a computation's law must stay non-negative at (1 to 2^20).
+EXTRAPOLATED = tuple(2 ** k for k in range(21))
+
+
 def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
                      preferred: tuple[str, ...] = (), disturbed: tuple[int, ...] = (),
                      first: tuple[str, ...] = ()) -> Fit:
@@ -211,7 +215,12 @@ def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
     down (its caches refilled after every switch), so growth seen only there
     is no evidence.  When all are rejected, the whole family competes
     (:func:`fit`) over the undisturbed counts if there are two or more; with
-    fewer, the value at the largest undisturbed count is kept, not generalised.
+    fewer, or when the family's best law turns negative at some count of
+    :data:`EXTRAPOLATED`, the value at the largest undisturbed count is kept,
+    not generalised.
+
+    >>> fit_within_noise([2, 4, 8], [1.666e-5, 2.088e-5, 1.14e-5], [0.01] * 3).text
+    '1.14e-05'
 
     >>> f = fit_within_noise([2, 4], [0.026, 0.030], [0.05, 0.05])
     >>> f.text, f.form, f.noise
@@ -263,8 +272,12 @@ def fit_within_noise(ps: list[int], values: list[float], noise: list[float],
     steady = [i for i, p in enumerate(ps) if p not in disturbed]
     if len({ps[i] for i in steady}) >= 2 or not steady:
         chosen = steady or list(range(len(ps)))
-        return replace(fit([ps[i] for i in chosen], [values[i] for i in chosen]),
-                       noise=float(tolerance.max()))
+        found = fit([ps[i] for i in chosen], [values[i] for i in chosen])
+        # a time is never negative: a two-term law that turns so where it
+        # extrapolates is no law of this computation
+        if all(found.evaluate(p) >= 0 for p in EXTRAPOLATED):
+            return replace(found, noise=float(tolerance.max()))
+        steady = chosen
     last = max(steady, key=lambda i: ps[i])
     return Fit(_number(values[last], False), float((np.abs(y - values[last]) / scale).max()),
                "c", False, float(tolerance.max()))

@@ -67,7 +67,7 @@ def uses_cpu(trace: Trace) -> bool:
     return trace.oversubscribed and trace.has_cpu
 
 
-def rank_tokens(trace: Trace, rank: int) -> list[Token]:
+def rank_tokens(trace: Trace, rank: int, ready: dict[int, float] | None = None) -> list[Token]:
     """Rank ``rank``'s program as tokens with its peers' ranks and slot-named
     requests; computations in wall seconds, but in CPU seconds when the trace
     was taken with more ranks than cores and has them (a rank that shared its
@@ -77,22 +77,28 @@ def rank_tokens(trace: Trace, rank: int) -> list[Token]:
     count whether or not it held a short sleep there, so ranks still match.
     The wait of a rank that left ``MPI_Init`` (or a section's first call)
     later than the first rank counts as computation, as it always did: it is
-    no sleep of the program's, and some ranks have it where others do not."""
+    no sleep of the program's, and some ranks have it where others do not.
+    With ``ready`` (:func:`pevpm.trace.replay.replay.rank_program`'s), a
+    completion found by a poll is followed by a :data:`SLEEP` token of its
+    own, the time it was noticed late, so that every repetition has it."""
     n = trace.numprocs
     env = {"procnum": rank, "numprocs": n}
     slots: dict[str, str] = {}
     tokens = []
     gap = [0.0, 0.0]                    # seconds computed, seconds slept
-    statements, asked = rank_program(trace, rank, cpu=uses_cpu(trace))
+    statements, asked, late = rank_program(trace, rank, cpu=uses_cpu(trace), ready=ready)
     for i, s in enumerate(statements + [None]):
-        if isinstance(s, Serial):       # a first sleep is a later exit from MPI_Init: waiting
-            gap[s.sleep and i > 0] += float(s.time.evaluate(env))
+        if isinstance(s, Serial) and not late[i]:   # a first sleep is a later exit
+            gap[s.sleep and i > 0] += float(s.time.evaluate(env))    # from MPI_Init: waiting
             continue
         if gap != [0.0, 0.0]:
             tokens.append(Token(SLEEP if gap[1] > gap[0] else SERIAL, (sum(gap),)))
             gap = [0.0, 0.0]
         if s is None:
             break
+        if isinstance(s, Serial):
+            tokens.append(Token(SLEEP, (float(s.time.evaluate(env)),)))
+            continue
         assert isinstance(s, Message)
 
         def num(expr):

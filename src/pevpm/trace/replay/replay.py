@@ -125,8 +125,13 @@ class _RankConverter:
 
     def __init__(self, trace: Trace, rank: int, speed: float, cpu: bool = False,
                  ready: dict[int, float] | None = None, as_traced: bool = False,
-                 begins: list[float] | None = None):
+                 begins: list[float] | None = None, polls: dict[int, float] | None = None):
         self.trace, self.rank, self.speed, self.cpu = trace, rank, speed, cpu
+        # call index -> when its data was there: with it, each completion a poll
+        # (MPI_Test...) found is followed by a sleeping Serial, the time from the
+        # data's arrival (or the polling's start, if later) to that poll's end
+        self.polls = polls
+        self.noticed: set[int] = set()  # ids of those Serials
         # when each rank's program starts (computed once for all converters)
         self.begins = begins if begins is not None else _begins(trace)
         self.ready = ready      # call index -> when its data was there (None: no delays)
@@ -196,6 +201,8 @@ class _RankConverter:
                 own.add(call)
             self.serial(start - previous, own)
             self.out.extend(statements)
+            if self.polls is not None and call.name in POLLS:
+                self.notice(call.end - max(start, self.polls.get(index, start)))
             if self.ready is not None:
                 # an eager send can end before its receive is posted: it took no time after
                 after = max(0.0, call.end - max(start, self.ready.get(index, start)))
@@ -209,6 +216,13 @@ class _RankConverter:
             own.add(last)
         self.serial(finish - (polling_since if polling_since is not None else previous), own)
         return self.out
+
+    def notice(self, seconds: float) -> None:
+        """A program that polls with sleeps sees a completion up to a poll late:
+        ``seconds`` after the data was there, as a sleeping ``Serial``."""
+        late = Serial(_num(max(0.0, seconds)), sleep=True)
+        self.out.append(late)
+        self.noticed.add(id(late))
 
     @staticmethod
     def kind(call: Call) -> tuple:
@@ -328,10 +342,17 @@ def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
 
 
 def rank_program(trace: Trace, rank: int, cpu: bool = False,
-                 ) -> tuple[list[Statement], list[bool | None]]:
+                 ready: dict[int, float] | None = None,
+                 ) -> tuple[list[Statement], list[bool | None], list[bool]]:
     """:func:`rank_statements`, and for each statement whether it is a receive that
     asked for ``MPI_ANY_SOURCE`` (its source is the rank it matched): True or
-    False where the trace says (``pevpm trace`` records it), else None.
+    False where the trace says (``pevpm trace`` records it), else None; and
+    whether it is the lateness of a completion a poll found.  With ``ready``
+    (the rank's :func:`pevpm.trace.replay.delays.ready_times`), every call of
+    :data:`POLLS` that completed requests is followed by a sleeping
+    ``Serial``: the seconds from when its data was there to the poll's end
+    (a program polling ``MPI_Test`` with sleeps notices a message up to one
+    sleep late; ``pevpm extract`` fits it like a computation).
 
     >>> from pevpm.trace.events import Call, Recv, Send, Trace
     >>> t = Trace(((Call("MPI_Init", 0, 0), Call("MPI_Send", 1, 2, (Send(1, 0, 8),)),
@@ -339,13 +360,14 @@ def rank_program(trace: Trace, rank: int, cpu: bool = False,
     ...            (Call("MPI_Init", 0, 0), Call("MPI_Recv", 1, 2, (Recv(0, 0, 8),),
     ...                                          any_source=True),
     ...             Call("MPI_Finalize", 3, 3))))
-    >>> statements, asked = rank_program(t, 1)
-    >>> [(s.op, a) for s, a in zip(statements, asked) if a is not None]
-    [('MPI_Recv', True)]
+    >>> statements, asked, late = rank_program(t, 1)
+    >>> [(s.op, a) for s, a in zip(statements, asked) if a is not None], any(late)
+    ([('MPI_Recv', True)], False)
     """
-    converter = _RankConverter(trace, rank, 1.0, cpu)
+    converter = _RankConverter(trace, rank, 1.0, cpu, polls=ready)
     statements = converter.convert()
-    return statements, [converter.asked.get(id(s)) for s in statements]
+    return (statements, [converter.asked.get(id(s)) for s in statements],
+            [id(s) in converter.noticed for s in statements])
 
 
 def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]:
