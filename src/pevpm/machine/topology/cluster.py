@@ -37,7 +37,7 @@ Any other network (a fat-tree, torus, dragonfly, a user's file) is given as
 >>> from pevpm.machine.topology.torus import Torus
 >>> ring = Topology(network=Torus([8]), placement="cyclic", nodes=4).place(4)
 >>> ring.node_of, [ring.link_names[i] for i in ring.route(0, 2)]
-([0, 1, 2, 3], ['0>1 d0', '1>2 d0'])
+([0, 1, 2, 3], ['0-1 d0 up', '1-2 d0 up'])
 """
 
 from __future__ import annotations

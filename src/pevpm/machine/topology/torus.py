@@ -9,13 +9,14 @@ Routing (deterministic, the same links SimGrid lists): dimension by
 dimension, first to last, each the short way round (ties go up: ``t`` is
 reached upward when ``s < t <= s + d/2``, or ``s > d/2`` and ``(s + d/2) mod
 d >= t``, where ``s`` and ``t`` are the source's and destination's
-coordinates).  Links: ``mem k``, then per cable ``a>b dj`` (up) and its
-reverse ``b>a dj``, then ``limiter k`` (SimGrid's ``limiter_link``, crossed
+coordinates).  Links: ``mem k``, then per cable from node a to its
+neighbour b in dimension j ``a-b dj up`` (a to b) and ``a-b dj down`` (b to
+a), as SimGrid names them, then ``limiter k`` (SimGrid's ``limiter_link``, crossed
 by every message a node sends, forwards or receives) when given.
 
 >>> ring = Torus([4, 2])
 >>> [ring.link_names[i] for i in ring.node_route(0, 7)]
-['0>3 d0', '3>7 d1']
+['3-0 d0 down', '3-7 d1 up']
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ class Torus(Network):
             scale = 1
             for j, d in enumerate(dims):
                 nbr = r - (d - 1) * scale if (r // scale) % d == d - 1 else r + scale
-                self._add_link(f"{r}>{nbr} d{j}", latency, bandwidth)
-                self._add_link(f"{nbr}>{r} d{j}", latency, bandwidth)
+                self._add_link(f"{r}-{nbr} d{j} up", latency, bandwidth)
+                self._add_link(f"{r}-{nbr} d{j} down", latency, bandwidth)
                 scale *= d
         self._limiter = ([self._add_link(f"limiter {k}", 0.0, limiter) for k in range(self.nodes)]
                          if limiter is not None else None)
