@@ -77,7 +77,7 @@ class FatTree(Network):
             self._cable_base.append(len(self.link_names))
             for child in range(self.per_level[level]):
                 for port in range(up[level] * count[level]):
-                    parent, cable = self._parent(level, child, port)
+                    parent, cable = self.parent(level, child, port)
                     tag = f"#{cable}" if count[level] > 1 else ""
                     self._add_link(f"up {level}:{child}>{level + 1}:{parent}{tag}",
                                    latency, bandwidth)
@@ -119,7 +119,7 @@ class FatTree(Network):
     def _label(self, level: int, position: int) -> list[int]:
         return _digits(position, self._radix(level))
 
-    def _parent(self, level: int, child: int, port: int) -> tuple[int, int]:
+    def parent(self, level: int, child: int, port: int) -> tuple[int, int]:
         """(parent position, cable) of ``child``'s parent port ``port`` at ``level``."""
         label = self._label(level, child)
         label[level] = port % self.up[level]
@@ -147,7 +147,7 @@ class FatTree(Network):
             if lim:
                 route.append(lim[level][pos])
             route.append(self._cable(level, pos, port))
-            pos, _ = self._parent(level, pos, port)
+            pos, _ = self.parent(level, pos, port)
             level += 1
         # down, as SimGrid's loop walks it: the child index runs on across levels
         while level > 0:
