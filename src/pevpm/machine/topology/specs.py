@@ -47,7 +47,7 @@ KINDS = ("switch", "fat-tree", "torus", "dragonfly")
 COMMON = {"bw": units.bandwidth, "lat": units.latency, "limiter": units.bandwidth,
           "mem_bw": units.bandwidth, "mem_lat": units.latency}
 #: Largest network a spec may build (nodes).
-MAX_NODES = 1 << 20
+MAX_NODES = 1 << 17
 
 
 def parse_topology(text: str) -> Network:
