@@ -13,6 +13,8 @@ per topology) build their links in ``__init__`` and say how they route in
 >>> net = Star(3)
 >>> [net.link_names[i] for i in net.node_route(0, 2)], net.node_route(1, 1)
 (['up 0', 'backplane', 'down 2'], (7,))
+>>> isinstance(net, Network), net.diameter(), net.link_latency
+(True, 3, None)
 """
 
 from __future__ import annotations

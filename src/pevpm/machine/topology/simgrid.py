@@ -184,7 +184,11 @@ def _lists(text: str, parts: int, what: str) -> list[list[int]]:
 def cluster_network(topology: str, params: str, figures: dict, where: str,
                     hosts: int | None = None) -> Network:
     """A FAT_TREE, TORUS or DRAGONFLY cluster from SimGrid's ``topo_parameters``;
-    ``hosts``: the cluster's host count, which must match."""
+    ``hosts``: the cluster's host count, which must match.
+
+    >>> cluster_network("DRAGONFLY", "2,1;1,1;2,1;3", {}, "here").nodes
+    12
+    """
     try:
         if topology == "FAT_TREE":
             (levels,), down, up, count = _lists(params, 4, "a FAT_TREE")

@@ -73,7 +73,12 @@ def parse_topology(text: str) -> Network:
 
 
 def build(kind: str, rest: str, where: str) -> Network:
-    """A network of ``kind`` from the text after its colon."""
+    """A network of ``kind`` from the text after its colon (``where`` names the
+    spec in errors).
+
+    >>> build("torus", "4x2,bw=1GB/s", "--topology torus:4x2").link_bandwidth[-1]
+    1000000000.0
+    """
     if ";" in rest:
         return _simgrid_form(kind, rest, where)
     items = [item.strip() for item in rest.split(",") if item.strip()]

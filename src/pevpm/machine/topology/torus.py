@@ -87,6 +87,7 @@ class Torus(Network):
         return route
 
     def coords(self, node: int) -> list[int]:
+        """Node ``node``'s coordinate in each dimension (the first varies fastest)."""
         out, scale = [], 1
         for d in self.dims:
             out.append((node // scale) % d)
