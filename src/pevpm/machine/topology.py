@@ -32,6 +32,7 @@ call keeps its core busy polling (``"poll"``, MPICH's default) or sleeps
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from pevpm.errors import SimulationError
@@ -113,17 +114,30 @@ class Placement:
                            + [f"down {k}" for k in range(nodes)]
                            + [f"mem {k}" for k in range(nodes)] + ["backplane"])
         self.capacities = [1] * (3 * nodes) + [backplane_capacity]
+        #: Seconds and bytes/s per link: None, the message's whole time comes
+        #: from the communication model (what a measured switch gives).
+        self.link_latency: list[float] | None = None
+        self.link_bandwidth: list[float] | None = None
         self._routes: dict[tuple[int, int], tuple[int, ...]] = {}
 
     def intra_node(self, src: int, dst: int) -> bool:
         return self.node_of[src] == self.node_of[dst]
 
-    def route(self, src: int, dst: int) -> tuple[int, ...]:
-        """Ids of the links a message from rank ``src`` to rank ``dst`` crosses."""
-        a, b = self.node_of[src], self.node_of[dst]
+    def node_route(self, a: int, b: int) -> tuple[int, ...]:
+        """Ids of the links a message from node ``a`` to node ``b`` crosses."""
         route = self._routes.get((a, b))
         if route is None:
             n = self.nodes
             route = (2 * n + a,) if a == b else (a, 3 * n, n + b)
             self._routes[(a, b)] = route
         return route
+
+    def route(self, src: int, dst: int) -> tuple[int, ...]:
+        """Ids of the links a message from rank ``src`` to rank ``dst`` crosses."""
+        return self.node_route(self.node_of[src], self.node_of[dst])
+
+    def describe(self) -> str:
+        """One line: the network, its routing and the placement."""
+        per_node = max(Counter(self.node_of).values(), default=0)
+        return (f"one switch, {self.nodes} node{'s' if self.nodes != 1 else ''}, "
+                f"up to {per_node} rank{'s' if per_node != 1 else ''} per node")
