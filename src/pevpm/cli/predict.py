@@ -20,7 +20,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from pevpm.cli import numbers, outputs
-from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
+from pevpm.cli.arguments import (
+    add_collective_arguments,
+    add_topology_arguments,
+    collective_config,
+    parse_defines,
+)
 from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError, did_you_mean
 from pevpm.vm.executors import EXECUTOR_NAMES, default_workers
@@ -153,6 +158,7 @@ def register(subparsers) -> None:
                         "on one host: every rank on that host, sharing its cores)")
     p.add_argument("--nodes", type=numbers.procs_per_node, metavar="N",
                    help="spread the ranks evenly over N nodes (with --ppn: N nodes of P)")
+    add_topology_arguments(p)
     p.add_argument("--processor", metavar="ID",
                    help="processor id of every rank (selects 'Serial on ID' lines)")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
@@ -254,7 +260,8 @@ def run_predict(args) -> int:
     params = parse_defines(args.defines)
     _check_local_workers(args.workers, args.executor)
     machine = parse_machine(_with_binding(args.machine, args.model, args.binding),
-                            ppn=args.ppn, processor=args.processor, nodes=args.nodes)
+                            ppn=args.ppn, processor=args.processor, nodes=args.nodes,
+                            topology=args.topology, placement=args.placement, seed=args.seed)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
     if not Path(args.model).is_file():
