@@ -96,7 +96,8 @@ def test_explain_without_a_profile_names_the_busiest_links(tmp_path, capsys):
     assert table[:5] == [
         "2 ranks: no profile blocks (the communication model is Constant)",
         "2 ranks: busiest links of one run",
-        "  network: one switch, 2 nodes, up to 1 rank per node",
+        "  network: single switch (2 nodes, 7 links; routing: up, backplane, down); block "
+        "placement: 2 ranks on 2 nodes, 1 per node",
         "  link                  use  messages        bytes      waited  slowed most",
         "  backplane            200%       100       819200    0.000 ms  -"]
     assert table[5].split() == ["down", "0", "100%", "50", "409600", "0.000", "ms", "-"]
@@ -127,7 +128,7 @@ def model():
                  "--json"]) == 0
     out, _ = capsys.readouterr()
     [prediction] = json.loads(out)["predictions"]
-    assert prediction["network"] == "one switch, 2 nodes, up to 4 ranks per node"
+    assert prediction["network"].endswith("block placement: 5 ranks on 2 nodes, up to 4 per node")
     # up 0, the backplane and down 1 are equally loaded: the first on the route
     first = prediction["links"][0]
     assert (first["link"], first["messages"], first["bytes"]) == ("up 0", 4, 32768)
