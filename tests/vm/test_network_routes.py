@@ -102,8 +102,8 @@ def test_the_core_and_the_reference_agree_on_a_tree(blocks, numprocs, comm, ppn,
 
 
 def test_the_core_and_the_reference_agree_on_many_overlapping_flows():
-    """An alltoall of 64 KiB blocks on 12 nodes: hundreds of flows overlap on
-    the trunks, whose rate functions grow past the pruning threshold."""
+    """An alltoall of 64 KiB blocks on 12 nodes, three times: hundreds of flows
+    overlap on the trunks, drawn out of time order."""
     b = ModelBuilder()
     with b.loop(3):
         b.collective("MPI_Alltoall", 65536)

@@ -630,7 +630,6 @@ cdef struct Transit:
 # ------------------------------------------------------------ shared cores
 
 cdef int SHARING_KEEP = 256     # pevpm.vm.sharing._KEEP
-cdef int FLOW_PRUNE_AT = 64     # pevpm.vm.flows.PRUNE_AT
 
 
 cdef Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
@@ -2061,8 +2060,6 @@ cdef class Core:
             self.capwalk = nl
         for j in range(nl):
             link = self.route_links[first + j]
-            if self.nflow[link] > FLOW_PRUNE_AT:
-                self.flow_prune(link, start)
             self.walk[j] = _bisect_right(self.flow_times[link], self.nflow[link], start) - 1
         while True:
             rate = INFINITY
@@ -2108,16 +2105,6 @@ cdef class Core:
         self.segments[3 * nseg + 1] = b
         self.segments[3 * nseg + 2] = rate
         return nseg + 1
-
-    cdef void flow_prune(self, int link, double start) noexcept:
-        cdef int n = self.nflow[link]
-        cdef int keep = <int> _bisect_right(self.flow_times[link], n, start) - 1
-        if keep > 0:
-            memmove(self.flow_times[link], self.flow_times[link] + keep,
-                    (n - keep) * sizeof(double))
-            memmove(self.flow_rates[link], self.flow_rates[link] + keep,
-                    (n - keep) * sizeof(double))
-            self.nflow[link] = n - keep
 
     cdef int flow_split(self, int link, double x) except -1:
         """Make ``x`` a breakpoint of ``link`` (keeping the rate there); its index."""

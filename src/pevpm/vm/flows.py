@@ -23,11 +23,11 @@ those of max-min sharing; the order in which the flows finish is the order
 they were drawn instead of all together (n equal flows on one link: k-th at
 ``k S / B`` instead of all at ``n S / B``).
 
-Segments that ended before a flow's start are dropped from a link's function
-once it holds more than :data:`PRUNE_AT` breakpoints (a later flow that
-starts earlier than that does not see them: the thesis scoreboard's
-expire-at-query rule).  The compiled core has the same walk in C, with the
-same arithmetic in the same order, so both engines agree to the bit.
+A link keeps every breakpoint of the run: the engines draw messages out of
+time order (a send posted early may be drawn after later ones), and a flow
+must see every reservation it overlaps.  The compiled core has the same
+walk in C, with the same arithmetic in the same order, so both engines
+agree to the bit.
 
 >>> net = FlowNetwork(bandwidth=[100.0, 50.0])
 >>> net.occupy((0,), start=0.0, size=100)       # alone on link 0: 100 B at 100 B/s
@@ -44,10 +44,6 @@ import bisect
 from collections.abc import Sequence
 
 from pevpm.errors import SimulationError
-
-#: A link's breakpoints beyond which segments that ended before a new flow's
-#: start are dropped.
-PRUNE_AT = 64
 
 
 class FlowNetwork:
@@ -67,9 +63,6 @@ class FlowNetwork:
         links ``route``, given the flows reserved before it; reserves it."""
         if size <= 0 or not route:
             return 0.0
-        for link in route:
-            if len(self._times[link]) > PRUNE_AT:
-                self._prune(link, start)
         at = [bisect.bisect_right(self._times[k], start) - 1 for k in route]
         segments: list[tuple[float, float, float]] = []
         t, left = start, float(size)
@@ -95,12 +88,6 @@ class FlowNetwork:
         """Bytes/s of ``link`` taken by the reserved flows at time ``at``."""
         i = bisect.bisect_right(self._times[link], at) - 1
         return self._rates[link][i] if i >= 0 else 0.0
-
-    def _prune(self, link: int, start: float) -> None:
-        times, rates = self._times[link], self._rates[link]
-        keep = bisect.bisect_right(times, start) - 1
-        if keep > 0:
-            del times[:keep], rates[:keep]
 
     def _reserve(self, link: int, segments: list[tuple[float, float, float]]) -> None:
         """Add each segment's rate to ``link`` over the segment's span."""
