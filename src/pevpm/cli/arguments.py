@@ -32,7 +32,7 @@ def add_topology_arguments(parser) -> None:
         "--topology", metavar="SPEC|FILE",
         help="the network between the nodes instead of one switch: fat-tree:k=4,n=3,oversub=4 | "
              "fat-tree:m=8,n=3 | torus:8x8x8 | dragonfly:groups=9,chassis=1,routers=9,nodes=4 | "
-             "switch:nodes=64, each with optional bw=,lat=,nic=,cores=; or a SimGrid platform "
+             "switch:nodes=64, each with optional bw=,lat=,limiter=,cores=; or a SimGrid platform "
              "(.xml) or pevpm description (.yaml) file (docs/topology.md)")
     parser.add_argument(
         "--placement", metavar="HOW",

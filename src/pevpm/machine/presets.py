@@ -154,11 +154,11 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
     machine = _parse_machine(spec, ppn, processor, nodes)
     if topology is None and placement is None:
         return machine
-    return replace(machine, topology=_laid_out(machine.topology, topology, placement, seed,
+    return replace(machine, topology=lay_out(machine.topology, topology, placement, seed,
                                                ppn is None and nodes is None))
 
 
-def _laid_out(base: Topology, topology: str | None, placement: str | None, seed: int,
+def lay_out(base: Topology, topology: str | None, placement: str | None, seed: int,
               unplaced: bool) -> Topology:
     """``base`` on the network ``topology`` names, its ranks placed by ``placement``."""
     from pevpm.machine.topology.placement import PLACEMENTS, read_hostfile

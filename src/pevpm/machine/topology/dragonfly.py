@@ -137,6 +137,10 @@ class Dragonfly(Network):
             route.append(node_lim[b])
         return route
 
+    def router_pairs(self) -> list[tuple[int, int]]:
+        """(router, router) of every one-way link between routers."""
+        return list(self._cable)
+
     def _far_pairs(self):
         firsts = range(0, self.nodes, self.shape[6])
         return [(a, b) for a in firsts for b in firsts]

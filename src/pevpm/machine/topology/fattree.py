@@ -38,12 +38,9 @@ def _digits(position: int, radix: list[int]) -> list[int]:
     return out
 
 
-def _position(digits: list[int], radix: list[int]) -> int:
-    pos, scale = 0, 1
-    for d, r in zip(digits, radix):
-        pos += d * scale
-        scale *= r
-    return pos
+def _position(digits: list[int], scales: list[int]) -> int:
+    """The position whose digits are ``digits`` (``scales``: each digit's place value)."""
+    return sum(d * scale for d, scale in zip(digits, scales))
 
 
 class FatTree(Network):
@@ -72,12 +69,22 @@ class FatTree(Network):
         self.per_level = [prod(down)] + [prod(up[:i + 1]) * prod(down[i + 1:])
                                          for i in range(levels)]
         self._add_memory(loopback_latency, loopback_bandwidth)
+        radices = [[down[j] if j >= level else up[j] for j in range(levels)]
+                   for level in range(levels + 1)]
+        self._scales = [[prod(radix[:j]) for j in range(levels)] for radix in radices]
+        self._labels = [[tuple(_digits(pos, radices[level])) for pos in range(count_)]
+                        for level, count_ in enumerate(self.per_level)]
+        self._ports = [up[level] * count[level] for level in range(levels)]
+        self._up_prefix = [prod(up[:level]) for level in range(levels)]
+        self._parents: list[list[int]] = []
         self._cable_base = []
         for level in range(levels):
             self._cable_base.append(len(self.link_names))
+            self._parents.append([])
             for child in range(self.per_level[level]):
                 for port in range(up[level] * count[level]):
-                    parent, cable = self._parent(level, child, port)
+                    parent, cable = self.parent(level, child, port)
+                    self._parents[level].append(parent)
                     tag = f"#{cable}" if count[level] > 1 else ""
                     self._add_link(f"up {level}:{child}>{level + 1}:{parent}{tag}",
                                    latency, bandwidth)
@@ -113,58 +120,44 @@ class FatTree(Network):
                    [1] * n, **links)
 
     # -- labels ---------------------------------------------------------------------
-    def _radix(self, level: int) -> list[int]:
-        return [self.down[j] if j >= level else self.up[j] for j in range(len(self.down))]
-
-    def _label(self, level: int, position: int) -> list[int]:
-        return _digits(position, self._radix(level))
-
-    def _parent(self, level: int, child: int, port: int) -> tuple[int, int]:
+    def parent(self, level: int, child: int, port: int) -> tuple[int, int]:
         """(parent position, cable) of ``child``'s parent port ``port`` at ``level``."""
-        label = self._label(level, child)
+        label = list(self._labels[level][child])
         label[level] = port % self.up[level]
-        return _position(label, self._radix(level + 1)), port // self.up[level]
-
-    def _cable(self, level: int, child: int, port: int) -> int:
-        """Id of the up link of ``child``'s parent port ``port`` (its down link is next)."""
-        ports = self.up[level] * self.count[level]
-        return self._cable_base[level] + 2 * (child * ports + port)
-
-    def _in_subtree(self, level: int, label: list[int], dest: list[int]) -> bool:
-        return level > 0 and all(label[i] == dest[i] for i in range(level, len(self.down)))
+        return _position(label, self._scales[level + 1]), port // self.up[level]
 
     # -- routing --------------------------------------------------------------------
     def _route(self, a: int, b: int) -> list[int]:
         route: list[int] = []
-        lim = self._limiters
+        lim, labels, ports, base = self._limiters, self._labels, self._ports, self._cable_base
         level, pos = 0, a
-        dest = self._label(0, b)
-        while not self._in_subtree(level, self._label(level, pos), dest):
-            d = b
-            for i in range(level):
-                d //= self.up[i]
-            port = d % (self.up[level] * self.count[level])
+        dest = labels[0][b]
+        while level == 0 or labels[level][pos][level:] != dest[level:]:
+            port = (b // self._up_prefix[level]) % ports[level]
             if lim:
                 route.append(lim[level][pos])
-            route.append(self._cable(level, pos, port))
-            pos, _ = self._parent(level, pos, port)
+            route.append(base[level] + 2 * (pos * ports[level] + port))
+            pos = self._parents[level][pos * ports[level] + port]
             level += 1
         # down, as SimGrid's loop walks it: the child index runs on across levels
+        # (jumping straight to the next index whose child digit is the destination's)
         while level > 0:
             down = self.down[level - 1]
             i = (a % self.count[level - 1]) * down
-            while level > 0 and i < down * self.count[level - 1]:
-                if i % down == dest[level - 1]:
-                    label = self._label(level, pos)
-                    label[level - 1] = i % down
-                    child = _position(label, self._radix(level - 1))
-                    port = self._label(level, pos)[level - 1] + (i // down) * self.up[level - 1]
-                    route.append(self._cable(level - 1, child, port) + 1)
-                    if lim:
-                        route.append(lim[level][pos])
-                    level, pos = level - 1, child
-                    if level > 0:
-                        down = self.down[level - 1]
+            while level > 0:
+                i += (dest[level - 1] - i) % down
+                if i >= down * self.count[level - 1]:
+                    break
+                label = list(labels[level][pos])
+                port = label[level - 1] + (i // down) * self.up[level - 1]
+                label[level - 1] = i % down
+                child = _position(label, self._scales[level - 1])
+                route.append(base[level - 1] + 2 * (child * ports[level - 1] + port) + 1)
+                if lim:
+                    route.append(lim[level][pos])
+                level, pos = level - 1, child
+                if level > 0:
+                    down = self.down[level - 1]
                 i += 1
         if lim:
             route.append(lim[0][b])

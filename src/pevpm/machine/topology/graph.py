@@ -112,6 +112,10 @@ class Graph(Network):
                     return self.name(a), self.name(b)
         return None
 
+    def cable_ends(self) -> list[tuple[int, int]]:
+        """(vertex, vertex) of every one-way link drawn (hosts first, then switches)."""
+        return [(v, w) for v, out in enumerate(self._out) for w, _ in out]
+
     def levels(self) -> list[str]:
         cables = sum(len(out) for out in self._out) // 2
         return [f"{self.nodes} hosts, {len(self.switches)} switches, {cables} cables"

@@ -15,9 +15,11 @@ Specs are ``KIND:PARAMETERS[,key=value...]``:
     or SimGrid's ``topo_parameters`` (:mod:`.dragonfly`).
 
 Every kind takes ``bw`` and ``lat`` (every cable's figures; without them
-the communication model prices messages), ``nic`` (a node's injection
-bandwidth, SimGrid's ``limiter_link``), ``mem_bw``/``mem_lat`` (inside a
-node) and ``cores`` (per node).  A path ending ``.xml`` is a SimGrid
+the communication model prices messages), ``limiter`` (SimGrid's
+``limiter_link``: a link of that bandwidth that every node -- and in
+fat-trees and dragonflies every switch -- puts in the way of what it sends
+and receives, in a torus also of what it forwards), ``mem_bw``/``mem_lat``
+(inside a node) and ``cores`` (per node).  A path ending ``.xml`` is a SimGrid
 platform, ``.yaml``/``.yml`` pevpm's own description.
 
 >>> net = parse_topology("fat-tree:k=4,n=2,oversub=2,bw=10Gbit/s,lat=1us")
@@ -42,10 +44,10 @@ from pevpm.machine.topology.torus import Torus
 
 KINDS = ("switch", "fat-tree", "torus", "dragonfly")
 #: Keys every kind takes, and how each is read.
-COMMON = {"bw": units.bandwidth, "lat": units.latency, "nic": units.bandwidth,
+COMMON = {"bw": units.bandwidth, "lat": units.latency, "limiter": units.bandwidth,
           "mem_bw": units.bandwidth, "mem_lat": units.latency}
 #: Largest network a spec may build (nodes).
-MAX_NODES = 1 << 20
+MAX_NODES = 1 << 17
 
 
 def parse_topology(text: str) -> Network:
@@ -130,7 +132,7 @@ def _simgrid_form(kind: str, rest: str, where: str) -> Network:
 def _links(values: dict[str, str]) -> dict:
     """The cable and node keyword arguments of a generator from the common keys."""
     read = {key: COMMON[key](values.pop(key)) for key in list(values) if key in COMMON}
-    out = {"bandwidth": read.get("bw"), "latency": read.get("lat"), "limiter": read.get("nic"),
+    out = {"bandwidth": read.get("bw"), "latency": read.get("lat"), "limiter": read.get("limiter"),
            "loopback_bandwidth": read.get("mem_bw"), "loopback_latency": read.get("mem_lat")}
     if "cores" in values:
         out["cores"] = _number(values.pop("cores"), "cores", "cores")

@@ -59,8 +59,8 @@ class Torus(Network):
 
     def _route(self, a: int, b: int) -> list[int]:
         route: list[int] = []
-        mine = self._coords(a)
-        target = self._coords(b)
+        mine = self.coords(a)
+        target = self.coords(b)
         current = a
         while current != b:
             scale = 1
@@ -86,7 +86,7 @@ class Torus(Network):
             route.append(self._limiter[b])
         return route
 
-    def _coords(self, node: int) -> list[int]:
+    def coords(self, node: int) -> list[int]:
         out, scale = [], 1
         for d in self.dims:
             out.append((node // scale) % d)
