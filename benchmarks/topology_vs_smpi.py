@@ -13,7 +13,8 @@ runs with its latency and bandwidth correction factors off (as in
 benchmarks/engine_vs_smpi.py).  Prints, per case, pevpm's predicted time,
 SMPI's simulated time, the difference, both wall times and their ratio.
 
-``--saturation`` adds the thesis's inter-switch experiment: a two-switch
+``--speed RANKS`` times pevpm alone on today's single switch and on each
+network (item 5 of issue 27: within 2x).  ``--saturation`` adds the thesis's inter-switch experiment: a two-switch
 Perseus-like machine (32 Fast Ethernet nodes per switch, 91 Mbit/s and
 80 us per node link, one 1 Gbit/s trunk) where every rank of the first half
 posts an MPI_Isend to its partner in the second half at once; it prints the
@@ -23,6 +24,8 @@ trunk) by message size.
     PYTHONPATH=src python benchmarks/topology_vs_smpi.py --ranks 64,256
     PYTHONPATH=src python benchmarks/topology_vs_smpi.py --no-smpi --ranks 64,256,1024
     PYTHONPATH=src python benchmarks/topology_vs_smpi.py --saturation --no-smpi --ranks 0
+    PYTHONPATH=src python benchmarks/topology_vs_smpi.py --ranks 0 --speed 1024 \
+        --kernels jacobi,perm
 """
 
 from __future__ import annotations
@@ -118,8 +121,10 @@ def kernel_model(kernel: str, numprocs: int):
 
 
 def run_pevpm(kernel: str, kind: str, numprocs: int) -> dict:
+    """pevpm on ``kind``'s platform file (``"switch"``: today's single switch,
+    whose messages cost the communication model's time alone)."""
     machine = parse_machine("constant:latency=0,eager=65536",
-                            topology=str(platform(kind, numprocs)))
+                            topology=None if kind == "switch" else str(platform(kind, numprocs)))
     model = kernel_model(kernel, numprocs)
     start = time.perf_counter()
     result = fastengine.simulate(model, numprocs, machine, rng=np.random.default_rng(0))
@@ -194,6 +199,8 @@ def main(argv=None) -> int:
     parser.add_argument("--no-smpi", action="store_true", help="pevpm only")
     parser.add_argument("--write-platforms", action="store_true",
                         help="(re)write benchmarks/smpi/topology/*.xml and stop")
+    parser.add_argument("--speed", default="", metavar="RANKS",
+                        help="also time pevpm on the single switch and each network")
     parser.add_argument("--saturation", action="store_true",
                         help="also the two-switch inter-switch saturation experiment")
     args = parser.parse_args(argv)
@@ -231,7 +238,21 @@ def main(argv=None) -> int:
                 print(line, flush=True)
     if args.saturation:
         saturation([1024, 4096, 8192, 12288, 16384, 32768, 65536])
+    if args.speed:
+        speed(int(args.speed), args.kernels.split(","), args.kinds.split(","))
     return 0
+
+
+def speed(numprocs: int, kernels: list[str], kinds: list[str]) -> None:
+    """pevpm's wall seconds per kernel on the single switch and on each network."""
+    print(f"\npevpm wall seconds at {numprocs} ranks: the single switch (no link figures) "
+          "beside each network (flow model); ratio = network / switch")
+    print(f"{'kernel':>7} {'switch':>8} " + " ".join(f"{k:>10} {'ratio':>5}" for k in kinds))
+    for kernel in kernels:
+        switch = run_pevpm(kernel, "switch", numprocs)["wall"]
+        walls = [run_pevpm(kernel, kind, numprocs)["wall"] for kind in kinds]
+        print(f"{kernel:>7} {switch:>8.3f} "
+              + " ".join(f"{w:>10.3f} {w / switch:>5.2f}" for w in walls), flush=True)
 
 
 if __name__ == "__main__":
