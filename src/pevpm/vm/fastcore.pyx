@@ -2086,10 +2086,7 @@ cdef class Core:
                 if self.walk[j] + 1 < self.nflow[link] and times[self.walk[j] + 1] == t:
                     self.walk[j] += 1
         for j in range(nl):
-            link = self.route_links[first + j]
-            for k in range(nseg):
-                self.flow_reserve(link, self.segments[3 * k], self.segments[3 * k + 1],
-                                  self.segments[3 * k + 2])
+            self.flow_reserve(self.route_links[first + j], nseg)
         return end - start
 
     cdef int flow_segment(self, int nseg, double a, double b, double rate) except -1:
@@ -2133,14 +2130,40 @@ cdef class Core:
         self.nflow[link] = n + 1
         return i + 1
 
-    cdef int flow_reserve(self, int link, double a, double b, double rate) except -1:
-        """Add ``rate`` to ``link`` from ``a`` to ``b``."""
-        cdef int i = self.flow_split(link, a)
-        self.flow_split(link, b)
-        while i < self.nflow[link] and self.flow_times[link][i] < b:
-            self.flow_rates[link][i] += rate
-            i += 1
+    cdef int flow_reserve(self, int link, int nseg) except -1:
+        """Add each of the flow's ``nseg`` spans to ``link``, then drop the
+        breakpoints there that no longer change the rate."""
+        cdef int i = 0, k, low = -1
+        cdef double b
+        for k in range(nseg):
+            i = self.flow_split(link, self.segments[3 * k])
+            if low < 0:
+                low = i
+            b = self.segments[3 * k + 1]
+            self.flow_split(link, b)
+            while i < self.nflow[link] and self.flow_times[link][i] < b:
+                self.flow_rates[link][i] += self.segments[3 * k + 2]
+                i += 1
+        self.flow_merge(link, low, i + 1)
         return 0
+
+    cdef void flow_merge(self, int link, int low, int high) noexcept:
+        """pevpm.vm.flows._merge on ``link``."""
+        cdef int n = self.nflow[link], i, kept = low
+        cdef double *times = self.flow_times[link]
+        cdef double *rates = self.flow_rates[link]
+        cdef double before = rates[low - 1] if low > 0 else 0.0
+        if high > n:
+            high = n
+        for i in range(low, high):
+            if rates[i] != before:
+                times[kept] = times[i]
+                rates[kept] = rates[i]
+                before = rates[i]
+                kept += 1
+        memmove(times + kept, times + high, (n - high) * sizeof(double))
+        memmove(rates + kept, rates + high, (n - high) * sizeof(double))
+        self.nflow[link] = n - (high - kept)
 
     cdef int deliver(self, int s, int r) except -1:
         cdef Req *send = &self.reqs[s]

@@ -90,14 +90,19 @@ class FlowNetwork:
         return self._rates[link][i] if i >= 0 else 0.0
 
     def _reserve(self, link: int, segments: list[tuple[float, float, float]]) -> None:
-        """Add each segment's rate to ``link`` over the segment's span."""
+        """Add each segment's rate to ``link`` over the segment's span, then
+        drop the breakpoints there that no longer change the rate."""
         times, rates = self._times[link], self._rates[link]
+        low = -1
         for a, b, rate in segments:
             i = _split(times, rates, a)
+            if low < 0:
+                low = i
             _split(times, rates, b)
             while i < len(times) and times[i] < b:
                 rates[i] += rate
                 i += 1
+        _merge(times, rates, low, i + 1)
 
 
 def _free(net: FlowNetwork, route: Sequence[int], at: list[int]) -> tuple[float, float]:
@@ -113,6 +118,22 @@ def _free(net: FlowNetwork, route: Sequence[int], at: list[int]) -> tuple[float,
         if i + 1 < len(times) and times[i + 1] < until:
             until = times[i + 1]
     return rate, until
+
+
+def _merge(times: list[float], rates: list[float], low: int, high: int) -> None:
+    """Drop the breakpoints ``low .. high - 1`` whose rate is the one before
+    theirs (0 before the first): a saturated stretch becomes one segment,
+    which a flow queued behind it crosses in one step."""
+    high = min(high, len(times))
+    before = rates[low - 1] if low > 0 else 0.0
+    kept_times, kept_rates = [], []
+    for i in range(low, high):
+        if rates[i] != before:
+            kept_times.append(times[i])
+            kept_rates.append(rates[i])
+            before = rates[i]
+    times[low:high] = kept_times
+    rates[low:high] = kept_rates
 
 
 def _split(times: list[float], rates: list[float], x: float) -> int:
