@@ -23,6 +23,21 @@ from __future__ import annotations
 #: network figures but none for memory (SimGrid's loopback defaults).
 LOOPBACK_BANDWIDTH = 10e9
 LOOPBACK_LATENCY = 0.0
+#: Most nodes (and host-file slots) pevpm builds: twice the most ranks it runs.
+MAX_NODES = 1 << 17
+#: Most links pevpm builds (a network's descriptions are checked against it first).
+MAX_LINKS = 1 << 22
+
+
+def check_size(nodes: int, links: int) -> None:
+    """ValueError when a network would exceed :data:`MAX_NODES` or :data:`MAX_LINKS`.
+
+    >>> check_size(1024, 10_000)
+    """
+    if nodes > MAX_NODES:
+        raise ValueError(f"{nodes:,} nodes is more than pevpm builds ({MAX_NODES:,})")
+    if links > MAX_LINKS:
+        raise ValueError(f"{links:,} links is more than pevpm builds ({MAX_LINKS:,})")
 
 
 class Network:

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 from pevpm.errors import PevpmError, did_you_mean
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import MAX_NODES, Network
 
 #: How ranks go onto nodes (a host file is given as its slots instead).
 PLACEMENTS = ("block", "cyclic", "random")
@@ -98,6 +98,9 @@ def read_hostfile(path: str) -> tuple[str, ...]:
         if not match or not count.isdigit() or int(count) < 1:
             raise PevpmError(f"expected 'host', 'host:N' or 'host slots=N' with N >= 1, "
                              f"got {line!r}", f"{path}:{number}")
+        if len(slots) + int(count) > MAX_NODES:
+            raise PevpmError(f"more than {MAX_NODES:,} slots: more than pevpm runs ranks",
+                             f"{path}:{number}")
         slots += [match.group(1)] * int(count)
     if not slots:
         raise PevpmError("the host file names no hosts", path)

@@ -31,7 +31,7 @@ from pevpm.machine.topology import units
 from pevpm.machine.topology.dragonfly import Dragonfly
 from pevpm.machine.topology.fattree import FatTree
 from pevpm.machine.topology.graph import Graph
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import MAX_NODES, Network
 from pevpm.machine.topology.star import Star
 from pevpm.machine.topology.torus import Torus
 
@@ -134,6 +134,8 @@ def _radicals(text: str) -> list[int]:
         low, dash, high = part.strip().partition("-")
         if not low.isdigit() or (dash and not high.isdigit()):
             raise ValueError(f"expected numbers and ranges like 0-15,20, got {text!r}")
+        if dash and int(high) - int(low) + len(out) >= MAX_NODES:
+            raise ValueError(f"{text!r} gives more hosts than pevpm builds ({MAX_NODES:,})")
         out += list(range(int(low), int(high) + 1)) if dash else [int(low)]
     return out
 

@@ -38,7 +38,7 @@ from pevpm.errors import PevpmError, did_you_mean
 from pevpm.machine.topology import units
 from pevpm.machine.topology.dragonfly import Dragonfly
 from pevpm.machine.topology.fattree import FatTree
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import MAX_NODES, Network
 from pevpm.machine.topology.star import Star
 from pevpm.machine.topology.torus import Torus
 
@@ -46,8 +46,6 @@ KINDS = ("switch", "fat-tree", "torus", "dragonfly")
 #: Keys every kind takes, and how each is read.
 COMMON = {"bw": units.bandwidth, "lat": units.latency, "limiter": units.bandwidth,
           "mem_bw": units.bandwidth, "mem_lat": units.latency}
-#: Largest network a spec may build (nodes).
-MAX_NODES = 1 << 17
 
 
 def parse_topology(text: str) -> Network:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from math import prod
 
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import Network, check_size
 
 
 class Torus(Network):
@@ -39,6 +39,7 @@ class Torus(Network):
                  host_names: list[str] | None = None, cores: int | None = None):
         if not dims or min(dims) < 1:
             raise ValueError(f"torus dimensions must be whole numbers >= 1, got {dims}")
+        check_size(prod(dims), 3 * len(dims) * prod(dims))
         self.dims = list(dims)
         super().__init__(prod(dims), "x".join(map(str, dims)), timed=bandwidth is not None,
                          host_names=host_names, cores=cores)
