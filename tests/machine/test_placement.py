@@ -44,7 +44,8 @@ def test_a_host_file_gives_slots_in_every_mpiexec_style(tmp_path):
         machine.topology.place(7)
 
 
-@pytest.mark.parametrize("text, line", [("a:0\n", 1), ("a\nb:two\n", 2), ("a b c\n", 1)])
+@pytest.mark.parametrize("text, line", [("a:0\n", 1), ("a\nb:two\n", 2), ("a b c\n", 1),
+                                        ("a:2\nb:99999999999\n", 2)])
 def test_a_bad_host_file_line_is_named(tmp_path, text, line):
     path = tmp_path / "hosts"
     path.write_text(text)
