@@ -157,7 +157,7 @@ def _cluster(element: _Element, path: str) -> Network:
                "limiter": _attr(element, "limiter_link", path, units.bandwidth),
                "loopback_bandwidth": _attr(element, "loopback_bw", path, units.bandwidth),
                "loopback_latency": _attr(element, "loopback_lat", path, units.latency),
-               "cores": _attr(element, "core", path, _whole_text),
+               "cores": _attr(element, "core", path, units.count),
                "host_names": [f"{prefix}{r}{suffix}" for r in radicals]}
     if topology == "FLAT":
         bb_bw = _attr(element, "bb_bw", path, units.bandwidth)
@@ -168,19 +168,13 @@ def _cluster(element: _Element, path: str) -> Network:
     return cluster_network(topology, params, figures, where, len(radicals))
 
 
-def _whole_text(text: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
-        raise ValueError(f"expected a whole number >= 1, got {text!r}")
-    return int(text)
-
-
 def _lists(text: str, parts: int, what: str) -> list[list[int]]:
     """``a,b;c;d,e`` as lists of whole numbers, ``parts`` of them."""
     groups = text.split(";")
     if len(groups) != parts:
         raise ValueError(f"{what} topo_parameters has {parts} ';'-separated parts, "
                          f"got {len(groups)} in {text!r}")
-    return [[_whole_text(v) for v in group.split(",")] for group in groups]
+    return [[units.count(v) for v in group.split(",")] for group in groups]
 
 
 def cluster_network(topology: str, params: str, figures: dict, where: str,
@@ -221,7 +215,7 @@ def _explicit(hosts: list[_Element], links: list[_Element], routes: list[_Elemen
     names = [_attr(h, "id", path) or _missing(h, "id", path) for h in hosts]
     for h in hosts:
         _attr(h, "speed", path, units.speed)
-    cores = {_attr(h, "core", path, _whole_text, 1) for h in hosts}
+    cores = {_attr(h, "core", path, units.count, 1) for h in hosts}
     if len(cores) > 1:
         raise PevpmError(f"hosts have different core counts {sorted(cores)}: pevpm's nodes "
                          "are all alike", f"{path}:{hosts[-1].line}")
