@@ -6,6 +6,8 @@ route, and on a network with link bandwidths cost messages by the flow
 model; they must agree run for run, as on the single switch.
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +17,7 @@ from test_engine_differential import BLOCKS, COMMS, add_block, check_same
 
 from pevpm.machine.comm_models import Constant, Hockney
 from pevpm.machine.machine import Machine
+from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm import engine, fastengine
 from pevpm.vm import program as vm
@@ -111,3 +114,18 @@ def test_the_core_and_the_reference_agree_on_many_overlapping_flows():
     machine = Machine(Constant(2e-6), Tree(per_leaf=4, bandwidth=1e9, trunk_bandwidth=2e9,
                                            latency=1e-6))
     check_same(b.build(), 12, machine, 3)
+
+
+@pytest.mark.parametrize("network", ["fat-tree:k=4,n=2,oversub=2,bw=10Gbit/s,lat=1us",
+                                     "torus:4x2x2,bw=10Gbit/s,lat=1us",
+                                     "dragonfly:groups=2,chassis=2,routers=4,nodes=2,bw=10Gbit/s,lat=1us",
+                                     "torus:4x4"])
+def test_the_engines_agree_on_the_generated_networks(network):
+    """The machine package's generators, with link figures (flows) and without
+    (the profile's times, contention on every link of the route)."""
+    b = ModelBuilder()
+    for i, kind in enumerate(("alltoall", "gather", "ring", "nonblocking")):
+        add_block(b, kind, 40_000, i)
+    machine = parse_machine("default", ppn=2, topology=network)
+    check_same(b.build(), 16, machine, 7)
+    check_same(b.build(), 13, replace(machine, comm=COMMS["hockney"]), 8)
