@@ -129,3 +129,15 @@ def test_the_engines_agree_on_the_generated_networks(network):
     machine = parse_machine("default", ppn=2, topology=network)
     check_same(b.build(), 16, machine, 7)
     check_same(b.build(), 13, replace(machine, comm=COMMS["hockney"]), 8)
+
+
+def test_the_core_prunes_reservations_no_flow_can_reach_and_still_agrees():
+    """1,500 exchanges between the leaves put thousands of breakpoints on each
+    trunk, past the core's pruning threshold (1,024): what it drops is before
+    any flow still to come, so its results stay the reference's."""
+    b = ModelBuilder()
+    with b.loop(1500):
+        b.sendrecv(4096, dest="(procnum + 2) % numprocs", source="(procnum + 2) % numprocs")
+        b.serial("uniform(0, 1e-5)")
+    machine = Machine(Constant(1e-6), Tree(bandwidth=1e9, trunk_bandwidth=1e9, latency=1e-6))
+    check_same(b.build(), 4, machine, 11)

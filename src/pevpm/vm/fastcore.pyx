@@ -630,6 +630,7 @@ cdef struct Transit:
 # ------------------------------------------------------------ shared cores
 
 cdef int SHARING_KEEP = 256     # pevpm.vm.sharing._KEEP
+cdef int FLOW_KEEP = 1024       # a link's breakpoints before the core first prunes them
 
 
 cdef Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
@@ -952,6 +953,7 @@ cdef class Core:
     cdef double **flow_rates   # per link: the rate from each breakpoint on
     cdef int *nflow
     cdef int *capflow
+    cdef int *flow_kept        # per link: breakpoints left by its last pruning
     cdef double *segments      # a flow's (start, end, rate) spans while it is placed
     cdef int capsegments
     cdef int *walk             # per link of the route: the walk's segment index
@@ -981,7 +983,7 @@ cdef class Core:
         self.network = False
         self.link_bandwidth = self.link_latency = NULL
         self.flow_times = self.flow_rates = NULL
-        self.nflow = self.capflow = NULL
+        self.nflow = self.capflow = self.flow_kept = NULL
         self.segments = NULL
         self.walk = NULL
         self.capsegments = self.capwalk = 0
@@ -1021,6 +1023,7 @@ cdef class Core:
         free(self.flow_rates)
         free(self.nflow)
         free(self.capflow)
+        free(self.flow_kept)
         free(self.link_bandwidth)
         free(self.link_latency)
         free(self.segments)
@@ -1164,6 +1167,7 @@ cdef class Core:
         self.flow_rates = <double **> malloc(max(self.nlinks, 1) * sizeof(double *))
         self.nflow = _ints(self.nlinks, 0)
         self.capflow = _ints(self.nlinks, 0)
+        self.flow_kept = _ints(self.nlinks, 0)
         for k in range(self.nlinks):
             self.flow_times[k] = self.flow_rates[k] = NULL
         for k in range(self.nlinks):
@@ -2060,6 +2064,8 @@ cdef class Core:
             self.capwalk = nl
         for j in range(nl):
             link = self.route_links[first + j]
+            if self.nflow[link] > FLOW_KEEP and self.nflow[link] > 2 * self.flow_kept[link]:
+                self.flow_prune(link)
             self.walk[j] = _bisect_right(self.flow_times[link], self.nflow[link], start) - 1
         while True:
             rate = INFINITY
@@ -2088,6 +2094,33 @@ cdef class Core:
         for j in range(nl):
             self.flow_reserve(self.route_links[first + j], nseg)
         return end - start
+
+    cdef void flow_prune(self, int link) noexcept:
+        """Drop ``link``'s breakpoints before the segment holding the earliest
+        time a flow can still start: no rank's clock goes back, and a send
+        posted but not drawn yet starts at its post.  So nothing dropped is
+        ever read again and the results are those without pruning (which the
+        reference engine does not do: it only bounds this core's memory)."""
+        cdef double earliest = INFINITY
+        cdef Rank rank
+        cdef Req *q
+        cdef int i, keep, n = self.nflow[link]
+        for rank in self.ranks:
+            if not rank.done and rank.clock < earliest:
+                earliest = rank.clock
+        for i in range(self.nreqs):
+            q = &self.reqs[i]
+            if (q.refs > 0 and q.flags & IS_SEND and not q.flags & DRAWN and q.peer >= 0
+                    and q.posted < earliest):
+                earliest = q.posted
+        keep = <int> _bisect_right(self.flow_times[link], n, earliest) - 1
+        if keep > 0:
+            memmove(self.flow_times[link], self.flow_times[link] + keep,
+                    (n - keep) * sizeof(double))
+            memmove(self.flow_rates[link], self.flow_rates[link] + keep,
+                    (n - keep) * sizeof(double))
+            self.nflow[link] = n - keep
+        self.flow_kept[link] = self.nflow[link]
 
     cdef int flow_segment(self, int nseg, double a, double b, double rate) except -1:
         """Append the span (a, b, rate) to the flow being placed; the new count."""
