@@ -92,15 +92,16 @@ def test_messages_inside_a_node_keep_the_models_time():
                        min_size=1, max_size=5),
        numprocs=st.integers(1, 12), comm=st.sampled_from(sorted(COMMS)),
        ppn=st.integers(1, 3), per_leaf=st.integers(1, 3), trunk=st.integers(1, 2),
-       flows=st.booleans(), seed=st.integers(0, 2**32))
+       flows=st.booleans(), flow_start=st.sampled_from(["send", "match"]),
+       seed=st.integers(0, 2**32))
 def test_the_core_and_the_reference_agree_on_a_tree(blocks, numprocs, comm, ppn, per_leaf,
-                                                    trunk, flows, seed):
+                                                    trunk, flows, flow_start, seed):
     b = ModelBuilder()
     for i, (kind, size) in enumerate(blocks):
         add_block(b, kind, size, i)
     network = {"bandwidth": 1e8, "trunk_bandwidth": 5e7, "latency": 2e-6} if flows else {}
     machine = Machine(COMMS[comm], Tree(ppn=ppn, per_leaf=per_leaf, trunk=trunk, **network),
-                      eager_limit=1024)
+                      eager_limit=1024, flow_start=flow_start)
     check_same(b.build(), numprocs, machine, seed)
 
 
@@ -141,3 +142,22 @@ def test_the_core_prunes_reservations_no_flow_can_reach_and_still_agrees():
         b.serial("uniform(0, 1e-5)")
     machine = Machine(Constant(1e-6), Tree(bandwidth=1e9, trunk_bandwidth=1e9, latency=1e-6))
     check_same(b.build(), 4, machine, 11)
+
+
+def test_flows_start_at_the_match_when_the_machine_says_so():
+    """A 1,000-byte message sent at 0 to a receive posted at 5 ms: from the send
+    it has arrived long before (the receive completes at once, at 5 ms); from
+    the match (SimGrid's rendezvous) it flows from 5 ms: 1 ms of bytes and two
+    hops of 1 us after."""
+    b = ModelBuilder()
+    with b.runon() as ranks:
+        with ranks.case("procnum == 0"):
+            b.send(1000, dest=1)
+        with ranks.case("procnum == 1"):
+            b.serial(5e-3)
+            b.recv(1000, source=0)
+    topology = Tree(per_leaf=2, bandwidth=1e6, trunk_bandwidth=1e6, latency=1e-6)
+    for flow_start, end in (("send", 5e-3), ("match", 5e-3 + 2e-6 + 1e-3)):
+        machine = Machine(Constant(0.0), topology, eager_limit=1024, flow_start=flow_start)
+        assert engine.simulate(b.build(), 2, machine).makespan == pytest.approx(end)
+        check_same(b.build(), 2, machine, 0)

@@ -947,6 +947,7 @@ cdef class Core:
     cdef int nroute_links, caproute_links
     # flow-level sharing (pevpm.vm.flows) on a network with link bandwidths
     cdef bint network
+    cdef bint flow_from_match  # Machine.flow_start == "match"
     cdef double *link_bandwidth
     cdef double *link_latency
     cdef double **flow_times   # per link: breakpoints of its reserved rate
@@ -1155,6 +1156,7 @@ cdef class Core:
         if pevpm_ht_init(&self.routes, 64) < 0:
             raise MemoryError()
         self.network = placement.link_bandwidth is not None
+        self.flow_from_match = self.machine.flow_start == "match"
         if self.network:
             self._flow_links(placement.link_bandwidth, placement.link_latency)
 
@@ -1265,7 +1267,7 @@ cdef class Core:
         """The candidate send the receive takes (alg. 2), or -1."""
         cdef Req *r = &self.reqs[ri]
         cdef int s, best = -1, k
-        cdef double arrival, best_arrival = 0.0
+        cdef double arrival, best_arrival = 0.0, matched = r.posted
         cdef pevpm_hent_t *entry
         if r.peer != ANY_SOURCE:
             entry = pevpm_ht_find(&self.send_queues, <uint64_t> r.rank * self.numprocs + r.peer)
@@ -1273,7 +1275,7 @@ cdef class Core:
                 return -1
             s = self.first_match(entry.v1, ri)
             if s >= 0 and not self.reqs[s].flags & DRAWN:
-                self.draw_transfer(s)
+                self.draw_transfer(s, matched)
             return s
         self.any_source_candidates(ri)
         if self.ncand == 0:
@@ -1286,7 +1288,7 @@ cdef class Core:
             if best >= 0 and self.reqs[s].posted >= best_arrival:
                 break
             if not self.reqs[s].flags & DRAWN:
-                self.draw_transfer(s)
+                self.draw_transfer(s, matched)
             arrival = self.reqs[s].posted + self.reqs[s].transfer
             if best < 0 or arrival < best_arrival:
                 best, best_arrival = s, arrival
@@ -1996,10 +1998,10 @@ cdef class Core:
             return self.comm.local_completion_time(transfer, self.rng)
         return self.comm.transfer_time(transfer, self.rng)
 
-    cdef int draw_transfer(self, int s) except -1:
+    cdef int draw_transfer(self, int s, double matched) except -1:
         cdef Req *q = &self.reqs[s]
         cdef int contention, nl, first, k
-        cdef double seconds, latency, bandwidth
+        cdef double seconds, latency, bandwidth, start, data
         cdef long size = q.size
         cdef bint network
         if q.rank == q.peer:                 # a message to itself: a local copy
@@ -2041,7 +2043,12 @@ cdef class Core:
             latency = 0.0
             for k in range(nl):
                 latency += self.link_latency[self.route_links[first + k]]
-            seconds = seconds + latency + self.flow_occupy(first, nl, q.posted, size)
+            start = q.posted
+            if self.flow_from_match and matched > start:
+                start = matched
+            data = self.flow_occupy(first, nl, start, size)
+            q = &self.reqs[s]
+            seconds = seconds + latency + data + (start - q.posted)
         q = &self.reqs[s]
         q.transfer = seconds
         q.flags |= DRAWN
