@@ -137,3 +137,8 @@ def model():
     assert first["waited"] == pytest.approx(sum((1 - 1 / c) * (10e-6 + c * 81.92e-6)
                                                 for c in (2, 3, 4)))
     assert [link["waited"] for link in prediction["links"][1:]] == [0.0, 0.0]
+    page = Path(write_report({"links": {"gather, 5 ranks": {
+        "network": prediction["network"], "rows": prediction["links"]}}},
+        str(tmp_path / "report"))).read_text(encoding="utf-8")
+    assert "<h2>Busiest network links</h2>" in page and "<h3>gather, 5 ranks</h3>" in page
+    assert "<tr><td class='l'>up 0</td><td class='l'>" in page

@@ -6,6 +6,8 @@ route, and on a network with link bandwidths cost messages by the flow
 model; they must agree run for run, as on the single switch.
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +17,7 @@ from test_engine_differential import BLOCKS, COMMS, add_block, check_same
 
 from pevpm.machine.comm_models import Constant, Hockney
 from pevpm.machine.machine import Machine
+from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm import engine, fastengine
 from pevpm.vm import program as vm
@@ -89,15 +92,16 @@ def test_messages_inside_a_node_keep_the_models_time():
                        min_size=1, max_size=5),
        numprocs=st.integers(1, 12), comm=st.sampled_from(sorted(COMMS)),
        ppn=st.integers(1, 3), per_leaf=st.integers(1, 3), trunk=st.integers(1, 2),
-       flows=st.booleans(), seed=st.integers(0, 2**32))
+       flows=st.booleans(), flow_start=st.sampled_from(["send", "match"]),
+       seed=st.integers(0, 2**32))
 def test_the_core_and_the_reference_agree_on_a_tree(blocks, numprocs, comm, ppn, per_leaf,
-                                                    trunk, flows, seed):
+                                                    trunk, flows, flow_start, seed):
     b = ModelBuilder()
     for i, (kind, size) in enumerate(blocks):
         add_block(b, kind, size, i)
     network = {"bandwidth": 1e8, "trunk_bandwidth": 5e7, "latency": 2e-6} if flows else {}
     machine = Machine(COMMS[comm], Tree(ppn=ppn, per_leaf=per_leaf, trunk=trunk, **network),
-                      eager_limit=1024)
+                      eager_limit=1024, flow_start=flow_start)
     check_same(b.build(), numprocs, machine, seed)
 
 
@@ -111,3 +115,49 @@ def test_the_core_and_the_reference_agree_on_many_overlapping_flows():
     machine = Machine(Constant(2e-6), Tree(per_leaf=4, bandwidth=1e9, trunk_bandwidth=2e9,
                                            latency=1e-6))
     check_same(b.build(), 12, machine, 3)
+
+
+@pytest.mark.parametrize("network", ["fat-tree:k=4,n=2,oversub=2,bw=10Gbit/s,lat=1us",
+                                     "torus:4x2x2,bw=10Gbit/s,lat=1us",
+                                     "dragonfly:groups=2,chassis=2,routers=4,nodes=2,bw=10Gbit/s,lat=1us",
+                                     "torus:4x4"])
+def test_the_engines_agree_on_the_generated_networks(network):
+    """The machine package's generators, with link figures (flows) and without
+    (the profile's times, contention on every link of the route)."""
+    b = ModelBuilder()
+    for i, kind in enumerate(("alltoall", "gather", "ring", "nonblocking")):
+        add_block(b, kind, 40_000, i)
+    machine = parse_machine("default", ppn=2, topology=network)
+    check_same(b.build(), 16, machine, 7)
+    check_same(b.build(), 13, replace(machine, comm=COMMS["hockney"]), 8)
+
+
+def test_the_core_prunes_reservations_no_flow_can_reach_and_still_agrees():
+    """1,500 exchanges between the leaves put thousands of breakpoints on each
+    trunk, past the core's pruning threshold (1,024): what it drops is before
+    any flow still to come, so its results stay the reference's."""
+    b = ModelBuilder()
+    with b.loop(1500):
+        b.sendrecv(4096, dest="(procnum + 2) % numprocs", source="(procnum + 2) % numprocs")
+        b.serial("uniform(0, 1e-5)")
+    machine = Machine(Constant(1e-6), Tree(bandwidth=1e9, trunk_bandwidth=1e9, latency=1e-6))
+    check_same(b.build(), 4, machine, 11)
+
+
+def test_flows_start_at_the_match_when_the_machine_says_so():
+    """A 1,000-byte message sent at 0 to a receive posted at 5 ms: from the send
+    it has arrived long before (the receive completes at once, at 5 ms); from
+    the match (SimGrid's rendezvous) it flows from 5 ms: 1 ms of bytes and two
+    hops of 1 us after."""
+    b = ModelBuilder()
+    with b.runon() as ranks:
+        with ranks.case("procnum == 0"):
+            b.send(1000, dest=1)
+        with ranks.case("procnum == 1"):
+            b.serial(5e-3)
+            b.recv(1000, source=0)
+    topology = Tree(per_leaf=2, bandwidth=1e6, trunk_bandwidth=1e6, latency=1e-6)
+    for flow_start, end in (("send", 5e-3), ("match", 5e-3 + 2e-6 + 1e-3)):
+        machine = Machine(Constant(0.0), topology, eager_limit=1024, flow_start=flow_start)
+        assert engine.simulate(b.build(), 2, machine).makespan == pytest.approx(end)
+        check_same(b.build(), 2, machine, 0)

@@ -329,7 +329,7 @@ class _Engine:
                 continue
             candidates = self.queues.candidates(event)
             if candidates:
-                send = self.earliest_arrival(candidates)
+                send = self.earliest_arrival(candidates, event.posted)
                 match = max(event.posted, send.posted + send.transfer)
                 if event.src == ANY_SOURCE and _other_rank_decides_before(heap, event.rank, match):
                     # Another rank decides earlier: once resolved it may post a
@@ -341,16 +341,17 @@ class _Engine:
                 return True
         return False
 
-    def earliest_arrival(self, candidates: list[PostedSend]) -> PostedSend:
+    def earliest_arrival(self, candidates: list[PostedSend], matched: float) -> PostedSend:
         """Scan the candidates in send-time order, drawing transfer times, until
-        no later send can arrive before the best so far (alg. 2)."""
+        no later send can arrive before the best so far (alg. 2); ``matched``:
+        when the receive was posted."""
         candidates.sort(key=_post_order)
         best, best_arrival = None, 0.0
         for send in candidates:
             if best is not None and send.posted >= best_arrival:
                 break
             if send.transfer is None:
-                self.draw_transfer(send)
+                self.draw_transfer(send, matched)
             arrival = send.posted + send.transfer
             if best is None or arrival < best_arrival:
                 best, best_arrival = send, arrival
@@ -613,12 +614,13 @@ class _Engine:
                 self.placement.intra_node(send.src, send.dst), contention, duplex)
         return transfer
 
-    def draw_transfer(self, send: PostedSend) -> None:
+    def draw_transfer(self, send: PostedSend, matched: float) -> None:
         """The message's transfer time, drawn once at the contention it meets (a
         message to the sender itself: a local copy, no draw).  Between the
         nodes of a synthetic network: the communication model's time for no
         bytes (the per-message overhead), the route's latencies, and the
-        bytes through the flow model."""
+        bytes through the flow model from the send, or from ``matched`` (the
+        receive's post) if later and the machine's ``flow_start`` is ``match``."""
         if send.src == send.dst:
             send.transfer = self_copy_time(send.size)
             return
@@ -635,8 +637,11 @@ class _Engine:
             latency = 0.0
             for link in route:
                 latency += self.placement.link_latency[link]
-            data = self.network.occupy(route, send.posted, send.size)
-            seconds = seconds + latency + data
+            start = send.posted
+            if self.machine.flow_start == "match" and matched > start:
+                start = matched
+            data = self.network.occupy(route, start, send.size)
+            seconds = seconds + latency + data + (start - send.posted)
         send.transfer = seconds
         if self.link_tally is not None:
             self.link_tally.message(self, send, contention, data)

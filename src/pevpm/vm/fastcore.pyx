@@ -630,6 +630,7 @@ cdef struct Transit:
 # ------------------------------------------------------------ shared cores
 
 cdef int SHARING_KEEP = 256     # pevpm.vm.sharing._KEEP
+cdef int FLOW_KEEP = 1024       # a link's breakpoints before the core first prunes them
 
 
 cdef Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
@@ -946,12 +947,14 @@ cdef class Core:
     cdef int nroute_links, caproute_links
     # flow-level sharing (pevpm.vm.flows) on a network with link bandwidths
     cdef bint network
+    cdef bint flow_from_match  # Machine.flow_start == "match"
     cdef double *link_bandwidth
     cdef double *link_latency
     cdef double **flow_times   # per link: breakpoints of its reserved rate
     cdef double **flow_rates   # per link: the rate from each breakpoint on
     cdef int *nflow
     cdef int *capflow
+    cdef int *flow_kept        # per link: breakpoints left by its last pruning
     cdef double *segments      # a flow's (start, end, rate) spans while it is placed
     cdef int capsegments
     cdef int *walk             # per link of the route: the walk's segment index
@@ -981,7 +984,7 @@ cdef class Core:
         self.network = False
         self.link_bandwidth = self.link_latency = NULL
         self.flow_times = self.flow_rates = NULL
-        self.nflow = self.capflow = NULL
+        self.nflow = self.capflow = self.flow_kept = NULL
         self.segments = NULL
         self.walk = NULL
         self.capsegments = self.capwalk = 0
@@ -1021,6 +1024,7 @@ cdef class Core:
         free(self.flow_rates)
         free(self.nflow)
         free(self.capflow)
+        free(self.flow_kept)
         free(self.link_bandwidth)
         free(self.link_latency)
         free(self.segments)
@@ -1152,6 +1156,7 @@ cdef class Core:
         if pevpm_ht_init(&self.routes, 64) < 0:
             raise MemoryError()
         self.network = placement.link_bandwidth is not None
+        self.flow_from_match = self.machine.flow_start == "match"
         if self.network:
             self._flow_links(placement.link_bandwidth, placement.link_latency)
 
@@ -1164,6 +1169,7 @@ cdef class Core:
         self.flow_rates = <double **> malloc(max(self.nlinks, 1) * sizeof(double *))
         self.nflow = _ints(self.nlinks, 0)
         self.capflow = _ints(self.nlinks, 0)
+        self.flow_kept = _ints(self.nlinks, 0)
         for k in range(self.nlinks):
             self.flow_times[k] = self.flow_rates[k] = NULL
         for k in range(self.nlinks):
@@ -1261,7 +1267,7 @@ cdef class Core:
         """The candidate send the receive takes (alg. 2), or -1."""
         cdef Req *r = &self.reqs[ri]
         cdef int s, best = -1, k
-        cdef double arrival, best_arrival = 0.0
+        cdef double arrival, best_arrival = 0.0, matched = r.posted
         cdef pevpm_hent_t *entry
         if r.peer != ANY_SOURCE:
             entry = pevpm_ht_find(&self.send_queues, <uint64_t> r.rank * self.numprocs + r.peer)
@@ -1269,7 +1275,7 @@ cdef class Core:
                 return -1
             s = self.first_match(entry.v1, ri)
             if s >= 0 and not self.reqs[s].flags & DRAWN:
-                self.draw_transfer(s)
+                self.draw_transfer(s, matched)
             return s
         self.any_source_candidates(ri)
         if self.ncand == 0:
@@ -1282,7 +1288,7 @@ cdef class Core:
             if best >= 0 and self.reqs[s].posted >= best_arrival:
                 break
             if not self.reqs[s].flags & DRAWN:
-                self.draw_transfer(s)
+                self.draw_transfer(s, matched)
             arrival = self.reqs[s].posted + self.reqs[s].transfer
             if best < 0 or arrival < best_arrival:
                 best, best_arrival = s, arrival
@@ -1992,10 +1998,10 @@ cdef class Core:
             return self.comm.local_completion_time(transfer, self.rng)
         return self.comm.transfer_time(transfer, self.rng)
 
-    cdef int draw_transfer(self, int s) except -1:
+    cdef int draw_transfer(self, int s, double matched) except -1:
         cdef Req *q = &self.reqs[s]
         cdef int contention, nl, first, k
-        cdef double seconds, latency, bandwidth
+        cdef double seconds, latency, bandwidth, start, data
         cdef long size = q.size
         cdef bint network
         if q.rank == q.peer:                 # a message to itself: a local copy
@@ -2037,7 +2043,12 @@ cdef class Core:
             latency = 0.0
             for k in range(nl):
                 latency += self.link_latency[self.route_links[first + k]]
-            seconds = seconds + latency + self.flow_occupy(first, nl, q.posted, size)
+            start = q.posted
+            if self.flow_from_match and matched > start:
+                start = matched
+            data = self.flow_occupy(first, nl, start, size)
+            q = &self.reqs[s]
+            seconds = seconds + latency + data + (start - q.posted)
         q = &self.reqs[s]
         q.transfer = seconds
         q.flags |= DRAWN
@@ -2060,6 +2071,8 @@ cdef class Core:
             self.capwalk = nl
         for j in range(nl):
             link = self.route_links[first + j]
+            if self.nflow[link] > FLOW_KEEP and self.nflow[link] > 2 * self.flow_kept[link]:
+                self.flow_prune(link)
             self.walk[j] = _bisect_right(self.flow_times[link], self.nflow[link], start) - 1
         while True:
             rate = INFINITY
@@ -2088,6 +2101,33 @@ cdef class Core:
         for j in range(nl):
             self.flow_reserve(self.route_links[first + j], nseg)
         return end - start
+
+    cdef void flow_prune(self, int link) noexcept:
+        """Drop ``link``'s breakpoints before the segment holding the earliest
+        time a flow can still start: no rank's clock goes back, and a send
+        posted but not drawn yet starts at its post.  So nothing dropped is
+        ever read again and the results are those without pruning (which the
+        reference engine does not do: it only bounds this core's memory)."""
+        cdef double earliest = INFINITY
+        cdef Rank rank
+        cdef Req *q
+        cdef int i, keep, n = self.nflow[link]
+        for rank in self.ranks:
+            if not rank.done and rank.clock < earliest:
+                earliest = rank.clock
+        for i in range(self.nreqs):
+            q = &self.reqs[i]
+            if (q.refs > 0 and q.flags & IS_SEND and not q.flags & DRAWN and q.peer >= 0
+                    and q.posted < earliest):
+                earliest = q.posted
+        keep = <int> _bisect_right(self.flow_times[link], n, earliest) - 1
+        if keep > 0:
+            memmove(self.flow_times[link], self.flow_times[link] + keep,
+                    (n - keep) * sizeof(double))
+            memmove(self.flow_rates[link], self.flow_rates[link] + keep,
+                    (n - keep) * sizeof(double))
+            self.nflow[link] = n - keep
+        self.flow_kept[link] = self.nflow[link]
 
     cdef int flow_segment(self, int nseg, double a, double b, double rate) except -1:
         """Append the span (a, b, rate) to the flow being placed; the new count."""

@@ -23,9 +23,12 @@ those of max-min sharing; the order in which the flows finish is the order
 they were drawn instead of all together (n equal flows on one link: k-th at
 ``k S / B`` instead of all at ``n S / B``).
 
-A link keeps every breakpoint of the run: the engines draw messages out of
-time order (a send posted early may be drawn after later ones), and a flow
-must see every reservation it overlaps.  The compiled core has the same
+A link keeps every breakpoint of the run here: the engines draw messages
+out of time order (a send posted early may be drawn after later ones), and
+a flow must see every reservation it overlaps.  (The compiled core, to
+bound its memory on long runs, drops a link's breakpoints before the
+earliest time a flow can still start -- the least clock of a running rank
+and post of a send not drawn yet -- which changes no result.)  The compiled core has the same
 walk in C, with the same arithmetic in the same order, so both engines
 agree to the bit.
 
