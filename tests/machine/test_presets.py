@@ -45,7 +45,7 @@ def test_perseus_is_fast_ethernet_and_overridable():
     ("constant:latency=fast", "not a number"),
     ("constant:latency=5parsecs", "known unit"),
     ("constant:latency=-1us", "must not be negative"),
-    ("constant:latency=1us,placement=random", "placement"),
+    ("constant:latency=1us,placement=spiral", "placement"),
 ])
 def test_bad_specs_name_the_spec(spec, message):
     with pytest.raises(PevpmError, match=message) as info:

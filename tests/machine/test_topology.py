@@ -27,4 +27,4 @@ def test_too_many_ranks_and_bad_settings():
     with pytest.raises(ValueError):
         Topology(procs_per_node=0)
     with pytest.raises(ValueError):
-        Topology(placement="random")
+        Topology(placement="spiral")

@@ -1,4 +1,5 @@
-"""Command-line options shared by several subcommands: ``-D NAME=VALUE`` and ``--coll``.
+"""Command-line options shared by several subcommands: ``-D NAME=VALUE``, ``--coll``,
+``--topology`` and ``--placement``.
 
 >>> parse_defines(["iterations=100", "t = 1.5e-3"])
 {'iterations': 100, 't': 0.0015}
@@ -23,6 +24,21 @@ HELP = ("collective algorithms and options, KEY=VALUE[,KEY=VALUE...], repeatable
         "alltoall=circular, gather=linear-any-order, barrier=hardware, scan=measured); "
         "THRESHOLD=BYTES (e.g. bcast_short=12288); child-order=largest-first|smallest-first; "
         "acks=yes|no; reduce-cost=SECONDS_PER_BYTE; hardware=yes|no")
+
+
+def add_topology_arguments(parser) -> None:
+    """Add ``--topology SPEC|FILE`` and ``--placement HOW`` (docs/topology.md)."""
+    parser.add_argument(
+        "--topology", metavar="SPEC|FILE",
+        help="the network between the nodes instead of one switch: fat-tree:k=4,n=3,oversub=4 | "
+             "fat-tree:m=8,n=3 | torus:8x8x8 | dragonfly:groups=9,chassis=1,routers=9,nodes=4 | "
+             "switch:nodes=64, each with optional bw=,lat=,limiter=,cores=; or a SimGrid platform "
+             "(.xml) or pevpm description (.yaml) file (docs/topology.md)")
+    parser.add_argument(
+        "--placement", metavar="HOW",
+        help="where the ranks run: block (fill each node in turn), cyclic (one rank per node "
+             "in turn), random (shuffled slots, from --seed), or an mpiexec host file "
+             "(lines 'host', 'host:N' or 'host slots=N'); default: the machine's (block)")
 
 
 def add_collective_arguments(parser) -> None:

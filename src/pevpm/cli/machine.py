@@ -2,6 +2,7 @@
 
 pevpm machine list                        # presets and built-in profiles, with their origin
 pevpm machine new --latency 2us --bandwidth 10GB/s --shape 4 -o hyp.db
+pevpm machine show fat-tree:k=4,n=3,oversub=2 -n 32 --placement random -o tree.png
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 from pevpm.bench.options import parse_duration, parse_sizes
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.numbers import finite_result
 from pevpm.cli.outputs import replacing
 from pevpm.cli.paths import writable_file
@@ -85,6 +86,29 @@ def register(subparsers) -> None:
     new.add_argument("--name", default="hypothetical", help="machine name")
     new.add_argument("--force", action="store_true", help="replace an existing output file")
     new.set_defaults(func=run_machine_new)
+    show = actions.add_parser(
+        "show", help="describe a network (levels, links, bandwidths, oversubscription, "
+                     "diameter) and draw it with the ranks placed on it",
+        description="Print a network's structure and, with -o, draw it with the ranks of "
+                    "-n placed on its nodes (docs/topology.md).")
+    show.add_argument("topology", metavar="SPEC|FILE",
+                      help="fat-tree:k=4,n=3,oversub=4 | torus:8x8x8 | dragonfly:... | "
+                           "switch:nodes=N | a SimGrid .xml or pevpm .yaml file")
+    show.add_argument("-n", "--procs", type=numbers.whole(1, 10**7), metavar="N",
+                      help="ranks to place (default: none, the network alone)")
+    show.add_argument("--ppn", type=numbers.procs_per_node, metavar="P",
+                      help="ranks per node (1)")
+    show.add_argument("--nodes", type=numbers.procs_per_node, metavar="N",
+                      help="spread the ranks evenly over N nodes (with --ppn: N nodes of P)")
+    show.add_argument("--placement", metavar="HOW",
+                      help="block (default), cyclic, random (from --seed) or an mpiexec "
+                           "host file")
+    show.add_argument("--seed", type=numbers.seed, default=0,
+                      help="seed of a random placement (0)")
+    show.add_argument("-o", "--output", type=writable_file, metavar="PICTURE",
+                      help="draw the network to this .png, .svg or .pdf file")
+    show.add_argument("--force", action="store_true", help="replace an existing output file")
+    show.set_defaults(func=run_machine_show)
 
 
 
@@ -142,6 +166,33 @@ def machine_listing() -> str:
     own = "Your own machine: mpiexec -n 2 pevpm bench --quick -o machine.db, then --machine it"
     lines += ["", own, "", model_listing()]
     return "\n".join(lines)
+
+
+#: What ``machine show -o`` writes (recognised as pevpm's like any plot).
+PICTURE = outputs.Purpose("picture", "-o", outputs.PLOT.recognises)
+
+
+def run_machine_show(args) -> int:
+    from pevpm.machine.presets import lay_out
+    from pevpm.machine.topology import Topology
+    from pevpm.machine.topology.summary import summary
+
+    output = (outputs.check_output(args.output, PICTURE, force=args.force,
+                                   inputs=outputs.input_paths(args.topology))
+              if args.output else None)
+    if output is not None and output.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise PevpmError("the picture's name must end .png, .svg or .pdf", f"-o {args.output}")
+    base = Topology(procs_per_node=args.ppn or (None if args.nodes else 1), nodes=args.nodes)
+    topology = lay_out(base, args.topology, args.placement, args.seed, False)
+    placed = topology.place(args.procs) if args.procs else None
+    print("\n".join(summary(topology.network, placed)))
+    if output is not None:
+        from pevpm.report.topology_picture import draw_network
+
+        with outputs.replacing(output) as temp:
+            draw_network(topology.network, placed, temp)
+        print(f"wrote {output}")
+    return 0
 
 
 def run_machine_list(args) -> int:

@@ -4,7 +4,7 @@
     pevpm predict model.py -n 1,2,4 -D iterations=10 --json
     pevpm predict model.py -n 16 --trace jacobi16.json     # open in ui.perfetto.dev
     pevpm predict model.py --recorded run --trace both.json  # beside a traced run
-    pevpm predict ring.py -n 2 --machine default --explain  # which profile blocks served what
+    pevpm predict ring.py -n 2 --machine default --explain  # profile blocks, busiest links
 
 ``-n`` takes counts (``1,2,4``), doubling ranges (``2..64`` = 2, 4, ..., 64)
 or both (``2,3,8..64``).  The table shows the predicted mean run time, its
@@ -20,7 +20,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from pevpm.cli import numbers, outputs
-from pevpm.cli.arguments import add_collective_arguments, collective_config, parse_defines
+from pevpm.cli.arguments import (
+    add_collective_arguments,
+    add_topology_arguments,
+    collective_config,
+    parse_defines,
+)
 from pevpm.cli.paths import writable_file
 from pevpm.errors import PevpmError, did_you_mean
 from pevpm.vm.executors import EXECUTOR_NAMES, default_workers
@@ -153,6 +158,7 @@ def register(subparsers) -> None:
                         "on one host: every rank on that host, sharing its cores)")
     p.add_argument("--nodes", type=numbers.procs_per_node, metavar="N",
                    help="spread the ranks evenly over N nodes (with --ppn: N nodes of P)")
+    add_topology_arguments(p)
     p.add_argument("--processor", metavar="ID",
                    help="processor id of every rank (selects 'Serial on ID' lines)")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
@@ -180,7 +186,8 @@ def register(subparsers) -> None:
     p.add_argument("--explain", action="store_true",
                    help="after the table, say which profile block served which kind of "
                         "message in one run per count (operation, sizes, contention, "
-                        "placement, how many)")
+                        "placement, how many) and which network links were busiest "
+                        "(use, messages, time waited, the place they slowed most)")
     p.add_argument("--weak", action="store_true",
                    help="weak scaling (the model grows the problem with the ranks): show "
                         "the efficiency t(1)/t(p) and the time per rank of work t(p)/p "
@@ -253,7 +260,8 @@ def run_predict(args) -> int:
     params = parse_defines(args.defines)
     _check_local_workers(args.workers, args.executor)
     machine = parse_machine(_with_binding(args.machine, args.model, args.binding),
-                            ppn=args.ppn, processor=args.processor, nodes=args.nodes)
+                            ppn=args.ppn, processor=args.processor, nodes=args.nodes,
+                            topology=args.topology, placement=args.placement, seed=args.seed)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
     if not Path(args.model).is_file():
@@ -333,10 +341,10 @@ def run_predict(args) -> int:
                      args.trace)
     explanations = {}
     if args.explain:
-        from pevpm.vm.explain import explain
+        from pevpm.vm.explain import explain_network
 
-        explanations = {n: explain(model, n, machine, params=params, seed=args.seed,
-                                   limits=limits_for(n)) for n in counts}
+        explanations = {n: explain_network(model, n, machine, params=params, seed=args.seed,
+                                           limits=limits_for(n)) for n in counts}
     if args.json:
         from pevpm.analytic.scaling import scaling_views
 
@@ -352,10 +360,17 @@ def run_predict(args) -> int:
         print(format_table(predictions, failures, weak=args.weak))
         if explanations:
             from pevpm.vm.explain import format_explanation
+            from pevpm.vm.links import format_links
 
-            for n, uses in explanations.items():
+            for n, explained in explanations.items():
                 print()
-                print(format_explanation(n, uses))
+                if explained.blocks is None:
+                    print(f"{n} rank{'s' if n != 1 else ''}: no profile blocks (the "
+                          f"communication model is {type(machine.comm).__name__})")
+                else:
+                    print(format_explanation(n, explained.blocks))
+                print(f"{n} rank{'s' if n != 1 else ''}: busiest links of one run")
+                print(format_links(explained.links, explained.network))
     for n, err in sorted(failures.items()):
         print(f"pevpm: error: {n} rank{'s' if n > 1 else ''}: {err}", file=sys.stderr)
     return 2 if failures else 0
@@ -420,10 +435,16 @@ def _recorded(args):
 
 
 def _explained(explanations: dict, numprocs: int) -> dict:
-    """``{"explain": [...]}`` for a count that was explained, else nothing."""
+    """``{"explain": [...], "links": [...], "network": ...}`` for a count that
+    was explained (``explain`` only with a profile), else nothing."""
     if numprocs not in explanations:
         return {}
-    return {"explain": [use.to_dict() for use in explanations[numprocs]]}
+    explained = explanations[numprocs]
+    found = {"links": [use.to_dict() for use in explained.links],
+             "network": explained.network}
+    if explained.blocks is not None:
+        found["explain"] = [use.to_dict() for use in explained.blocks]
+    return found
 
 
 def _profile_notes(machine, counts: list[int]) -> tuple[str, ...]:

@@ -20,7 +20,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from pevpm.cli import numbers, outputs
-from pevpm.cli.arguments import add_collective_arguments, collective_config
+from pevpm.cli.arguments import (
+    add_collective_arguments,
+    add_topology_arguments,
+    collective_config,
+)
 from pevpm.cli.paths import writable_file, writable_folder
 from pevpm.errors import PevpmError
 
@@ -50,6 +54,7 @@ def register(subparsers) -> None:
     r.add_argument("--machine", default=DEFAULT_MACHINE, metavar="SPEC",
                    help="as for pevpm predict: PROFILE.db[:model=...] | default | "
                         "hockney:latency=..,bandwidth=.. | ... (default: default)")
+    add_topology_arguments(r)
     r.add_argument("--speed", type=float, default=1.0, metavar="RATIO",
                    help="the target's CPU speed over the traced one; computation is divided "
                         "by it (default 1)")
@@ -123,7 +128,8 @@ def run_replay(args) -> int:
         args.perfetto = outputs.check_output(
             args.perfetto, outputs.SIDE_BY_SIDE, force=args.force,
             inputs=[*outputs.archive_input(args.trace), *outputs.machine_input(args.machine)])
-    machine = parse_machine(args.machine)
+    machine = parse_machine(args.machine, topology=args.topology, placement=args.placement,
+                            seed=args.seed)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
     with no_cycle_collection():     # a long trace is many small objects

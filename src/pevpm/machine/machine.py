@@ -17,6 +17,10 @@ from pevpm.machine.topology import Topology
 from pevpm.machine.transfer import CommModel
 
 
+#: When a message's bytes start to flow on a network with link figures.
+FLOW_STARTS = ("send", "match")
+
+
 @dataclass(frozen=True)
 class Machine:
     """Everything about the machine the virtual machine needs.
@@ -29,7 +33,12 @@ class Machine:
     the eager protocol off: the thesis's semantics); ``collectives``:
     which algorithms run collectives (``None``: MPICH's); ``node_contention``:
     ``False`` costs every message at contention 1 whatever the scoreboard
-    counts on its links (the thesis's restricted PEVPM, for comparison).
+    counts on its links (the thesis's restricted PEVPM, for comparison);
+    ``flow_start``: on a network with link figures, when a message's bytes
+    start to flow: ``"send"`` (when it is sent: the thesis's messages, in
+    flight before their receive is posted) or ``"match"`` (when the send and
+    its receive have both been posted: SimGrid SMPI's rendezvous, for
+    comparisons with it).
     """
 
     comm: CommModel
@@ -38,10 +47,13 @@ class Machine:
     eager_limit: int = 0
     collectives: CollectiveConfig | None = None
     node_contention: bool = True
+    flow_start: str = "send"
 
     def __post_init__(self) -> None:
         if self.eager_limit < 0:
             raise ValueError(f"eager_limit must be >= 0 bytes, got {self.eager_limit}")
+        if self.flow_start not in FLOW_STARTS:
+            raise ValueError(f"flow_start must be one of {FLOW_STARTS}, got {self.flow_start!r}")
 
     def is_eager(self, size: int) -> bool:
         """Whether a blocking send of ``size`` bytes completes locally."""

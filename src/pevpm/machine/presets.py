@@ -63,6 +63,7 @@ import math
 import os
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -134,14 +135,61 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], Callable, dict]] = {
 
 
 def parse_machine(spec: str, ppn: int | None = None, processor: str | None = None,
-                  nodes: int | None = None) -> Machine:
+                  nodes: int | None = None, topology: str | None = None,
+                  placement: str | None = None, seed: int = 0) -> Machine:
     """The :class:`~pevpm.machine.machine.Machine` a spec names (see module doc).
 
     ``ppn`` (``--ppn``), ``nodes`` (``--nodes``) and ``processor``
     (``--processor``) override the spec's processes per node, node count and
     processor id; ``nodes`` without ``ppn`` spreads the ranks evenly over the
-    nodes.
+    nodes.  ``topology`` (``--topology``: a generator spec or a file, see
+    :mod:`pevpm.machine.topology.specs`) replaces the single switch, and
+    ``placement`` (``--placement``: block, cyclic, random, or a host file)
+    the spec's placement; ``seed`` seeds a random placement.
+
+    >>> m = parse_machine("perseus", topology="torus:4x4", placement="cyclic", nodes=8)
+    >>> m.topology.place(4).describe().rpartition("; ")[2]
+    'cyclic placement: 4 ranks on 4 nodes, 1 per node'
     """
+    machine = _parse_machine(spec, ppn, processor, nodes)
+    if topology is None and placement is None:
+        return machine
+    if topology is not None and re.search(r"[:,]\s*backplane\s*=", spec):
+        raise PevpmError("backplane= sizes the single switch, which --topology replaces "
+                         "(give switch:nodes=N,backplane=BW as the topology instead)",
+                         f"--machine {spec}")
+    return replace(machine, topology=lay_out(machine.topology, topology, placement, seed,
+                                               ppn is None and nodes is None))
+
+
+def lay_out(base: Topology, topology: str | None, placement: str | None, seed: int,
+              unplaced: bool) -> Topology:
+    """``base`` on the network ``topology`` names, its ranks placed by ``placement``."""
+    from pevpm.machine.topology.placement import PLACEMENTS, read_hostfile
+    from pevpm.machine.topology.specs import parse_topology
+
+    changes: dict = {"seed": seed}
+    if topology is not None:
+        changes["network"] = parse_topology(topology)
+        if unplaced and base.procs_per_node is None:
+            changes.update(procs_per_node=1, nodes=None)    # a cluster: one rank per node
+    if placement is not None:
+        if placement in PLACEMENTS:
+            changes["placement"] = placement
+        elif os.path.isfile(placement):
+            changes["hosts"] = read_hostfile(placement)
+        else:
+            raise PevpmError(f"expected {', '.join(PLACEMENTS)} or a host file, got "
+                             f"{placement!r}{did_you_mean(placement, PLACEMENTS)}",
+                             "--placement")
+    try:
+        return replace(base, **changes)
+    except ValueError as exc:
+        raise PevpmError(str(exc), f"--topology {topology}") from None
+
+
+def _parse_machine(spec: str, ppn: int | None, processor: str | None,
+                   nodes: int | None) -> Machine:
     spec = spec.strip()
     kind, _, rest = spec.partition(":")
     profile = profile_of(spec)

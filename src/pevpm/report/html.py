@@ -14,6 +14,8 @@ Results layout (every key optional)::
      "collectives": [{"title", "completions": [seconds]}],
      "explain": {title: [{"kind", "op", "exchange", "block", "sizes",
                           "contention", "messages"}]},   # pevpm predict --explain
+     "links": {title: {"network": str, "rows": [{"link", "utilisation", "messages",
+                                                 "bytes", "waited", "slowed"}]}},  # same
      "figures": [{"title", "file", "caption"}],     # PNGs already in the folder
      "trace": "trace.json", "notes": [str],
      "recorded": {"trace", "predicted_by", "machine", "perfetto", "numprocs",
@@ -175,6 +177,25 @@ def _explain_section(explain: dict) -> str:
     return "".join(out)
 
 
+def _links_section(links: dict) -> str:
+    """The busiest network links of one run per prediction (``pevpm predict
+    --explain --json``'s ``links`` and ``network``)."""
+    head = "".join(f"<th class='l'>{h}</th>" for h in (
+        "link", "use", "messages", "bytes", "waited", "slowed most"))
+    out = ["<h2>Busiest network links</h2><p>For one simulated run: what each link "
+           "carried, its use, how long messages waited on it and the place in the model "
+           "whose messages waited most.</p>"]
+    for title, table in links.items():
+        out.append(f"<h3>{_e(title)}</h3><p>{_e(table['network'])}</p><table><tr>{head}</tr>")
+        for row in table["rows"]:
+            cells = (row["link"], f"{row['utilisation']:.0%}", row["messages"], row["bytes"],
+                     _fmt_seconds(row["waited"]), row["slowed"] or "-")
+            out.append("<tr>" + "".join(f"<td class='l'>{_e(c)}</td>" for c in cells)
+                       + "</tr>")
+        out.append("</table>")
+    return "".join(out)
+
+
 #: Columns of the recorded-vs-predicted table: (heading, key of a rank's row).
 RECORDED_COLUMNS = (("recorded end", "recorded"), ("predicted end", "predicted"),
                     ("recorded MPI", "recorded_mpi"), ("predicted MPI", "predicted_mpi"),
@@ -255,6 +276,8 @@ def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
 
     if results.get("explain"):
         parts.append(_explain_section(results["explain"]))
+    if results.get("links"):
+        parts.append(_links_section(results["links"]))
 
     if results.get("figures"):
         parts.append("<h2>Machine profile and fitted distributions</h2>")

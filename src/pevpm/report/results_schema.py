@@ -84,6 +84,10 @@ COLLECTIVE = {"title": TEXT, "completions": [NUMBER], "?caption": TEXT}
 FIGURE = {"file": TEXT, "title": TEXT, "?caption": TEXT}
 EXPLAIN_ROW = {key: SHOWN for key in ("kind", "op", "exchange", "block", "sizes",
                                       "contention", "messages")}
+LINKS = {"network": TEXT, "rows": [{
+    "link": TEXT, "utilisation": NON_NEGATIVE, "messages": RANK, "bytes": RANK,
+    "waited": NON_NEGATIVE,
+    "slowed": Field("text or null", lambda v: v is None or isinstance(v, str))}]}
 RECORDED = {"recorded_seconds": NON_NEGATIVE, "predicted_seconds": NON_NEGATIVE,
             "trace": TEXT, "numprocs": COUNT, "predicted_by": TEXT, "machine": TEXT,
             "perfetto": TEXT,
@@ -95,7 +99,8 @@ RECORDED = {"recorded_seconds": NON_NEGATIVE, "predicted_seconds": NON_NEGATIVE,
 RESULTS = {"?title": TEXT, "?notes": [TEXT], "?machine": MapOf(SHOWN),
            "?validation": MapOf([ROW]), "?scaling": MapOf([POINT]),
            "?breakdowns": MapOf(BREAKDOWN), "?collectives": [COLLECTIVE],
-           "?explain": MapOf([EXPLAIN_ROW]), "?figures": [FIGURE], "?trace": TEXT,
+           "?explain": MapOf([EXPLAIN_ROW]), "?links": MapOf(LINKS), "?figures": [FIGURE],
+           "?trace": TEXT,
            "?recorded": RECORDED}
 
 

@@ -75,6 +75,7 @@ from pevpm.machine.transfer import Transfer, for_placement, self_copy_time
 from pevpm.model.ast import ROOTED_COLLECTIVES, Model, status_fields
 from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME, BoundDraws
 from pevpm.vm import collectives
+from pevpm.vm.flows import FlowNetwork
 from pevpm.vm import program as vm
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
 from pevpm.vm.result import (
@@ -113,7 +114,8 @@ WALL_CHECK_EVENTS = 65536
 def simulate(model: Model, numprocs: int, machine: Machine, *,
              params: Mapping[str, float] | None = None, rng: np.random.Generator | None = None,
              bound: str | None = None, trace: bool = False,
-             limits: Limits | None = None, program: vm.Program | None = None) -> RunResult:
+             limits: Limits | None = None, program: vm.Program | None = None,
+             link_tally=None) -> RunResult:
     """Run ``model`` once on ``numprocs`` ranks of ``machine``.
 
     ``params``: parameter values (override the model's defaults); ``rng``:
@@ -121,7 +123,9 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
     ``"max"`` runs every communication submodel and random computation at its bound; ``trace``:
     record slices and messages; ``limits``: stop runaway models;
     ``program``: ``compile_model(model, params)`` when the caller has it
-    already (a Monte Carlo prediction compiles once for all its runs).
+    already (a Monte Carlo prediction compiles once for all its runs);
+    ``link_tally``: a :class:`~pevpm.vm.links.LinkTally` told every message's
+    links (what ``--explain`` reports as the busiest links).
     """
     if int(numprocs) != numprocs or numprocs < 1:
         raise ModelError(f"number of processes must be a positive integer, got {numprocs!r}")
@@ -130,7 +134,7 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
     if program is None:
         program = vm.compile_model(model, params)
     return _Engine(program, model, int(numprocs), machine, params, rng, bound, trace,
-                   limits or Limits()).run()
+                   limits or Limits(), link_tally).run()
 
 
 @dataclass(frozen=True)
@@ -263,7 +267,8 @@ _KIND_INDEX = {COMPUTE: 0, COMMUNICATION: 1, WAITING: 2}
 
 
 class _Engine:
-    def __init__(self, program, model, numprocs, machine, params, rng, bound, trace, limits):
+    def __init__(self, program, model, numprocs, machine, params, rng, bound, trace, limits,
+                 link_tally=None):
         self.numprocs = numprocs
         self.machine = machine
         self.rng = rng if rng is not None else np.random.default_rng(0)
@@ -271,6 +276,9 @@ class _Engine:
         comm = machine.comm if bound is None else machine.comm.bounded(bound)
         self.comm = for_placement(comm, self.placement.node_of)
         self.scoreboard = ContentionScoreboard(self.placement.capacities)
+        bandwidth = self.placement.link_bandwidth
+        self.network = None if bandwidth is None else FlowNetwork(bandwidth)
+        self.link_tally = link_tally
         self.sharing = (CpuSharing(self.placement.node_of, self.placement.cores,
                                    self.placement.wait == "poll")
                         if self.placement.oversubscribed else None)
@@ -321,7 +329,7 @@ class _Engine:
                 continue
             candidates = self.queues.candidates(event)
             if candidates:
-                send = self.earliest_arrival(candidates)
+                send = self.earliest_arrival(candidates, event.posted)
                 match = max(event.posted, send.posted + send.transfer)
                 if event.src == ANY_SOURCE and _other_rank_decides_before(heap, event.rank, match):
                     # Another rank decides earlier: once resolved it may post a
@@ -333,16 +341,17 @@ class _Engine:
                 return True
         return False
 
-    def earliest_arrival(self, candidates: list[PostedSend]) -> PostedSend:
+    def earliest_arrival(self, candidates: list[PostedSend], matched: float) -> PostedSend:
         """Scan the candidates in send-time order, drawing transfer times, until
-        no later send can arrive before the best so far (alg. 2)."""
+        no later send can arrive before the best so far (alg. 2); ``matched``:
+        when the receive was posted."""
         candidates.sort(key=_post_order)
         best, best_arrival = None, 0.0
         for send in candidates:
             if best is not None and send.posted >= best_arrival:
                 break
             if send.transfer is None:
-                self.draw_transfer(send)
+                self.draw_transfer(send, matched)
             arrival = send.posted + send.transfer
             if best is None or arrival < best_arrival:
                 best, best_arrival = send, arrival
@@ -590,30 +599,52 @@ class _Engine:
         level = self.scoreboard.contention(route, at, send.src, send.dst)
         return level, exchange or self.scoreboard.opposite(route, send.src, send.dst)
 
-    def transfer(self, send: PostedSend, contention: int, duplex: bool) -> Transfer:
-        """What the communication model is told about ``send`` (shared, immutable)."""
-        key = (send.op, send.size, send.src, send.dst, contention, duplex)
+    def transfer(self, send: PostedSend, contention: int, duplex: bool,
+                 size: int | None = None) -> Transfer:
+        """What the communication model is told about ``send`` (shared, immutable);
+        ``size``: other than the message's (a synthetic network's zero-byte overhead)."""
+        size = send.size if size is None else size
+        key = (send.op, size, send.src, send.dst, contention, duplex)
         transfer = self.transfers.get(key)
         if transfer is None:
             if len(self.transfers) > 4096:
                 self.transfers.clear()
             transfer = self.transfers[key] = Transfer(
-                send.op, send.size, send.src, send.dst,
+                send.op, size, send.src, send.dst,
                 self.placement.intra_node(send.src, send.dst), contention, duplex)
         return transfer
 
-    def draw_transfer(self, send: PostedSend) -> None:
+    def draw_transfer(self, send: PostedSend, matched: float) -> None:
         """The message's transfer time, drawn once at the contention it meets (a
-        message to the sender itself: a local copy, no draw)."""
+        message to the sender itself: a local copy, no draw).  Between the
+        nodes of a synthetic network: the communication model's time for no
+        bytes (the per-message overhead), the route's latencies, and the
+        bytes through the flow model from the send, or from ``matched`` (the
+        receive's post) if later and the machine's ``flow_start`` is ``match``."""
         if send.src == send.dst:
             send.transfer = self_copy_time(send.size)
             return
+        contention, duplex = self.contention(send, send.posted)
+        network = self.network is not None and not self.placement.intra_node(send.src, send.dst)
         seconds = self.comm.transfer_time(
-            self.transfer(send, *self.contention(send, send.posted)), self.rng)
+            self.transfer(send, contention, duplex, 0 if network else None), self.rng)
         if not seconds >= 0:
             raise SimulationError(f"communication model gave transfer time {seconds!r} for "
                                   f"{send.size} bytes from rank {send.src} to {send.dst}")
+        data = 0.0
+        if network:
+            route = self.placement.route(send.src, send.dst)
+            latency = 0.0
+            for link in route:
+                latency += self.placement.link_latency[link]
+            start = send.posted
+            if self.machine.flow_start == "match" and matched > start:
+                start = matched
+            data = self.network.occupy(route, start, send.size)
+            seconds = seconds + latency + data + (start - send.posted)
         send.transfer = seconds
+        if self.link_tally is not None:
+            self.link_tally.message(self, send, contention, data)
 
     def deliver(self, send: PostedSend, recv: PostedRecv) -> None:
         """Pair ``send`` with ``recv`` and complete what the pair completes."""

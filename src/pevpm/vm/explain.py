@@ -1,12 +1,16 @@
-"""Which profile block served which messages: ``pevpm predict --explain``.
+"""Which profile block served which messages, and which links held them up:
+``pevpm predict --explain``.
 
-:func:`explain` runs a model once on the reference engine with its machine's
-profile communication model wrapped by a recorder, and groups every time
-drawn by what served it: the kind of time (a message's transfer or a send's
-local completion), the MPI operation, whether it was a bidirectional
-exchange, and the profile block (test and ``n x p`` placement, marked when
-that placement was oversubscribed).  Each :class:`BlockUse` says how many
-messages it served, their size range and the contention they met.
+:func:`explain_network` runs a model once on the reference engine with its
+machine's profile communication model wrapped by a recorder, and groups
+every time drawn by what served it: the kind of time (a message's transfer
+or a send's local completion), the MPI operation, whether it was a
+bidirectional exchange, and the profile block (test and ``n x p`` placement,
+marked when that placement was oversubscribed).  Each :class:`BlockUse` says
+how many messages it served, their size range and the contention they met.
+The same run tallies the network's links (:mod:`pevpm.vm.links`): the
+busiest, what they carried, how long messages waited on them and where in
+the model.  :func:`explain` gives the blocks alone.
 
 >>> from pevpm.model.builder import ModelBuilder
 >>> from pevpm.machine.presets import parse_machine
@@ -28,6 +32,7 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.transfer import Bound, Transfer
 from pevpm.model.ast import Model
 from pevpm.vm import engine
+from pevpm.vm.links import LinkTally, LinkUse
 
 
 @dataclass(frozen=True)
@@ -100,23 +105,47 @@ class _Recorder:
         return _Recorder(self.inner.for_placement(ranks_per_node), self.tally)
 
 
+@dataclass(frozen=True)
+class Explanation:
+    """One run explained: the profile ``blocks`` it drew from (None: the
+    communication model has no blocks), its busiest ``links`` and the
+    ``network`` they belong to (the placement's one-line description)."""
+
+    blocks: list[BlockUse] | None
+    links: list[LinkUse]
+    network: str
+
+
+def explain_network(model: Model, numprocs: int, machine: Machine, *,
+                    params: Mapping[str, float] | None = None, seed: int = 0,
+                    limits: engine.Limits | None = None) -> Explanation:
+    """Run 0 of ``seed`` (as a Monte Carlo prediction makes it) on the reference
+    engine, its blocks (most messages first) and busiest links."""
+    from pevpm.vm.montecarlo import run_generator
+
+    tally: dict = {}
+    profiled = hasattr(machine.comm, "series_for")
+    recorded = replace(machine, comm=_Recorder(machine.comm, tally)) if profiled else machine
+    placement = machine.topology.place(numprocs)
+    links = LinkTally(placement.link_names, placement.capacities, placement.link_bandwidth)
+    run = engine.simulate(model, numprocs, recorded, params=params,
+                          rng=run_generator(seed, 0), limits=limits, link_tally=links)
+    blocks = sorted(tally.values(), key=lambda use: (-use.messages, use.kind, use.op, use.test,
+                                                     use.nxp)) if profiled else None
+    return Explanation(blocks, links.busiest(run.makespan), placement.describe())
+
+
 def explain(model: Model, numprocs: int, machine: Machine, *,
             params: Mapping[str, float] | None = None, seed: int = 0,
             limits: engine.Limits | None = None) -> list[BlockUse]:
-    """The profile blocks one run (Monte Carlo run 0 of ``seed``) draws from,
-    most messages first; :class:`~pevpm.errors.PevpmError` when the machine's
-    communication model is not a profile's."""
-    from pevpm.vm.montecarlo import run_generator
-
+    """The profile blocks of :func:`explain_network`'s run;
+    :class:`~pevpm.errors.PevpmError` when the machine's communication model
+    is not a profile's."""
     if not hasattr(machine.comm, "series_for"):
         raise PevpmError(f"--explain needs a machine profile (the communication model is "
                          f"{type(machine.comm).__name__}, which has no blocks)")
-    tally: dict = {}
-    recorded = replace(machine, comm=_Recorder(machine.comm, tally))
-    engine.simulate(model, numprocs, recorded, params=params, rng=run_generator(seed, 0),
-                    limits=limits)
-    return sorted(tally.values(), key=lambda use: (-use.messages, use.kind, use.op, use.test,
-                                                   use.nxp))
+    return explain_network(model, numprocs, machine, params=params, seed=seed,
+                           limits=limits).blocks
 
 
 def format_explanation(numprocs: int, uses: list[BlockUse]) -> str:

@@ -630,6 +630,7 @@ cdef struct Transit:
 # ------------------------------------------------------------ shared cores
 
 cdef int SHARING_KEEP = 256     # pevpm.vm.sharing._KEEP
+cdef int FLOW_KEEP = 1024       # a link's breakpoints before the core first prunes them
 
 
 cdef Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
@@ -941,6 +942,23 @@ cdef class Core:
     cdef long *load            # per link: sum over rank pairs of the busier direction
     cdef pevpm_htab_t pair_counts   # (link * P + src) * P + dst -> messages in transit
     cdef bint duplex           # the last contention() query met an opposite message
+    cdef pevpm_htab_t routes   # a * nodes + b -> where node a's route to b starts, its length
+    cdef int *route_links      # every route asked so far, one after another
+    cdef int nroute_links, caproute_links
+    # flow-level sharing (pevpm.vm.flows) on a network with link bandwidths
+    cdef bint network
+    cdef bint flow_from_match  # Machine.flow_start == "match"
+    cdef double *link_bandwidth
+    cdef double *link_latency
+    cdef double **flow_times   # per link: breakpoints of its reserved rate
+    cdef double **flow_rates   # per link: the rate from each breakpoint on
+    cdef int *nflow
+    cdef int *capflow
+    cdef int *flow_kept        # per link: breakpoints left by its last pruning
+    cdef double *segments      # a flow's (start, end, rate) spans while it is placed
+    cdef int capsegments
+    cdef int *walk             # per link of the route: the walk's segment index
+    cdef int capwalk
     cdef double copy_rate
 
     def __cinit__(self):
@@ -960,6 +978,16 @@ cdef class Core:
         self.capends = NULL
         self.load = NULL
         self.nlinks = 0
+        self.routes.e = NULL
+        self.route_links = NULL
+        self.nroute_links = self.caproute_links = 0
+        self.network = False
+        self.link_bandwidth = self.link_latency = NULL
+        self.flow_times = self.flow_rates = NULL
+        self.nflow = self.capflow = self.flow_kept = NULL
+        self.segments = NULL
+        self.walk = NULL
+        self.capsegments = self.capwalk = 0
 
     def __dealloc__(self):
         cdef int k
@@ -986,6 +1014,21 @@ cdef class Core:
         free(self.nends)
         free(self.capends)
         free(self.load)
+        pevpm_ht_free(&self.routes)
+        free(self.route_links)
+        if self.flow_times != NULL:
+            for k in range(self.nlinks):
+                free(self.flow_times[k])
+                free(self.flow_rates[k])
+        free(self.flow_times)
+        free(self.flow_rates)
+        free(self.nflow)
+        free(self.capflow)
+        free(self.flow_kept)
+        free(self.link_bandwidth)
+        free(self.link_latency)
+        free(self.segments)
+        free(self.walk)
 
     def __init__(self, list codes, list envs, list proc_ids, list factors, machine, comm, rng,
                  placement, max_events, max_time, bint records, max_wall=None):
@@ -1110,6 +1153,30 @@ cdef class Core:
             self.nends[k] = 0
             self.capends[k] = 0
             self.load[k] = 0
+        if pevpm_ht_init(&self.routes, 64) < 0:
+            raise MemoryError()
+        self.network = placement.link_bandwidth is not None
+        self.flow_from_match = self.machine.flow_start == "match"
+        if self.network:
+            self._flow_links(placement.link_bandwidth, placement.link_latency)
+
+    cdef _flow_links(self, bandwidth, latency):
+        """The links' bandwidths and latencies, and empty reservations."""
+        cdef int k
+        self.link_bandwidth = <double *> malloc(max(self.nlinks, 1) * sizeof(double))
+        self.link_latency = <double *> malloc(max(self.nlinks, 1) * sizeof(double))
+        self.flow_times = <double **> malloc(max(self.nlinks, 1) * sizeof(double *))
+        self.flow_rates = <double **> malloc(max(self.nlinks, 1) * sizeof(double *))
+        self.nflow = _ints(self.nlinks, 0)
+        self.capflow = _ints(self.nlinks, 0)
+        self.flow_kept = _ints(self.nlinks, 0)
+        for k in range(self.nlinks):
+            self.flow_times[k] = self.flow_rates[k] = NULL
+        for k in range(self.nlinks):
+            self.link_bandwidth[k] = bandwidth[k]
+            self.link_latency[k] = latency[k]
+            if not self.link_bandwidth[k] > 0:
+                raise Unsupported("a link without a positive bandwidth")
 
     # -------------------------------------------------------------- main loop
     def run(self):
@@ -1200,7 +1267,7 @@ cdef class Core:
         """The candidate send the receive takes (alg. 2), or -1."""
         cdef Req *r = &self.reqs[ri]
         cdef int s, best = -1, k
-        cdef double arrival, best_arrival = 0.0
+        cdef double arrival, best_arrival = 0.0, matched = r.posted
         cdef pevpm_hent_t *entry
         if r.peer != ANY_SOURCE:
             entry = pevpm_ht_find(&self.send_queues, <uint64_t> r.rank * self.numprocs + r.peer)
@@ -1208,7 +1275,7 @@ cdef class Core:
                 return -1
             s = self.first_match(entry.v1, ri)
             if s >= 0 and not self.reqs[s].flags & DRAWN:
-                self.draw_transfer(s)
+                self.draw_transfer(s, matched)
             return s
         self.any_source_candidates(ri)
         if self.ncand == 0:
@@ -1221,7 +1288,7 @@ cdef class Core:
             if best >= 0 and self.reqs[s].posted >= best_arrival:
                 break
             if not self.reqs[s].flags & DRAWN:
-                self.draw_transfer(s)
+                self.draw_transfer(s, matched)
             arrival = self.reqs[s].posted + self.reqs[s].transfer
             if best < 0 or arrival < best_arrival:
                 best, best_arrival = s, arrival
@@ -1747,18 +1814,10 @@ cdef class Core:
         self.duplex = opid == SENDRECV_OP
         if not self.contention_matters:
             return 1
-        cdef int a = self.node_of[src], b = self.node_of[dst], n = self.nodes
-        cdef int level = 1, link, k, c, mine, theirs
-        cdef int links[3]
-        cdef int nl
-        if a == b:
-            links[0] = 2 * n + a
-            nl = 1
-        else:
-            links[0], links[1], links[2] = a, 3 * n, n + b
-            nl = 3
+        cdef int level = 1, link, k, c, mine, theirs, nl
+        cdef int first = self.route_of(src, dst, &nl)
         for k in range(nl):
-            link = links[k]
+            link = self.route_links[first + k]
             while self.nends[link] > 0 and self.ends[link][0].end <= at:
                 self.link_pop(link)
             if self.nends[link] == 0:           # an empty link: no counts to look up
@@ -1774,6 +1833,30 @@ cdef class Core:
                 level = c
         return level
 
+    cdef int route_of(self, int src, long dst, int *length) except -1:
+        """Where the route from ``src``'s node to ``dst``'s starts in
+        ``route_links`` (its ``length`` links follow): the placement's
+        ``node_route``, asked once per pair of nodes."""
+        cdef int a = self.node_of[src], b = self.node_of[dst], k
+        cdef pevpm_hent_t *e = pevpm_ht_find(&self.routes, <uint64_t> a * self.nodes + b)
+        if e != NULL:
+            length[0] = e.v2
+            return e.v1
+        route = self.placement.node_route(a, b)
+        cdef int first = self.nroute_links
+        for link in route:
+            if not 0 <= link < self.nlinks:
+                raise Unsupported(f"a route through link {link!r}, which the placement lacks")
+            if pevpm_push(&self.route_links, &self.nroute_links, &self.caproute_links,
+                          link) < 0:
+                raise MemoryError()
+        e = pevpm_ht_add(&self.routes, <uint64_t> a * self.nodes + b)
+        if e == NULL:
+            raise MemoryError()
+        e.v1, e.v2 = first, self.nroute_links - first
+        length[0] = e.v2
+        return first
+
     cdef inline uint64_t pair_key(self, int link, long src, long dst) noexcept:
         cdef uint64_t P = self.numprocs
         return (<uint64_t> link * P + <uint64_t> src) * P + <uint64_t> dst
@@ -1785,13 +1868,10 @@ cdef class Core:
     cdef int scoreboard_add(self, int src, long dst, double end) except -1:
         if not self.contention_matters or src == dst:
             return 0
-        cdef int a = self.node_of[src], b = self.node_of[dst], n = self.nodes
-        if a == b:
-            self.link_push(2 * n + a, end, src, dst)
-        else:
-            self.link_push(a, end, src, dst)
-            self.link_push(3 * n, end, src, dst)
-            self.link_push(n + b, end, src, dst)
+        cdef int nl, k
+        cdef int first = self.route_of(src, dst, &nl)
+        for k in range(nl):
+            self.link_push(self.route_links[first + k], end, src, dst)
         return 0
 
     cdef int link_push(self, int link, double end, int src, int dst) except -1:
@@ -1918,16 +1998,23 @@ cdef class Core:
             return self.comm.local_completion_time(transfer, self.rng)
         return self.comm.transfer_time(transfer, self.rng)
 
-    cdef int draw_transfer(self, int s) except -1:
+    cdef int draw_transfer(self, int s, double matched) except -1:
         cdef Req *q = &self.reqs[s]
-        cdef int contention
-        cdef double seconds, latency, bandwidth
+        cdef int contention, nl, first, k
+        cdef double seconds, latency, bandwidth, start, data
+        cdef long size = q.size
+        cdef bint network
         if q.rank == q.peer:                 # a message to itself: a local copy
             q.transfer = q.size / self.copy_rate
             q.flags |= DRAWN
             return 0
         contention = self.contention(q.rank, q.peer, q.posted, q.opid)
         q = &self.reqs[s]
+        # Between the nodes of a synthetic network the model gives the time for
+        # no bytes (the record says 0 bytes while it is asked), the links the rest.
+        network = self.network and self.node_of[q.rank] != self.node_of[q.peer]
+        if network:
+            q.size = 0
         if self.comm_kind == COMM_HOCKNEY:
             latency, bandwidth = self.latency, self.bandwidth
             if self.node_of[q.rank] == self.node_of[q.peer]:
@@ -1947,12 +2034,176 @@ cdef class Core:
         else:
             seconds = self.comm.transfer_time(self.transfer_of(s, contention, self.duplex),
                                               self.rng)
+        q = &self.reqs[s]
+        q.size = size
         if not seconds >= 0:
             raise Unsupported("a negative transfer time from the communication model")
+        if network:
+            first = self.route_of(q.rank, q.peer, &nl)
+            latency = 0.0
+            for k in range(nl):
+                latency += self.link_latency[self.route_links[first + k]]
+            start = q.posted
+            if self.flow_from_match and matched > start:
+                start = matched
+            data = self.flow_occupy(first, nl, start, size)
+            q = &self.reqs[s]
+            seconds = seconds + latency + data + (start - q.posted)
         q = &self.reqs[s]
         q.transfer = seconds
         q.flags |= DRAWN
         return 0
+
+    # ------------------------------------------------------ flow-level sharing
+    # pevpm.vm.flows.FlowNetwork in C arrays: the same walk, the same sums.
+    cdef double flow_occupy(self, int first, int nl, double start, long size) except? -1.0:
+        """Seconds a flow of ``size`` bytes from ``start`` takes on the route at
+        ``route_links[first:first + nl]``; reserves it on the links."""
+        cdef int j, k, link, i, nseg = 0
+        cdef double t = start, left = <double> size, rate, until, free, end
+        cdef double *times
+        if size <= 0 or nl == 0:
+            return 0.0
+        if nl > self.capwalk:
+            self.walk = <int *> realloc(self.walk, nl * sizeof(int))
+            if self.walk == NULL:
+                raise MemoryError()
+            self.capwalk = nl
+        for j in range(nl):
+            link = self.route_links[first + j]
+            if self.nflow[link] > FLOW_KEEP and self.nflow[link] > 2 * self.flow_kept[link]:
+                self.flow_prune(link)
+            self.walk[j] = _bisect_right(self.flow_times[link], self.nflow[link], start) - 1
+        while True:
+            rate = INFINITY
+            until = INFINITY
+            for j in range(nl):
+                link = self.route_links[first + j]
+                i = self.walk[j]
+                free = self.link_bandwidth[link] - (self.flow_rates[link][i] if i >= 0 else 0.0)
+                if free < rate:
+                    rate = free
+                if i + 1 < self.nflow[link] and self.flow_times[link][i + 1] < until:
+                    until = self.flow_times[link][i + 1]
+            if rate > 0.0:
+                if until == INFINITY or left <= rate * (until - t):
+                    end = t + left / rate
+                    nseg = self.flow_segment(nseg, t, end, rate)
+                    break
+                left -= rate * (until - t)
+                nseg = self.flow_segment(nseg, t, until, rate)
+            t = until
+            for j in range(nl):
+                link = self.route_links[first + j]
+                times = self.flow_times[link]
+                if self.walk[j] + 1 < self.nflow[link] and times[self.walk[j] + 1] == t:
+                    self.walk[j] += 1
+        for j in range(nl):
+            self.flow_reserve(self.route_links[first + j], nseg)
+        return end - start
+
+    cdef void flow_prune(self, int link) noexcept:
+        """Drop ``link``'s breakpoints before the segment holding the earliest
+        time a flow can still start: no rank's clock goes back, and a send
+        posted but not drawn yet starts at its post.  So nothing dropped is
+        ever read again and the results are those without pruning (which the
+        reference engine does not do: it only bounds this core's memory)."""
+        cdef double earliest = INFINITY
+        cdef Rank rank
+        cdef Req *q
+        cdef int i, keep, n = self.nflow[link]
+        for rank in self.ranks:
+            if not rank.done and rank.clock < earliest:
+                earliest = rank.clock
+        for i in range(self.nreqs):
+            q = &self.reqs[i]
+            if (q.refs > 0 and q.flags & IS_SEND and not q.flags & DRAWN and q.peer >= 0
+                    and q.posted < earliest):
+                earliest = q.posted
+        keep = <int> _bisect_right(self.flow_times[link], n, earliest) - 1
+        if keep > 0:
+            memmove(self.flow_times[link], self.flow_times[link] + keep,
+                    (n - keep) * sizeof(double))
+            memmove(self.flow_rates[link], self.flow_rates[link] + keep,
+                    (n - keep) * sizeof(double))
+            self.nflow[link] = n - keep
+        self.flow_kept[link] = self.nflow[link]
+
+    cdef int flow_segment(self, int nseg, double a, double b, double rate) except -1:
+        """Append the span (a, b, rate) to the flow being placed; the new count."""
+        cdef double *grown
+        if nseg == self.capsegments:
+            grown = <double *> realloc(self.segments, 3 * max(8, 2 * nseg) * sizeof(double))
+            if grown == NULL:
+                raise MemoryError()
+            self.segments = grown
+            self.capsegments = max(8, 2 * nseg)
+        self.segments[3 * nseg] = a
+        self.segments[3 * nseg + 1] = b
+        self.segments[3 * nseg + 2] = rate
+        return nseg + 1
+
+    cdef int flow_split(self, int link, double x) except -1:
+        """Make ``x`` a breakpoint of ``link`` (keeping the rate there); its index."""
+        cdef int n = self.nflow[link], c
+        cdef int i = <int> _bisect_right(self.flow_times[link], n, x) - 1
+        cdef double *grown
+        if i >= 0 and self.flow_times[link][i] == x:
+            return i
+        if n == self.capflow[link]:
+            c = max(8, 2 * n)
+            grown = <double *> realloc(self.flow_times[link], c * sizeof(double))
+            if grown == NULL:
+                raise MemoryError()
+            self.flow_times[link] = grown
+            grown = <double *> realloc(self.flow_rates[link], c * sizeof(double))
+            if grown == NULL:
+                raise MemoryError()
+            self.flow_rates[link] = grown
+            self.capflow[link] = c
+        memmove(self.flow_times[link] + i + 2, self.flow_times[link] + i + 1,
+                (n - i - 1) * sizeof(double))
+        memmove(self.flow_rates[link] + i + 2, self.flow_rates[link] + i + 1,
+                (n - i - 1) * sizeof(double))
+        self.flow_times[link][i + 1] = x
+        self.flow_rates[link][i + 1] = self.flow_rates[link][i] if i >= 0 else 0.0
+        self.nflow[link] = n + 1
+        return i + 1
+
+    cdef int flow_reserve(self, int link, int nseg) except -1:
+        """Add each of the flow's ``nseg`` spans to ``link``, then drop the
+        breakpoints there that no longer change the rate."""
+        cdef int i = 0, k, low = -1
+        cdef double b
+        for k in range(nseg):
+            i = self.flow_split(link, self.segments[3 * k])
+            if low < 0:
+                low = i
+            b = self.segments[3 * k + 1]
+            self.flow_split(link, b)
+            while i < self.nflow[link] and self.flow_times[link][i] < b:
+                self.flow_rates[link][i] += self.segments[3 * k + 2]
+                i += 1
+        self.flow_merge(link, low, i + 1)
+        return 0
+
+    cdef void flow_merge(self, int link, int low, int high) noexcept:
+        """pevpm.vm.flows._merge on ``link``."""
+        cdef int n = self.nflow[link], i, kept = low
+        cdef double *times = self.flow_times[link]
+        cdef double *rates = self.flow_rates[link]
+        cdef double before = rates[low - 1] if low > 0 else 0.0
+        if high > n:
+            high = n
+        for i in range(low, high):
+            if rates[i] != before:
+                times[kept] = times[i]
+                rates[kept] = rates[i]
+                before = rates[i]
+                kept += 1
+        memmove(times + kept, times + high, (n - high) * sizeof(double))
+        memmove(rates + kept, rates + high, (n - high) * sizeof(double))
+        self.nflow[link] = n - (high - kept)
 
     cdef int deliver(self, int s, int r) except -1:
         cdef Req *send = &self.reqs[s]

@@ -85,6 +85,11 @@ class ContentionScoreboard:
             counts[(src, dst)] = mine + 1
             heapq.heappush(self._ends[link], (end, src, dst))
 
+    def busiest(self, links: Sequence[int]) -> int:
+        """The link of ``links`` with the most load per unit of capacity (as of
+        the last :meth:`contention` query; the first of equals)."""
+        return max(links, key=lambda link: self._load[link] / self.capacities[link])
+
     def in_transit(self, link: int) -> int:
         """Messages currently counted on ``link``."""
         return len(self._ends[link])

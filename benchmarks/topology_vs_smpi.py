@@ -1,0 +1,268 @@
+"""pevpm's flow model against SimGrid SMPI on fat-tree, torus and dragonfly platforms.
+
+Runs four kernels (benchmarks/smpi/topo_kernels.c, and the same as pevpm
+models here: a Jacobi halo exchange, an alltoall-based FFT step, a bag of
+tasks into rank 0, a permutation exchange) at 64, 256 and 1,024 ranks, one
+per node, on SimGrid platform files (benchmarks/smpi/topology/*.xml, written
+by ``--write-platforms``): a 2-level fat-tree 4:1 oversubscribed at the
+leaves, a 3-D torus and a dragonfly, every cable 10 Gbit/s and 1 us,
+SPLITDUPLEX.  pevpm reads the same files (``--topology``), costs a message
+0 s of overhead + the route's latencies + its bytes through the flow model,
+and makes sends of at most 64 KiB eager, as SMPI's detached sends are; it
+runs each case twice, its flows starting at the send (the thesis's
+messages) and at the match (``Machine.flow_start="match"``: SimGrid's
+rendezvous, what SMPI does).  SMPI runs with its latency and bandwidth
+correction factors off (as in benchmarks/engine_vs_smpi.py).  Prints, per
+case, pevpm's two predicted times, SMPI's simulated time, the differences,
+the wall times (pevpm: the match run) and their ratio.
+
+``--speed RANKS`` times pevpm alone on today's single switch and on each
+network (item 5 of issue 27: within 2x).  ``--saturation`` adds the thesis's inter-switch experiment: a two-switch
+Perseus-like machine (32 Fast Ethernet nodes per switch, 91 Mbit/s and
+80 us per node link, one 1 Gbit/s trunk) where every rank of the first half
+posts an MPI_Isend to its partner in the second half at once; it prints the
+mean time per message at 32x1 (one switch) and 64x1 (every message over the
+trunk) by message size.
+
+    PYTHONPATH=src python benchmarks/topology_vs_smpi.py --ranks 64,256
+    PYTHONPATH=src python benchmarks/topology_vs_smpi.py --no-smpi --ranks 64,256,1024
+    PYTHONPATH=src python benchmarks/topology_vs_smpi.py --saturation --no-smpi --ranks 0
+    PYTHONPATH=src python benchmarks/topology_vs_smpi.py --ranks 0 --speed 1024 \
+        --kernels jacobi,perm
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from engine_vs_smpi import SMPI_CONFIG, SMPI_DIR, ensure_smpi
+
+from pevpm.machine.presets import parse_machine
+from pevpm.model.builder import ModelBuilder
+from pevpm.vm import fastengine
+
+PLATFORMS = SMPI_DIR / "topology"
+KERNELS = ("jacobi", "fft", "bag", "perm")
+COMPUTE = 1e-4
+PERM = ((5, 1), (13, 7), (21, 3), (29, 11))      # (a, b): rank r sends to (a r + b) mod p
+#: SimGrid topo_parameters per topology and node count.
+SHAPES = {
+    "fat-tree": {64: "2;8,8;1,2;1,1", 256: "2;16,16;1,4;1,1", 1024: "2;32,32;1,8;1,1"},
+    "torus": {64: "4,4,4", 256: "8,8,4", 1024: "16,8,8"},
+    "dragonfly": {64: "2,1;2,1;4,1;4", 256: "4,1;4,1;4,1;4", 1024: "4,1;4,1;8,1;8"},
+}
+SIMGRID_KIND = {"fat-tree": "FAT_TREE", "torus": "TORUS", "dragonfly": "DRAGONFLY"}
+
+
+def platform_text(kind: str, nodes: int) -> str:
+    return (f"<?xml version='1.0'?>\n"
+            f'<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+            f"<!-- {kind}, {nodes} nodes, for benchmarks/topology_vs_smpi.py -->\n"
+            f'<platform version="4.1">\n'
+            f'  <cluster id="{kind}" prefix="node-" suffix="" radical="0-{nodes - 1}" '
+            f'speed="1Gf" bw="10Gbps" lat="1us" sharing_policy="SPLITDUPLEX"\n'
+            f'           topology="{SIMGRID_KIND[kind]}" '
+            f'topo_parameters="{SHAPES[kind][nodes]}"/>\n'
+            f"</platform>\n")
+
+
+def platform(kind: str, nodes: int) -> Path:
+    return PLATFORMS / f"{kind}-{nodes}.xml"
+
+
+def kernel_model(kernel: str, numprocs: int):
+    """The pevpm model of ``kernel`` in topo_kernels.c."""
+    b = ModelBuilder()
+    if kernel == "jacobi":
+        first, last = "procnum != 0", "procnum != numprocs - 1"
+        with b.loop(20):
+            with b.runon() as parity:
+                with parity.case("procnum % 2 == 0"):
+                    with b.on_ranks(first):
+                        b.send(8192, dest="procnum - 1")
+                    with b.on_ranks(last):
+                        b.send(8192, dest="procnum + 1")
+                        b.recv(8192, source="procnum + 1")
+                    with b.on_ranks(first):
+                        b.recv(8192, source="procnum - 1")
+                with parity.case("procnum % 2 == 1"):
+                    with b.on_ranks(last):
+                        b.recv(8192, source="procnum + 1")
+                    b.recv(8192, source="procnum - 1")
+                    b.send(8192, dest="procnum - 1")
+                    with b.on_ranks(last):
+                        b.send(8192, dest="procnum + 1")
+            b.serial(COMPUTE)
+    elif kernel == "fft":
+        block = (1 << 20) // numprocs
+        b.serial(COMPUTE)
+        with b.loop("numprocs - 1", index="k"):
+            b.sendrecv(block, dest="(procnum + k + 1) % numprocs",
+                       source="(procnum + numprocs - k - 1) % numprocs")
+        b.serial(COMPUTE)
+    elif kernel == "bag":
+        with b.runon() as ranks:
+            with ranks.case("procnum == 0"), b.loop("(numprocs - 1) * 8"):
+                b.recv(32768, source="MPI_ANY_SOURCE")
+            with ranks.case("procnum != 0"), b.loop(8):
+                b.serial(f"{COMPUTE} * (1 + procnum % 4)")
+                b.send(32768, dest=0)
+    else:
+        for i, (a, shift) in enumerate(PERM):
+            inverse = pow(a, -1, numprocs)
+            b.irecv(262144, source=f"({inverse} * (procnum + numprocs - {shift % numprocs})) "
+                                   "% numprocs", request="r", tag=i)
+            b.isend(262144, dest=f"({a} * procnum + {shift}) % numprocs", request="s", tag=i)
+            b.waitall()
+    return b.build()
+
+
+def run_pevpm(kernel: str, kind: str, numprocs: int, flow_start: str = "send") -> dict:
+    """pevpm on ``kind``'s platform file (``"switch"``: today's single switch,
+    whose messages cost the communication model's time alone), its flows
+    starting at each message's send or match (``Machine.flow_start``)."""
+    machine = parse_machine("constant:latency=0,eager=65536",
+                            topology=None if kind == "switch" else str(platform(kind, numprocs)))
+    machine = replace(machine, flow_start=flow_start)
+    model = kernel_model(kernel, numprocs)
+    start = time.perf_counter()
+    result = fastengine.simulate(model, numprocs, machine, rng=np.random.default_rng(0))
+    wall = time.perf_counter() - start
+    if result.engine_note:
+        print(f"note: {kernel} {kind} {numprocs}: {result.engine_note}", file=sys.stderr)
+    return {"time": result.makespan, "wall": wall, "messages": result.messages_simulated}
+
+
+def run_smpi(binary: Path, kernel: str, kind: str, numprocs: int, workdir: Path) -> dict:
+    hosts = workdir / f"hosts{numprocs}"
+    hosts.write_text("".join(f"node-{i}\n" for i in range(numprocs)))
+    cmd = ["smpirun", "-np", str(numprocs), "-platform", str(platform(kind, numprocs)),
+           "-hostfile", str(hosts), *SMPI_CONFIG, str(binary), kernel]
+    start = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
+    wall = time.perf_counter() - start
+    line = [ln for ln in out.stdout.splitlines() if ln.startswith("simulated_seconds=")]
+    if out.returncode != 0 or not line:
+        raise RuntimeError(f"smpirun failed ({out.returncode}):\n{out.stdout[-1500:]}"
+                           f"{out.stderr[-1500:]}")
+    fields = dict(part.split("=") for part in line[0].split())
+    return {"time": float(fields["simulated_seconds"]), "wall": wall,
+            "messages": int(fields["messages"])}
+
+
+def saturation_network(nodes: int):
+    """Two switches of 32 Fast Ethernet nodes (91 Mbit/s, 80 us a node link),
+    one 1 Gbit/s 10 us trunk between them; ``nodes`` of the 64 used."""
+    from pevpm.machine.topology.graph import Graph
+
+    hosts = [f"node-{i}" for i in range(64)]
+    net = Graph(hosts, ["switch-0", "switch-1"])
+    for i, host in enumerate(hosts):
+        net.connect(host, f"switch-{i // 32}", latency=40e-6, bandwidth=91e6 / 8)
+    net.connect("switch-0", "switch-1", latency=10e-6, bandwidth=1e9 / 8)
+    return net
+
+
+def saturation(sizes: list[int]) -> None:
+    """MPIBench's isend test across the halves: mean time per message."""
+    print("\nTwo switches, one 1 Gbit/s trunk: mean MPI_Isend time (ms) per message, all "
+          "first-half ranks sending to their second-half partner at once")
+    print(f"{'size (B)':>9} {'32x1':>9} {'64x1':>9} {'64/32':>6}")
+    base = parse_machine("constant:latency=0")
+    for size in sizes:
+        means = []
+        for n in (32, 64):
+            topology = replace(base.topology, network=saturation_network(64))
+            machine = replace(base, topology=topology)
+            b = ModelBuilder()
+            with b.runon() as half:
+                with half.case("procnum < numprocs / 2"):
+                    b.isend(size, dest="procnum + numprocs / 2", request="s")
+                    b.wait("s")
+                with half.case("procnum >= numprocs / 2"):
+                    b.recv(size, source="procnum - numprocs / 2")
+            run = fastengine.simulate(b.build(), n, machine, records=True,
+                                      rng=np.random.default_rng(0))
+            means.append(np.mean([m.recv_end - m.send_start for m in run.messages]))
+        print(f"{size:>9} {means[0] * 1e3:>9.3f} {means[1] * 1e3:>9.3f} "
+              f"{means[1] / means[0]:>6.2f}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ranks", default="64,256,1024", help="rank counts (0: none)")
+    parser.add_argument("--kinds", default="fat-tree,torus,dragonfly")
+    parser.add_argument("--kernels", default=",".join(KERNELS))
+    parser.add_argument("--no-smpi", action="store_true", help="pevpm only")
+    parser.add_argument("--write-platforms", action="store_true",
+                        help="(re)write benchmarks/smpi/topology/*.xml and stop")
+    parser.add_argument("--speed", default="", metavar="RANKS",
+                        help="also time pevpm on the single switch and each network")
+    parser.add_argument("--saturation", action="store_true",
+                        help="also the two-switch inter-switch saturation experiment")
+    args = parser.parse_args(argv)
+    if args.write_platforms:
+        PLATFORMS.mkdir(exist_ok=True)
+        for kind, shapes in SHAPES.items():
+            for nodes in shapes:
+                platform(kind, nodes).write_text(platform_text(kind, nodes))
+        return 0
+    counts = [int(n) for n in args.ranks.split(",") if int(n)]
+    smpi = bool(counts) and not args.no_smpi and ensure_smpi()
+    workdir = Path(tempfile.mkdtemp(prefix="pevpm-topo-smpi-"))
+    binary = workdir / "topo_kernels"
+    if smpi:
+        subprocess.run(["smpicc", "-O2", "-o", str(binary), str(SMPI_DIR / "topo_kernels.c")],
+                       check=True, capture_output=True)
+    if counts:
+        print("pevpm's flows start at the send (the thesis's messages) or at the match "
+              "(SMPI's rendezvous); diff: against SMPI's simulated time; speed-up: SMPI wall "
+              "/ pevpm wall (match)")
+        print(f"{'network':>10} {'kernel':>7} {'ranks':>6} {'messages':>9} {'send s':>10} "
+              f"{'match s':>10} {'SMPI s':>10} {'send':>7} {'match':>7} | {'pevpm wall':>10} "
+              f"{'SMPI wall':>9} {'speed-up':>8}")
+    for kind in args.kinds.split(","):
+        for kernel in args.kernels.split(","):
+            for n in counts:
+                sent = run_pevpm(kernel, kind, n)
+                ours = run_pevpm(kernel, kind, n, "match")
+                line = (f"{kind:>10} {kernel:>7} {n:>6} {ours['messages']:>9} "
+                        f"{sent['time']:>10.6f} {ours['time']:>10.6f}")
+                if smpi:
+                    theirs = run_smpi(binary, kernel, kind, n, workdir)
+                    line += (f" {theirs['time']:>10.6f} "
+                             f"{(sent['time'] - theirs['time']) / theirs['time']:>+7.1%} "
+                             f"{(ours['time'] - theirs['time']) / theirs['time']:>+7.1%} | "
+                             f"{ours['wall']:>10.3f} {theirs['wall']:>9.2f} "
+                             f"{theirs['wall'] / ours['wall']:>8.1f}")
+                else:
+                    line += f" {'-':>10} {'-':>7} {'-':>7} | {ours['wall']:>10.3f}"
+                print(line, flush=True)
+    if args.saturation:
+        saturation([1024, 4096, 8192, 12288, 16384, 32768, 65536])
+    if args.speed:
+        speed(int(args.speed), args.kernels.split(","), args.kinds.split(","))
+    return 0
+
+
+def speed(numprocs: int, kernels: list[str], kinds: list[str]) -> None:
+    """pevpm's wall seconds per kernel on the single switch and on each network."""
+    print(f"\npevpm wall seconds at {numprocs} ranks: the single switch (no link figures) "
+          "beside each network (flow model); ratio = network / switch")
+    print(f"{'kernel':>7} {'switch':>8} " + " ".join(f"{k:>10} {'ratio':>5}" for k in kinds))
+    for kernel in kernels:
+        switch = run_pevpm(kernel, "switch", numprocs)["wall"]
+        walls = [run_pevpm(kernel, kind, numprocs)["wall"] for kind in kinds]
+        print(f"{kernel:>7} {switch:>8.3f} "
+              + " ".join(f"{w:>10.3f} {w / switch:>5.2f}" for w in walls), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
