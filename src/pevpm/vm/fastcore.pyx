@@ -40,7 +40,7 @@ from libc.string cimport memmove
 
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
-from pevpm.vm import engine
+from pevpm.vm import collectives, engine
 from pevpm.vm import program as vm
 from pevpm.vm.result import CollectiveRecord, MessageRecord
 
@@ -362,10 +362,11 @@ cdef int *_ints(Py_ssize_t n, int value) except NULL:
 cdef struct Ins:
     int op
     int target          # JUMP target, LOOP exit, NEXT and UNTIL body
-    int blocking        # SEND/RECV: blocking; SERIAL: a sleep
+    int blocking        # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
     int opid            # index of the MPI op name in OP_NAMES
     int konst           # bit k: operand slot k is a valid constant in iv/dv
     int draw            # SERIAL: its time is a draw (DRAW_*) with parameters dv, dv2
+    int status          # RECV: the matched sender and tag are bound to its status names
     long iv[7]
     double dv
     double dv2
@@ -382,12 +383,18 @@ DRAW_KINDS = {"uniform": DRAW_UNIFORM, "exponential": DRAW_EXPONENTIAL, "gamma":
 OP_NAMES = []
 cdef dict OP_IDS = {}
 SYNCHRONOUS = frozenset({"MPI_Ssend", "MPI_Issend"})
+cdef enum:
+    MAX_OPS = 4096
+cdef char _synchronous[MAX_OPS]     # per op id: a synchronous send (never eager)
 
 
-cdef int op_id(str name):
+cdef int op_id(str name) except -1:
     i = OP_IDS.get(name)
     if i is None:
+        if len(OP_NAMES) == MAX_OPS:
+            raise Unsupported(f"more than {MAX_OPS:,} distinct MPI operation names")
         i = OP_IDS[name] = len(OP_NAMES)
+        _synchronous[i] = name in SYNCHRONOUS
         OP_NAMES.append(name)
     return i
 
@@ -415,7 +422,7 @@ cdef class Code:
     cdef readonly tuple code
     cdef list boxes             # keeps a collective's instructions alive (a box generation)
 
-    def __cinit__(self, tuple code, bint collective):
+    def __cinit__(self, tuple code, bint collective, statuses=frozenset()):
         cdef int pc
         cdef InsBox box
         self.code = code
@@ -436,6 +443,8 @@ cdef class Code:
                     self.own[pc] = self.own[pc - 1]
                 else:
                     _translate(&self.own[pc], py, False)
+                    if py[0] == RECV and py[6] is not None:
+                        self.own[pc].status = status_fields(py[6])[0] in statuses
                     last = py
                 self.ins[pc] = &self.own[pc]
             return
@@ -497,6 +506,7 @@ cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
     i.opid = 0
     i.dv = i.dv2 = 0.0
     i.draw = NO_DRAW
+    i.status = 0
     op = i.op
     if op == SERIAL:
         value = getattr(ins[1], "value", None)
@@ -536,6 +546,14 @@ cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
         i.target = ins[2]
     elif op == WAIT:
         i.opid = op_id(ins[1])
+    elif op == COLLECTIVE:
+        i.opid = op_id(ins[1])
+        i.blocking = ins[1] in ROOTED_COLLECTIVES       # here: the call has a root
+        for slot in (2, 3):             # size and root: whole numbers, as at run time
+            value = getattr(ins[slot], "value", None)
+            if type(value) is int and value >= 0:
+                i.iv[slot] = value
+                i.konst |= 1 << slot
     return 0
 
 
@@ -570,15 +588,18 @@ cdef int _peer_slot(Ins *i, int slot, fn, bint source) except -1:
 
 
 cdef dict _CODES = {}
+cdef dict _NO_NAMES = {}        # a collective's requests: never named, so never written
 
 
-cdef Code code_for(tuple code, bint collective):
+cdef Code code_for(tuple code, bint collective, statuses=frozenset()):
+    """The C form of ``code`` (kept per code tuple: one program's, so its
+    ``statuses``, the status names bound, are always the same)."""
     c = _CODES.get(id(code))
     if c is None or (<Code> c).code is not code:
         if len(_CODES) > 65536:
             _CODES.clear()
             _new_box_generation()   # the codes still running keep theirs
-        c = _CODES[id(code)] = Code(code, collective)
+        c = _CODES[id(code)] = Code(code, collective, statuses)
     return <Code> c
 
 
@@ -865,6 +886,7 @@ cdef class Rank:
     cdef int done
     cdef int context
     cdef dict collective_calls
+    cdef dict expanded          # pc of a collective call -> (size, root, its code or None: timed)
     cdef int timed_calls        # hardware or measured collectives joined
 
     def __cinit__(self):
@@ -915,7 +937,6 @@ cdef class Core:
     cdef list records
     cdef dict status_of         # receive record -> its status names (HAS_STATUS)
     cdef dict timed             # (op, size) -> whether the machine times the call whole
-    cdef dict expansions        # (op, size, root, rank, place) -> the rank's code for the call
     cdef dict timed_arrivals    # k-th timed collective -> the ranks in it so far
     cdef dict collectives
     cdef dict transfers
@@ -988,7 +1009,8 @@ cdef class Core:
         free(self.load)
 
     def __init__(self, list codes, list envs, list proc_ids, list factors, machine, comm, rng,
-                 placement, max_events, max_time, bint records, max_wall=None):
+                 placement, max_events, max_time, bint records, max_wall=None,
+                 statuses=frozenset()):
         cdef int r, k
         cdef Rank rank
         self.numprocs = len(codes)
@@ -1007,7 +1029,7 @@ cdef class Core:
             for k in range(3):
                 rank.path[k] = 0.0
                 rank.spent[k] = 0.0
-            rank.code = code_for(codes[r], False)
+            rank.code = code_for(codes[r], False, statuses)
             rank.pc = 0
             rank.loops = []
             rank.marks = []
@@ -1021,6 +1043,7 @@ cdef class Core:
             rank.done = 0
             rank.context = USER
             rank.collective_calls = {}
+            rank.expanded = {}
             self.ranks.append(rank)
         self.capreqs = 1024
         self.reqs = <Req *> malloc(self.capreqs * sizeof(Req))
@@ -1054,7 +1077,6 @@ cdef class Core:
         self.collectives = {}
         self.transfers = {}
         self.timed = {}
-        self.expansions = {}
         self.timed_arrivals = {}
         self.plans = {}
         self.plan_slots = [None] * PLAN_SLOTS
@@ -1450,7 +1472,8 @@ cdef class Core:
         elif op == RECV:
             r = self.post_recv(rank, ins.opid, self.size_of(code, pc, 3, rank),
                                self.peer_of(code, pc, 4, rank, True),
-                               self.tag_of(code, pc, 5, rank, True), py[6])
+                               self.tag_of(code, pc, 5, rank, True),
+                               py[6] if ins.status else None)
             if ins.blocking:
                 rank.nwait = 0
                 self.wait_on(rank, r)
@@ -1493,7 +1516,7 @@ cdef class Core:
                         self.release(i)
             return self.wait(rank)
         elif op == COLLECTIVE:
-            return self.begin_collective(rank, py)
+            return self.begin_collective(rank, code, pc)
         else:
             raise Unsupported("MPI_Test")
         return False
@@ -1528,9 +1551,8 @@ cdef class Core:
         rank.nout = n
         rank.ntomb = 0
 
-    cdef bint eager(self, int opid, long size):
-        return (0 < self.eager_limit and size <= self.eager_limit
-                and OP_NAMES[opid] not in SYNCHRONOUS)
+    cdef inline bint eager(self, int opid, long size) noexcept:
+        return 0 < self.eager_limit and size <= self.eager_limit and not _synchronous[opid]
 
     # -------------------------------------------------------- posting messages
     cdef int new_req(self, Rank rank, int is_send, int opid, long size, long peer,
@@ -2103,36 +2125,47 @@ cdef class Core:
         return 0
 
     # ------------------------------------------------------------- collectives
-    cdef bint begin_collective(self, Rank rank, tuple ins) except -1:
-        from pevpm.vm import collectives
-        from pevpm.vm.engine import _expansion
-        _, op, size_fn, root_fn, where, stmt = ins
-        size = size_fn(rank.env)
-        if type(size) is not int or size < 0:
-            raise Unsupported("a collective size that is negative or not a whole number")
-        if op in ROOTED_COLLECTIVES:
-            root = root_fn(rank.env)
-            if type(root) is not int or not 0 <= root < self.numprocs:
-                raise Unsupported("a collective root that is not a rank")
+    cdef bint begin_collective(self, Rank rank, Code code, int pc) except -1:
+        cdef Ins *ins = code.ins[pc]
+        cdef long size, root = 0
+        py = code.code[pc]
+        op, where = py[1], py[4]
+        if ins.konst & 4:
+            size = ins.iv[2]
         else:
-            root = 0
-        key = (op, size, root, rank.id, where)
-        code = self.expansions.get(key)
-        if code is None:        # once per call site and rank: hashing the config costs
+            value = py[2](rank.env)
+            if type(value) is not int or value < 0:
+                raise Unsupported("a collective size that is negative or not a whole number")
+            size = value
+        if ins.blocking:                # a rooted call
+            if ins.konst & 8:
+                root = ins.iv[3]
+            else:
+                value = py[3](rank.env)
+                if type(value) is not int:
+                    raise Unsupported("a collective root that is not a rank")
+                root = value
+            if not 0 <= root < self.numprocs:
+                raise Unsupported("a collective root that is not a rank")
+        known = rank.expanded.get(pc)   # this call's code, from the rank's last call here
+        if known is not None and (<tuple> known)[0] == size and (<tuple> known)[1] == root:
+            expansion = (<tuple> known)[2]
+        else:                           # once per call site and rank: hashing the config costs
             timed = self.timed.get((op, size))
             if timed is None:
                 timed = self.timed[(op, size)] = collectives.is_timed(
                     op, size, self.numprocs, self.machine.collectives)
-            if timed:
-                return self.join_timed_collective(rank, op, size, root, where)
-            code = self.expansions[key] = code_for(_expansion(
+            expansion = None if timed else code_for(engine._expansion(
                 op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
+            rank.expanded[pc] = (size, root, expansion)
+        if expansion is None:
+            return self.join_timed_collective(rank, op, size, root, where)
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
         rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence,
                             rank.requests, rank.outbase))
-        rank.code, rank.pc, rank.loops, rank.context = code, 0, [], COLLECTIVE_CONTEXT
-        rank.requests, rank.outbase = {}, rank.nout
+        rank.code, rank.pc, rank.loops, rank.context = expansion, 0, [], COLLECTIVE_CONTEXT
+        rank.requests, rank.outbase = _NO_NAMES, rank.nout
         return False
 
     cdef bint join_timed_collective(self, Rank rank, str op, long size, long root,
@@ -2141,7 +2174,6 @@ cdef class Core:
         block until every rank has made its k-th such call, then finish each at
         the time the collectives package gives for their entry times (drawn from
         the run's generator); True when ``rank`` blocked."""
-        from pevpm.vm import collectives
         cdef Rank r
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
@@ -2175,8 +2207,6 @@ cdef class Core:
 
     cdef int end_collective(self, Rank rank) except -1:
         cdef int k, i
-        for i in rank.requests.values():
-            self.release(i)
         for k in range(rank.outbase, rank.nout):     # the collective's outstanding records
             i = rank.out[k]
             if i >= 0:
