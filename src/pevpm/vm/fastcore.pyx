@@ -33,13 +33,19 @@ random draws with invariant arguments (in C, by numpy's samplers).
 cimport cython
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.pycapsule cimport PyCapsule_GetPointer
-from libc.math cimport INFINITY
+from cpython.dict cimport PyDict_GetItem
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_CheckExact
+from cpython.object cimport PyObject
+from libc.limits cimport LLONG_MIN
+from libc.math cimport INFINITY, fmod, isfinite, pow
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memmove
 
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
+from pevpm.model.expr import RNG_NAME
 from pevpm.vm import collectives, engine
 from pevpm.vm import program as vm
 from pevpm.vm.result import CollectiveRecord, MessageRecord
@@ -74,6 +80,12 @@ cdef extern from *:
 
 # numpy's own samplers (libnpyrandom), on the run's bit generator: the numbers
 # Generator.uniform, .exponential and .gamma give, in the same order.
+cdef extern from *:
+    bint __builtin_add_overflow(long long a, long long b, long long *r) noexcept nogil
+    bint __builtin_sub_overflow(long long a, long long b, long long *r) noexcept nogil
+    bint __builtin_mul_overflow(long long a, long long b, long long *r) noexcept nogil
+
+
 cdef extern from "numpy/random/distributions.h":
     ctypedef struct bitgen_t:
         pass
@@ -244,7 +256,7 @@ cdef enum:
     PACKED_RANKS = 46340        # up to here (2P)(P + 1) receive-bucket keys fit in 32 bits
     MAX_RANKS = 1482909         # beyond PACKED_RANKS they fit in 42 bits (2P(P + 1) < 2**42)
     MAX_TAG_IDS = 4194302       # and a tag's number in the other 22 (2**22 - 2: below NO_KEY)
-    IDLE_PER_RANK = 4           # emptied queues stay in a table up to this many per rank
+    IDLE_PER_RANK = 16          # emptied queues stay in a table up to this many per rank
     BOX_LIMIT = 262144          # collective instruction boxes per generation
 
 cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFD   # PEVPM_TOMB - 1: above every packed key
@@ -367,6 +379,7 @@ cdef struct Ins:
     int konst           # bit k: operand slot k is a valid constant in iv/dv
     int draw            # SERIAL: its time is a draw (DRAW_*) with parameters dv, dv2
     int status          # RECV: the matched sender and tag are bound to its status names
+    void **cx           # NULL, or per operand slot its CExpr (NULL: constant or closure)
     long iv[7]
     double dv
     double dv2
@@ -400,6 +413,277 @@ cdef int op_id(str name) except -1:
 
 
 cdef int SENDRECV_OP = op_id("MPI_Sendrecv")
+
+
+# ------------------------------------------------------------------ expressions
+# Operands that change during a run (a loop index, a receive status) written
+# by pevpm.vm.cexpr as postfix operations, evaluated here with Python's
+# arithmetic on C integers and doubles; anything the C form cannot promise
+# to give exactly as the closure does falls back to the closure.
+
+cdef enum:
+    X_NUM = 0
+    X_NAME = 1
+    X_NEG = 2
+    X_NOT = 3
+    X_BIN = 4
+    X_PICK = 5
+    X_MIN = 6
+    X_MAX = 7
+    X_STACK = 32                # deepest stack evaluated in C
+cdef dict X_CODES = {"num": X_NUM, "name": X_NAME, "neg": X_NEG, "not": X_NOT, "bin": X_BIN,
+                     "pick": X_PICK, "min": X_MIN, "max": X_MAX}
+cdef dict X_BINARY = {op: k for k, op in enumerate(
+    ("+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"))}
+cdef long long EXACT = 1LL << 53   # integers up to this meet doubles exactly
+cdef long long EXACT_SQRT = 1LL << 26  # ... and their squares too (a gamma's sd * sd)
+
+
+
+cdef struct XVal:
+    int isf                     # a double (d), else an integer (i)
+    long long i
+    double d
+
+
+cdef struct XOp:
+    int code
+    int arg                     # X_BIN: the operator's number
+    XVal v                      # X_NUM: the number
+    PyObject *name              # X_NAME: the key (kept alive by CExpr.names)
+
+
+cdef class CExpr:
+    """One operand's postfix operations (:func:`pevpm.vm.cexpr.postfix`) in C."""
+    cdef XOp *ops
+    cdef int n                  # operations before the draw, if any
+    cdef int draw               # NO_DRAW, or the DRAW_* the last operation makes
+    cdef int nargs              # the draw's arguments (on the stack)
+    cdef list names
+
+    def __cinit__(self, tuple code):
+        cdef int k, depth = 0, deepest = 0
+        self.names = []
+        self.ops = <XOp *> malloc(max(len(code), 1) * sizeof(XOp))
+        if self.ops == NULL:
+            raise MemoryError()
+        self.draw = NO_DRAW
+        self.n = len(code)
+        if code and code[-1][0] == "draw":
+            self.draw = DRAW_KINDS[code[-1][1]]
+            self.n -= 1
+        for k in range(self.n):
+            op = code[k]
+            self.ops[k].code = X_CODES[op[0]]
+            self.ops[k].arg = 0
+            self.ops[k].name = NULL
+            if op[0] == "num":
+                value = op[1]
+                self.ops[k].v.isf = type(value) is float
+                self.ops[k].v.i = value if type(value) is int else 0
+                self.ops[k].v.d = value if type(value) is float else 0.0
+                depth += 1
+            elif op[0] == "name":
+                self.names.append(op[1])
+                self.ops[k].name = <PyObject *> op[1]
+                depth += 1
+            elif op[0] == "bin":
+                self.ops[k].arg = X_BINARY[op[1]]
+                depth -= 1
+            elif op[0] == "pick":
+                depth -= 2
+            elif op[0] in ("min", "max"):
+                depth -= 1
+            deepest = max(deepest, depth)
+        self.nargs = depth
+        if deepest > X_STACK:
+            raise ValueError("too deep")
+
+    def __dealloc__(self):
+        free(self.ops)
+
+
+cdef inline double _xd(XVal *v) noexcept:
+    return v.d if v.isf else <double> v.i
+
+
+cdef inline bint _xmixed_exact(XVal *a, XVal *b) noexcept:
+    """Whether a and b are both integers, or an integer meeting a double exactly."""
+    if a.isf == b.isf:
+        return True
+    if a.isf:
+        return -EXACT <= b.i <= EXACT
+    return -EXACT <= a.i <= EXACT
+
+
+cdef inline int _xless(XVal *a, XVal *b) noexcept:
+    if not a.isf and not b.isf:
+        return a.i < b.i
+    return _xd(a) < _xd(b)
+
+
+cdef int _xbinary(int op, XVal *a, XVal *b) noexcept:
+    """a = a op b as Python and the model language compute it; 1: not in C."""
+    cdef long long q, r
+    cdef double x, y
+    cdef bint ints = not a.isf and not b.isf
+    if op >= 5 and op <= 10:            # comparisons
+        if not _xmixed_exact(a, b):
+            return 1
+        if ints:
+            q = (a.i == b.i if op == 5 else a.i != b.i if op == 6 else a.i < b.i if op == 7
+                 else a.i <= b.i if op == 8 else a.i > b.i if op == 9 else a.i >= b.i)
+        else:
+            x, y = _xd(a), _xd(b)
+            q = (x == y if op == 5 else x != y if op == 6 else x < y if op == 7
+                 else x <= y if op == 8 else x > y if op == 9 else x >= y)
+        a.isf, a.i = 0, q
+        return 0
+    if op == 11 or op == 12:            # && ||: both sides evaluated (no draws in them)
+        q = (_xd(a) != 0) and (_xd(b) != 0) if op == 11 else (_xd(a) != 0) or (_xd(b) != 0)
+        a.isf, a.i = 0, q
+        return 0
+    if (op == 3 or op == 4) and _xd(b) == 0:
+        return 1                        # division by zero: the closure reports it
+    if ints:
+        if op == 0:
+            if __builtin_add_overflow(a.i, b.i, &q):
+                return 1
+        elif op == 1:
+            if __builtin_sub_overflow(a.i, b.i, &q):
+                return 1
+        elif op == 2:
+            if __builtin_mul_overflow(a.i, b.i, &q):
+                return 1
+        else:
+            if a.i == LLONG_MIN and b.i == -1:
+                return 1
+            q = a.i / b.i               # C truncates, as the model language does
+            r = a.i % b.i
+            if op == 4:
+                q = r
+        a.i = q
+        return 0
+    if not _xmixed_exact(a, b):
+        return 1
+    x, y = _xd(a), _xd(b)
+    a.isf = 1
+    a.d = (x + y if op == 0 else x - y if op == 1 else x * y if op == 2 else x / y if op == 3
+           else fmod(x, y))
+    return 0
+
+
+cdef int xeval(CExpr x, dict env, XVal *stack) noexcept:
+    """Run ``x``'s operations (its draw aside) on ``stack``: the values left
+    on it, or -1 where the closure must evaluate instead."""
+    cdef int k, top = 0, overflow
+    cdef XOp *op
+    cdef PyObject *found
+    cdef XVal *a
+    for k in range(x.n):
+        op = &x.ops[k]
+        if op.code == X_NUM:
+            stack[top] = op.v
+            top += 1
+        elif op.code == X_NAME:
+            found = PyDict_GetItem(env, <object> op.name)
+            a = &stack[top]
+            top += 1
+            if found == NULL:
+                return -1
+            elif PyLong_CheckExact(<object> found):
+                a.isf = 0
+                a.i = PyLong_AsLongLongAndOverflow(<object> found, &overflow)
+                if overflow:
+                    return -1
+            elif PyFloat_CheckExact(<object> found):
+                a.isf = 1
+                a.d = PyFloat_AS_DOUBLE(<object> found)
+            else:
+                return -1
+        elif op.code == X_BIN:
+            top -= 1
+            if _xbinary(op.arg, &stack[top - 1], &stack[top]):
+                return -1
+        elif op.code == X_NEG:
+            a = &stack[top - 1]
+            if a.isf:
+                a.d = -a.d
+            elif a.i == LLONG_MIN:
+                return -1
+            else:
+                a.i = -a.i
+        elif op.code == X_NOT:
+            a = &stack[top - 1]
+            a.i = _xd(a) == 0
+            a.isf = 0
+        elif op.code == X_PICK:
+            top -= 2
+            stack[top - 1] = stack[top] if _xd(&stack[top - 1]) != 0 else stack[top + 1]
+        else:                           # Python's min(a, b) keeps a unless b < a
+            top -= 1
+            if not _xmixed_exact(&stack[top - 1], &stack[top]):
+                return -1
+            if (_xless(&stack[top], &stack[top - 1]) if op.code == X_MIN
+                    else _xless(&stack[top - 1], &stack[top])):
+                stack[top - 1] = stack[top]
+    return top
+
+
+def evaluate_postfix(tuple code, dict env):
+    """The value the core computes in C for :func:`pevpm.vm.cexpr.postfix`'s
+    ``code`` (no draw) in ``env``, or None where it leaves the value to the
+    closure.
+
+    >>> evaluate_postfix((("name", "i"), ("num", 7), ("bin", "/")), {"i": -15})
+    -2
+    """
+    cdef XVal stack[X_STACK]
+    cdef CExpr x = CExpr(code)
+    if x.draw or xeval(x, env, stack) != 1:
+        return None
+    if not stack[0].isf:
+        return stack[0].i
+    return stack[0].d if stack[0].d - stack[0].d == 0 else None
+
+
+cdef class XSlots:
+    """The C operands of one instruction (NULL: a constant, or left to its closure)."""
+    cdef void *cx[7]
+    cdef list keep
+
+
+cdef XSlots _c_operands(Ins *i, tuple ins):
+    """Point ``i``'s changing operands that :mod:`pevpm.vm.cexpr` wrote at their
+    C form; None when it has none."""
+    cdef XSlots slots = None
+    cdef int slot
+    for slot in _OPERAND_SLOTS.get(i.op, ()):
+        if i.konst & (1 << slot) or (slot == 1 and i.op == SERIAL and i.draw):
+            continue
+        code = getattr(ins[slot], "c_code", None)
+        if code is None:
+            continue
+        try:
+            cx = CExpr(code)
+        except ValueError:              # deeper than the C stack: the closure runs
+            continue
+        if slots is None:
+            slots = XSlots()
+            slots.keep = []
+            for k in range(7):
+                slots.cx[k] = NULL
+        slots.keep.append(cx)
+        slots.cx[slot] = <void *> cx
+    if slots is not None:
+        i.cx = slots.cx
+    return slots
+
+
+cdef dict _OPERAND_SLOTS = {SERIAL: (1,), SEND: (3, 4, 5), RECV: (3, 4, 5),
+                            SENDRECV: (1, 2, 3, 4, 5, 6), COLLECTIVE: (2, 3), LOOP: (1,)}
+
+
 cdef class InsBox:
     """One instruction tuple as a C instruction; equal tuples (a collective's
     expansions share theirs across ranks) share one box."""
@@ -421,6 +705,7 @@ cdef class Code:
     cdef int n
     cdef readonly tuple code
     cdef list boxes             # keeps a collective's instructions alive (a box generation)
+    cdef list exprs             # the XSlots of a user code's operands evaluated in C
 
     def __cinit__(self, tuple code, bint collective, statuses=frozenset()):
         cdef int pc
@@ -432,6 +717,7 @@ cdef class Code:
         if self.ins == NULL:
             raise MemoryError()
         self.boxes = []
+        self.exprs = []
         if not collective:
             self.own = <Ins *> malloc(max(self.n, 1) * sizeof(Ins))
             if self.own == NULL:
@@ -445,6 +731,9 @@ cdef class Code:
                     _translate(&self.own[pc], py, False)
                     if py[0] == RECV and py[6] is not None:
                         self.own[pc].status = status_fields(py[6])[0] in statuses
+                    slots = _c_operands(&self.own[pc], py)
+                    if slots is not None:
+                        self.exprs.append(slots)
                     last = py
                 self.ins[pc] = &self.own[pc]
             return
@@ -507,6 +796,7 @@ cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
     i.dv = i.dv2 = 0.0
     i.draw = NO_DRAW
     i.status = 0
+    i.cx = NULL
     op = i.op
     if op == SERIAL:
         value = getattr(ins[1], "value", None)
@@ -1315,7 +1605,7 @@ cdef class Core:
                         if not seconds >= 0:
                             raise Unsupported("a negative Serial time")
                     else:
-                        value = py[1](rank.env)
+                        value = self.operand(ins, 1, py[1], rank)
                         if not value >= 0:
                             raise Unsupported("a negative Serial time")
                         seconds = value
@@ -1344,7 +1634,7 @@ cdef class Core:
                 if ins.konst & 2:
                     count = ins.dv
                 else:
-                    count = py[1](rank.env)
+                    count = self.operand(ins, 1, py[1], rank)
                     if count != int(count):
                         raise Unsupported("a loop count that is not a whole number")
                 if count > 0:
@@ -1391,19 +1681,75 @@ cdef class Core:
                 code, pc = rank.code, rank.pc
 
     cdef double draw(self, Ins *ins) except? -1.0:
-        """A Serial time drawn as ``ins`` says, by numpy's samplers from the run's
-        bit generator (what :func:`pevpm.model.expr.draw` gives for the plan)."""
+        """A Serial time drawn as ``ins`` says (its plan folded per rank)."""
+        return self.draw_plan(ins.draw, ins.dv, ins.dv2)
+
+    cdef double draw_plan(self, int kind, double a, double b) except? -1.0:
+        """One number drawn by numpy's samplers from the run's bit generator as the
+        plan (DRAW_* kind, a, b) says: what :func:`pevpm.model.expr.draw` gives."""
         cdef bitgen_t *bitgen = <bitgen_t *> self.bitgen
         cdef double value
-        if ins.draw == DRAW_UNIFORM:
-            value = random_uniform(bitgen, ins.dv, ins.dv2 - ins.dv)
-        elif ins.draw == DRAW_EXPONENTIAL:
-            value = random_exponential(bitgen, ins.dv)
+        if kind == DRAW_UNIFORM:
+            value = random_uniform(bitgen, a, b - a)
+        elif kind == DRAW_EXPONENTIAL:
+            value = random_exponential(bitgen, a)
         else:
-            value = random_gamma(bitgen, ins.dv, ins.dv2)
+            value = random_gamma(bitgen, a, b)
         if value - value != 0:
             raise Unsupported("a draw that is not a finite number")
         return value
+
+    cdef object operand(self, Ins *ins, int slot, fn, Rank rank):
+        """The value of the instruction's operand ``slot`` (closure ``fn``): in C
+        where :mod:`pevpm.vm.cexpr` wrote it and C gives the closure's exact
+        value, else from the closure."""
+        cdef XVal stack[X_STACK]
+        cdef CExpr x
+        cdef int top
+        if ins.cx != NULL and ins.cx[slot] != NULL:
+            x = <CExpr> ins.cx[slot]
+            top = xeval(x, rank.env, stack)
+            if top >= 0:
+                if x.draw:
+                    value = self.drawn(x.draw, stack, top, rank.env)
+                    if value is not None:
+                        return value
+                elif not stack[0].isf:
+                    return stack[0].i
+                elif stack[0].d - stack[0].d == 0:
+                    return stack[0].d
+        return fn(rank.env)
+
+    cdef object drawn(self, int kind, XVal *args, int nargs, dict env):
+        """A random function of these arguments drawn in C as
+        :func:`pevpm.model.expr.draw_plan` and :func:`~pevpm.model.expr.draw` do, or
+        None (nothing drawn) where the closure must: arguments out of range (it
+        says why), integers beyond what doubles hold exactly, a bound run."""
+        cdef double a, b, shape, scale
+        cdef int k
+        if <PyObject *> PyDict_GetItem(env, RNG_NAME) != <PyObject *> self.rng:
+            return None                 # a bound run: the draws sit at quantiles
+        for k in range(nargs):
+            if not args[k].isf and not -EXACT_SQRT <= args[k].i <= EXACT_SQRT:
+                return None
+        a = _xd(&args[0])
+        b = _xd(&args[1]) if nargs > 1 else 0.0
+        if kind == DRAW_UNIFORM:
+            if not (isfinite(a) and isfinite(b) and a <= b and isfinite(b - a)):
+                return None
+            return self.draw_plan(kind, a, b)
+        if kind == DRAW_EXPONENTIAL:
+            if not (isfinite(a) and a >= 0):
+                return None
+            return self.draw_plan(kind, a, 0.0)
+        if not (isfinite(a) and isfinite(b) and a > 0 and b >= 0):
+            return None
+        if b == 0:
+            return a                    # a gamma with sd 0: its mean, nothing drawn
+        shape, scale = pow(a / b, 2.0), b * b / a
+        if not (0 < shape < INFINITY and 0 < scale < INFINITY):
+            return None
+        return self.draw_plan(kind, shape, scale)
 
     cdef int choose(self, tuple ins, dict env) except -1:
         weights = [weight(env) for weight, _ in ins[1]]
@@ -1420,7 +1766,7 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         if ins.konst & (1 << slot):
             return ins.iv[slot]
-        value = code.code[pc][slot](rank.env)
+        value = self.operand(ins, slot, code.code[pc][slot], rank)
         if type(value) is int and value >= 0:
             return value
         if value < 0 or value != int(value):
@@ -1433,7 +1779,7 @@ cdef class Core:
         if ins.konst & (1 << slot):
             value = ins.iv[slot]
         else:
-            v = code.code[pc][slot](rank.env)
+            v = self.operand(ins, slot, code.code[pc][slot], rank)
             if type(v) is not int:
                 if v == int(v):
                     v = int(v)
@@ -1448,7 +1794,7 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         if ins.konst & (1 << slot):
             return ins.iv[slot]
-        value = code.code[pc][slot](rank.env)
+        value = self.operand(ins, slot, code.code[pc][slot], rank)
         if type(value) is int and (value >= 0 or rank.context != USER
                                    or (receiving and value == ANY_TAG)):
             return value
@@ -2133,7 +2479,7 @@ cdef class Core:
         if ins.konst & 4:
             size = ins.iv[2]
         else:
-            value = py[2](rank.env)
+            value = self.operand(ins, 2, py[2], rank)
             if type(value) is not int or value < 0:
                 raise Unsupported("a collective size that is negative or not a whole number")
             size = value
@@ -2141,7 +2487,7 @@ cdef class Core:
             if ins.konst & 8:
                 root = ins.iv[3]
             else:
-                value = py[3](rank.env)
+                value = self.operand(ins, 3, py[3], rank)
                 if type(value) is not int:
                     raise Unsupported("a collective root that is not a rank")
                 root = value

@@ -54,6 +54,7 @@ from pevpm.errors import ModelError, did_you_mean
 from pevpm.model import ast
 from pevpm.model import expr as ex
 from pevpm.model.inlining import check_inlined_size
+from pevpm.vm.cexpr import postfix
 from pevpm.values import MAX_DIGITS, WHOLE_LIMIT, shown
 
 (SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
@@ -273,12 +274,15 @@ class _Compiler:
         compiled = _compile(e.tree, e, where)
         if not _is_finite_constant(e):
             compiled = _finite(compiled, e, where)
-        if e.names() <= self.invariant:
-            if e.is_random():
-                compiled.random_invariant = True   # a draw, but the same draw every iteration
-                compiled.draw_call = _draw_call(e.tree, e, where)
-            else:
-                compiled.invariant = True
+        if not e.names() <= self.invariant:
+            c_code = postfix(e)         # a loop index or status: the core evaluates it in C
+            if c_code is not None:
+                compiled.c_code = c_code
+        elif e.is_random():
+            compiled.random_invariant = True   # a draw, but the same draw every iteration
+            compiled.draw_call = _draw_call(e.tree, e, where)
+        else:
+            compiled.invariant = True
         return compiled
 
     def block(self, statements: tuple, path: tuple[int, ...], scope: Mapping[str, str]) -> None:
