@@ -11,16 +11,20 @@ predict`` does (a steady loop may be simulated in part and extrapolated;
 ``--exact`` simulates every iteration of every run), and prints the wall
 seconds, the CPU seconds of this process and its workers together (steadier
 on a shared machine), the mean, how the loop was run and which engine ran (the
-prediction's notes).
+prediction's notes).  With ``--repeats k`` each prediction is made k times
+and a last line per rank count gives the median CPU and wall seconds with
+their range (the machine is shared: compare with a baseline run alternated
+with this one, e.g. ``PYTHONPATH=<old checkout>/src`` for the old code).
 
     .venv/bin/python benchmarks/engine_cg_calibrated.py [--ranks 1024] [--runs 100]
-        [--workers 2] [--machine default] [--exact]
+        [--workers 2] [--machine default] [--exact] [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
+import statistics
 import time
 
 from pevpm.machine.presets import parse_machine
@@ -72,22 +76,31 @@ def main() -> None:
     parser.add_argument("--machine", default="default")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--exact", action="store_true", help="simulate every iteration")
+    parser.add_argument("--repeats", type=int, default=1)
     args = parser.parse_args()
     model = cg_model(args.iterations)
     machine = parse_machine(args.machine)
     print(f"{'ranks':>6} {'runs':>5} {'wall s':>8} {'CPU s':>8} {'mean s':>10} {'sd s':>9} "
           f"{'messages':>11}  loop; engine")
     for n in args.ranks:
-        start, cpu = time.perf_counter(), cpu_seconds()
-        p = predict(model, n, machine, runs=args.runs, seed=args.seed, workers=args.workers,
-                    bounds=False, exact=args.exact)
-        wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
-        extrapolation = p.extrapolation or {}
-        loop = ("every iteration" if not extrapolation.get("extrapolated")
-                else f"extrapolated from iteration {extrapolation['from_iteration']}")
-        engine = "; ".join(getattr(p, "engine_notes", ())) or "compiled core only"
-        print(f"{n:>6} {p.runs:>5} {wall:>8.1f} {cpu:>8.1f} {p.mean:>10.5f} {p.sd:>9.2e} "
-              f"{p.messages_simulated:>11}  {loop}; {engine}")
+        walls, cpus = [], []
+        for _ in range(args.repeats):
+            start, cpu = time.perf_counter(), cpu_seconds()
+            p = predict(model, n, machine, runs=args.runs, seed=args.seed,
+                        workers=args.workers, bounds=False, exact=args.exact)
+            walls.append(time.perf_counter() - start)
+            cpus.append(cpu_seconds() - cpu)
+            extrapolation = p.extrapolation or {}
+            loop = ("every iteration" if not extrapolation.get("extrapolated")
+                    else f"extrapolated from iteration {extrapolation['from_iteration']}")
+            engine = "; ".join(getattr(p, "engine_notes", ())) or "compiled core only"
+            print(f"{n:>6} {p.runs:>5} {walls[-1]:>8.1f} {cpus[-1]:>8.1f} {p.mean:>10.5f} "
+                  f"{p.sd:>9.2e} {p.messages_simulated:>11}  {loop}; {engine}", flush=True)
+        if args.repeats > 1:
+            print(f"{n:>6} median of {args.repeats}: CPU {statistics.median(cpus):.1f} s "
+                  f"({min(cpus):.1f}-{max(cpus):.1f}), {statistics.median(cpus) / args.runs:.2f} "
+                  f"CPU s a run; wall {statistics.median(walls):.1f} s "
+                  f"({min(walls):.1f}-{max(walls):.1f})")
 
 
 if __name__ == "__main__":

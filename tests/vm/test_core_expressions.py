@@ -129,6 +129,16 @@ def test_receive_statuses_are_read_in_c_and_bound_only_when_read():
     assert closure_calls == 0
 
 
+def test_a_status_nobody_reads_is_not_bound():
+    b = ModelBuilder()
+    b.irecv(8, source="(procnum + 1) % numprocs", request="halo")
+    b.send(8, dest="(procnum + numprocs - 1) % numprocs")
+    b.wait("halo")
+    model = b.build()
+    assert vm.compile_model(model).statuses == frozenset()
+    _same(model, 3, HOCKNEY)
+
+
 @pytest.mark.parametrize("text, ops", [
     ("i * 2 - 1", (("name", "i"), ("num", 2), ("bin", "*"), ("num", 1), ("bin", "-"))),
     ("-i", (("name", "i"), ("neg",))),
