@@ -30,7 +30,8 @@ HOCKNEY = Machine(Hockney(latency=5e-6, bandwidth=1e9), eager_limit=1024)
 
 
 def _loop_model(serial: str, iterations: int = 9):
-    """A ring whose shift, message size and computation follow the loop index."""
+    """A ring whose shift, message size, computation and branches follow the
+    loop index."""
     b = ModelBuilder(constants={"n": 64}, parameters={"t": 2e-4, "sd": 3e-5})
     with b.loop(iterations, index="i"):
         b.sendrecv("n * (i % 4 + 1)", dest="(procnum + 1 + i % 2) % numprocs",
@@ -39,6 +40,12 @@ def _loop_model(serial: str, iterations: int = 9):
         with b.loop("i % 3 + 1", index="j"):
             b.serial("max(1e-6 * (i - j), 2e-6) + (i > 4 && j != 1 ? 1e-5 : 0)")
         b.collective("MPI_Allreduce", "8 * (i % 2 + 1)")
+        with b.runon() as arms:         # guards on the loop index: evaluated in C
+            with arms.case("i % 3 == 0 && procnum % 2 == 0"):
+                b.serial("1e-5 * (i + 1)")
+            with arms.case("i > 5"):
+                with b.repeat("k >= i % 2", max="i + 1", index="k"):
+                    b.serial(2e-6)
     return b.build()
 
 
@@ -56,8 +63,11 @@ def _counted(program: vm.Program):
             return fn(env)
         counting.c_code = fn.c_code
         return counting
-    code = tuple(tuple(wrap(v) if callable(v) and i > 0 else v for i, v in enumerate(ins))
-                 for ins in program.code)
+    def operands(ins):
+        if ins[0] == vm.RUNON:          # its guards
+            return (ins[0], tuple((wrap(guard), pc) for guard, pc in ins[1])) + ins[2:]
+        return tuple(wrap(v) if callable(v) and i > 0 else v for i, v in enumerate(ins))
+    code = tuple(operands(ins) for ins in program.code)
     return vm.Program(code, program.names, program.invariant, program.statuses), calls
 
 

@@ -40,7 +40,7 @@ from cpython.object cimport PyObject
 from libc.limits cimport LLONG_MIN
 from libc.math cimport INFINITY, fmod, isfinite, pow
 from libc.stdint cimport uint64_t, uint32_t
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memmove
 
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
@@ -648,9 +648,19 @@ def evaluate_postfix(tuple code, dict env):
 
 
 cdef class XSlots:
-    """The C operands of one instruction (NULL: a constant, or left to its closure)."""
-    cdef void *cx[7]
+    """The C operands of one instruction, per operand slot (a Runon's: per arm);
+    NULL: a constant, or left to its closure."""
+    cdef void **cx
     cdef list keep
+
+    def __cinit__(self, int n):
+        self.cx = <void **> calloc(n, sizeof(void *))
+        if self.cx == NULL:
+            raise MemoryError()
+        self.keep = []
+
+    def __dealloc__(self):
+        free(self.cx)
 
 
 cdef XSlots _c_operands(Ins *i, tuple ins):
@@ -658,10 +668,15 @@ cdef XSlots _c_operands(Ins *i, tuple ins):
     C form; None when it has none."""
     cdef XSlots slots = None
     cdef int slot
-    for slot in _OPERAND_SLOTS.get(i.op, ()):
-        if i.konst & (1 << slot) or (slot == 1 and i.op == SERIAL and i.draw):
-            continue
-        code = getattr(ins[slot], "c_code", None)
+    if i.op == RUNON:                   # its guards, arm by arm
+        operands = [guard for guard, _ in ins[1]]
+    else:
+        operands = [None] * 7
+        for slot in _OPERAND_SLOTS.get(i.op, ()):
+            if not (i.konst & (1 << slot) or (slot == 1 and i.op == SERIAL and i.draw)):
+                operands[slot] = ins[slot]
+    for slot, fn in enumerate(operands):
+        code = getattr(fn, "c_code", None)
         if code is None:
             continue
         try:
@@ -669,10 +684,7 @@ cdef XSlots _c_operands(Ins *i, tuple ins):
         except ValueError:              # deeper than the C stack: the closure runs
             continue
         if slots is None:
-            slots = XSlots()
-            slots.keep = []
-            for k in range(7):
-                slots.cx[k] = NULL
+            slots = XSlots(len(operands))
         slots.keep.append(cx)
         slots.cx[slot] = <void *> cx
     if slots is not None:
@@ -681,7 +693,8 @@ cdef XSlots _c_operands(Ins *i, tuple ins):
 
 
 cdef dict _OPERAND_SLOTS = {SERIAL: (1,), SEND: (3, 4, 5), RECV: (3, 4, 5),
-                            SENDRECV: (1, 2, 3, 4, 5, 6), COLLECTIVE: (2, 3), LOOP: (1,)}
+                            SENDRECV: (1, 2, 3, 4, 5, 6), COLLECTIVE: (2, 3), LOOP: (1,),
+                            REPEAT: (1,), UNTIL: (1,)}
 
 
 cdef class InsBox:
@@ -1575,7 +1588,7 @@ cdef class Core:
     cdef int process(self, Rank rank) except -1:
         cdef Code code = rank.code
         cdef Ins *ins
-        cdef int pc = rank.pc, op, limit
+        cdef int pc = rank.pc, op, limit, k
         cdef list top
         cdef double seconds
         while True:
@@ -1645,7 +1658,7 @@ cdef class Core:
                     pc = ins.target
             elif op == REPEAT:
                 py = code.code[pc - 1]
-                count = py[1](rank.env)
+                count = self.operand(ins, 1, py[1], rank)
                 if count != int(count) or count < 1:
                     raise Unsupported(REPEAT_CAP)
                 rank.loops.append([0, int(count), py[2], py[4]])   # i, n, index, place
@@ -1653,7 +1666,7 @@ cdef class Core:
                     rank.env[py[2]] = 0
             elif op == UNTIL:
                 py = code.code[pc - 1]
-                if py[1](rank.env):
+                if self.operand(ins, 1, py[1], rank):
                     rank.loops.pop()
                 else:
                     top = rank.loops[-1]
@@ -1668,8 +1681,8 @@ cdef class Core:
             elif op == RUNON:
                 py = code.code[pc - 1]
                 pc = ins.target
-                for predicate, target in py[1]:
-                    if predicate(rank.env):
+                for k, (predicate, target) in enumerate(py[1]):
+                    if self.operand(ins, k, predicate, rank):
                         pc = target
                         break
             elif op == CONDITION:
