@@ -193,7 +193,17 @@ def _read_statuses(statuses: set[str], read: set[str]) -> set[str]:
 
 def binds_status(program: Program, request: str | None) -> bool:
     """Whether a receive with ``request`` as its ``req/stat`` id binds the
-    status names (some expression of the program reads them)."""
+    status names (some expression of the program reads them).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", request="s")
+    >>> b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", request="t")
+    >>> b.send(8, dest="s.MPI_SOURCE")
+    >>> program = compile_model(b.build())
+    >>> binds_status(program, "s"), binds_status(program, "t"), binds_status(program, None)
+    (True, False, False)
+    """
     return request is not None and ast.status_fields(request)[0] in program.statuses
 
 
