@@ -17,7 +17,7 @@ their range (the machine is shared: compare with a baseline run alternated
 with this one, e.g. ``PYTHONPATH=<old checkout>/src`` for the old code).
 
     .venv/bin/python benchmarks/engine_cg_calibrated.py [--ranks 1024] [--runs 100]
-        [--workers 2] [--machine default] [--exact] [--repeats 3]
+        [--workers 2] [--machine default] [--exact] [--repeats 3] [--by-iteration]
 """
 
 from __future__ import annotations
@@ -36,25 +36,28 @@ KERNELS = {"spmv": (4.0e-4, 6.0e-5), "dot": (6.0e-5, 1.2e-5), "axpy": (9.0e-5, 1
 HALO_BYTES = 8 * 2048
 
 
-def cg_model(iterations: int = 150):
+def cg_model(iterations: int = 150, by_iteration: bool = False):
     """The CG-style model: ``iterations`` of three gamma-timed kernels, a halo
-    exchange with both ring neighbours and three 8-byte Allreduces."""
+    exchange with both ring neighbours and three 8-byte Allreduces; with
+    ``by_iteration`` each kernel's mean follows the iteration (1% more per
+    iteration, in a cycle of four), so its draws cannot be folded per rank."""
     params = {f"t_{k}": t for k, (t, _) in KERNELS.items()}
     params.update({f"sd_{k}": sd for k, (_, sd) in KERNELS.items()})
     b = ModelBuilder(constants={"halo": HALO_BYTES}, parameters=params)
     left, right = "(procnum + numprocs - 1) % numprocs", "(procnum + 1) % numprocs"
-    with b.loop(iterations):
+    drift = " * (1 + (i % 4) / 100.0)" if by_iteration else ""
+    with b.loop(iterations, index="i" if by_iteration else None):
         b.irecv("halo", source=left, request="from_left")
         b.irecv("halo", source=right, request="from_right")
         b.send("halo", dest=right)
         b.send("halo", dest=left)
         b.wait("from_left")
         b.wait("from_right")
-        b.serial("gamma(parameter t_spmv, parameter sd_spmv)")
+        b.serial(f"gamma(parameter t_spmv{drift}, parameter sd_spmv)")
         b.collective("MPI_Allreduce", 8)
-        b.serial("gamma(parameter t_dot, parameter sd_dot)")
+        b.serial(f"gamma(parameter t_dot{drift}, parameter sd_dot)")
         b.collective("MPI_Allreduce", 8)
-        b.serial("gamma(parameter t_axpy, parameter sd_axpy)")
+        b.serial(f"gamma(parameter t_axpy{drift}, parameter sd_axpy)")
         b.collective("MPI_Allreduce", 8)
     return b.build()
 
@@ -77,8 +80,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--exact", action="store_true", help="simulate every iteration")
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--by-iteration", action="store_true",
+                        help="kernel means that follow the iteration (not folded)")
     args = parser.parse_args()
-    model = cg_model(args.iterations)
+    model = cg_model(args.iterations, args.by_iteration)
     machine = parse_machine(args.machine)
     print(f"{'ranks':>6} {'runs':>5} {'wall s':>8} {'CPU s':>8} {'mean s':>10} {'sd s':>9} "
           f"{'messages':>11}  loop; engine")
