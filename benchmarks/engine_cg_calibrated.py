@@ -11,16 +11,20 @@ predict`` does (a steady loop may be simulated in part and extrapolated;
 ``--exact`` simulates every iteration of every run), and prints the wall
 seconds, the CPU seconds of this process and its workers together (steadier
 on a shared machine), the mean, how the loop was run and which engine ran (the
-prediction's notes).
+prediction's notes).  With ``--repeats k`` each prediction is made k times
+and a last line per rank count gives the median CPU and wall seconds with
+their range (the machine is shared: compare with a baseline run alternated
+with this one, e.g. ``PYTHONPATH=<old checkout>/src`` for the old code).
 
     .venv/bin/python benchmarks/engine_cg_calibrated.py [--ranks 1024] [--runs 100]
-        [--workers 2] [--machine default] [--exact]
+        [--workers 2] [--machine default] [--exact] [--repeats 3] [--by-iteration]
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
+import statistics
 import time
 
 from pevpm.machine.presets import parse_machine
@@ -32,25 +36,28 @@ KERNELS = {"spmv": (4.0e-4, 6.0e-5), "dot": (6.0e-5, 1.2e-5), "axpy": (9.0e-5, 1
 HALO_BYTES = 8 * 2048
 
 
-def cg_model(iterations: int = 150):
+def cg_model(iterations: int = 150, by_iteration: bool = False):
     """The CG-style model: ``iterations`` of three gamma-timed kernels, a halo
-    exchange with both ring neighbours and three 8-byte Allreduces."""
+    exchange with both ring neighbours and three 8-byte Allreduces; with
+    ``by_iteration`` each kernel's mean follows the iteration (1% more per
+    iteration, in a cycle of four), so its draws cannot be folded per rank."""
     params = {f"t_{k}": t for k, (t, _) in KERNELS.items()}
     params.update({f"sd_{k}": sd for k, (_, sd) in KERNELS.items()})
     b = ModelBuilder(constants={"halo": HALO_BYTES}, parameters=params)
     left, right = "(procnum + numprocs - 1) % numprocs", "(procnum + 1) % numprocs"
-    with b.loop(iterations):
+    drift = " * (1 + (i % 4) / 100.0)" if by_iteration else ""
+    with b.loop(iterations, index="i" if by_iteration else None):
         b.irecv("halo", source=left, request="from_left")
         b.irecv("halo", source=right, request="from_right")
         b.send("halo", dest=right)
         b.send("halo", dest=left)
         b.wait("from_left")
         b.wait("from_right")
-        b.serial("gamma(parameter t_spmv, parameter sd_spmv)")
+        b.serial(f"gamma(parameter t_spmv{drift}, parameter sd_spmv)")
         b.collective("MPI_Allreduce", 8)
-        b.serial("gamma(parameter t_dot, parameter sd_dot)")
+        b.serial(f"gamma(parameter t_dot{drift}, parameter sd_dot)")
         b.collective("MPI_Allreduce", 8)
-        b.serial("gamma(parameter t_axpy, parameter sd_axpy)")
+        b.serial(f"gamma(parameter t_axpy{drift}, parameter sd_axpy)")
         b.collective("MPI_Allreduce", 8)
     return b.build()
 
@@ -72,22 +79,33 @@ def main() -> None:
     parser.add_argument("--machine", default="default")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--exact", action="store_true", help="simulate every iteration")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--by-iteration", action="store_true",
+                        help="kernel means that follow the iteration (not folded)")
     args = parser.parse_args()
-    model = cg_model(args.iterations)
+    model = cg_model(args.iterations, args.by_iteration)
     machine = parse_machine(args.machine)
     print(f"{'ranks':>6} {'runs':>5} {'wall s':>8} {'CPU s':>8} {'mean s':>10} {'sd s':>9} "
           f"{'messages':>11}  loop; engine")
     for n in args.ranks:
-        start, cpu = time.perf_counter(), cpu_seconds()
-        p = predict(model, n, machine, runs=args.runs, seed=args.seed, workers=args.workers,
-                    bounds=False, exact=args.exact)
-        wall, cpu = time.perf_counter() - start, cpu_seconds() - cpu
-        extrapolation = p.extrapolation or {}
-        loop = ("every iteration" if not extrapolation.get("extrapolated")
-                else f"extrapolated from iteration {extrapolation['from_iteration']}")
-        engine = "; ".join(getattr(p, "engine_notes", ())) or "compiled core only"
-        print(f"{n:>6} {p.runs:>5} {wall:>8.1f} {cpu:>8.1f} {p.mean:>10.5f} {p.sd:>9.2e} "
-              f"{p.messages_simulated:>11}  {loop}; {engine}")
+        walls, cpus = [], []
+        for _ in range(args.repeats):
+            start, cpu = time.perf_counter(), cpu_seconds()
+            p = predict(model, n, machine, runs=args.runs, seed=args.seed,
+                        workers=args.workers, bounds=False, exact=args.exact)
+            walls.append(time.perf_counter() - start)
+            cpus.append(cpu_seconds() - cpu)
+            extrapolation = p.extrapolation or {}
+            loop = ("every iteration" if not extrapolation.get("extrapolated")
+                    else f"extrapolated from iteration {extrapolation['from_iteration']}")
+            engine = "; ".join(getattr(p, "engine_notes", ())) or "compiled core only"
+            print(f"{n:>6} {p.runs:>5} {walls[-1]:>8.1f} {cpus[-1]:>8.1f} {p.mean:>10.5f} "
+                  f"{p.sd:>9.2e} {p.messages_simulated:>11}  {loop}; {engine}", flush=True)
+        if args.repeats > 1:
+            print(f"{n:>6} median of {args.repeats}: CPU {statistics.median(cpus):.1f} s "
+                  f"({min(cpus):.1f}-{max(cpus):.1f}), {statistics.median(cpus) / args.runs:.2f} "
+                  f"CPU s a run; wall {statistics.median(walls):.1f} s "
+                  f"({min(walls):.1f}-{max(walls):.1f})")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ def main() -> None:
     machine = Machine(Hockney(latency=5e-5, bandwidth=1.0e8), Topology(procs_per_node=2))
     print(f"{'ranks':>6} {'messages':>9} {'wall s':>8} {'msgs/s wall':>12} {'cpu s':>8} "
           f"{'msgs/s cpu':>11} {'peak MiB':>9} {'RSS MiB':>8} {'makespan s':>11}"
-          f"   (medians of {args.repeats})")
+          f"   (medians of {args.repeats}, CPU range)")
     for n in args.ranks:
         walls, cpus = [], []
         for _ in range(args.repeats):
@@ -84,7 +84,7 @@ def main() -> None:
         print(f"{n:>6} {run.messages_simulated:>9} {wall:>8.3f} "
               f"{run.messages_simulated / wall:>12.0f} {cpu:>8.3f} "
               f"{run.messages_simulated / cpu:>11.0f} {peak:>9.1f} {rss:>8.0f} "
-              f"{run.makespan:>11.4f}")
+              f"{run.makespan:>11.4f}  CPU s {min(cpus):.3f}-{max(cpus):.3f}")
         if run.engine_note:
             print(f"note: {n} ranks: {run.engine_note}")
 

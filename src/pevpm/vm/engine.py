@@ -270,6 +270,7 @@ class _Engine:
     def __init__(self, program, model, numprocs, machine, params, rng, bound, trace, limits,
                  link_tally=None):
         self.numprocs = numprocs
+        self.program = program
         self.machine = machine
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.placement = machine.topology.place(numprocs)
@@ -471,7 +472,8 @@ class _Engine:
             recv = self.post_recv(rank, name, self.size(size, rank, where, stmt.size),
                                   self.peer(src, rank, where, stmt.src, "source"),
                                   self.tag(tag, rank, where, stmt.tag, True), where,
-                                  status=request)
+                                  status=request if vm.binds_status(self.program, request)
+                                  else None)
             if blocking:
                 return self.wait(rank, [recv], name, where)
             self.keep_request(rank, request, recv)

@@ -33,14 +33,20 @@ random draws with invariant arguments (in C, by numpy's samplers).
 cimport cython
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.pycapsule cimport PyCapsule_GetPointer
-from libc.math cimport INFINITY
+from cpython.dict cimport PyDict_GetItem
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_CheckExact
+from cpython.object cimport PyObject
+from libc.limits cimport LLONG_MIN
+from libc.math cimport INFINITY, fmod, isfinite, pow
 from libc.stdint cimport uint64_t, uint32_t
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memmove
 
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
-from pevpm.vm import engine
+from pevpm.model.expr import RNG_NAME
+from pevpm.vm import collectives, engine
 from pevpm.vm import program as vm
 from pevpm.vm.result import CollectiveRecord, MessageRecord
 
@@ -74,6 +80,12 @@ cdef extern from *:
 
 # numpy's own samplers (libnpyrandom), on the run's bit generator: the numbers
 # Generator.uniform, .exponential and .gamma give, in the same order.
+cdef extern from *:
+    bint __builtin_add_overflow(long long a, long long b, long long *r) noexcept nogil
+    bint __builtin_sub_overflow(long long a, long long b, long long *r) noexcept nogil
+    bint __builtin_mul_overflow(long long a, long long b, long long *r) noexcept nogil
+
+
 cdef extern from "numpy/random/distributions.h":
     ctypedef struct bitgen_t:
         pass
@@ -244,7 +256,7 @@ cdef enum:
     PACKED_RANKS = 46340        # up to here (2P)(P + 1) receive-bucket keys fit in 32 bits
     MAX_RANKS = 1482909         # beyond PACKED_RANKS they fit in 42 bits (2P(P + 1) < 2**42)
     MAX_TAG_IDS = 4194302       # and a tag's number in the other 22 (2**22 - 2: below NO_KEY)
-    IDLE_PER_RANK = 4           # emptied queues stay in a table up to this many per rank
+    IDLE_PER_RANK = 16          # emptied queues stay in a table up to this many per rank
     BOX_LIMIT = 262144          # collective instruction boxes per generation
 
 cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFD   # PEVPM_TOMB - 1: above every packed key
@@ -362,10 +374,12 @@ cdef int *_ints(Py_ssize_t n, int value) except NULL:
 cdef struct Ins:
     int op
     int target          # JUMP target, LOOP exit, NEXT and UNTIL body
-    int blocking        # SEND/RECV: blocking; SERIAL: a sleep
+    int blocking        # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
     int opid            # index of the MPI op name in OP_NAMES
     int konst           # bit k: operand slot k is a valid constant in iv/dv
     int draw            # SERIAL: its time is a draw (DRAW_*) with parameters dv, dv2
+    int status          # RECV: the matched sender and tag are bound to its status names
+    void **cx           # NULL, or per operand slot its CExpr (NULL: constant or closure)
     long iv[7]
     double dv
     double dv2
@@ -382,17 +396,307 @@ DRAW_KINDS = {"uniform": DRAW_UNIFORM, "exponential": DRAW_EXPONENTIAL, "gamma":
 OP_NAMES = []
 cdef dict OP_IDS = {}
 SYNCHRONOUS = frozenset({"MPI_Ssend", "MPI_Issend"})
+cdef enum:
+    MAX_OPS = 4096
+cdef char _synchronous[MAX_OPS]     # per op id: a synchronous send (never eager)
 
 
-cdef int op_id(str name):
+cdef int op_id(str name) except -1:
     i = OP_IDS.get(name)
     if i is None:
+        if len(OP_NAMES) == MAX_OPS:
+            raise Unsupported(f"more than {MAX_OPS:,} distinct MPI operation names")
         i = OP_IDS[name] = len(OP_NAMES)
+        _synchronous[i] = name in SYNCHRONOUS
         OP_NAMES.append(name)
     return i
 
 
 cdef int SENDRECV_OP = op_id("MPI_Sendrecv")
+
+
+# ------------------------------------------------------------------ expressions
+# Operands that change during a run (a loop index, a receive status) written
+# by pevpm.vm.cexpr as postfix operations, evaluated here with Python's
+# arithmetic on C integers and doubles; anything the C form cannot promise
+# to give exactly as the closure does falls back to the closure.
+
+cdef enum:
+    X_NUM = 0
+    X_NAME = 1
+    X_NEG = 2
+    X_NOT = 3
+    X_BIN = 4
+    X_PICK = 5
+    X_MIN = 6
+    X_MAX = 7
+    X_STACK = 32                # deepest stack evaluated in C
+cdef dict X_CODES = {"num": X_NUM, "name": X_NAME, "neg": X_NEG, "not": X_NOT, "bin": X_BIN,
+                     "pick": X_PICK, "min": X_MIN, "max": X_MAX}
+cdef dict X_BINARY = {op: k for k, op in enumerate(
+    ("+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||"))}
+cdef long long EXACT = 1LL << 53   # integers up to this meet doubles exactly
+cdef long long EXACT_SQRT = 1LL << 26  # ... and their squares too (a gamma's sd * sd)
+
+
+
+cdef struct XVal:
+    int isf                     # a double (d), else an integer (i)
+    long long i
+    double d
+
+
+cdef struct XOp:
+    int code
+    int arg                     # X_BIN: the operator's number
+    XVal v                      # X_NUM: the number
+    PyObject *name              # X_NAME: the key (kept alive by CExpr.names)
+
+
+cdef class CExpr:
+    """One operand's postfix operations (:func:`pevpm.vm.cexpr.postfix`) in C."""
+    cdef XOp *ops
+    cdef int n                  # operations before the draw, if any
+    cdef int draw               # NO_DRAW, or the DRAW_* the last operation makes
+    cdef int nargs              # the draw's arguments (on the stack)
+    cdef list names
+
+    def __cinit__(self, tuple code):
+        cdef int k, depth = 0, deepest = 0
+        self.names = []
+        self.ops = <XOp *> malloc(max(len(code), 1) * sizeof(XOp))
+        if self.ops == NULL:
+            raise MemoryError()
+        self.draw = NO_DRAW
+        self.n = len(code)
+        if code and code[-1][0] == "draw":
+            self.draw = DRAW_KINDS[code[-1][1]]
+            self.n -= 1
+        for k in range(self.n):
+            op = code[k]
+            self.ops[k].code = X_CODES[op[0]]
+            self.ops[k].arg = 0
+            self.ops[k].name = NULL
+            if op[0] == "num":
+                value = op[1]
+                self.ops[k].v.isf = type(value) is float
+                self.ops[k].v.i = value if type(value) is int else 0
+                self.ops[k].v.d = value if type(value) is float else 0.0
+                depth += 1
+            elif op[0] == "name":
+                self.names.append(op[1])
+                self.ops[k].name = <PyObject *> op[1]
+                depth += 1
+            elif op[0] == "bin":
+                self.ops[k].arg = X_BINARY[op[1]]
+                depth -= 1
+            elif op[0] == "pick":
+                depth -= 2
+            elif op[0] in ("min", "max"):
+                depth -= 1
+            deepest = max(deepest, depth)
+        self.nargs = depth
+        if deepest > X_STACK:
+            raise ValueError("too deep")
+
+    def __dealloc__(self):
+        free(self.ops)
+
+
+cdef inline double _xd(XVal *v) noexcept:
+    return v.d if v.isf else <double> v.i
+
+
+cdef inline bint _xmixed_exact(XVal *a, XVal *b) noexcept:
+    """Whether a and b are both integers, or an integer meeting a double exactly."""
+    if a.isf == b.isf:
+        return True
+    if a.isf:
+        return -EXACT <= b.i <= EXACT
+    return -EXACT <= a.i <= EXACT
+
+
+cdef inline int _xless(XVal *a, XVal *b) noexcept:
+    if not a.isf and not b.isf:
+        return a.i < b.i
+    return _xd(a) < _xd(b)
+
+
+cdef int _xbinary(int op, XVal *a, XVal *b) noexcept:
+    """a = a op b as Python and the model language compute it; 1: not in C."""
+    cdef long long q, r
+    cdef double x, y
+    cdef bint ints = not a.isf and not b.isf
+    if op >= 5 and op <= 10:            # comparisons
+        if not _xmixed_exact(a, b):
+            return 1
+        if ints:
+            q = (a.i == b.i if op == 5 else a.i != b.i if op == 6 else a.i < b.i if op == 7
+                 else a.i <= b.i if op == 8 else a.i > b.i if op == 9 else a.i >= b.i)
+        else:
+            x, y = _xd(a), _xd(b)
+            q = (x == y if op == 5 else x != y if op == 6 else x < y if op == 7
+                 else x <= y if op == 8 else x > y if op == 9 else x >= y)
+        a.isf, a.i = 0, q
+        return 0
+    if op == 11 or op == 12:            # && ||: both sides evaluated (no draws in them)
+        q = (_xd(a) != 0) and (_xd(b) != 0) if op == 11 else (_xd(a) != 0) or (_xd(b) != 0)
+        a.isf, a.i = 0, q
+        return 0
+    if (op == 3 or op == 4) and _xd(b) == 0:
+        return 1                        # division by zero: the closure reports it
+    if ints:
+        if op == 0:
+            if __builtin_add_overflow(a.i, b.i, &q):
+                return 1
+        elif op == 1:
+            if __builtin_sub_overflow(a.i, b.i, &q):
+                return 1
+        elif op == 2:
+            if __builtin_mul_overflow(a.i, b.i, &q):
+                return 1
+        else:
+            if a.i == LLONG_MIN and b.i == -1:
+                return 1
+            q = a.i / b.i               # C truncates, as the model language does
+            r = a.i % b.i
+            if op == 4:
+                q = r
+        a.i = q
+        return 0
+    if not _xmixed_exact(a, b):
+        return 1
+    x, y = _xd(a), _xd(b)
+    a.isf = 1
+    a.d = (x + y if op == 0 else x - y if op == 1 else x * y if op == 2 else x / y if op == 3
+           else fmod(x, y))
+    return 0
+
+
+cdef int xeval(CExpr x, dict env, XVal *stack) noexcept:
+    """Run ``x``'s operations (its draw aside) on ``stack``: the values left
+    on it, or -1 where the closure must evaluate instead."""
+    cdef int k, top = 0, overflow
+    cdef XOp *op
+    cdef PyObject *found
+    cdef XVal *a
+    for k in range(x.n):
+        op = &x.ops[k]
+        if op.code == X_NUM:
+            stack[top] = op.v
+            top += 1
+        elif op.code == X_NAME:
+            found = PyDict_GetItem(env, <object> op.name)
+            a = &stack[top]
+            top += 1
+            if found == NULL:
+                return -1
+            elif PyLong_CheckExact(<object> found):
+                a.isf = 0
+                a.i = PyLong_AsLongLongAndOverflow(<object> found, &overflow)
+                if overflow:
+                    return -1
+            elif PyFloat_CheckExact(<object> found):
+                a.isf = 1
+                a.d = PyFloat_AS_DOUBLE(<object> found)
+            else:
+                return -1
+        elif op.code == X_BIN:
+            top -= 1
+            if _xbinary(op.arg, &stack[top - 1], &stack[top]):
+                return -1
+        elif op.code == X_NEG:
+            a = &stack[top - 1]
+            if a.isf:
+                a.d = -a.d
+            elif a.i == LLONG_MIN:
+                return -1
+            else:
+                a.i = -a.i
+        elif op.code == X_NOT:
+            a = &stack[top - 1]
+            a.i = _xd(a) == 0
+            a.isf = 0
+        elif op.code == X_PICK:
+            top -= 2
+            stack[top - 1] = stack[top] if _xd(&stack[top - 1]) != 0 else stack[top + 1]
+        else:                           # Python's min(a, b) keeps a unless b < a
+            top -= 1
+            if not _xmixed_exact(&stack[top - 1], &stack[top]):
+                return -1
+            if (_xless(&stack[top], &stack[top - 1]) if op.code == X_MIN
+                    else _xless(&stack[top - 1], &stack[top])):
+                stack[top - 1] = stack[top]
+    return top
+
+
+def evaluate_postfix(tuple code, dict env):
+    """The value the core computes in C for :func:`pevpm.vm.cexpr.postfix`'s
+    ``code`` (no draw) in ``env``, or None where it leaves the value to the
+    closure.
+
+    >>> evaluate_postfix((("name", "i"), ("num", 7), ("bin", "/")), {"i": -15})
+    -2
+    """
+    cdef XVal stack[X_STACK]
+    cdef CExpr x = CExpr(code)
+    if x.draw or xeval(x, env, stack) != 1:
+        return None
+    if not stack[0].isf:
+        return stack[0].i
+    return stack[0].d if stack[0].d - stack[0].d == 0 else None
+
+
+cdef class XSlots:
+    """The C operands of one instruction, per operand slot (a Runon's: per arm);
+    NULL: a constant, or left to its closure."""
+    cdef void **cx
+    cdef list keep
+
+    def __cinit__(self, int n):
+        self.cx = <void **> calloc(n, sizeof(void *))
+        if self.cx == NULL:
+            raise MemoryError()
+        self.keep = []
+
+    def __dealloc__(self):
+        free(self.cx)
+
+
+cdef XSlots _c_operands(Ins *i, tuple ins):
+    """Point ``i``'s changing operands that :mod:`pevpm.vm.cexpr` wrote at their
+    C form; None when it has none."""
+    cdef XSlots slots = None
+    cdef int slot
+    if i.op == RUNON:                   # its guards, arm by arm
+        operands = [guard for guard, _ in ins[1]]
+    else:
+        operands = [None] * 7
+        for slot in _OPERAND_SLOTS.get(i.op, ()):
+            if not (i.konst & (1 << slot) or (slot == 1 and i.op == SERIAL and i.draw)):
+                operands[slot] = ins[slot]
+    for slot, fn in enumerate(operands):
+        code = getattr(fn, "c_code", None)
+        if code is None:
+            continue
+        try:
+            cx = CExpr(code)
+        except ValueError:              # deeper than the C stack: the closure runs
+            continue
+        if slots is None:
+            slots = XSlots(len(operands))
+        slots.keep.append(cx)
+        slots.cx[slot] = <void *> cx
+    if slots is not None:
+        i.cx = slots.cx
+    return slots
+
+
+cdef dict _OPERAND_SLOTS = {SERIAL: (1,), SEND: (3, 4, 5), RECV: (3, 4, 5),
+                            SENDRECV: (1, 2, 3, 4, 5, 6), COLLECTIVE: (2, 3), LOOP: (1,),
+                            REPEAT: (1,), UNTIL: (1,)}
+
+
 cdef class InsBox:
     """One instruction tuple as a C instruction; equal tuples (a collective's
     expansions share theirs across ranks) share one box."""
@@ -414,8 +718,9 @@ cdef class Code:
     cdef int n
     cdef readonly tuple code
     cdef list boxes             # keeps a collective's instructions alive (a box generation)
+    cdef list exprs             # the XSlots of a user code's operands evaluated in C
 
-    def __cinit__(self, tuple code, bint collective):
+    def __cinit__(self, tuple code, bint collective, statuses=frozenset()):
         cdef int pc
         cdef InsBox box
         self.code = code
@@ -425,6 +730,7 @@ cdef class Code:
         if self.ins == NULL:
             raise MemoryError()
         self.boxes = []
+        self.exprs = []
         if not collective:
             self.own = <Ins *> malloc(max(self.n, 1) * sizeof(Ins))
             if self.own == NULL:
@@ -436,6 +742,11 @@ cdef class Code:
                     self.own[pc] = self.own[pc - 1]
                 else:
                     _translate(&self.own[pc], py, False)
+                    if py[0] == RECV and py[6] is not None:
+                        self.own[pc].status = status_fields(py[6])[0] in statuses
+                    slots = _c_operands(&self.own[pc], py)
+                    if slots is not None:
+                        self.exprs.append(slots)
                     last = py
                 self.ins[pc] = &self.own[pc]
             return
@@ -497,6 +808,8 @@ cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
     i.opid = 0
     i.dv = i.dv2 = 0.0
     i.draw = NO_DRAW
+    i.status = 0
+    i.cx = NULL
     op = i.op
     if op == SERIAL:
         value = getattr(ins[1], "value", None)
@@ -536,6 +849,14 @@ cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
         i.target = ins[2]
     elif op == WAIT:
         i.opid = op_id(ins[1])
+    elif op == COLLECTIVE:
+        i.opid = op_id(ins[1])
+        i.blocking = ins[1] in ROOTED_COLLECTIVES       # here: the call has a root
+        for slot in (2, 3):             # size and root: whole numbers, as at run time
+            value = getattr(ins[slot], "value", None)
+            if type(value) is int and value >= 0:
+                i.iv[slot] = value
+                i.konst |= 1 << slot
     return 0
 
 
@@ -570,15 +891,18 @@ cdef int _peer_slot(Ins *i, int slot, fn, bint source) except -1:
 
 
 cdef dict _CODES = {}
+cdef dict _NO_NAMES = {}        # a collective's requests: never named, so never written
 
 
-cdef Code code_for(tuple code, bint collective):
+cdef Code code_for(tuple code, bint collective, statuses=frozenset()):
+    """The C form of ``code`` (kept per code tuple: one program's, so its
+    ``statuses``, the status names bound, are always the same)."""
     c = _CODES.get(id(code))
     if c is None or (<Code> c).code is not code:
         if len(_CODES) > 65536:
             _CODES.clear()
             _new_box_generation()   # the codes still running keep theirs
-        c = _CODES[id(code)] = Code(code, collective)
+        c = _CODES[id(code)] = Code(code, collective, statuses)
     return <Code> c
 
 
@@ -866,6 +1190,7 @@ cdef class Rank:
     cdef int done
     cdef int context
     cdef dict collective_calls
+    cdef dict expanded          # pc of a collective call -> (size, root, its code or None: timed)
     cdef int timed_calls        # hardware or measured collectives joined
 
     def __cinit__(self):
@@ -916,7 +1241,6 @@ cdef class Core:
     cdef list records
     cdef dict status_of         # receive record -> its status names (HAS_STATUS)
     cdef dict timed             # (op, size) -> whether the machine times the call whole
-    cdef dict expansions        # (op, size, root, rank, place) -> the rank's code for the call
     cdef dict timed_arrivals    # k-th timed collective -> the ranks in it so far
     cdef dict collectives
     cdef dict transfers
@@ -1031,7 +1355,8 @@ cdef class Core:
         free(self.walk)
 
     def __init__(self, list codes, list envs, list proc_ids, list factors, machine, comm, rng,
-                 placement, max_events, max_time, bint records, max_wall=None):
+                 placement, max_events, max_time, bint records, max_wall=None,
+                 statuses=frozenset()):
         cdef int r, k
         cdef Rank rank
         self.numprocs = len(codes)
@@ -1050,7 +1375,7 @@ cdef class Core:
             for k in range(3):
                 rank.path[k] = 0.0
                 rank.spent[k] = 0.0
-            rank.code = code_for(codes[r], False)
+            rank.code = code_for(codes[r], False, statuses)
             rank.pc = 0
             rank.loops = []
             rank.marks = []
@@ -1064,6 +1389,7 @@ cdef class Core:
             rank.done = 0
             rank.context = USER
             rank.collective_calls = {}
+            rank.expanded = {}
             self.ranks.append(rank)
         self.capreqs = 1024
         self.reqs = <Req *> malloc(self.capreqs * sizeof(Req))
@@ -1097,7 +1423,6 @@ cdef class Core:
         self.collectives = {}
         self.transfers = {}
         self.timed = {}
-        self.expansions = {}
         self.timed_arrivals = {}
         self.plans = {}
         self.plan_slots = [None] * PLAN_SLOTS
@@ -1330,7 +1655,7 @@ cdef class Core:
     cdef int process(self, Rank rank) except -1:
         cdef Code code = rank.code
         cdef Ins *ins
-        cdef int pc = rank.pc, op, limit
+        cdef int pc = rank.pc, op, limit, k
         cdef list top
         cdef double seconds
         while True:
@@ -1360,7 +1685,7 @@ cdef class Core:
                         if not seconds >= 0:
                             raise Unsupported("a negative Serial time")
                     else:
-                        value = py[1](rank.env)
+                        value = self.operand(ins, 1, py[1], rank)
                         if not value >= 0:
                             raise Unsupported("a negative Serial time")
                         seconds = value
@@ -1389,7 +1714,7 @@ cdef class Core:
                 if ins.konst & 2:
                     count = ins.dv
                 else:
-                    count = py[1](rank.env)
+                    count = self.operand(ins, 1, py[1], rank)
                     if count != int(count):
                         raise Unsupported("a loop count that is not a whole number")
                 if count > 0:
@@ -1400,7 +1725,7 @@ cdef class Core:
                     pc = ins.target
             elif op == REPEAT:
                 py = code.code[pc - 1]
-                count = py[1](rank.env)
+                count = self.operand(ins, 1, py[1], rank)
                 if count != int(count) or count < 1:
                     raise Unsupported(REPEAT_CAP)
                 rank.loops.append([0, int(count), py[2], py[4]])   # i, n, index, place
@@ -1408,7 +1733,7 @@ cdef class Core:
                     rank.env[py[2]] = 0
             elif op == UNTIL:
                 py = code.code[pc - 1]
-                if py[1](rank.env):
+                if self.operand(ins, 1, py[1], rank):
                     rank.loops.pop()
                 else:
                     top = rank.loops[-1]
@@ -1423,8 +1748,8 @@ cdef class Core:
             elif op == RUNON:
                 py = code.code[pc - 1]
                 pc = ins.target
-                for predicate, target in py[1]:
-                    if predicate(rank.env):
+                for k, (predicate, target) in enumerate(py[1]):
+                    if self.operand(ins, k, predicate, rank):
                         pc = target
                         break
             elif op == CONDITION:
@@ -1436,19 +1761,75 @@ cdef class Core:
                 code, pc = rank.code, rank.pc
 
     cdef double draw(self, Ins *ins) except? -1.0:
-        """A Serial time drawn as ``ins`` says, by numpy's samplers from the run's
-        bit generator (what :func:`pevpm.model.expr.draw` gives for the plan)."""
+        """A Serial time drawn as ``ins`` says (its plan folded per rank)."""
+        return self.draw_plan(ins.draw, ins.dv, ins.dv2)
+
+    cdef double draw_plan(self, int kind, double a, double b) except? -1.0:
+        """One number drawn by numpy's samplers from the run's bit generator as the
+        plan (DRAW_* kind, a, b) says: what :func:`pevpm.model.expr.draw` gives."""
         cdef bitgen_t *bitgen = <bitgen_t *> self.bitgen
         cdef double value
-        if ins.draw == DRAW_UNIFORM:
-            value = random_uniform(bitgen, ins.dv, ins.dv2 - ins.dv)
-        elif ins.draw == DRAW_EXPONENTIAL:
-            value = random_exponential(bitgen, ins.dv)
+        if kind == DRAW_UNIFORM:
+            value = random_uniform(bitgen, a, b - a)
+        elif kind == DRAW_EXPONENTIAL:
+            value = random_exponential(bitgen, a)
         else:
-            value = random_gamma(bitgen, ins.dv, ins.dv2)
+            value = random_gamma(bitgen, a, b)
         if value - value != 0:
             raise Unsupported("a draw that is not a finite number")
         return value
+
+    cdef object operand(self, Ins *ins, int slot, fn, Rank rank):
+        """The value of the instruction's operand ``slot`` (closure ``fn``): in C
+        where :mod:`pevpm.vm.cexpr` wrote it and C gives the closure's exact
+        value, else from the closure."""
+        cdef XVal stack[X_STACK]
+        cdef CExpr x
+        cdef int top
+        if ins.cx != NULL and ins.cx[slot] != NULL:
+            x = <CExpr> ins.cx[slot]
+            top = xeval(x, rank.env, stack)
+            if top >= 0:
+                if x.draw:
+                    value = self.drawn(x.draw, stack, top, rank.env)
+                    if value is not None:
+                        return value
+                elif not stack[0].isf:
+                    return stack[0].i
+                elif stack[0].d - stack[0].d == 0:
+                    return stack[0].d
+        return fn(rank.env)
+
+    cdef object drawn(self, int kind, XVal *args, int nargs, dict env):
+        """A random function of these arguments drawn in C as
+        :func:`pevpm.model.expr.draw_plan` and :func:`~pevpm.model.expr.draw` do, or
+        None (nothing drawn) where the closure must: arguments out of range (it
+        says why), integers beyond what doubles hold exactly, a bound run."""
+        cdef double a, b, shape, scale
+        cdef int k
+        if <PyObject *> PyDict_GetItem(env, RNG_NAME) != <PyObject *> self.rng:
+            return None                 # a bound run: the draws sit at quantiles
+        for k in range(nargs):
+            if not args[k].isf and not -EXACT_SQRT <= args[k].i <= EXACT_SQRT:
+                return None
+        a = _xd(&args[0])
+        b = _xd(&args[1]) if nargs > 1 else 0.0
+        if kind == DRAW_UNIFORM:
+            if not (isfinite(a) and isfinite(b) and a <= b and isfinite(b - a)):
+                return None
+            return self.draw_plan(kind, a, b)
+        if kind == DRAW_EXPONENTIAL:
+            if not (isfinite(a) and a >= 0):
+                return None
+            return self.draw_plan(kind, a, 0.0)
+        if not (isfinite(a) and isfinite(b) and a > 0 and b >= 0):
+            return None
+        if b == 0:
+            return a                    # a gamma with sd 0: its mean, nothing drawn
+        shape, scale = pow(a / b, 2.0), b * b / a
+        if not (0 < shape < INFINITY and 0 < scale < INFINITY):
+            return None
+        return self.draw_plan(kind, shape, scale)
 
     cdef int choose(self, tuple ins, dict env) except -1:
         weights = [weight(env) for weight, _ in ins[1]]
@@ -1465,7 +1846,7 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         if ins.konst & (1 << slot):
             return ins.iv[slot]
-        value = code.code[pc][slot](rank.env)
+        value = self.operand(ins, slot, code.code[pc][slot], rank)
         if type(value) is int and value >= 0:
             return value
         if value < 0 or value != int(value):
@@ -1478,7 +1859,7 @@ cdef class Core:
         if ins.konst & (1 << slot):
             value = ins.iv[slot]
         else:
-            v = code.code[pc][slot](rank.env)
+            v = self.operand(ins, slot, code.code[pc][slot], rank)
             if type(v) is not int:
                 if v == int(v):
                     v = int(v)
@@ -1493,7 +1874,7 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         if ins.konst & (1 << slot):
             return ins.iv[slot]
-        value = code.code[pc][slot](rank.env)
+        value = self.operand(ins, slot, code.code[pc][slot], rank)
         if type(value) is int and (value >= 0 or rank.context != USER
                                    or (receiving and value == ANY_TAG)):
             return value
@@ -1517,7 +1898,8 @@ cdef class Core:
         elif op == RECV:
             r = self.post_recv(rank, ins.opid, self.size_of(code, pc, 3, rank),
                                self.peer_of(code, pc, 4, rank, True),
-                               self.tag_of(code, pc, 5, rank, True), py[6])
+                               self.tag_of(code, pc, 5, rank, True),
+                               py[6] if ins.status else None)
             if ins.blocking:
                 rank.nwait = 0
                 self.wait_on(rank, r)
@@ -1560,7 +1942,7 @@ cdef class Core:
                         self.release(i)
             return self.wait(rank)
         elif op == COLLECTIVE:
-            return self.begin_collective(rank, py)
+            return self.begin_collective(rank, code, pc)
         else:
             raise Unsupported("MPI_Test")
         return False
@@ -1595,9 +1977,8 @@ cdef class Core:
         rank.nout = n
         rank.ntomb = 0
 
-    cdef bint eager(self, int opid, long size):
-        return (0 < self.eager_limit and size <= self.eager_limit
-                and OP_NAMES[opid] not in SYNCHRONOUS)
+    cdef inline bint eager(self, int opid, long size) noexcept:
+        return 0 < self.eager_limit and size <= self.eager_limit and not _synchronous[opid]
 
     # -------------------------------------------------------- posting messages
     cdef int new_req(self, Rank rank, int is_send, int opid, long size, long peer,
@@ -2354,36 +2735,47 @@ cdef class Core:
         return 0
 
     # ------------------------------------------------------------- collectives
-    cdef bint begin_collective(self, Rank rank, tuple ins) except -1:
-        from pevpm.vm import collectives
-        from pevpm.vm.engine import _expansion
-        _, op, size_fn, root_fn, where, stmt = ins
-        size = size_fn(rank.env)
-        if type(size) is not int or size < 0:
-            raise Unsupported("a collective size that is negative or not a whole number")
-        if op in ROOTED_COLLECTIVES:
-            root = root_fn(rank.env)
-            if type(root) is not int or not 0 <= root < self.numprocs:
-                raise Unsupported("a collective root that is not a rank")
+    cdef bint begin_collective(self, Rank rank, Code code, int pc) except -1:
+        cdef Ins *ins = code.ins[pc]
+        cdef long size, root = 0
+        py = code.code[pc]
+        op, where = py[1], py[4]
+        if ins.konst & 4:
+            size = ins.iv[2]
         else:
-            root = 0
-        key = (op, size, root, rank.id, where)
-        code = self.expansions.get(key)
-        if code is None:        # once per call site and rank: hashing the config costs
+            value = self.operand(ins, 2, py[2], rank)
+            if type(value) is not int or value < 0:
+                raise Unsupported("a collective size that is negative or not a whole number")
+            size = value
+        if ins.blocking:                # a rooted call
+            if ins.konst & 8:
+                root = ins.iv[3]
+            else:
+                value = self.operand(ins, 3, py[3], rank)
+                if type(value) is not int:
+                    raise Unsupported("a collective root that is not a rank")
+                root = value
+            if not 0 <= root < self.numprocs:
+                raise Unsupported("a collective root that is not a rank")
+        known = rank.expanded.get(pc)   # this call's code, from the rank's last call here
+        if known is not None and (<tuple> known)[0] == size and (<tuple> known)[1] == root:
+            expansion = (<tuple> known)[2]
+        else:                           # once per call site and rank: hashing the config costs
             timed = self.timed.get((op, size))
             if timed is None:
                 timed = self.timed[(op, size)] = collectives.is_timed(
                     op, size, self.numprocs, self.machine.collectives)
-            if timed:
-                return self.join_timed_collective(rank, op, size, root, where)
-            code = self.expansions[key] = code_for(_expansion(
+            expansion = None if timed else code_for(engine._expansion(
                 op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
+            rank.expanded[pc] = (size, root, expansion)
+        if expansion is None:
+            return self.join_timed_collective(rank, op, size, root, where)
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
         rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence,
                             rank.requests, rank.outbase))
-        rank.code, rank.pc, rank.loops, rank.context = code, 0, [], COLLECTIVE_CONTEXT
-        rank.requests, rank.outbase = {}, rank.nout
+        rank.code, rank.pc, rank.loops, rank.context = expansion, 0, [], COLLECTIVE_CONTEXT
+        rank.requests, rank.outbase = _NO_NAMES, rank.nout
         return False
 
     cdef bint join_timed_collective(self, Rank rank, str op, long size, long root,
@@ -2392,7 +2784,6 @@ cdef class Core:
         block until every rank has made its k-th such call, then finish each at
         the time the collectives package gives for their entry times (drawn from
         the run's generator); True when ``rank`` blocked."""
-        from pevpm.vm import collectives
         cdef Rank r
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
@@ -2426,8 +2817,6 @@ cdef class Core:
 
     cdef int end_collective(self, Rank rank) except -1:
         cdef int k, i
-        for i in rank.requests.values():
-            self.release(i)
         for k in range(rank.outbase, rank.nout):     # the collective's outstanding records
             i = rank.out[k]
             if i >= 0:

@@ -131,7 +131,7 @@ def _run_core(program, model, numprocs, machine, params, rng, bound, limits,
         setup = engine.RankSetup.of(program, model, numprocs, machine, params, rng, bound)
         core = fastcore.Core(setup.codes, setup.envs, setup.proc_ids, setup.factors, machine,
                              comm, rng, placement, limits.max_events, limits.max_time, records,
-                             limits.max_wall)
+                             limits.max_wall, program.statuses)
         times, critical, messages, collectives, kept, marks = core.run()
     ranks = [RankTimes(*t) for t in times]
     return RunResult(

@@ -54,6 +54,7 @@ from pevpm.errors import ModelError, did_you_mean
 from pevpm.model import ast
 from pevpm.model import expr as ex
 from pevpm.model.inlining import check_inlined_size
+from pevpm.vm.cexpr import postfix
 from pevpm.values import MAX_DIGITS, WHOLE_LIMIT, shown
 
 (SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
@@ -91,7 +92,7 @@ class Program:
     code: tuple[tuple, ...]
     names: frozenset[str]
     invariant: frozenset[str] = frozenset(ex.RANK_NAMES)
-    statuses: frozenset[str] = frozenset()      # receive statuses (ast.status_names)
+    statuses: frozenset[str] = frozenset()      # receive statuses some expression reads
     _specialized: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _by_values: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -174,7 +175,36 @@ def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -
     compiler = _Compiler(model.subroutines, known, model.source or "model", invariant)
     compiler.block(model.body, (), {})
     return Program(tuple(compiler.code), frozenset(known), frozenset(invariant),
-                   frozenset(statuses))
+                   frozenset(_read_statuses(statuses, compiler.read)))
+
+
+def _read_statuses(statuses: set[str], read: set[str]) -> set[str]:
+    """The receive statuses to bind: both fields of every ``req/stat`` id one
+    of whose fields an expression reads (a status nobody reads is not bound,
+    so a halo's named receives cost no environment writes).
+
+    >>> sorted(_read_statuses({"a.MPI_SOURCE", "a.MPI_TAG", "b.MPI_SOURCE", "b.MPI_TAG"},
+    ...                       {"a.MPI_TAG", "procnum"}))
+    ['a.MPI_SOURCE', 'a.MPI_TAG']
+    """
+    requests = {name.rpartition(".")[0] for name in statuses & read}
+    return {name for name in statuses if name.rpartition(".")[0] in requests}
+
+
+def binds_status(program: Program, request: str | None) -> bool:
+    """Whether a receive with ``request`` as its ``req/stat`` id binds the
+    status names (some expression of the program reads them).
+
+    >>> from pevpm.model.builder import ModelBuilder
+    >>> b = ModelBuilder()
+    >>> b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", request="s")
+    >>> b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", request="t")
+    >>> b.send(8, dest="s.MPI_SOURCE")
+    >>> program = compile_model(b.build())
+    >>> binds_status(program, "s"), binds_status(program, "t"), binds_status(program, None)
+    (True, False, False)
+    """
+    return request is not None and ast.status_fields(request)[0] in program.statuses
 
 
 #: The model last given to :func:`compiled` (weakly), its parameters and its program.
@@ -228,6 +258,7 @@ class _Compiler:
         self.code: list[tuple] = []
         self.calls: list[str] = []
         self.messages: dict[int, tuple] = {}    # id(statement) -> (statement, instruction)
+        self.read: set[str] = set()             # every name an expression reads
 
     def where(self, stmt, path: tuple[int, ...]) -> str:
         """Source location, or the statement's position for models built in Python."""
@@ -244,6 +275,7 @@ class _Compiler:
             compiled = constant_fn(e.tree.value)    # a finite number: nothing to check
             compiled.invariant = True
             return compiled
+        self.read |= e.names()
         unknown = sorted(n for n in e.names() if n not in self.known and n not in scope)
         if unknown:
             name = unknown[0]
@@ -252,12 +284,15 @@ class _Compiler:
         compiled = _compile(e.tree, e, where)
         if not _is_finite_constant(e):
             compiled = _finite(compiled, e, where)
-        if e.names() <= self.invariant:
-            if e.is_random():
-                compiled.random_invariant = True   # a draw, but the same draw every iteration
-                compiled.draw_call = _draw_call(e.tree, e, where)
-            else:
-                compiled.invariant = True
+        if not e.names() <= self.invariant:
+            c_code = postfix(e)         # a loop index or status: the core evaluates it in C
+            if c_code is not None:
+                compiled.c_code = c_code
+        elif e.is_random():
+            compiled.random_invariant = True   # a draw, but the same draw every iteration
+            compiled.draw_call = _draw_call(e.tree, e, where)
+        else:
+            compiled.invariant = True
         return compiled
 
     def block(self, statements: tuple, path: tuple[int, ...], scope: Mapping[str, str]) -> None:
