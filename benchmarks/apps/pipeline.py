@@ -4,9 +4,10 @@ model from them all and predict with it: the rows of docs/apps.md.
     python benchmarks/apps/pipeline.py --name "LAMMPS melt" --work /tmp/apps/melt \\
         --launcher "mpirun --oversubscribe -n {n}" -- lmp -in in.melt -log none -screen none
 
-``--launcher`` is the launch command with ``{n}`` for the rank count; the
-command after ``--`` runs in ``--work`` (where the traces, the model and
-``pipeline.json`` go).  For each count of ``--ranks`` (1,2,4): ``pevpm
+``--launcher`` is the launch command with ``{n}`` for the rank count (the
+command after ``--`` may hold ``{n}`` too: NPB's ``cg.S.{n}``); it runs in
+``--work`` (where the traces, the model and ``pipeline.json`` go); with
+``--reuse`` a count whose trace is there already is not traced again.  For each count of ``--ranks`` (1,2,4): ``pevpm
 trace``, then ``pevpm replay --machine M --json``; then ``pevpm extract``
 of all of them (``--allow-broken``, so that a model that fails its self-check
 is still measured: the check's lines are kept in the JSON) and ``pevpm
@@ -57,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--predict", default="8..1024", type=counts)
     parser.add_argument("--machine", default="default")
     parser.add_argument("--runs", default="3")
+    parser.add_argument("--reuse", action="store_true")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -65,14 +67,17 @@ def main(argv: list[str] | None = None) -> int:
     out: dict = {"name": args.name, "command": command, "machine": args.machine, "counts": {}}
     for n in args.ranks:
         trace = work / f"trace{n}"
-        start = time.perf_counter()
-        done = pevpm("trace", "-o", str(trace), "--",
-                     *shlex.split(args.launcher.format(n=n)), *command, cwd=work)
-        if done.returncode != 0:
-            print(done.stderr, file=sys.stderr)
-            return 1
-        row = {"trace_wall_s": round(time.perf_counter() - start, 2),
-               "trace": done.stderr.strip().splitlines()[-1]}
+        row = {}
+        if not (args.reuse and (trace / "traces.otf2").exists()):
+            start = time.perf_counter()
+            done = pevpm("trace", "-o", str(trace), "--",
+                         *shlex.split(args.launcher.format(n=n)),
+                         *(word.replace("{n}", str(n)) for word in command), cwd=work)
+            if done.returncode != 0:
+                print(done.stderr, file=sys.stderr)
+                return 1
+            row = {"trace_wall_s": round(time.perf_counter() - start, 2),
+                   "trace": done.stderr.strip().splitlines()[-1]}
         replay = pevpm("replay", str(trace), "--machine", args.machine, "--json", cwd=work)
         if replay.returncode == 0:
             result = json.loads(replay.stdout)

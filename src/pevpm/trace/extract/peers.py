@@ -83,11 +83,13 @@ def fits(text: str, seen: Iterable[tuple[int, int, int]]) -> bool:
     return True
 
 
-def peer_expression(seen: list[tuple[int, int, int]], root: bool = False) -> str | None:
+def peer_expression(seen: list[tuple[int, int, int]], root: bool = False,
+                    first: tuple[str, ...] = ()) -> str | None:
     """The first candidate that reproduces every traced peer (``root``: a
-    collective's root, where fixed ranks come first), else None (a literal
-    rank when every one is the same)."""
-    for text in (ROOT_CANDIDATES if root else ()) + PEER_CANDIDATES:
+    collective's root, where fixed ranks come first; ``first``: candidates
+    tried right after ``procnum``, the shifts on the program's own grid), else
+    None (a literal rank when every one is the same)."""
+    for text in (ROOT_CANDIDATES if root else ()) + PEER_CANDIDATES[:1] + first + PEER_CANDIDATES[1:]:
         if fits(text, seen):
             return text
     peers = {peer for _, _, peer in seen}
