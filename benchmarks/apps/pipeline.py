@@ -35,11 +35,14 @@ def pevpm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def counts(text: str) -> list[int]:
-    """``1,2,4`` or ``8..1024`` (doubling).
+    """``1,2,4``, ``8..1024`` (doubling) or ``cubes..1000``.
 
-    >>> counts("1,2,4"), counts("8..64")
-    ([1, 2, 4], [8, 16, 32, 64])
+    >>> counts("1,2,4"), counts("8..64"), counts("cubes..64")
+    ([1, 2, 4], [8, 16, 32, 64], [1, 8, 27, 64])
     """
+    if text.startswith("cubes.."):
+        top = int(text[len("cubes.."):])
+        return [k**3 for k in range(1, top + 1) if k**3 <= top]
     if ".." in text:
         low, high = (int(v) for v in text.split(".."))
         out = [low]
@@ -59,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--machine", default="default")
     parser.add_argument("--runs", default="3")
     parser.add_argument("--reuse", action="store_true")
+    parser.add_argument("--check", default="1..1024", type=counts,
+                        help="counts the model is run at on a 1 us machine (trial runs)")
+    parser.add_argument("--language", default="C")
+    parser.add_argument("--mpi", default="")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -94,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
                             if "the model runs at" in line or "does not run at" in line
                             or "not run to its end" in line]
     out["model_lines"] = len(model.read_text().splitlines()) if model.exists() else None
+    out["language"], out["mpi"] = args.language, args.mpi
+    out["fails_at"] = failures(model, args.check) if model.exists() else {0: "no model"}
+    out["checked"] = args.check
     out["predicted"] = {}
     for n in sorted(set(args.ranks) | set(args.predict)):
         done = pevpm("predict", str(model), "-n", str(n), "--machine", args.machine,
@@ -108,17 +118,40 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def failures(model: Path, check: list[int]) -> dict[int, str]:
+    """Why the model does not run at each count of ``check`` where it does not
+    (``pevpm extract``'s trial run: every message a microsecond)."""
+    from pevpm.model.loader import load_model
+    from pevpm.trace.extract.extract import trial_run
+
+    loaded = load_model(model)
+    out = {}
+    for n in check:
+        err = trial_run(loaded, n)
+        if err is not None:
+            out[n] = err.message[:200]
+    return out
+
+
+def _error(value, reference) -> str:
+    if not isinstance(value, float) or not reference:
+        return "-"
+    return f"{100 * (value - reference) / reference:+.0f}%"
+
+
 def row_text(out: dict, ranks: list[int]) -> str:
-    """One Markdown row: traced / replayed / model-predicted seconds per traced count,
-    and the counts where the model ran."""
-    cells = []
-    for n in ranks:
-        row, predicted = out["counts"][n], out["predicted"].get(n)
-        model = f"{predicted:.3g}" if isinstance(predicted, float) else "fails"
-        cells.append(f"{row.get('traced_s', float('nan')):.3g} / "
-                     f"{row.get('replayed_s', float('nan')):.3g} / {model}")
-    ran = [str(n) for n, v in out["predicted"].items() if isinstance(v, float)]
-    return f"| {out['name']} | " + " | ".join(cells) + f" | {', '.join(ran)} |"
+    """One Markdown row: program, language, MPI, replay error at each traced count,
+    whether the model ran at every checked count, its prediction error at each
+    traced count (against the traced run)."""
+    replay = ", ".join(_error(out["counts"][n].get("replayed_s"), out["counts"][n].get("traced_s"))
+                       for n in ranks)
+    predicted = ", ".join(_error(out["predicted"].get(n), out["counts"][n].get("traced_s"))
+                          for n in ranks)
+    checked = out["checked"]
+    ran = (f"yes ({checked[0]}-{checked[-1]}, {len(checked)} counts)" if not out["fails_at"]
+           else "no: fails at " + ", ".join(map(str, out["fails_at"])))
+    return (f"| {out['name']} | {out['language']} | {out['mpi']} | {replay} | {ran} | "
+            f"{predicted} |")
 
 
 if __name__ == "__main__":

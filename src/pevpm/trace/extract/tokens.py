@@ -67,6 +67,18 @@ def uses_cpu(trace: Trace) -> bool:
     return trace.oversubscribed and trace.has_cpu
 
 
+def _slot_order(request: str) -> tuple:
+    """``r2`` before ``r10``; a request no slot names (never posted) after them."""
+    return (0, int(request[1:])) if request[1:].isdigit() else (1, request)
+
+
+def _completion(requests: list[str]) -> Token:
+    """One Wait (one request) or Waitall of ``requests``."""
+    if len(requests) == 1:
+        return Token(("MPI_Wait", 0, None, None, None, requests[0], (), None, None), ())
+    return Token(("MPI_Waitall", 0, None, None, None, None, tuple(requests), None, None), ())
+
+
 def rank_tokens(trace: Trace, rank: int) -> list[Token]:
     """Rank ``rank``'s program as tokens with its peers' ranks and slot-named
     requests; computations in wall seconds, but in CPU seconds when the trace
@@ -77,23 +89,34 @@ def rank_tokens(trace: Trace, rank: int) -> list[Token]:
     count whether or not it held a short sleep there, so ranks still match.
     The wait of a rank that left ``MPI_Init`` (or a section's first call)
     later than the first rank counts as computation, as it always did: it is
-    no sleep of the program's, and some ranks have it where others do not."""
+    no sleep of the program's, and some ranks have it where others do not.
+    The completions of a run of ``MPI_Waitany``/``Waitsome`` calls (``Testany``,
+    ``Testsome``), which come in whatever order the messages came, are one
+    Waitall of all their requests, in slot order, with the computations between
+    them after it: what such a loop waits for, the same on every rank and run."""
     n = trace.numprocs
     env = {"procnum": rank, "numprocs": n}
     slots: dict[str, str] = {}
     tokens = []
     gap = [0.0, 0.0]                    # seconds computed, seconds slept
-    statements, asked = rank_program(trace, rank, cpu=uses_cpu(trace))
+    statements, asked, any_order = rank_program(trace, rank, cpu=uses_cpu(trace))
+    pending: list[str] = []     # requests completed in the run's order, not yet written
     for i, s in enumerate(statements + [None]):
         if isinstance(s, Serial):       # a first sleep is a later exit from MPI_Init: waiting
             gap[s.sleep and i > 0] += float(s.time.evaluate(env))
             continue
-        if gap != [0.0, 0.0]:
+        if pending and not (s is not None and any_order[i]):
+            tokens.append(_completion(sorted(pending, key=_slot_order)))
+            pending = []
+        if gap != [0.0, 0.0] and not (pending and any_order[i]):
             tokens.append(Token(SLEEP if gap[1] > gap[0] else SERIAL, (sum(gap),)))
             gap = [0.0, 0.0]
         if s is None:
             break
         assert isinstance(s, Message)
+        if any_order[i]:                # a Waitany/Waitsome: its requests join the others'
+            pending += [slots.pop(q, q) for q in (s.request, *s.requests) if q is not None]
+            continue
 
         def num(expr):
             return None if expr is None else int(expr.evaluate(env))
@@ -105,7 +128,8 @@ def rank_tokens(trace: Trace, rank: int) -> list[Token]:
             slots[s.request] = request
         elif s.request is not None:
             request = slots.pop(s.request, s.request)
-        requests = tuple(slots.pop(q, q) for q in s.requests)
+        # a Waitall's requests in slot order: the order it completed them in is the run's
+        requests = tuple(sorted((slots.pop(q, q) for q in s.requests), key=_slot_order))
         tokens.append(Token((s.op, num(s.size), num(s.src), num(s.dst), num(s.tag), request,
                              requests, num(s.root), num(s.recv_size)), (), asked[i]))
     return tokens

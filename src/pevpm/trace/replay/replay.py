@@ -72,6 +72,8 @@ from pevpm.vm.fastengine import no_cycle_collection
 POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
          "MPI_Improbe", "MPI_Mprobe")
 BLOCKING_SENDS = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend")
+#: Calls that complete whichever of their requests are done.
+ANY_ORDER = ("MPI_Waitany", "MPI_Waitsome", "MPI_Testany", "MPI_Testsome")
 
 #: The virtual machine's collective for each OTF2 collective operation.
 COLLECTIVE_OPS = {
@@ -150,6 +152,9 @@ class _RankConverter:
         self.kinds: dict[tuple, tuple] = {}
         # id of each receive statement -> whether its call asked for MPI_ANY_SOURCE
         self.asked: dict[int, bool] = {}
+        # ids of the completions made by a call that completes any of its requests
+        # (MPI_Waitany, Waitsome, Testany, Testsome): their order is the run's
+        self.any_order: set[int] = set()
 
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
@@ -244,6 +249,8 @@ class _RankConverter:
         if out and call.any_source is not None:
             self.asked.update((id(m), call.any_source) for m in out
                               if m.op in ("MPI_Recv", "MPI_Irecv"))
+        if out and call.name in ANY_ORDER:
+            self.any_order.update(id(m) for m in out if m.op in ("MPI_Wait", "MPI_Waitall"))
         if all(type(e) is Collective or (type(e) in (Send, Recv) and e.request is None)
                for e in call.events) and all(m.request is None for m in out or ()):
             self.known[key] = out
@@ -328,10 +335,12 @@ def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
 
 
 def rank_program(trace: Trace, rank: int, cpu: bool = False,
-                 ) -> tuple[list[Statement], list[bool | None]]:
-    """:func:`rank_statements`, and for each statement whether it is a receive that
+                 ) -> tuple[list[Statement], list[bool | None], list[bool]]:
+    """:func:`rank_statements`; for each statement whether it is a receive that
     asked for ``MPI_ANY_SOURCE`` (its source is the rank it matched): True or
-    False where the trace says (``pevpm trace`` records it), else None.
+    False where the trace says (``pevpm trace`` records it), else None; and
+    for each whether it is a Wait or Waitall of an ``MPI_Waitany``,
+    ``Waitsome``, ``Testany`` or ``Testsome`` (completions in the run's order).
 
     >>> from pevpm.trace.events import Call, Recv, Send, Trace
     >>> t = Trace(((Call("MPI_Init", 0, 0), Call("MPI_Send", 1, 2, (Send(1, 0, 8),)),
@@ -339,13 +348,14 @@ def rank_program(trace: Trace, rank: int, cpu: bool = False,
     ...            (Call("MPI_Init", 0, 0), Call("MPI_Recv", 1, 2, (Recv(0, 0, 8),),
     ...                                          any_source=True),
     ...             Call("MPI_Finalize", 3, 3))))
-    >>> statements, asked = rank_program(t, 1)
-    >>> [(s.op, a) for s, a in zip(statements, asked) if a is not None]
-    [('MPI_Recv', True)]
+    >>> statements, asked, any_order = rank_program(t, 1)
+    >>> [(s.op, a) for s, a in zip(statements, asked) if a is not None], any(any_order)
+    ([('MPI_Recv', True)], False)
     """
     converter = _RankConverter(trace, rank, 1.0, cpu)
     statements = converter.convert()
-    return statements, [converter.asked.get(id(s)) for s in statements]
+    return (statements, [converter.asked.get(id(s)) for s in statements],
+            [id(s) in converter.any_order for s in statements])
 
 
 def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]:
