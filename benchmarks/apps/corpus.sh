@@ -25,7 +25,9 @@ run() {     # NAME LANGUAGE DIR [pipeline options --] COMMAND...
     mkdir -p "$work/$dir"
     $python "$here/pipeline.py" --name "$name" --language "$language" \
         --mpi "Open MPI 4.1 (Debian)" --work "$work/$dir" --launcher "$launch" \
-        --predict 64 --reuse "$@" > "$work/$dir/pipeline.out"
+        --predict 64 --reuse "$@" > "$work/$dir/pipeline.out" ||
+        echo "| $name | $language | pipeline failed: see $work/$dir/pipeline.out |" \
+            > "$work/$dir/pipeline.out"
     head -1 "$work/$dir/pipeline.out" | tee -a "$work/rows.md"
 }
 npb() {     # BENCHMARK: class S, one binary per rank count

@@ -121,10 +121,14 @@ def main(argv: list[str] | None = None) -> int:
 def failures(model: Path, check: list[int]) -> dict[int, str]:
     """Why the model does not run at each count of ``check`` where it does not
     (``pevpm extract``'s trial run: every message a microsecond)."""
-    from pevpm.model.loader import load_model
+    from pevpm.errors import PevpmError
+    from pevpm.model.model_file import run_model_file
     from pevpm.trace.extract.extract import trial_run
 
-    loaded = load_model(model)
+    try:        # a long model on a loaded host can take more than predict's 30 s to build
+        loaded = run_model_file(str(model), seconds=600)
+    except PevpmError as err:
+        return {0: f"the model does not build: {err}"}
     out = {}
     for n in check:
         err = trial_run(loaded, n)
