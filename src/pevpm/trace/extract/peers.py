@@ -56,8 +56,7 @@ RANK_PREDICATES = ("1", "procnum == 0", "procnum == numprocs - 1", "procnum > 0"
                    "procnum % 2 == 0 && procnum > 0",
                    "procnum % 2 == 0 && procnum < numprocs - 1",
                    "procnum % 2 == 1 && procnum < numprocs - 1",
-                   "procnum % 2 == 0 && procnum > 0 && procnum < numprocs - 1",
-                   "procnum == 0 || procnum == numprocs - 1")
+                   "procnum % 2 == 0 && procnum > 0 && procnum < numprocs - 1")
 
 #: Roots of collectives: a fixed rank is likelier than one relative to procnum.
 ROOT_CANDIDATES = ("0", "numprocs - 1", "procnum")
