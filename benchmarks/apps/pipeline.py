@@ -7,12 +7,15 @@ model from them all and predict with it: the rows of docs/apps.md.
 ``--launcher`` is the launch command with ``{n}`` for the rank count (the
 command after ``--`` may hold ``{n}`` too: NPB's ``cg.S.{n}``); it runs in
 ``--work`` (where the traces, the model and ``pipeline.json`` go); with
-``--reuse`` a count whose trace is there already is not traced again.  For each count of ``--ranks`` (1,2,4): ``pevpm
-trace``, then ``pevpm replay --machine M --json``; then ``pevpm extract``
-of all of them (``--allow-broken``, so that a model that fails its self-check
-is still measured: the check's lines are kept in the JSON) and ``pevpm
-predict --runs R --json`` of the model at each traced count and at
-``--predict`` (8..1024).  Prints one Markdown table row and the JSON.
+``--reuse`` a count whose trace is there already is not traced again.
+For each count of ``--ranks`` (1,2,4): ``pevpm trace``, then ``pevpm replay
+--machine M --json``; then ``pevpm extract`` of all of them
+(``--allow-broken``, so that a model that fails its self-check is still
+measured: the check's lines are kept in the JSON), the model's trial run at
+every count of ``--check`` (1..1024) and its prediction (``--runs R``) at
+each traced count and at ``--predict`` (8..1024).  Prints one Markdown
+table row (program, language, MPI, replay error, the counts it ran at,
+prediction error at the traced counts) and the JSON.
 Nothing of the program is kept here: build it where you like
 (``benchmarks/apps/README.md``).
 """
@@ -102,39 +105,51 @@ def main(argv: list[str] | None = None) -> int:
                             or "not run to its end" in line]
     out["model_lines"] = len(model.read_text().splitlines()) if model.exists() else None
     out["language"], out["mpi"] = args.language, args.mpi
-    out["fails_at"] = failures(model, args.check) if model.exists() else {0: "no model"}
     out["checked"] = args.check
-    out["predicted"] = {}
-    for n in sorted(set(args.ranks) | set(args.predict)):
-        done = pevpm("predict", str(model), "-n", str(n), "--machine", args.machine,
-                     "--runs", args.runs, "--json", cwd=work)
-        if done.returncode == 0:
-            out["predicted"][n] = json.loads(done.stdout)["predictions"][0]["mean"]
-        else:
-            out["predicted"][n] = done.stderr.strip().splitlines()[-1][:200]
+    out["fails_at"], out["long_at"], out["predicted"] = checked(
+        model, args.check, sorted(set(args.ranks) | set(args.predict)), args.machine,
+        int(args.runs))
     print(row_text(out, args.ranks))
     (work / "pipeline.json").write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
     return 0
 
 
-def failures(model: Path, check: list[int]) -> dict[int, str]:
+def checked(model: Path, check: list[int], predict: list[int], machine: str, runs: int
+            ) -> tuple[dict[int, str], list[int], dict[int, float | str]]:
     """Why the model does not run at each count of ``check`` where it does not
-    (``pevpm extract``'s trial run: every message a microsecond)."""
-    from pevpm.errors import PevpmError
+    (``pevpm extract``'s trial run: every message a microsecond), the counts
+    where that run stopped at its event limit without a fault (a long run), and
+    the model's predicted mean at each count of ``predict`` on ``machine``
+    (``pevpm.predict``, as ``pevpm predict`` does, but in this process: a model
+    of thousands of lines takes longer than predict's 30 s to build on a loaded
+    host)."""
+    from pevpm import parse_machine
+    from pevpm import predict as predicted
+    from pevpm.errors import EventLimitError, PevpmError, WallClockLimitError
     from pevpm.model.model_file import run_model_file
     from pevpm.trace.extract.extract import trial_run
 
-    try:        # a long model on a loaded host can take more than predict's 30 s to build
+    if not model.exists():
+        return {0: "no model"}, [], {}
+    try:
         loaded = run_model_file(str(model), seconds=600)
     except PevpmError as err:
-        return {0: f"the model does not build: {err}"}
-    out = {}
+        return {0: f"the model does not build: {err}"}, [], {}
+    fails, long = {}, []
     for n in check:
         err = trial_run(loaded, n)
-        if err is not None:
-            out[n] = err.message[:200]
-    return out
+        if isinstance(err, EventLimitError | WallClockLimitError):
+            long.append(n)
+        elif err is not None:
+            fails[n] = err.message[:300]
+    means: dict[int, float | str] = {}
+    for n in predict:
+        try:
+            means[n] = predicted(loaded, n, parse_machine(machine), runs=runs).mean
+        except PevpmError as err:
+            means[n] = err.message[:300]
+    return fails, long, means
 
 
 def _error(value, reference) -> str:
@@ -151,9 +166,11 @@ def row_text(out: dict, ranks: list[int]) -> str:
                        for n in ranks)
     predicted = ", ".join(_error(out["predicted"].get(n), out["counts"][n].get("traced_s"))
                           for n in ranks)
-    checked = out["checked"]
-    ran = (f"yes ({checked[0]}-{checked[-1]}, {len(checked)} counts)" if not out["fails_at"]
+    counts = out["checked"]
+    ran = (f"yes ({counts[0]}-{counts[-1]}, {len(counts)} counts)" if not out["fails_at"]
            else "no: fails at " + ", ".join(map(str, out["fails_at"])))
+    if out["long_at"]:
+        ran += f"; stopped without a fault at {', '.join(map(str, out['long_at']))} (5 M events)"
     return (f"| {out['name']} | {out['language']} | {out['mpi']} | {replay} | {ran} | "
             f"{predicted} |")
 
