@@ -8,7 +8,7 @@ source whose sender is known only after its Wait."""
 import re
 
 import pytest
-from conftest import MPICC, MPIEXEC, compiled, pevpm_command, trace_command
+from conftest import MPICC, MPIEXEC, pevpm_command, traced_at_counts
 
 from pevpm.model.cartesian import cart_shift_asc
 from pevpm.model.loader import load_model
@@ -25,14 +25,7 @@ needs_mpi = pytest.mark.skipif(not (MPIEXEC and MPICC), reason="needs mpiexec an
 @pytest.fixture(scope="module")
 def grid_traces(tmp_path_factory, cache_home):
     """grid.c (6 iterations) traced at 1, 2 and 4 ranks."""
-    work = tmp_path_factory.mktemp("grid")
-    exe = compiled(work, "grid")
-    runs = []
-    for n in (1, 2, 4):
-        done = trace_command(work / f"g{n}", str(exe), "6", ranks=n)
-        assert done.returncode == 0, done.stderr
-        runs.append(str(work / f"g{n}"))
-    return runs
+    return traced_at_counts(tmp_path_factory.mktemp("grid"), "grid", "6")
 
 
 @pytest.mark.mpi

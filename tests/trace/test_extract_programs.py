@@ -7,7 +7,7 @@ numprocs.  The model must run at every traced count and at 8, 64 and 1,024."""
 import re
 
 import pytest
-from conftest import MPICC, MPIEXEC, compiled, pevpm_command, trace_command
+from conftest import MPICC, MPIEXEC, pevpm_command, traced_at_counts
 
 from pevpm.cli import main
 from pevpm.model.loader import load_model
@@ -23,14 +23,7 @@ INTERIOR = "procnum > 0 && procnum < numprocs - 1"
 @pytest.fixture(scope="module")
 def chain_traces(tmp_path_factory, cache_home):
     """tests/trace/programs/chain.c (10 iterations) traced at 1, 2 and 4 ranks."""
-    work = tmp_path_factory.mktemp("chain")
-    exe = compiled(work, "chain")
-    runs = []
-    for n in (1, 2, 4):
-        done = trace_command(work / f"c{n}", str(exe), "10", ranks=n)
-        assert done.returncode == 0, done.stderr
-        runs.append(str(work / f"c{n}"))
-    return runs
+    return traced_at_counts(tmp_path_factory.mktemp("chain"), "chain", "10")
 
 
 @pytest.fixture(scope="module")
