@@ -716,10 +716,12 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
             peers.append(slot[0][2])
             continue
         root = PEER_FIELDS[i % len(PEER_FIELDS)] == ROOT
-        text = peer_expression(slot, root, _first(grid, i))
+        source = PEER_FIELDS[i % len(PEER_FIELDS)] == SRC
+        text = peer_expression(slot, root, _first(grid, i), source)
         if text is None:        # consistent within each count, not across them
             top = max(n for n, _, _ in slot)
-            text = peer_expression([s for s in slot if s[0] == top], root, _first(grid, i))
+            text = peer_expression([s for s in slot if s[0] == top], root, _first(grid, i),
+                                   source)
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
