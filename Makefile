@@ -9,7 +9,7 @@ VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 
-.PHONY: demo test check docs install browser clean
+.PHONY: demo test check docs install browser lammps clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,15 @@ browser:
 	  && (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1; } \
 	  || echo "note: chromium unavailable; the browser test of the report will be skipped"
 
-test: install browser
+# tests/trace/test_lammps.py runs Debian's lammps (built with Open MPI): installed
+# when we can (root with apt), otherwise that test is skipped.
+lammps:
+	@command -v lmp >/dev/null 2>&1 && command -v mpirun.openmpi >/dev/null 2>&1 || { \
+	  [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && (apt-get update -qq && \
+	  apt-get install -y -qq lammps openmpi-bin libopenmpi-dev) >/dev/null 2>&1; } \
+	  || echo "note: lammps unavailable; the LAMMPS test of pevpm trace will be skipped"
+
+test: install browser lammps
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q
 

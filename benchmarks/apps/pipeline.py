@@ -4,14 +4,18 @@ model from them all and predict with it: the rows of docs/apps.md.
     python benchmarks/apps/pipeline.py --name "LAMMPS melt" --work /tmp/apps/melt \\
         --launcher "mpirun --oversubscribe -n {n}" -- lmp -in in.melt -log none -screen none
 
-``--launcher`` is the launch command with ``{n}`` for the rank count; the
-command after ``--`` runs in ``--work`` (where the traces, the model and
-``pipeline.json`` go).  For each count of ``--ranks`` (1,2,4): ``pevpm
-trace``, then ``pevpm replay --machine M --json``; then ``pevpm extract``
-of all of them (``--allow-broken``, so that a model that fails its self-check
-is still measured: the check's lines are kept in the JSON) and ``pevpm
-predict --runs R --json`` of the model at each traced count and at
-``--predict`` (8..1024).  Prints one Markdown table row and the JSON.
+``--launcher`` is the launch command with ``{n}`` for the rank count (the
+command after ``--`` may hold ``{n}`` too: NPB's ``cg.S.{n}``); it runs in
+``--work`` (where the traces, the model and ``pipeline.json`` go); with
+``--reuse`` a count whose trace is there already is not traced again.
+For each count of ``--ranks`` (1,2,4): ``pevpm trace``, then ``pevpm replay
+--machine M --json``; then ``pevpm extract`` of all of them
+(``--allow-broken``, so that a model that fails its self-check is still
+measured: the check's lines are kept in the JSON), the model's trial run at
+every count of ``--check`` (1..1024) and its prediction (``--runs R``) at
+each traced count and at ``--predict`` (8..1024).  Prints one Markdown
+table row (program, language, MPI, replay error, the counts it ran at,
+prediction error at the traced counts) and the JSON.
 Nothing of the program is kept here: build it where you like
 (``benchmarks/apps/README.md``).
 """
@@ -34,11 +38,14 @@ def pevpm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def counts(text: str) -> list[int]:
-    """``1,2,4`` or ``8..1024`` (doubling).
+    """``1,2,4``, ``8..1024`` (doubling) or ``cubes..1000``.
 
-    >>> counts("1,2,4"), counts("8..64")
-    ([1, 2, 4], [8, 16, 32, 64])
+    >>> counts("1,2,4"), counts("8..64"), counts("cubes..64")
+    ([1, 2, 4], [8, 16, 32, 64], [1, 8, 27, 64])
     """
+    if text.startswith("cubes.."):
+        top = int(text[len("cubes.."):])
+        return [k**3 for k in range(1, top + 1) if k**3 <= top]
     if ".." in text:
         low, high = (int(v) for v in text.split(".."))
         out = [low]
@@ -57,6 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--predict", default="8..1024", type=counts)
     parser.add_argument("--machine", default="default")
     parser.add_argument("--runs", default="3")
+    parser.add_argument("--reuse", action="store_true")
+    parser.add_argument("--check", default="1..1024", type=counts,
+                        help="counts the model is run at on a 1 us machine (trial runs)")
+    parser.add_argument("--language", default="C")
+    parser.add_argument("--mpi", default="")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -65,14 +77,17 @@ def main(argv: list[str] | None = None) -> int:
     out: dict = {"name": args.name, "command": command, "machine": args.machine, "counts": {}}
     for n in args.ranks:
         trace = work / f"trace{n}"
-        start = time.perf_counter()
-        done = pevpm("trace", "-o", str(trace), "--",
-                     *shlex.split(args.launcher.format(n=n)), *command, cwd=work)
-        if done.returncode != 0:
-            print(done.stderr, file=sys.stderr)
-            return 1
-        row = {"trace_wall_s": round(time.perf_counter() - start, 2),
-               "trace": done.stderr.strip().splitlines()[-1]}
+        row = {}
+        if not (args.reuse and (trace / "traces.otf2").exists()):
+            start = time.perf_counter()
+            done = pevpm("trace", "-o", str(trace), "--",
+                         *shlex.split(args.launcher.format(n=n)),
+                         *(word.replace("{n}", str(n)) for word in command), cwd=work)
+            if done.returncode != 0:
+                print(done.stderr, file=sys.stderr)
+                return 1
+            row = {"trace_wall_s": round(time.perf_counter() - start, 2),
+                   "trace": done.stderr.strip().splitlines()[-1]}
         replay = pevpm("replay", str(trace), "--machine", args.machine, "--json", cwd=work)
         if replay.returncode == 0:
             result = json.loads(replay.stdout)
@@ -89,31 +104,75 @@ def main(argv: list[str] | None = None) -> int:
                             if "the model runs at" in line or "does not run at" in line
                             or "not run to its end" in line]
     out["model_lines"] = len(model.read_text().splitlines()) if model.exists() else None
-    out["predicted"] = {}
-    for n in sorted(set(args.ranks) | set(args.predict)):
-        done = pevpm("predict", str(model), "-n", str(n), "--machine", args.machine,
-                     "--runs", args.runs, "--json", cwd=work)
-        if done.returncode == 0:
-            out["predicted"][n] = json.loads(done.stdout)["predictions"][0]["mean"]
-        else:
-            out["predicted"][n] = done.stderr.strip().splitlines()[-1][:200]
+    out["language"], out["mpi"] = args.language, args.mpi
+    out["checked"] = args.check
+    out["fails_at"], out["long_at"], out["predicted"] = checked(
+        model, args.check, sorted(set(args.ranks) | set(args.predict)), args.machine,
+        int(args.runs))
     print(row_text(out, args.ranks))
     (work / "pipeline.json").write_text(json.dumps(out, indent=1))
     print(json.dumps(out, indent=1))
     return 0
 
 
+def checked(model: Path, check: list[int], predict: list[int], machine: str, runs: int
+            ) -> tuple[dict[int, str], list[int], dict[int, float | str]]:
+    """Why the model does not run at each count of ``check`` where it does not
+    (``pevpm extract``'s trial run: every message a microsecond), the counts
+    where that run stopped at its event limit without a fault (a long run), and
+    the model's predicted mean at each count of ``predict`` on ``machine``
+    (``pevpm.predict``, as ``pevpm predict`` does, but in this process: a model
+    of thousands of lines takes longer than predict's 30 s to build on a loaded
+    host)."""
+    from pevpm import parse_machine
+    from pevpm import predict as predicted
+    from pevpm.errors import EventLimitError, PevpmError, WallClockLimitError
+    from pevpm.model.model_file import run_model_file
+    from pevpm.trace.extract.extract import trial_run
+
+    if not model.exists():
+        return {0: "no model"}, [], {}
+    try:
+        loaded = run_model_file(str(model), seconds=600)
+    except PevpmError as err:
+        return {0: f"the model does not build: {err}"}, [], {}
+    fails, long = {}, []
+    for n in check:
+        err = trial_run(loaded, n)
+        if isinstance(err, EventLimitError | WallClockLimitError):
+            long.append(n)
+        elif err is not None:
+            fails[n] = err.message[:300]
+    means: dict[int, float | str] = {}
+    for n in predict:
+        try:
+            means[n] = predicted(loaded, n, parse_machine(machine), runs=runs).mean
+        except PevpmError as err:
+            means[n] = err.message[:300]
+    return fails, long, means
+
+
+def _error(value, reference) -> str:
+    if not isinstance(value, float) or not reference:
+        return "-"
+    return f"{100 * (value - reference) / reference:+.0f}%"
+
+
 def row_text(out: dict, ranks: list[int]) -> str:
-    """One Markdown row: traced / replayed / model-predicted seconds per traced count,
-    and the counts where the model ran."""
-    cells = []
-    for n in ranks:
-        row, predicted = out["counts"][n], out["predicted"].get(n)
-        model = f"{predicted:.3g}" if isinstance(predicted, float) else "fails"
-        cells.append(f"{row.get('traced_s', float('nan')):.3g} / "
-                     f"{row.get('replayed_s', float('nan')):.3g} / {model}")
-    ran = [str(n) for n, v in out["predicted"].items() if isinstance(v, float)]
-    return f"| {out['name']} | " + " | ".join(cells) + f" | {', '.join(ran)} |"
+    """One Markdown row: program, language, MPI, replay error at each traced count,
+    whether the model ran at every checked count, its prediction error at each
+    traced count (against the traced run)."""
+    replay = ", ".join(_error(out["counts"][n].get("replayed_s"), out["counts"][n].get("traced_s"))
+                       for n in ranks)
+    predicted = ", ".join(_error(out["predicted"].get(n), out["counts"][n].get("traced_s"))
+                          for n in ranks)
+    counts = out["checked"]
+    ran = (f"yes ({counts[0]}-{counts[-1]}, {len(counts)} counts)" if not out["fails_at"]
+           else "no: fails at " + ", ".join(map(str, out["fails_at"])))
+    if out["long_at"]:
+        ran += f"; stopped without a fault at {', '.join(map(str, out['long_at']))} (5 M events)"
+    return (f"| {out['name']} | {out['language']} | {out['mpi']} | {replay} | {ran} | "
+            f"{predicted} |")
 
 
 if __name__ == "__main__":

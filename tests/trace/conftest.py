@@ -56,6 +56,18 @@ def compiled(work: Path, name: str) -> Path:
     return exe
 
 
+def traced_at_counts(work: Path, name: str, *args: str, counts=(1, 2, 4)) -> list[str]:
+    """``tests/trace/programs/NAME.c`` built, then traced with ``args`` at each of
+    ``counts`` into ``work/NAME<N>``; the trace directories."""
+    exe = compiled(work, name)
+    runs = []
+    for n in counts:
+        done = trace_command(work / f"{name}{n}", str(exe), *args, ranks=n)
+        assert done.returncode == 0, done.stderr
+        runs.append(str(work / f"{name}{n}"))
+    return runs
+
+
 @pytest.fixture(scope="session")
 def c_trace(tmp_path_factory, cache_home):
     """The C program tests/trace/programs/calls.c, compiled and traced on 2 ranks."""

@@ -7,7 +7,7 @@ numprocs.  The model must run at every traced count and at 8, 64 and 1,024."""
 import re
 
 import pytest
-from conftest import MPICC, MPIEXEC, compiled, pevpm_command, trace_command
+from conftest import MPICC, MPIEXEC, pevpm_command, traced_at_counts
 
 from pevpm.cli import main
 from pevpm.model.loader import load_model
@@ -23,14 +23,7 @@ INTERIOR = "procnum > 0 && procnum < numprocs - 1"
 @pytest.fixture(scope="module")
 def chain_traces(tmp_path_factory, cache_home):
     """tests/trace/programs/chain.c (10 iterations) traced at 1, 2 and 4 ranks."""
-    work = tmp_path_factory.mktemp("chain")
-    exe = compiled(work, "chain")
-    runs = []
-    for n in (1, 2, 4):
-        done = trace_command(work / f"c{n}", str(exe), "10", ranks=n)
-        assert done.returncode == 0, done.stderr
-        runs.append(str(work / f"c{n}"))
-    return runs
+    return traced_at_counts(tmp_path_factory.mktemp("chain"), "chain", "10")
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +75,7 @@ def test_the_chain_model_keeps_each_neighbour_and_any_source_only_where_used(cha
     assert ("source='(procnum + numprocs - 1) % numprocs', dest='procnum', tag=5, "
             "request='r0'") in interior
     assert "source='(procnum + 1) % numprocs', dest='procnum', tag=5, request='r1'" in interior
-    assert "requests=['r2', 'r3', 'r0', 'r1']" in interior
+    assert "requests=['r0', 'r1', 'r2', 'r3']" in interior
     assert "b.message('MPI_Send', 8, source='procnum', dest='0', tag=9)" in interior
     # the Allreduce of 4 doubles per rank: the law at 1, 2 ranks' edges, also the interior's
     assert text.count("b.message('MPI_Allreduce', '32 * numprocs')") == 3

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 from conftest import PROGRAMS, pevpm_command
 
+from pevpm.trace.events import Grid
 from pevpm.trace.otf2.read import read_archive
 from pevpm.trace.record.build import linked_mpi, mpicc_candidates
 
@@ -83,3 +84,28 @@ def test_a_fortran_program_is_traced(tmp_path, openmpi_chain):
     assert [(type(e).__name__, getattr(e, "size", None)) for e in first.events] == [
         ("Send", 800), ("Recv", 800)]
     assert [c.name for c in trace.ranks[0]].count("MPI_Allreduce") == 10
+
+
+@pytest.mark.mpi
+@needs_openmpi
+@pytest.mark.skipif(not OPENMPI_FC, reason="needs Open MPI's mpif90.openmpi and gfortran")
+def test_fortran_request_arrays_and_a_grid_are_traced(tmp_path, openmpi_chain):
+    """tests/trace/programs/requests.f90: mpi_cart_create_, mpi_waitany_,
+    mpi_waitsome_, mpi_testall_, mpi_allgather_ and mpi_comm_split_ are wrapped."""
+    exe = tmp_path / "requests"
+    subprocess.run([OPENMPI_FC, "-O2", "-o", str(exe), str(PROGRAMS / "requests.f90")],
+                   check=True, capture_output=True, timeout=120)
+    done = pevpm_command("trace", "-o", str(tmp_path / "t"), "--", OPENMPI_RUN,
+                         "--oversubscribe", "-n", "2", str(exe))
+    assert done.returncode == 0, done.stderr
+    trace = read_archive(tmp_path / "t")
+    assert trace.grids == (Grid((0, 1), (2,), (True,)),)
+    for calls in trace.ranks:
+        names = [c.name for c in calls]
+        assert names.count("MPI_Waitany") == 4 and names.count("MPI_Allgather") == 1
+        assert names.count("MPI_Cart_create") == 1 and names.count("MPI_Comm_split") == 1
+        assert "MPI_Waitsome" in names and "MPI_Testall" in names
+        # every request of the three iterations completed, two receives and two sends each
+        kinds = [type(e).__name__ for c in calls for e in c.events
+                 if c.name in ("MPI_Waitany", "MPI_Waitsome", "MPI_Testall")]
+        assert sorted(kinds) == ["Recv"] * 6 + ["SendDone"] * 6

@@ -22,6 +22,7 @@ Blocks are ``with`` statements, so the model's shape is the code's shape.
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -542,6 +543,14 @@ def noting_lines() -> Iterator[None]:
         _NOTING_LINES.reset(token)
 
 
+@functools.lru_cache(maxsize=64)
+def _positions(code) -> tuple:
+    """The source positions of ``code``'s instructions, listed once per code
+    object (an extracted model's ``model()`` has thousands of statements: listing
+    them again at each made building it quadratic, over 10 minutes for 9,000 lines)."""
+    return tuple(code.co_positions())
+
+
 def _caller_location(always: bool = False) -> Location | None:
     """Where the model's code called the builder, inside :func:`noting_lines`
     (or ``always``: a ``ModelBuilder(lines=True)``); None otherwise and for
@@ -554,7 +563,7 @@ def _caller_location(always: bool = False) -> Location | None:
     if frame is None or frame.f_code.co_filename.startswith("<"):
         return None
     line, col = frame.f_lineno, None
-    positions = list(frame.f_code.co_positions())
+    positions = _positions(frame.f_code)
     if 0 <= frame.f_lasti // 2 < len(positions):
         start_line, _, col, _ = positions[frame.f_lasti // 2]
         line = start_line or line

@@ -16,6 +16,8 @@ larger smallest factor).
 (8, True)
 >>> cart_shift(11, 12, 2, 0, 1, 1)                  # periodic: wraps to row 0
 2
+
+``cart_shift_asc`` shifts on the same grid with its dimensions smallest first.
 """
 
 from __future__ import annotations
@@ -60,11 +62,12 @@ def _factorisations(n: int, k: int, largest: int) -> list[tuple[int, ...]]:
     return found
 
 
-def _checked_grid(nnodes, ndims, dim) -> tuple[tuple[int, ...], int]:
+def _checked_grid(nnodes, ndims, dim, ascending: bool = False) -> tuple[tuple[int, ...], int]:
     nnodes = _whole(nnodes, "the rank count", 1, 1 << 24)
     ndims = _whole(ndims, "the number of dimensions", 1, MAX_DIMS)
     dim = _whole(dim, "the dimension", 0, ndims - 1)
-    return grid(nnodes, ndims), dim
+    dims = grid(nnodes, ndims)
+    return (dims[::-1] if ascending else dims), dim
 
 
 def dims_create(nnodes, ndims, dim) -> int:
@@ -97,11 +100,11 @@ def xor(a, b) -> int:
     return _whole(a, "xor's first argument", 0) ^ _whole(b, "xor's second argument", 0)
 
 
-def cart_shift(rank, nnodes, ndims, dim, disp, periodic) -> int:
+def cart_shift(rank, nnodes, ndims, dim, disp, periodic, ascending: bool = False) -> int:
     """The rank ``disp`` steps from ``rank`` along dimension ``dim``: the
     destination MPI_Cart_shift gives (its source is the shift by ``-disp``).
     Off the edge of a non-periodic dimension it is MPI_PROC_NULL."""
-    dims, dim = _checked_grid(nnodes, ndims, dim)
+    dims, dim = _checked_grid(nnodes, ndims, dim, ascending)
     rank = _whole(rank, "the rank", 0, int(nnodes) - 1)
     disp = _whole(disp, "the displacement", -(1 << 30))
     stride = _stride(dims, dim)
@@ -112,3 +115,14 @@ def cart_shift(rank, nnodes, ndims, dim, disp, periodic) -> int:
     elif not 0 <= there < dims[dim]:
         return PROC_NULL
     return rank + (there - here) * stride
+
+
+def cart_shift_asc(rank, nnodes, ndims, dim, disp, periodic) -> int:
+    """:func:`cart_shift` on the same grid with its dimensions the other way
+    round, smallest first (LAMMPS lays its ranks out so: 1 x 2 x 2 at 4 ranks,
+    where MPI_Dims_create gives 2 x 2 x 1).
+
+    >>> [cart_shift_asc(r, 4, 3, 1, 1, 1) for r in range(4)]     # a 1 x 2 x 2 grid
+    [2, 3, 0, 1]
+    """
+    return cart_shift(rank, nnodes, ndims, dim, disp, periodic, ascending=True)

@@ -26,7 +26,8 @@ the run's own):
 True
 
 Cartesian grids (:mod:`pevpm.model.cartesian`): ``dims_create(n, ndims, d)``,
-``cart_coord(rank, n, ndims, d)`` and ``cart_shift(rank, n, ndims, d, disp, periodic)``:
+``cart_coord(rank, n, ndims, d)`` and ``cart_shift(rank, n, ndims, d, disp, periodic)``
+(``cart_shift_asc``: the grid's dimensions smallest first):
 
 >>> right = Expr.parse("cart_shift(procnum, numprocs, 2, 1, 1, 0)")  # a 3 x 2 grid
 >>> right.evaluate({"procnum": 0, "numprocs": 6}), right.evaluate({"procnum": 1, "numprocs": 6})
@@ -240,6 +241,7 @@ FUNCTIONS: dict[str, tuple[int, Callable[..., Number]]] = {
     "dims_create": (3, cartesian.dims_create),
     "cart_coord": (4, cartesian.cart_coord),
     "cart_shift": (6, cartesian.cart_shift),
+    "cart_shift_asc": (6, cartesian.cart_shift_asc),
     "xor": (2, cartesian.xor),
     **RANDOM_FUNCTIONS,
 }

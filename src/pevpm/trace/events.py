@@ -99,12 +99,32 @@ CORES_PROPERTY = "pevpm::cores"
 
 
 @dataclass(frozen=True)
+class Grid:
+    """A Cartesian communicator (``MPI_Cart_create``, ``MPI_Cart_sub``): its
+    members (world ranks, in its rank order), dimensions and periodicity.
+
+    >>> Grid((0, 1, 2, 3), (1, 2, 2), (True, True, True)).spans(4)
+    True
+    """
+
+    members: tuple[int, ...]
+    dims: tuple[int, ...]
+    periodic: tuple[bool, ...]
+
+    def spans(self, numprocs: int) -> bool:
+        """Whether the grid holds every rank of the world in world order."""
+        return self.members == tuple(range(numprocs))
+
+
+@dataclass(frozen=True)
 class Trace:
     """Every rank's calls, in program order; ``cores``: the cores the ranks ran
-    on, when the trace says so (``pevpm trace`` records its host's)."""
+    on, when the trace says so (``pevpm trace`` records its host's); ``grids``:
+    the Cartesian communicators the program made."""
 
     ranks: tuple[tuple[Call, ...], ...]
     cores: int | None = None
+    grids: tuple[Grid, ...] = ()
 
     @property
     def oversubscribed(self) -> bool:
@@ -176,7 +196,7 @@ class Trace:
             ranks.append((Call("MPI_Init", begin, begin), *calls[first + 1:last],
                           Call("MPI_Finalize", end, end, cpu=calls[last].cpu,
                                slept=calls[last].slept)))
-        return Trace(tuple(ranks), self.cores)
+        return Trace(tuple(ranks), self.cores, self.grids)
 
 
 #: How OTF2's per-rank totals (sizeSent, sizeReceived) relate to the message

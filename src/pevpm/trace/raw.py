@@ -36,6 +36,8 @@ class RawRank:
     records: np.ndarray             # of RECORD
     #: calls the tracer counted but did not record: MPI function name -> calls
     unrecorded: dict[str, int] = field(default_factory=dict)
+    #: Cartesian communicators (MPI_Cart_create, MPI_Cart_sub): id -> (dims, periodic)
+    grids: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = field(default_factory=dict)
 
     def op_code(self, name: str) -> int:
         return self.ops.index(name)
@@ -49,7 +51,7 @@ def read_rank(directory: Path, rank: int) -> RawRank:
         raise PevpmError(f"rank {rank} left no trace files (did it call MPI_Finalize?)",
                          str(directory))
     try:
-        meta, comms, unrecorded = _read_meta(meta_path)
+        meta, comms, unrecorded, grids = _read_meta(meta_path)
         record_size = int(meta.get("record", ["0"])[0])
         if record_size != RECORD.itemsize:
             given = (f"{' '.join(meta['record'])[:20]} bytes" if meta.get("record")
@@ -58,7 +60,7 @@ def read_rank(directory: Path, rank: int) -> RawRank:
                              str(meta_path))
         raw = RawRank(int(meta["rank"][0]), int(meta["size"][0]),
                       float(meta.get("offset", ["0"])[0]), tuple(meta["ops"]), comms,
-                      _read_records(bin_path), unrecorded)
+                      _read_records(bin_path), unrecorded, grids)
     except (ValueError, KeyError, IndexError) as exc:
         raise PevpmError(f"not the tracer's metadata ({type(exc).__name__}: {exc})",
                          str(meta_path)) from None
@@ -67,19 +69,27 @@ def read_rank(directory: Path, rank: int) -> RawRank:
 
 
 def _read_meta(path: Path) -> tuple[dict[str, list[str]], dict[int, tuple[int, ...]],
-                                    dict[str, int]]:
+                                    dict[str, int], dict]:
     meta: dict[str, list[str]] = {}
     comms: dict[int, tuple[int, ...]] = {}
     unrecorded: dict[str, int] = {}
+    grids: dict[int, tuple[tuple[int, ...], tuple[bool, ...]]] = {}
     for line in path.read_bytes().decode("ascii").splitlines():
         key, *values = line.split()
         if key == "comm":
             comms[int(values[0])] = tuple(int(v) for v in values[2:])
+        elif key == "cart":
+            ndims = int(values[1])
+            numbers = [int(v) for v in values[2:]]
+            if ndims < 1 or len(numbers) != 2 * ndims or int(values[0]) not in comms:
+                raise ValueError(f"a 'cart' line of {ndims} dimensions holds {numbers}")
+            grids[int(values[0])] = (tuple(numbers[:ndims]),
+                                     tuple(bool(v) for v in numbers[ndims:]))
         elif key == "unrecorded":
             unrecorded[values[0]] = int(values[1])
         else:
             meta[key] = values
-    return meta, comms, unrecorded
+    return meta, comms, unrecorded, grids
 
 
 def _read_records(path: Path) -> np.ndarray:

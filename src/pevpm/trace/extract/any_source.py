@@ -13,7 +13,10 @@ receive naming its status
 peer is the rank it matched -- the reply (a tag always sent to it), the rest
 of the job -- name that
 rank -- a receive included -- as ``status.MPI_SOURCE`` (until the next such receive), as
-``examples/bag_of_tasks/model.py`` does by hand.
+``examples/bag_of_tasks/model.py`` does by hand.  The status of a
+non-blocking receive names the rank only once a Wait has completed it: a
+message before that keeps its peer (HPCCG sends to its neighbours between
+posting a receive from any source and waiting for it).
 
 >>> from pevpm.trace.extract.tokens import Token
 >>> recv = lambda src, tag: Token(("MPI_Recv", 8, src, 0, tag, None, (), None, None), ())
@@ -30,7 +33,7 @@ rank -- a receive included -- as ``status.MPI_SOURCE`` (until the next such rece
 
 from __future__ import annotations
 
-from pevpm.trace.extract.tokens import DST, OP, REQ, SRC, TAG, LoopNode, Token, is_message
+from pevpm.trace.extract.tokens import DST, OP, REQ, REQS, SRC, TAG, LoopNode, Token, is_message
 
 #: Receives that may name ``MPI_ANY_SOURCE``.
 RECEIVES = ("MPI_Recv", "MPI_Irecv")
@@ -146,14 +149,20 @@ def any_source(tokens: list[Token], hint: tuple[frozenset, frozenset] | None = N
     replies = hint[1] if hint else _replies(tokens, is_wild)
     out = []
     bound: tuple[int, str] | None = None     # (matched rank, its status name)
+    pending: tuple[int, str] | None = None   # the same for a request not completed yet
     for t in tokens:
         if not is_message(t):
             out.append(t)
             continue
+        if pending and pending[1] in (t.key[REQ], *t.key[REQS]) and t.key[OP] not in RECEIVES:
+            bound, pending = pending, None      # its Wait: the status holds the rank now
         receive = t.key[OP] in RECEIVES
         if receive and is_wild(t):
             status = t.key[REQ] or STATUS
-            bound = (t.key[SRC], status)
+            if t.key[REQ]:          # its status is known once a Wait completes it
+                bound, pending = None, (t.key[SRC], status)
+            else:
+                bound = (t.key[SRC], status)
             out.append(_with(t, src="MPI_ANY_SOURCE", req=status))
         elif (bound and receive and t.key[SRC] == bound[0]
               and (following is None or t.key[TAG] in following)):

@@ -38,9 +38,10 @@ from pevpm.model.ast import Model
 from pevpm.model.expr import Expr
 from pevpm.trace.events import Trace
 from pevpm.trace.extract.any_source import any_source, any_source_passes, single_passes
-from pevpm.trace.extract.compress import compressed, is_loose
+from pevpm.trace.extract.compress import POINT_TO_POINT, compressed, is_loose
 from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
 from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
+from pevpm.trace.extract.grids import GridRule, grid_rule, world_grids
 from pevpm.trace.extract.peers import (
     RANK_PREDICATES,
     literal_predicate,
@@ -182,8 +183,15 @@ class _Hints:
                       self.rank_loops | other.rank_loops, self.passes | other.passes)
 
 
+def _first(grid: GridRule | None, slot: int) -> tuple[str, ...]:
+    """The peer candidates the program's grid offers the ``slot``-th peer field
+    of a program (its sources and destinations; none for roots)."""
+    field = PEER_FIELDS[slot % len(PEER_FIELDS)]
+    return () if grid is None or field == ROOT else grid.candidates(source=field == SRC)
+
+
 def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = None,
-            found: _Hints | None = None) -> list[_Group]:
+            found: _Hints | None = None, grid: GridRule | None = None) -> list[_Group]:
     """Ranks grouped by program; a group whose peers no expression gives is split
     by the peers' offsets from procnum."""
     n = numprocs
@@ -192,15 +200,85 @@ def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = No
     by_shape: dict[tuple, list[int]] = {}
     for r, program in enumerate(programs):
         by_shape.setdefault(_skeleton(program), []).append(r)
+    by_shape, programs = _sizes_aside(by_shape, programs)
     out = []
     for ranks in by_shape.values():
         group = _Group(n, ranks, [programs[r] for r in ranks])
-        if all(peer_expression(slot) is not None for slot in group.peer_slots()
-               if isinstance(slot[0][2], int)):
+        if all(peer_expression(slot, first=_first(grid, i)) is not None
+               for i, slot in enumerate(group.peer_slots()) if isinstance(slot[0][2], int)):
             out.append(group)
         else:
             out += _split_by_offsets(group)
     return out
+
+
+def _loop_counts(nodes) -> tuple:
+    """Every loop's count, in program order."""
+    out: list = []
+    for n in nodes:
+        if isinstance(n, LoopNode):
+            out += [n.count, *_loop_counts(n.body)]
+        elif isinstance(n, RepeatNode):
+            out += [*_loop_counts(n.prefix), *_loop_counts(n.rest)]
+    return tuple(out)
+
+
+def _loosened(programs: list[list]) -> list[list] | None:
+    """Programs of one shape and loop counts whose point-to-point sizes differ
+    between them, each with those messages loose (their sizes as values, as
+    :func:`pevpm.trace.extract.compress.loose` sets them aside); None where
+    something else differs (a collective's size, a tree)."""
+    first = programs[0]
+    out: list[list] = [[] for _ in programs]
+    for i, node in enumerate(first):
+        at = [p[i] for p in programs]
+        if isinstance(node, LoopNode | RepeatNode):
+            parts = ([list(n.body) for n in at],) if isinstance(node, LoopNode) else (
+                [list(n.prefix) for n in at], [list(n.rest) for n in at])
+            inner = [_loosened(part) for part in parts]
+            if any(x is None for x in inner):
+                return None
+            for k, n in enumerate(at):
+                out[k].append(LoopNode(n.count, tuple(inner[0][k])) if isinstance(n, LoopNode)
+                              else RepeatNode(tuple(inner[0][k]), tuple(inner[1][k]), n.stop,
+                                              n.status, n.passes))
+        elif all(n.key == node.key for n in at) or is_computation(node):
+            for k, n in enumerate(at):
+                out[k].append(n)
+        elif is_message(node) and node.key[OP] in POINT_TO_POINT:
+            for k, n in enumerate(at):
+                out[k].append(n if is_loose(n) else Token(
+                    n.key[:SIZE] + (None,) + n.key[SIZE + 1:RECV_SIZE] + (None,),
+                    (n.key[SIZE],), n.any_source))
+        else:
+            return None
+    return out
+
+
+def _sizes_aside(by_shape: dict[tuple, list[int]], programs: list[list]
+                 ) -> tuple[dict[tuple, list[int]], list[list]]:
+    """Shapes that differ only in point-to-point sizes (a domain cut in unequal
+    parts: LAMMPS's atoms per rank) joined, those messages made loose
+    (:func:`_loosened`); the groups by their new shapes, and every program."""
+    joined: dict[tuple, list[int]] = {}
+    for ranks in by_shape.values():
+        key = (_skeleton(programs[ranks[0]], numbers=False), _loop_counts(programs[ranks[0]]))
+        joined.setdefault(key, []).extend(ranks)
+    if len(joined) == len(by_shape):
+        return by_shape, programs
+    programs = list(programs)
+    out: dict[tuple, list[int]] = {}
+    for ranks in joined.values():
+        ranks.sort()
+        loosened = _loosened([programs[r] for r in ranks]) if len(ranks) > 1 else None
+        if loosened is None:    # something else differs: the shapes stay apart
+            for r in ranks:
+                out.setdefault(_skeleton(programs[r]), []).append(r)
+            continue
+        for r, program in zip(ranks, loosened):
+            programs[r] = program
+        out.setdefault(_skeleton(programs[ranks[0]]), []).extend(ranks)
+    return out, programs
 
 
 def _split_by_offsets(group: _Group) -> list[_Group]:
@@ -518,7 +596,9 @@ class _Writer:
                             ("request", key[REQ]), ("root", root)):
             if value is not None:
                 args.append(f"{name}={value!r}")
-        if key[RECV_SIZE] is not None:
+        if is_loose(at[max(at)]) and op == "MPI_Sendrecv":     # its receive: a buffer too
+            args.append(f"recv_size={max(self.largest.get(p, 0) for p in at)}")
+        elif key[RECV_SIZE] is not None:
             recv = _fitted({p: t.key[RECV_SIZE] for p, t in at.items()}, True, self.notes,
                            f"{op} {self.place()}: recv_size")
             args.append(f"recv_size={argument(recv)}")
@@ -616,7 +696,8 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
                  laws: set[str], loop_laws: dict[int, set[str]], parameters: dict[str, int],
                  disturbed: tuple[int, ...] = (),
                  by_count: dict[int, list[_Group]] | None = None,
-                 sizes: dict[str, set[str]] | None = None) -> list[str]:
+                 sizes: dict[str, set[str]] | None = None,
+                 grid: GridRule | None = None) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
         for i, slot in enumerate(group.peer_slots()):
@@ -636,10 +717,12 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
             peers.append(slot[0][2])
             continue
         root = PEER_FIELDS[i % len(PEER_FIELDS)] == ROOT
-        text = peer_expression(slot, root)
+        source = PEER_FIELDS[i % len(PEER_FIELDS)] == SRC
+        text = peer_expression(slot, root, _first(grid, i), source)
         if text is None:        # consistent within each count, not across them
             top = max(n for n, _, _ in slot)
-            text = peer_expression([s for s in slot if s[0] == top], root)
+            text = peer_expression([s for s in slot if s[0] == top], root, _first(grid, i),
+                                   source)
             notes.append(f"a peer ({text} at {top} ranks) does not fit every rank count")
         peers.append(text)
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
@@ -657,6 +740,8 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     """The traces (of one program at one or more rank counts) as a model file's
     text (a ``model()`` returning a ModelBuilder)."""
     traces = [traces] if isinstance(traces, Trace) else list(traces)
+    grid_notes: list[str] = []
+    grid = grid_rule(world_grids(traces), grid_notes)
     by_count: dict[int, list[_Group]] = {}
     known: set[Tree] | None = None      # trees of the larger counts
     hints = _Hints()
@@ -666,7 +751,7 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                                     known)
         known = (known or set()) | set(trees)
         found = _Hints()
-        by_count[t.numprocs] = _groups(t.numprocs, streams, hints, found)
+        by_count[t.numprocs] = _groups(t.numprocs, streams, hints, found, grid)
         hints = hints.joined(found)
     if len(by_count) != len(traces):
         raise PevpmError("two traces have the same number of ranks; give one per count",
@@ -692,13 +777,14 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
         notes.append(f"loop counts, sizes and computations are fitted across {counts} ranks "
                      f"(terms {', '.join(name for name, _, _ in TERMS)}; a + c*f(p) from "
                      "three counts; smallest largest relative error, the simpler within 1%)")
+    notes += grid_notes
     fitted: list[str] = []
     plan = _plan(by_count, fitted)
     laws: set[str] = set()
     loop_laws: dict[int, set[str]] = {}
     sizes: dict[str, set[str]] = {}
     for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
-        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count, sizes)
+        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count, sizes, grid)
     if laws and len(counts) > 1:
         notes.append("computations: the constant unless a traced mean contradicts it (misses "
                      f"by more than {NOISE_WIDTH:g} standard errors, at least "
@@ -717,13 +803,13 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                      f"+-{DISTURBED_NOISE:.0%} at least")
     if len(plan) == 1 and plan[0][0] == "1":
         body += _group_lines(plan[0][1], 4, fitted, laws, loop_laws, parameters, disturbed,
-                             by_count, sizes)
+                             by_count, sizes, grid)
     else:
         body.append("    with b.runon() as ranks:")
         for guard, chosen in plan:
             body.append(f"        with ranks.case({guard!r}):")
             body += _group_lines(chosen, 12, fitted, laws, loop_laws, parameters,
-                                 disturbed, by_count, sizes)
+                                 disturbed, by_count, sizes, grid)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
     if any(is_loose(t) for g in plan for group in g[1].values() for program in group.programs
            for t in _tokens_in_order(program)):

@@ -33,7 +33,7 @@ from pevpm.model.expr import PROC_NULL, Expr
 TRACED_PROC_NULL = -1
 
 
-def _peer_candidates() -> list[str]:
+def _peer_candidates(source: bool = False) -> list[str]:
     out = ["procnum"]
     for k in (1, 2, 3):
         out += [f"(procnum + {k}) % numprocs", f"(procnum + numprocs - {k}) % numprocs"]
@@ -41,7 +41,7 @@ def _peer_candidates() -> list[str]:
     out += [f"xor(procnum, {1 << j})" for j in range(12)]
     for ndims in (2, 3):
         for dim in range(ndims):
-            for disp in (1, -1):
+            for disp in ((-1, 1) if source else (1, -1)):
                 for periodic in (1, 0):
                     out.append(f"cart_shift(procnum, numprocs, {ndims}, {dim}, {disp}, "
                                f"{periodic})")
@@ -49,6 +49,11 @@ def _peer_candidates() -> list[str]:
 
 
 PEER_CANDIDATES = tuple(_peer_candidates())
+#: The same for a source: each Cartesian shift by -1 before +1, so that where a
+#: dimension of 2 cannot tell them apart (every grid of 4 ranks) a rank that sends
+#: by +1 receives by -1, a shift, and not from the rank it sends to (NPB MG's model
+#: deadlocked at 16 ranks so).
+SOURCE_CANDIDATES = tuple(_peer_candidates(source=True))
 
 RANK_PREDICATES = ("1", "procnum == 0", "procnum == numprocs - 1", "procnum > 0",
                    "procnum < numprocs - 1", "procnum > 0 && procnum < numprocs - 1",
@@ -83,11 +88,15 @@ def fits(text: str, seen: Iterable[tuple[int, int, int]]) -> bool:
     return True
 
 
-def peer_expression(seen: list[tuple[int, int, int]], root: bool = False) -> str | None:
+def peer_expression(seen: list[tuple[int, int, int]], root: bool = False,
+                    first: tuple[str, ...] = (), source: bool = False) -> str | None:
     """The first candidate that reproduces every traced peer (``root``: a
-    collective's root, where fixed ranks come first), else None (a literal
-    rank when every one is the same)."""
-    for text in (ROOT_CANDIDATES if root else ()) + PEER_CANDIDATES:
+    collective's root, where fixed ranks come first; ``first``: candidates
+    tried right after ``procnum``, the shifts on the program's own grid;
+    ``source``: a receive's source, :data:`SOURCE_CANDIDATES`), else None (a
+    literal rank when every one is the same)."""
+    candidates = SOURCE_CANDIDATES if source else PEER_CANDIDATES
+    for text in (ROOT_CANDIDATES if root else ()) + candidates[:1] + first + candidates[1:]:
         if fits(text, seen):
             return text
     peers = {peer for _, _, peer in seen}

@@ -67,6 +67,18 @@ def uses_cpu(trace: Trace) -> bool:
     return trace.oversubscribed and trace.has_cpu
 
 
+def _slot_order(request: str) -> tuple:
+    """``r2`` before ``r10``; a request no slot names (never posted) after them."""
+    return (0, int(request[1:])) if request[1:].isdigit() else (1, request)
+
+
+def _completion(requests: list[str]) -> Token:
+    """One Wait (one request) or Waitall of ``requests``."""
+    if len(requests) == 1:
+        return Token(("MPI_Wait", 0, None, None, None, requests[0], (), None, None), ())
+    return Token(("MPI_Waitall", 0, None, None, None, None, tuple(requests), None, None), ())
+
+
 def rank_tokens(trace: Trace, rank: int, ready: dict[int, float] | None = None) -> list[Token]:
     """Rank ``rank``'s program as tokens with its peers' ranks and slot-named
     requests; computations in wall seconds, but in CPU seconds when the trace
@@ -78,6 +90,10 @@ def rank_tokens(trace: Trace, rank: int, ready: dict[int, float] | None = None) 
     The wait of a rank that left ``MPI_Init`` (or a section's first call)
     later than the first rank counts as computation, as it always did: it is
     no sleep of the program's, and some ranks have it where others do not.
+    The completions of a run of ``MPI_Waitany``/``Waitsome`` calls (``Testany``,
+    ``Testsome``), which come in whatever order the messages came, are one
+    Waitall of all their requests, in slot order, with the computations between
+    them after it: what such a loop waits for, the same on every rank and run.
     With ``ready`` (:func:`pevpm.trace.replay.replay.rank_program`'s), a
     completion found by a poll is followed by a :data:`SLEEP` token of its
     own, the time it was noticed late, so that every repetition has it."""
@@ -86,12 +102,17 @@ def rank_tokens(trace: Trace, rank: int, ready: dict[int, float] | None = None) 
     slots: dict[str, str] = {}
     tokens = []
     gap = [0.0, 0.0]                    # seconds computed, seconds slept
-    statements, asked, late = rank_program(trace, rank, cpu=uses_cpu(trace), ready=ready)
+    statements, asked, any_order, late = rank_program(trace, rank, cpu=uses_cpu(trace),
+                                                      ready=ready)
+    pending: list[str] = []     # requests completed in the run's order, not yet written
     for i, s in enumerate(statements + [None]):
         if isinstance(s, Serial) and not late[i]:   # a first sleep is a later exit
             gap[s.sleep and i > 0] += float(s.time.evaluate(env))    # from MPI_Init: waiting
             continue
-        if gap != [0.0, 0.0]:
+        if pending and not (s is not None and any_order[i]):
+            tokens.append(_completion(sorted(pending, key=_slot_order)))
+            pending = []
+        if gap != [0.0, 0.0] and not (pending and any_order[i]):
             tokens.append(Token(SLEEP if gap[1] > gap[0] else SERIAL, (sum(gap),)))
             gap = [0.0, 0.0]
         if s is None:
@@ -100,6 +121,9 @@ def rank_tokens(trace: Trace, rank: int, ready: dict[int, float] | None = None) 
             tokens.append(Token(SLEEP, (float(s.time.evaluate(env)),)))
             continue
         assert isinstance(s, Message)
+        if any_order[i]:                # a Waitany/Waitsome: its requests join the others'
+            pending += [slots.pop(q, q) for q in (s.request, *s.requests) if q is not None]
+            continue
 
         def num(expr):
             return None if expr is None else int(expr.evaluate(env))
@@ -111,7 +135,8 @@ def rank_tokens(trace: Trace, rank: int, ready: dict[int, float] | None = None) 
             slots[s.request] = request
         elif s.request is not None:
             request = slots.pop(s.request, s.request)
-        requests = tuple(slots.pop(q, q) for q in s.requests)
+        # a Waitall's requests in slot order: the order it completed them in is the run's
+        requests = tuple(sorted((slots.pop(q, q) for q in s.requests), key=_slot_order))
         tokens.append(Token((s.op, num(s.size), num(s.src), num(s.dst), num(s.tag), request,
                              requests, num(s.root), num(s.recv_size)), (), asked[i]))
     return tokens

@@ -21,7 +21,7 @@ from pathlib import Path
 import _otf2
 import otf2
 from _otf2.Config import conf
-from otf2.enums import GroupType, Paradigm
+from otf2.enums import CartPeriodicity, GroupType, Paradigm
 
 from pevpm.errors import PevpmError
 from pevpm.files import check_regular
@@ -32,6 +32,7 @@ from pevpm.trace.events import (
     SLEEP_ATTRIBUTE,
     Call,
     Collective,
+    Grid,
     Posted,
     Recv,
     Send,
@@ -186,7 +187,13 @@ def _read(trace, where: str) -> Trace:
         if item is not None:
             mpi.events.append(item)
     cores = [p.value for p in defs.system_tree_node_properties if p.name == CORES_PROPERTY]
-    return Trace(tuple(tuple(c) for c in calls), int(cores[0]) if len(cores) == 1 else None)
+    grids = tuple(Grid(tuple(world(t.communicator, i)
+                             for i in range(len(t.communicator.group.members))),
+                       tuple(d.size for d in t.dimensions),
+                       tuple(d.cart_periodicity == CartPeriodicity.TRUE for d in t.dimensions))
+                  for t in defs.cart_topologies)
+    return Trace(tuple(tuple(c) for c in calls), int(cores[0]) if len(cores) == 1 else None,
+                 grids)
 
 
 def _event(kind, event, world):

@@ -8,7 +8,8 @@ posted, ``MpiIsendComplete``/``MpiIrecv`` in the Wait or Test that
 completed it, ``MpiRequestTest`` for an unsuccessful test,
 ``MpiCollectiveBegin``/``MpiCollectiveEnd`` around collectives (sizes are
 the rank's totals, see :data:`pevpm.trace.events.COLLECTIVE_SIZES`), and
-communicator creation as a ``CREATE_HANDLE`` collective on the parent.
+communicator creation as a ``CREATE_HANDLE`` collective on the parent,
+and a Cartesian communicator's grid as a ``CartTopology`` definition.
 Peers in the records are ranks of the record's communicator, as OTF2
 requires.  Time stamps are nanoseconds from the earliest record, after
 each rank's clock offset is added.
@@ -21,7 +22,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import otf2
-from otf2.enums import CollectiveOp, GroupType, LocationGroupType, Paradigm, RegionRole, Type
+from otf2.enums import (
+    CartPeriodicity,
+    CollectiveOp,
+    GroupType,
+    LocationGroupType,
+    Paradigm,
+    RegionRole,
+    Type,
+)
 
 from pevpm.trace.events import (
     ANY_SOURCE_ATTRIBUTE,
@@ -99,6 +108,21 @@ class _ArchiveWriter:
         self.any_source = self.defs.attribute(ANY_SOURCE_ATTRIBUTE, "1 when the receive asked "
                                               "for MPI_ANY_SOURCE, 0 when for one rank",
                                               Type.UINT8)
+        self.topologies: set[tuple] = set()
+
+    def grids(self, rank: RawRank) -> None:
+        """A ``CartTopology`` definition for each Cartesian communicator of ``rank``
+        not defined yet (every member records the same grid)."""
+        keys = comm_keys(rank)
+        for cid, (dims, periodic) in sorted(rank.grids.items()):
+            if keys[cid] in self.topologies:
+                continue
+            self.topologies.add(keys[cid])
+            name = f"grid {len(self.topologies)}"
+            dimensions = [self.defs.cart_dimension(
+                f"{name} dimension {d}", size, CartPeriodicity.TRUE if cyclic
+                else CartPeriodicity.FALSE) for d, (size, cyclic) in enumerate(zip(dims, periodic))]
+            self.defs.cart_topology(name, self.comm(keys[cid]), tuple(dimensions))
 
     def comm(self, key: tuple):
         if key not in self.comms:
@@ -215,5 +239,6 @@ def write_archive(ranks: list[RawRank], directory: Path, cores: int | None = Non
                           timer_resolution=TICKS_PER_SECOND) as trace:
         archive = _ArchiveWriter(trace, ranks, cores)
         for rank in ranks:
+            archive.grids(rank)
             archive.write_rank(rank)
     return directory / f"{ARCHIVE}.otf2"

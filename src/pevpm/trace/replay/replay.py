@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from pevpm.errors import PevpmError
 from pevpm.machine.profile_comm import ProfileCommModel
@@ -72,6 +73,8 @@ from pevpm.vm.fastengine import no_cycle_collection
 POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
          "MPI_Improbe", "MPI_Mprobe")
 BLOCKING_SENDS = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend")
+#: Calls that complete whichever of their requests are done.
+ANY_ORDER = ("MPI_Waitany", "MPI_Waitsome", "MPI_Testany", "MPI_Testsome")
 
 #: The virtual machine's collective for each OTF2 collective operation.
 COLLECTIVE_OPS = {
@@ -155,6 +158,9 @@ class _RankConverter:
         self.kinds: dict[tuple, tuple] = {}
         # id of each receive statement -> whether its call asked for MPI_ANY_SOURCE
         self.asked: dict[int, bool] = {}
+        # ids of the completions made by a call that completes any of its requests
+        # (MPI_Waitany, Waitsome, Testany, Testsome): their order is the run's
+        self.any_order: set[int] = set()
 
     def where(self, call: Call) -> str:
         return f"rank {self.rank}: {call.name} at {call.start:.6f} s"
@@ -201,7 +207,7 @@ class _RankConverter:
                 own.add(call)
             self.serial(start - previous, own)
             self.out.extend(statements)
-            if self.polls is not None and call.name in POLLS:
+            if self.polls is not None and call.name in POLLS and call.name not in ANY_ORDER:
                 self.notice(call.end - max(start, self.polls.get(index, start)))
             if self.ready is not None:
                 # an eager send can end before its receive is posted: it took no time after
@@ -258,6 +264,8 @@ class _RankConverter:
         if out and call.any_source is not None:
             self.asked.update((id(m), call.any_source) for m in out
                               if m.op in ("MPI_Recv", "MPI_Irecv"))
+        if out and call.name in ANY_ORDER:
+            self.any_order.update(id(m) for m in out if m.op in ("MPI_Wait", "MPI_Waitall"))
         if all(type(e) is Collective or (type(e) in (Send, Recv) and e.request is None)
                for e in call.events) and all(m.request is None for m in out or ()):
             self.known[key] = out
@@ -341,18 +349,30 @@ def rank_statements(trace: Trace, rank: int, speed: float = 1.0,
     return _RankConverter(trace, rank, speed, cpu).convert()
 
 
+class RankProgram(NamedTuple):
+    """A rank's straight-line program and, per statement, what ``pevpm extract``
+    needs to know of it (see :func:`rank_program`)."""
+
+    statements: list[Statement]
+    asked: list[bool | None]    # a receive that asked for MPI_ANY_SOURCE (None: not known)
+    any_order: list[bool]       # a completion of MPI_Waitany/Waitsome/Testany/Testsome
+    late: list[bool]            # the lateness of a completion a poll found
+
+
 def rank_program(trace: Trace, rank: int, cpu: bool = False,
-                 ready: dict[int, float] | None = None,
-                 ) -> tuple[list[Statement], list[bool | None], list[bool]]:
-    """:func:`rank_statements`, and for each statement whether it is a receive that
+                 ready: dict[int, float] | None = None) -> RankProgram:
+    """:func:`rank_statements`; for each statement whether it is a receive that
     asked for ``MPI_ANY_SOURCE`` (its source is the rank it matched): True or
-    False where the trace says (``pevpm trace`` records it), else None; and
-    whether it is the lateness of a completion a poll found.  With ``ready``
-    (the rank's :func:`pevpm.trace.replay.delays.ready_times`), every call of
-    :data:`POLLS` that completed requests is followed by a sleeping
-    ``Serial``: the seconds from when its data was there to the poll's end
-    (a program polling ``MPI_Test`` with sleeps notices a message up to one
-    sleep late; ``pevpm extract`` fits it like a computation).
+    False where the trace says (``pevpm trace`` records it), else None;
+    whether it is a Wait or Waitall of an ``MPI_Waitany``, ``Waitsome``,
+    ``Testany`` or ``Testsome`` (completions in the run's order); and whether
+    it is the lateness of a completion a poll found.  With ``ready`` (the
+    rank's :func:`pevpm.trace.replay.delays.ready_times`), every call of
+    :data:`POLLS` but those of :data:`ANY_ORDER` that completed requests is
+    followed by a sleeping ``Serial``: the seconds from when its data was
+    there to the poll's end (a program polling ``MPI_Test`` with sleeps
+    notices a message up to one sleep late; ``pevpm extract`` fits it like
+    a computation).
 
     >>> from pevpm.trace.events import Call, Recv, Send, Trace
     >>> t = Trace(((Call("MPI_Init", 0, 0), Call("MPI_Send", 1, 2, (Send(1, 0, 8),)),
@@ -360,14 +380,17 @@ def rank_program(trace: Trace, rank: int, cpu: bool = False,
     ...            (Call("MPI_Init", 0, 0), Call("MPI_Recv", 1, 2, (Recv(0, 0, 8),),
     ...                                          any_source=True),
     ...             Call("MPI_Finalize", 3, 3))))
-    >>> statements, asked, late = rank_program(t, 1)
-    >>> [(s.op, a) for s, a in zip(statements, asked) if a is not None], any(late)
-    ([('MPI_Recv', True)], False)
+    >>> program = rank_program(t, 1)
+    >>> [(s.op, a) for s, a in zip(program.statements, program.asked) if a is not None]
+    [('MPI_Recv', True)]
+    >>> any(program.any_order), any(program.late)
+    (False, False)
     """
     converter = _RankConverter(trace, rank, 1.0, cpu, polls=ready)
     statements = converter.convert()
-    return (statements, [converter.asked.get(id(s)) for s in statements],
-            [id(s) in converter.noticed for s in statements])
+    return RankProgram(statements, [converter.asked.get(id(s)) for s in statements],
+                       [id(s) in converter.any_order for s in statements],
+                       [id(s) in converter.noticed for s in statements])
 
 
 def _converted(trace: Trace, speed: float, delays: bool) -> list[_RankConverter]:

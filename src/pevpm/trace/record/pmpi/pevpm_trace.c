@@ -6,7 +6,8 @@
  * record (struct rec, 80 bytes) to an in-memory buffer that is flushed to
  * $PEVPM_TRACE_DIR/rank-R.bin when full and at MPI_Finalize.  A text file
  * rank-R.txt holds the rank, the world size, the clock offset, the names of
- * the operation codes and one line per communicator created.
+ * the operation codes, one line per communicator created and one per
+ * Cartesian grid (MPI_Cart_create, MPI_Cart_sub: its dimensions and periods).
  *
  * Clock: after MPI_Init every rank r > 0 estimates the offset of its
  * PMPI_Wtime from rank 0's by Cristian's method (PING_ROUNDS round trips,
@@ -938,12 +939,30 @@ ALLTOALLV(Alltoallv, int, int, mean_bytes_int)
 LARGE_COUNT(ALLTOALLV(Alltoallv_c, MPI_Count, MPI_Aint, mean_bytes_count))
 
 /* ---- communicator creation: the new communicator's id and size ---- */
+
+/* A Cartesian communicator's grid, as MPI_Cart_get gives it: a line "cart ID
+ * NDIMS DIM... PERIODIC..." of rank-R.txt (after the communicator's own line). */
+static void grid_line(int id, MPI_Comm made)
+{
+    int ndims = 0;
+    if (!txt || PMPI_Cartdim_get(made, &ndims) != MPI_SUCCESS || ndims < 1) return;
+    int *dims = malloc(sizeof(int) * 3 * ndims);
+    if (!dims) return;
+    int *periods = dims + ndims, *coords = dims + 2 * ndims;
+    if (PMPI_Cart_get(made, ndims, dims, periods, coords) == MPI_SUCCESS) {
+        fprintf(txt, "cart %d %d", id, ndims);
+        for (int i = 0; i < 2 * ndims; i++) fprintf(txt, " %d", i < ndims ? dims[i] : !!dims[i]);
+        fputc('\n', txt);
+    }
+    free(dims);
+}
 static void created(int op, double t0, MPI_Comm parent, MPI_Comm *made)
 {
     double t1 = wtime();
     int id = *made == MPI_COMM_NULL ? -1 : add_comm(*made);
     struct rec *r = record(op, t0, t1, parent);
     if (r) { r->req = id; r->aux = id < 0 ? 0 : comms[id].size; }
+    if ((op == OP_CART_CREATE || op == OP_CART_SUB) && id >= 0) grid_line(id, *made);
 }
 
 int MPI_Comm_dup(MPI_Comm c, MPI_Comm *made)
@@ -1171,4 +1190,88 @@ void mpi_allreduce_(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, 
                     MPI_Fint *ierr)
 {
     *ierr = MPI_Allreduce(f_buffer(sb), rb, *n, F_TYPE(t), PMPI_Op_f2c(*op), F_COMM(c));
+}
+
+void mpi_allgather_(void *sb, MPI_Fint *sn, MPI_Fint *st, void *rb, MPI_Fint *rn, MPI_Fint *rt,
+                    MPI_Fint *c, MPI_Fint *ierr)
+{
+    *ierr = MPI_Allgather(f_buffer(sb), *sn, F_TYPE(st), rb, *rn, F_TYPE(rt), F_COMM(c));
+}
+
+/* Fortran request arrays: converted to C requests, the call made, converted back
+ * (a completed request becomes MPI_REQUEST_NULL's Fortran handle). */
+static MPI_Request *f_requests(MPI_Fint n, const MPI_Fint *requests)
+{
+    MPI_Request *q = malloc(sizeof(MPI_Request) * (n > 0 ? n : 1));
+    for (int i = 0; i < n; i++) q[i] = PMPI_Request_f2c(requests[i]);
+    return q;
+}
+
+static void f_requests_back(MPI_Fint n, MPI_Request *q, MPI_Fint *requests)
+{
+    for (int i = 0; i < n; i++) requests[i] = PMPI_Request_c2f(q[i]);
+    free(q);
+}
+
+void mpi_waitany_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status,
+                  MPI_Fint *ierr)
+{
+    MPI_Request *q = f_requests(*count, requests);
+    MPI_Status s;
+    int i = MPI_UNDEFINED;
+    *ierr = MPI_Waitany(*count, q, &i, &s);
+    f_requests_back(*count, q, requests);
+    *index = i == MPI_UNDEFINED ? i : i + 1;
+    f_status(&s, status);
+}
+
+void mpi_waitsome_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
+                   MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    int n = *count, done = 0, keep = !f_ignored(statuses, "mpi_fortran_statuses_ignore_");
+    MPI_Request *q = f_requests(n, requests);
+    int *which = malloc(sizeof(int) * (n > 0 ? n : 1));
+    MPI_Status *s = malloc(sizeof(MPI_Status) * (n > 0 ? n : 1));
+    *ierr = MPI_Waitsome(n, q, &done, which, s);
+    f_requests_back(n, q, requests);
+    *outcount = done;
+    for (int i = 0; done != MPI_UNDEFINED && i < done; i++) {
+        indices[i] = which[i] + 1;
+        if (keep) PMPI_Status_c2f(&s[i], statuses + i * MPI_F_STATUS_SIZE);
+    }
+    free(which);
+    free(s);
+}
+
+void mpi_testall_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses,
+                  MPI_Fint *ierr)
+{
+    int n = *count, done = 0, keep = !f_ignored(statuses, "mpi_fortran_statuses_ignore_");
+    MPI_Request *q = f_requests(n, requests);
+    MPI_Status *s = malloc(sizeof(MPI_Status) * (n > 0 ? n : 1));
+    *ierr = MPI_Testall(n, q, &done, s);
+    f_requests_back(n, q, requests);
+    *flag = done;
+    for (int i = 0; done && keep && i < n; i++)
+        PMPI_Status_c2f(&s[i], statuses + i * MPI_F_STATUS_SIZE);
+    free(s);
+}
+
+void mpi_comm_split_(MPI_Fint *c, MPI_Fint *color, MPI_Fint *key, MPI_Fint *made, MPI_Fint *ierr)
+{
+    MPI_Comm out;
+    *ierr = MPI_Comm_split(F_COMM(c), *color, *key, &out);
+    *made = PMPI_Comm_c2f(out);
+}
+
+void mpi_cart_create_(MPI_Fint *c, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods,
+                      MPI_Fint *reorder, MPI_Fint *made, MPI_Fint *ierr)
+{
+    int n = *ndims > 0 ? *ndims : 0;
+    int *d = malloc(sizeof(int) * 2 * (n ? n : 1)), *p = d + n;
+    for (int i = 0; i < n; i++) { d[i] = dims[i]; p[i] = periods[i] != 0; }
+    MPI_Comm out;
+    *ierr = MPI_Cart_create(F_COMM(c), n, d, p, *reorder != 0, &out);
+    *made = PMPI_Comm_c2f(out);
+    free(d);
 }
