@@ -88,7 +88,14 @@ def _fat_tree(net):
             table.setdefault(key, []).append(name)
     uniq: dict[tuple[int, int], list[int]] = {}
 
+    switch_of = {sim_id(level, pos): (level, pos) for level in range(1, len(net.per_level))
+                 for pos in range(net.per_level[level])}
+
     def translate(name: str) -> str:
+        if m := re.fullmatch(r".*_link_(\d+)_limiter", name):
+            k = int(m.group(1))
+            level, pos = (0, _index(net, m.group(1))) if k < total else switch_of[k]
+            return f"limiter {level}:{pos}"
         m = re.fullmatch(r"link_from_(\d+)_(\d+)_(\d+)_(UP|DOWN)", name)
         if not m:
             return f"?{name}"

@@ -44,7 +44,8 @@ def test_a_host_file_gives_slots_in_every_mpiexec_style(tmp_path):
         machine.topology.place(7)
 
 
-@pytest.mark.parametrize("text, line", [("a:0\n", 1), ("a\nb:two\n", 2), ("a b c\n", 1)])
+@pytest.mark.parametrize("text, line", [("a:0\n", 1), ("a\nb:two\n", 2), ("a b c\n", 1),
+                                        ("a:2\nb:99999999999\n", 2)])
 def test_a_bad_host_file_line_is_named(tmp_path, text, line):
     path = tmp_path / "hosts"
     path.write_text(text)
@@ -75,3 +76,9 @@ def test_ppn_and_nodes_keep_working_on_a_network():
         parse_machine("perseus", nodes=32, topology="fat-tree:k=4,n=2")
     with pytest.raises(PevpmError, match="expected block, cyclic, random or a host file"):
         parse_machine("perseus", placement="spiral")
+
+
+def test_a_backplane_key_does_not_go_quietly_with_a_topology():
+    with pytest.raises(PevpmError, match="backplane= sizes the single switch"):
+        parse_machine("constant:latency=1us,backplane=4", topology="torus:4x4")
+    assert parse_machine("perseus", topology="torus:4x4").topology.network.nodes == 16

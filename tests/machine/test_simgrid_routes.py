@@ -14,7 +14,8 @@ from pevpm.machine.topology.simgrid import read_platform
 DATA = Path(__file__).parent / "data" / "simgrid"
 
 
-@pytest.mark.parametrize("name", ["flat", "hosts", "fat_tree", "torus", "dragonfly"])
+@pytest.mark.parametrize("name", ["flat", "hosts", "fat_tree", "fat_tree_limited", "torus",
+                                  "torus_limited", "dragonfly"])
 def test_routes_equal_simgrids(name):
     net = read_platform(str(DATA / f"{name}.xml"))
     lines = (DATA / f"{name}.routes").read_text().splitlines()

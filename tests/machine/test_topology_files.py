@@ -126,6 +126,8 @@ def test_a_description_mistake_is_one_error_at_its_line(tmp_path, text, line, me
     ("dragonfly:groups=2,chassis=1,routers=2", "missing nodes="),
     ("torus:4096x4096", "16,777,216 nodes is more than pevpm builds .131,072."),
     ("switch:nodes=4,colour=red", "unknown key 'colour'"),
+    ("fat-tree:k=1,n=99", "a fat-tree of 99 levels: pevpm builds at most 16"),
+    ("dragonfly:1,1;1,1;5000,1;1", "25,015,002 links is more than pevpm builds"),
     ("nowhere.xml", "no such topology file"),
 ])
 def test_a_bad_spec_names_itself(spec, message):

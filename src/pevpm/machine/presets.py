@@ -154,6 +154,10 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
     machine = _parse_machine(spec, ppn, processor, nodes)
     if topology is None and placement is None:
         return machine
+    if topology is not None and re.search(r"[:,]\s*backplane\s*=", spec):
+        raise PevpmError("backplane= sizes the single switch, which --topology replaces "
+                         "(give switch:nodes=N,backplane=BW as the topology instead)",
+                         f"--machine {spec}")
     return replace(machine, topology=lay_out(machine.topology, topology, placement, seed,
                                                ppn is None and nodes is None))
 

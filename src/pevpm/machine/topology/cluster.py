@@ -43,6 +43,7 @@ Any other network (a fat-tree, torus, dragonfly, a user's file) is given as
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pevpm.errors import SimulationError
 from pevpm.host import WAIT_STYLES
@@ -104,8 +105,7 @@ class Topology:
         net = self.network
         if self.hosts is not None:
             node_of = nodes_of_hosts(list(self.hosts), numprocs, net)
-            net = net or Star(max(node_of, default=0) + 1,
-                              backplane_capacity=self.backplane_capacity)
+            net = net or _switch(max(node_of, default=0) + 1, self.backplane_capacity)
             return self._placed(node_of, net, "host file")
         ppn = self.procs_per_node
         if ppn is None:
@@ -124,10 +124,17 @@ class Topology:
             raise SimulationError(f"{numprocs} ranks at {ppn} per node need {nodes} nodes; the "
                                   f"{net.kind} {net.params} has {net.nodes} (raise --ppn)")
         node_of = assign(numprocs, ppn, nodes, self.placement, self.seed)
-        net = net or Star(nodes, backplane_capacity=self.backplane_capacity)
+        net = net or _switch(nodes, self.backplane_capacity)
         how = f"random (seed {self.seed})" if self.placement == "random" else self.placement
         return self._placed(node_of, net, how)
 
     def _placed(self, node_of: list[int], net: Network, how: str) -> Placement:
         cores = self.cores if self.cores is not None else net.cores
         return Placement(node_of, net, cores, self.wait, how)
+
+
+@lru_cache(maxsize=32)
+def _switch(nodes: int, backplane_capacity: int) -> Star:
+    """The single switch of ``nodes`` nodes, built once per process and shared
+    by every run (its routes with it)."""
+    return Star(nodes, backplane_capacity=backplane_capacity)

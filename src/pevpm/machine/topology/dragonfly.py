@@ -25,7 +25,7 @@ than 0, its black hop leaves from chassis 0: pevpm lists the same links.
 
 from __future__ import annotations
 
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import Network, check_size
 
 
 class Dragonfly(Network):
@@ -46,6 +46,10 @@ class Dragonfly(Network):
         if groups > routers:
             raise ValueError(f"{groups} groups need at least {groups} routers per chassis "
                              f"(group i's link to group j leaves from router j), got {routers}")
+        routers_ = groups * chassis * routers
+        check_size(routers_ * nodes, 2 * (routers_ * nodes + routers_ * (routers - 1) // 2
+                                          + routers_ * (chassis - 1) // 2 + groups * groups)
+                   + routers_ * (nodes + 1))
         self.shape = shape
         per_router = nodes
         super().__init__(groups * chassis * routers * nodes,

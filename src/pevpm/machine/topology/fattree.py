@@ -27,7 +27,10 @@ from __future__ import annotations
 
 from math import prod
 
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import Network, check_size
+
+#: Most levels of switches a fat-tree may have.
+MAX_LEVELS = 16
 
 
 def _digits(position: int, radix: list[int]) -> list[int]:
@@ -59,15 +62,19 @@ class FatTree(Network):
         if levels == 0 or not len(up) == len(count) == levels:
             raise ValueError(f"a fat-tree needs as many down, up and count values as levels "
                              f"({levels}, {len(up)}, {len(count)} given)")
+        if levels > MAX_LEVELS:
+            raise ValueError(f"a fat-tree of {levels} levels: pevpm builds at most {MAX_LEVELS}")
         if min(down + up + count) < 1:
             raise ValueError("fat-tree down, up and count values must all be >= 1")
         self.down, self.up, self.count = list(down), list(up), list(count)
+        per_level = [prod(down)] + [prod(up[:i + 1]) * prod(down[i + 1:]) for i in range(levels)]
+        check_size(per_level[0], 2 * sum(per_level[i] * up[i] * count[i] for i in range(levels))
+                   + sum(per_level))
         params = (f"{levels};{','.join(map(str, down))};{','.join(map(str, up))};"
                   f"{','.join(map(str, count))}")
         super().__init__(prod(down), params, timed=bandwidth is not None,
                          host_names=host_names, cores=cores)
-        self.per_level = [prod(down)] + [prod(up[:i + 1]) * prod(down[i + 1:])
-                                         for i in range(levels)]
+        self.per_level = per_level
         self._add_memory(loopback_latency, loopback_bandwidth)
         radices = [[down[j] if j >= level else up[j] for j in range(levels)]
                    for level in range(levels + 1)]

@@ -27,13 +27,13 @@ class Graph(Network):
     """Hosts (the nodes, in order) and switches joined by :meth:`connect`; call
     :meth:`add_route` to list a route instead of the shortest path."""
 
-    kind = "graph"
+    kind = "hand-drawn network"
     routing = "fewest hops, first-declared cable on ties"
 
     def __init__(self, hosts: list[str], switches: list[str], *, timed: bool = True,
                  loopback_bandwidth: float | None = None, loopback_latency: float | None = None,
                  cores: int | None = None):
-        super().__init__(len(hosts), f"{len(switches)} switches", timed=timed,
+        super().__init__(len(hosts), timed=timed,
                          host_names=list(hosts), cores=cores)
         self.switches = list(switches)
         self._vertex = {name: i for i, name in enumerate([*hosts, *switches])}

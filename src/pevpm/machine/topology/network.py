@@ -13,6 +13,8 @@ per topology) build their links in ``__init__`` and say how they route in
 >>> net = Star(3)
 >>> [net.link_names[i] for i in net.node_route(0, 2)], net.node_route(1, 1)
 (['up 0', 'backplane', 'down 2'], (7,))
+>>> isinstance(net, Network), net.diameter(), net.link_latency
+(True, 3, None)
 """
 
 from __future__ import annotations
@@ -21,6 +23,21 @@ from __future__ import annotations
 #: network figures but none for memory (SimGrid's loopback defaults).
 LOOPBACK_BANDWIDTH = 10e9
 LOOPBACK_LATENCY = 0.0
+#: Most nodes (and host-file slots) pevpm builds: twice the most ranks it runs.
+MAX_NODES = 1 << 17
+#: Most links pevpm builds (a network's descriptions are checked against it first).
+MAX_LINKS = 1 << 22
+
+
+def check_size(nodes: int, links: int) -> None:
+    """ValueError when a network would exceed :data:`MAX_NODES` or :data:`MAX_LINKS`.
+
+    >>> check_size(1024, 10_000)
+    """
+    if nodes > MAX_NODES:
+        raise ValueError(f"{nodes:,} nodes is more than pevpm builds ({MAX_NODES:,})")
+    if links > MAX_LINKS:
+        raise ValueError(f"{links:,} links is more than pevpm builds ({MAX_LINKS:,})")
 
 
 class Network:

@@ -40,7 +40,7 @@ import yaml
 from pevpm.errors import PevpmError, did_you_mean
 from pevpm.machine.topology import units
 from pevpm.machine.topology.graph import Graph
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import MAX_NODES, Network
 
 TOP_KEYS = ("name", "topology", "bandwidth", "latency", "limiter", "nodes", "switches",
             "links")
@@ -99,6 +99,9 @@ class _Reader:
                 head, low, high, tail = match.groups()
                 if int(low) > int(high):
                     raise self.fail(item, f"{what}: empty range {name!r}")
+                if int(high) - int(low) >= MAX_NODES:
+                    raise self.fail(item, f"{what}: {name!r} names more than pevpm builds "
+                                          f"({MAX_NODES:,})")
                 out += [f"{head}{i}{tail}" for i in range(int(low), int(high) + 1)]
             else:
                 out.append(name)
@@ -188,7 +191,11 @@ def _drawn(read: _Reader, top: dict, node_keys: dict) -> Network:
     elif "count" in node_keys:
         prefix = read.text(node_keys["prefix"], "nodes.prefix") if "prefix" in node_keys \
             else "node-"
-        hosts = [f"{prefix}{i}" for i in range(read.whole(node_keys["count"], "nodes.count"))]
+        count = read.whole(node_keys["count"], "nodes.count")
+        if count > MAX_NODES:
+            raise read.fail(node_keys["count"], f"nodes.count: {count:,} is more than pevpm "
+                                                f"builds ({MAX_NODES:,})")
+        hosts = [f"{prefix}{i}" for i in range(count)]
     else:
         raise read.fail(top.get("nodes", top["links"]), "nodes needs count or names")
     switches = read.names(top["switches"], "switches") if "switches" in top else []

@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 from pevpm.errors import PevpmError, did_you_mean
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import MAX_NODES, Network
 
 #: How ranks go onto nodes (a host file is given as its slots instead).
 PLACEMENTS = ("block", "cyclic", "random")
@@ -48,7 +48,11 @@ def nodes_of_hosts(hosts: list[str], numprocs: int, network: Network | None,
                    where: str = "host file") -> list[int]:
     """The node of each rank from a host file's slots: the network's host of
     that name, or (a network without names) hosts numbered as they first
-    appear."""
+    appear.
+
+    >>> nodes_of_hosts(["b", "a", "b"], 3, None)
+    [0, 1, 0]
+    """
     if numprocs > len(hosts):
         raise PevpmError(f"{numprocs} ranks but only {len(hosts)} slots", where)
     names = network.host_names if network is not None else None
@@ -71,7 +75,14 @@ _SLOTS = re.compile(r"^([^\s:#]+)(?::(\S+)|\s+slots\s*=\s*(\S+))?$")
 def read_hostfile(path: str) -> tuple[str, ...]:
     """One slot per rank from an mpiexec host file: ``host`` (one slot),
     ``host:N`` (MPICH) or ``host slots=N`` (Open MPI); ``#`` starts a comment.
-    Errors name ``FILE:LINE``."""
+    Errors name ``FILE:LINE``.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "hosts")
+    >>> _ = open(path, "w").write("a:2\\nb slots=1  # the last\\n")
+    >>> read_hostfile(path)
+    ('a', 'a', 'b')
+    """
     try:
         text = Path(path).read_text()
     except (OSError, UnicodeDecodeError) as exc:
@@ -87,6 +98,9 @@ def read_hostfile(path: str) -> tuple[str, ...]:
         if not match or not count.isdigit() or int(count) < 1:
             raise PevpmError(f"expected 'host', 'host:N' or 'host slots=N' with N >= 1, "
                              f"got {line!r}", f"{path}:{number}")
+        if len(slots) + int(count) > MAX_NODES:
+            raise PevpmError(f"more than {MAX_NODES:,} slots: more than pevpm runs ranks",
+                             f"{path}:{number}")
         slots += [match.group(1)] * int(count)
     if not slots:
         raise PevpmError("the host file names no hosts", path)
@@ -119,6 +133,7 @@ class Placement:
         self.node_route = network.node_route
 
     def intra_node(self, src: int, dst: int) -> bool:
+        """Whether ranks ``src`` and ``dst`` share a node."""
         return self.node_of[src] == self.node_of[dst]
 
     def route(self, src: int, dst: int) -> tuple[int, ...]:

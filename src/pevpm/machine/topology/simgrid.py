@@ -31,7 +31,7 @@ from pevpm.machine.topology import units
 from pevpm.machine.topology.dragonfly import Dragonfly
 from pevpm.machine.topology.fattree import FatTree
 from pevpm.machine.topology.graph import Graph
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import MAX_NODES, Network
 from pevpm.machine.topology.star import Star
 from pevpm.machine.topology.torus import Torus
 
@@ -134,6 +134,8 @@ def _radicals(text: str) -> list[int]:
         low, dash, high = part.strip().partition("-")
         if not low.isdigit() or (dash and not high.isdigit()):
             raise ValueError(f"expected numbers and ranges like 0-15,20, got {text!r}")
+        if dash and int(high) - int(low) + len(out) >= MAX_NODES:
+            raise ValueError(f"{text!r} gives more hosts than pevpm builds ({MAX_NODES:,})")
         out += list(range(int(low), int(high) + 1)) if dash else [int(low)]
     return out
 
@@ -155,7 +157,7 @@ def _cluster(element: _Element, path: str) -> Network:
                "limiter": _attr(element, "limiter_link", path, units.bandwidth),
                "loopback_bandwidth": _attr(element, "loopback_bw", path, units.bandwidth),
                "loopback_latency": _attr(element, "loopback_lat", path, units.latency),
-               "cores": _attr(element, "core", path, _whole_text),
+               "cores": _attr(element, "core", path, units.count),
                "host_names": [f"{prefix}{r}{suffix}" for r in radicals]}
     if topology == "FLAT":
         bb_bw = _attr(element, "bb_bw", path, units.bandwidth)
@@ -166,25 +168,23 @@ def _cluster(element: _Element, path: str) -> Network:
     return cluster_network(topology, params, figures, where, len(radicals))
 
 
-def _whole_text(text: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
-        raise ValueError(f"expected a whole number >= 1, got {text!r}")
-    return int(text)
-
-
 def _lists(text: str, parts: int, what: str) -> list[list[int]]:
     """``a,b;c;d,e`` as lists of whole numbers, ``parts`` of them."""
     groups = text.split(";")
     if len(groups) != parts:
         raise ValueError(f"{what} topo_parameters has {parts} ';'-separated parts, "
                          f"got {len(groups)} in {text!r}")
-    return [[_whole_text(v) for v in group.split(",")] for group in groups]
+    return [[units.count(v) for v in group.split(",")] for group in groups]
 
 
 def cluster_network(topology: str, params: str, figures: dict, where: str,
                     hosts: int | None = None) -> Network:
     """A FAT_TREE, TORUS or DRAGONFLY cluster from SimGrid's ``topo_parameters``;
-    ``hosts``: the cluster's host count, which must match."""
+    ``hosts``: the cluster's host count, which must match.
+
+    >>> cluster_network("DRAGONFLY", "2,1;1,1;2,1;3", {}, "here").nodes
+    12
+    """
     try:
         if topology == "FAT_TREE":
             (levels,), down, up, count = _lists(params, 4, "a FAT_TREE")
@@ -215,7 +215,7 @@ def _explicit(hosts: list[_Element], links: list[_Element], routes: list[_Elemen
     names = [_attr(h, "id", path) or _missing(h, "id", path) for h in hosts]
     for h in hosts:
         _attr(h, "speed", path, units.speed)
-    cores = {_attr(h, "core", path, _whole_text, 1) for h in hosts}
+    cores = {_attr(h, "core", path, units.count, 1) for h in hosts}
     if len(cores) > 1:
         raise PevpmError(f"hosts have different core counts {sorted(cores)}: pevpm's nodes "
                          "are all alike", f"{path}:{hosts[-1].line}")

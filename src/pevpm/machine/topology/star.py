@@ -17,7 +17,7 @@ Route between two nodes: [limiter a], up a, [backplane], down b, [limiter b].
 
 from __future__ import annotations
 
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import Network, check_size
 
 
 class Star(Network):
@@ -34,6 +34,7 @@ class Star(Network):
                  limiter: float | None = None, loopback_bandwidth: float | None = None,
                  loopback_latency: float | None = None, host_names: list[str] | None = None,
                  cores: int | None = None):
+        check_size(nodes, 3 * nodes + 1 + (nodes if limiter is not None else 0))
         super().__init__(nodes, timed=bandwidth is not None, host_names=host_names, cores=cores)
         if not backbone:
             self.routing = "up, down"

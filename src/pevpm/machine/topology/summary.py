@@ -27,7 +27,7 @@ from pevpm.machine.topology.placement import Placement
 def summary(net: Network, placed: Placement | None = None) -> list[str]:
     """Lines describing ``net`` (and where ``placed`` put the ranks)."""
     lines = [f"{net.kind}{' ' + net.params if net.params else ''}: {net.nodes} nodes"
-             + (f" of {net.cores} cores" if net.cores else ""),
+             + (f" of {net.cores} core{'s' if net.cores != 1 else ''}" if net.cores else ""),
              f"routing: {net.routing}", *net.levels()]
     lines.append(_links(net))
     lines.append(f"diameter: {net.diameter()} links")

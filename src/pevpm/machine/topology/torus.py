@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from math import prod
 
-from pevpm.machine.topology.network import Network
+from pevpm.machine.topology.network import Network, check_size
 
 
 class Torus(Network):
@@ -39,6 +39,7 @@ class Torus(Network):
                  host_names: list[str] | None = None, cores: int | None = None):
         if not dims or min(dims) < 1:
             raise ValueError(f"torus dimensions must be whole numbers >= 1, got {dims}")
+        check_size(prod(dims), 3 * len(dims) * prod(dims))
         self.dims = list(dims)
         super().__init__(prod(dims), "x".join(map(str, dims)), timed=bandwidth is not None,
                          host_names=host_names, cores=cores)
@@ -54,39 +55,36 @@ class Torus(Network):
         self._limiter = ([self._add_link(f"limiter {k}", 0.0, limiter) for k in range(self.nodes)]
                          if limiter is not None else None)
 
-    def _cable(self, node: int, dim: int) -> int:
-        return self._base + 2 * (node * len(self.dims) + dim)
-
     def _route(self, a: int, b: int) -> list[int]:
         route: list[int] = []
-        mine = self.coords(a)
-        target = self.coords(b)
-        current = a
-        while current != b:
-            scale = 1
-            for j, d in enumerate(self.dims):
-                if (current // scale) % d != (b // scale) % d:
-                    half = d // 2
-                    if (mine[j] < target[j] <= mine[j] + half
-                            or (mine[j] > half and (mine[j] + half) % d >= target[j])):
-                        nxt = current - scale * (d - 1) if (current // scale) % d == d - 1 \
-                            else current + scale
-                        link = self._cable(current, j)
-                    else:
-                        nxt = current + scale * (d - 1) if (current // scale) % d == 0 \
-                            else current - scale
-                        link = self._cable(nxt, j) + 1
-                    break
-                scale *= d
-            if self._limiter:
-                route.append(self._limiter[current])
-            route.append(link)
-            current = nxt
-        if self._limiter:
-            route.append(self._limiter[b])
+        mine, target = self.coords(a), self.coords(b)
+        here = list(mine)
+        current, scale = a, 1
+        base, ndims, limiter = self._base, len(self.dims), self._limiter
+        for j, d in enumerate(self.dims):
+            half = d // 2
+            upward = (mine[j] < target[j] <= mine[j] + half
+                      or (mine[j] > half and (mine[j] + half) % d >= target[j]))
+            while here[j] != target[j]:
+                if upward:
+                    step = scale * (1 - d) if here[j] == d - 1 else scale
+                    link = base + 2 * (current * ndims + j)
+                    here[j] = (here[j] + 1) % d
+                else:
+                    step = scale * (d - 1) if here[j] == 0 else -scale
+                    link = base + 2 * ((current + step) * ndims + j) + 1
+                    here[j] = (here[j] - 1) % d
+                if limiter:
+                    route.append(limiter[current])
+                route.append(link)
+                current += step
+            scale *= d
+        if limiter:
+            route.append(limiter[b])
         return route
 
     def coords(self, node: int) -> list[int]:
+        """Node ``node``'s coordinate in each dimension (the first varies fastest)."""
         out, scale = [], 1
         for d in self.dims:
             out.append((node // scale) % d)

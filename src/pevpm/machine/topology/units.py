@@ -59,6 +59,17 @@ def latency(text: str) -> float:
     return _rate(text, "latency", _TIMES)
 
 
+def count(text: str) -> int:
+    """A whole number >= 1 (cores, nodes).
+
+    >>> count("16")
+    16
+    """
+    if not str(text).strip().isdigit() or int(text) < 1:
+        raise ValueError(f"expected a whole number >= 1, got {text!r}")
+    return int(text)
+
+
 def speed(text: str) -> float:
     """Flop/s (SimGrid's ``speed``: ``1Gf``)."""
     return _rate(text, "speed", _SPEED)
