@@ -8,16 +8,19 @@ flows as a step function of time (breakpoints and the rate from each one on;
 zero after the last), so a flow's completion is found by walking the
 breakpoints of its links from its start: between two breakpoints its rate is
 constant, and it ends when its bytes are through.  Its own rate profile is
-then added to every link it crosses.  Nothing is ever subtracted: a
-segment's rate is the sum of the flows on it, and after the last breakpoint
-it is exactly zero.
+then added to every link it crosses, and the breakpoints there that no
+longer change the rate are dropped (a saturated stretch becomes one
+segment, crossed in one step).  Nothing is ever subtracted: a segment's
+rate is the sum of the flows on it, and after the last breakpoint it is
+exactly zero.
 
-What this is and is not (``docs/topology.md``, "Flow-level sharing"): the
+What this is and is not (``docs/engine.md``, "Networks beyond one switch"): the
 virtual machine fixes a message's time when it is first drawn, so a flow
 cannot slow down the flows drawn before it.  A new flow takes the bandwidth
 they leave and speeds up as they end -- re-rated when flows end, not when
-they start.  The links stay work-conserving (a link carries bytes at its
-full bandwidth whenever it has flows that can use it), so the time a link
+they start.  The links stay work-conserving (a link runs at its full
+bandwidth whenever a flow on it is not held back by another link), so the
+time a link
 is busy and the last completion of a set of flows that start together are
 those of max-min sharing; the order in which the flows finish is the order
 they were drawn instead of all together (n equal flows on one link: k-th at
@@ -28,9 +31,9 @@ out of time order (a send posted early may be drawn after later ones), and
 a flow must see every reservation it overlaps.  (The compiled core, to
 bound its memory on long runs, drops a link's breakpoints before the
 earliest time a flow can still start -- the least clock of a running rank
-and post of a send not drawn yet -- which changes no result.)  The compiled core has the same
-walk in C, with the same arithmetic in the same order, so both engines
-agree to the bit.
+and post of a send not drawn yet -- which changes no result.)  The
+compiled core has the same walk in C, with the same arithmetic in the same
+order, so both engines agree to the bit.
 
 >>> net = FlowNetwork(bandwidth=[100.0, 50.0])
 >>> net.occupy((0,), start=0.0, size=100)       # alone on link 0: 100 B at 100 B/s
