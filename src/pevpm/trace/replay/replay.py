@@ -130,8 +130,8 @@ class _RankConverter:
                  ready: dict[int, float] | None = None, as_traced: bool = False,
                  begins: list[float] | None = None, polls: dict[int, float] | None = None):
         self.trace, self.rank, self.speed, self.cpu = trace, rank, speed, cpu
-        # call index -> when its data was there: with it, each completion a poll
-        # (MPI_Test...) found is followed by a sleeping Serial, the time from the
+        # call index -> when its data was there: with it, each completion an
+        # MPI_Test found is followed by a sleeping Serial, the time from the
         # data's arrival (or the polling's start, if later) to that poll's end
         self.polls = polls
         self.noticed: set[int] = set()  # ids of those Serials
@@ -207,7 +207,7 @@ class _RankConverter:
                 own.add(call)
             self.serial(start - previous, own)
             self.out.extend(statements)
-            if self.polls is not None and call.name in POLLS and call.name not in ANY_ORDER:
+            if self.polls is not None and call.name == "MPI_Test":
                 self.notice(call.end - max(start, self.polls.get(index, start)))
             if self.ready is not None:
                 # an eager send can end before its receive is posted: it took no time after
@@ -367,12 +367,14 @@ def rank_program(trace: Trace, rank: int, cpu: bool = False,
     whether it is a Wait or Waitall of an ``MPI_Waitany``, ``Waitsome``,
     ``Testany`` or ``Testsome`` (completions in the run's order); and whether
     it is the lateness of a completion a poll found.  With ``ready`` (the
-    rank's :func:`pevpm.trace.replay.delays.ready_times`), every call of
-    :data:`POLLS` but those of :data:`ANY_ORDER` that completed requests is
-    followed by a sleeping ``Serial``: the seconds from when its data was
-    there to the poll's end (a program polling ``MPI_Test`` with sleeps
-    notices a message up to one sleep late; ``pevpm extract`` fits it like
-    a computation).
+    rank's :func:`pevpm.trace.replay.delays.ready_times`), every ``MPI_Test``
+    that completed a request is followed by a sleeping ``Serial``: the
+    seconds from when its data was there to the poll's end (a program
+    polling ``MPI_Test`` with sleeps notices a message up to one sleep late;
+    ``pevpm extract`` fits it like a computation).  ``Testall`` and
+    ``Testany`` loops are left as they were: their completions come in
+    whatever order, and a lateness after each would split the loops
+    ``extract`` finds.
 
     >>> from pevpm.trace.events import Call, Recv, Send, Trace
     >>> t = Trace(((Call("MPI_Init", 0, 0), Call("MPI_Send", 1, 2, (Send(1, 0, 8),)),
