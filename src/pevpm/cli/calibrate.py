@@ -113,11 +113,12 @@ def format_calibration(calibration) -> str:
     """
     from pevpm.calibrate.parameters import DEFAULT_NOISE
 
-    header = (f"{'region':<16} {'calls':>7} {'median':>11} {'robust sd':>11} "
+    width = max([16, *map(len, calibration.regions)])
+    header = (f"{'region':<{width}} {'calls':>7} {'median':>11} {'robust sd':>11} "
               f"{'robust cv':>9} {'mean':>11} {'sd':>11} {'outliers':>8}")
     rows = [header, "-" * len(header)]
     for name, s in calibration.regions.items():
-        rows.append(f"{name:<16} {s.calls:>7} {s.median:>11.4g} {s.robust_sd:>11.4g} "
+        rows.append(f"{name:<{width}} {s.calls:>7} {s.median:>11.4g} {s.robust_sd:>11.4g} "
                     f"{s.robust_cv:>9.3f} {s.body_mean:>11.4g} {s.body_sd:>11.4g} "
                     f"{s.outliers:>8}")
     rows.append("robust: median and 1.4826 x median absolute deviation (the parameters); "

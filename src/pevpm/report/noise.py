@@ -134,11 +134,14 @@ def noise_figure(title: str, view: dict, path: str) -> None:
     for noise, curve in view["curves"].items():
         ax.errorbar([p["n"] for p in curve], [p["mean"] for p in curve],
                     yerr=[p["sd"] for p in curve], marker="o", capsize=3, label=noise)
+    counts = sorted({p["n"] for curve in view["curves"].values() for p in curve})
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    ax.set_xticks(counts, [str(n) for n in counts])
     ax.set_xlabel("processes")
     ax.set_ylabel("predicted run time (s)")
-    ax.set_title(f"{title}: computation noise", fontsize=10)
+    ax.set_title(f"{os.path.basename(view['model'])} on {view['machine']}: "
+                 "computation noise", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(title="--compute-noise", fontsize=8)
     save(fig, path, dpi=100)
