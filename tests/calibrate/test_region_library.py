@@ -37,6 +37,27 @@ int main(int argc, char **argv) {
 }
 """
 
+CXX_PROGRAM = r"""
+#include <mpi.h>
+#include <numeric>
+#include <vector>
+#include "pevpm_region.h"
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    std::vector<double> v(1000, 1.0);
+    double total = 0.0;
+    for (int i = 0; i < 300; i++) {
+        pevpm_region_begin("sum");
+        total += std::accumulate(v.begin(), v.end(), 0.0);
+        pevpm_region_end("sum");
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return total < 0;
+}
+"""
+
 FORTRAN_PROGRAM = """
 program nap
   use pevpm_region
@@ -88,6 +109,20 @@ def test_an_ordinary_run_is_quiet_and_the_times_can_go_to_standard_output(tmp_pa
                           env={**env, "PEVPM_REGION_STDOUT": "1"})
     lines = done.stdout.splitlines()
     assert len(lines) == 21 and all(line.startswith("PEVPM-REGION ") for line in lines)
+
+
+@pytest.mark.mpi
+@pytest.mark.skipif(not (BIN / "mpicxx").exists(), reason="needs the mpich wheel's mpicxx")
+def test_a_cxx_program_builds_the_library_source_with_mpicxx(tmp_path, capsys):
+    """mpicxx compiles the library's .c source as C++: it must be valid C++ too."""
+    (tmp_path / "sum.cpp").write_text(CXX_PROGRAM)
+    _build([str(BIN / "mpicxx"), "-O2", "sum.cpp", build_flags("cflags"), build_flags("libs"),
+            "-o", "sum"], tmp_path)
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "-o", str(out), "--repeats", "1", "--busy-retries", "0", "--",
+                 str(BIN / "mpiexec"), "-n", "2", str(tmp_path / "sum")]) == 0
+    assert json.loads(out.read_text())["regions"]["sum"]["calls"] == 2 * 300
+    capsys.readouterr()
 
 
 @pytest.mark.skipif(shutil.which("gfortran") is None, reason="needs gfortran")
