@@ -32,6 +32,12 @@ def test_the_directives_in_heat_c_are_the_hand_model():
     assert directives.body == builder.body and directives.parameters == builder.parameters
 
 
+def test_the_readme_names_the_install_step_and_the_guide():
+    readme = (ROOT / "README.md").read_text()
+    assert "make install" in readme.split("## The pipeline")[0]
+    assert "docs/own-program.md" in readme
+
+
 def test_every_size_the_test_shrinks_is_in_the_page():
     text = GUIDE.read_text()
     assert [p for p, _ in SMALLER if p not in text] == []
