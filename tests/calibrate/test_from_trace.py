@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from pevpm.calibrate.from_trace import calibration_from_trace, call_label, trace_segments
+from pevpm.calibrate.from_trace import (
+    NO_CPU_NOTE,
+    calibration_from_trace,
+    call_label,
+    trace_segments,
+)
 from pevpm.calibrate.parameters import load_parameters
 from pevpm.calibrate.regions import build_flags
 from pevpm.cli import main
@@ -62,14 +67,16 @@ def test_the_calibration_says_when_the_ranks_lost_their_cores(tmp_path, monkeypa
 
     monkeypatch.setattr(from_trace, "read_archive", lambda path: busy)
     busy = Trace((_rank(0.0, cpu=1e-4), _rank(0.0, cpu=1e-4)), cores=1)
-    calibration = calibration_from_trace(tmp_path)
+    calibration, notes = calibration_from_trace(tmp_path)
+    assert notes == []
     assert calibration.disturbed.startswith("running 2 ranks on 1 cores; busy: the ranks had "
                                             "a core for ")
     assert calibration.parameters["t_Wait_tag5_to_Allreduce"] == pytest.approx(2e-3)
     assert calibration.parameters["t_Wait_tag5_to_Allreduce_sd"] == pytest.approx(0, abs=1e-9)
-    quiet = Trace((_rank(0.0), _rank(0.0)), cores=2)          # no CPU times: nothing to say
+    quiet = Trace((_rank(0.0), _rank(0.0)), cores=2)          # no CPU times: a note
     monkeypatch.setattr(from_trace, "read_archive", lambda path: quiet)
-    assert calibration_from_trace(tmp_path).disturbed is None
+    calibration, notes = calibration_from_trace(tmp_path)
+    assert calibration.disturbed is None and notes == [NO_CPU_NOTE]
 
 
 def _traced_heat(folder: Path) -> Path:
@@ -105,7 +112,9 @@ def test_a_traced_compiled_run_calibrates_and_a_damaged_copy_is_one_error(tmp_pa
         regions["Sendrecv_tag0_to_Sendrecv_tag1"]["median"]
     parameters = load_parameters(out, "none")
     assert parameters["t_Sendrecv_tag1_to_Allreduce_sd"] == 0.0
-    assert "Sendrecv_tag1_to_Allreduce" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "Sendrecv_tag1_to_Allreduce" in printed.out
+    assert printed.err == f"pevpm calibrate: note: {NO_CPU_NOTE}\n"     # 2 ranks, 2+ cores
 
     damaged = tmp_path / "damaged"
     shutil.copytree(archive, damaged)

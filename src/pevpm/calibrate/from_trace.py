@@ -88,12 +88,19 @@ def cpu_share(trace: Trace) -> float | None:
     return used / wall if wall > 0 else None
 
 
-def calibration_from_trace(path: str | Path, prefix: str = "t_") -> Calibration:
+#: The note for a trace without the ranks' CPU times.
+NO_CPU_NOTE = ("the trace holds no CPU times of the ranks (pevpm trace records them where "
+               "ranks outnumber cores, or with PEVPM_TRACE_CPU=1), so whether other processes "
+               "held the ranks off their cores is not known")
+
+
+def calibration_from_trace(path: str | Path, prefix: str = "t_") -> tuple[Calibration, list[str]]:
     """The calibration of the archive at ``path`` (a ``pevpm trace`` folder or an
     ``.otf2`` anchor): each segment of :func:`trace_segments` as a region, with
     ``disturbed`` saying why the times may be too long (the ranks shared their
-    cores with each other or were held off them).  A damaged archive, or one
-    with no computation between calls, is a :class:`~pevpm.errors.PevpmError`.
+    cores with each other or were held off them), and notes on what the trace
+    cannot tell.  A damaged archive, or one with no computation between calls,
+    is a :class:`~pevpm.errors.PevpmError`.
     """
     trace = read_archive(Path(path))
     segments = trace_segments(trace)
@@ -106,5 +113,6 @@ def calibration_from_trace(path: str | Path, prefix: str = "t_") -> Calibration:
     share = cpu_share(trace)
     if share is not None and share < BUSY_CPU_SHARE:
         why.append(f"busy: the ranks had a core for {share:.0%} of their computation time")
-    return Calibration.from_region_times(segments, f"trace {path}", prefix,
-                                         disturbed="; ".join(why) or None)
+    calibration = Calibration.from_region_times(segments, f"trace {path}", prefix,
+                                                disturbed="; ".join(why) or None)
+    return calibration, [] if trace.has_cpu else [NO_CPU_NOTE]

@@ -76,7 +76,9 @@ def run_calibrate(args) -> int:
     if args.from_trace:
         from pevpm.calibrate.from_trace import calibration_from_trace
 
-        calibration = calibration_from_trace(args.from_trace, args.prefix)
+        calibration, notes = calibration_from_trace(args.from_trace, args.prefix)
+        for note in notes:
+            print(f"pevpm calibrate: note: {note}", file=sys.stderr)
     else:
         watched = quietest(
             lambda: run_program(command, args.repeats, args.timeout), args.busy_retries,
