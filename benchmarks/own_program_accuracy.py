@@ -1,106 +1,99 @@
 """docs/own-program.md's accuracy check: examples/heat/heat.c, calibrated with the
 region library, predicted at 1 and 2 ranks against the medians of real runs (issue 29).
 
-It builds heat.c with the mpich wheel's ``mpicc``, then at each rank count:
-a warm-up run, ``pevpm calibrate --repeats 3`` (the guide's command), and
-``--repeats`` real runs whose printed loop times are the measurement; then
-``pevpm predict --calibration`` under ``robust`` and ``calibrated`` noise.
-Every real run also writes its region times, so the table shows how much of
-each run the regions explain (``regions``: rank 0's summed region times over
-the run's loop time); the machine's load is probed before and after.
+``benchmarks/own_program_runs.sh`` builds heat.c with the region library and, at
+1 and 2 ranks (interleaved), makes a warm-up run, 3 calibration runs and 7
+measured runs, each keeping its loop time and its region times.  This script
+runs it here with the mpich wheel's ``mpicc`` and ``mpiexec`` (the machine's
+load probed before and after), or reads what it wrote on another machine
+(``--recorded DIR``), summarises each count's calibration runs as ``pevpm
+calibrate`` does (:meth:`pevpm.calibrate.Calibration.from_region_times`) and
+predicts the count with ``pevpm predict --calibration`` under ``robust`` and
+``calibrated`` noise.  The table gives the measured median (min-max), each
+prediction and its error, and ``regions``: the median over measured runs of
+the slowest rank's summed region times over the run's loop time (what the
+model's computation can account for; the rest is time inside MPI calls).
 
-    .venv/bin/python benchmarks/own_program_accuracy.py [--points 200000]
-        [--iterations 2000] [--repeats 7] [--runs 20] [--machine default]
+    .venv/bin/python benchmarks/own_program_accuracy.py [--runs 20] [--machine default]
+    .venv/bin/python benchmarks/own_program_accuracy.py --recorded DIR
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from pevpm.calibrate.regions import build_flags, parse_region_lines
+from pevpm.calibrate import Calibration, parse_region_lines
 from pevpm.host import probe_machine
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-LOOP_TIME = re.compile(r"iterations: ([0-9.]+) s")
+LOOP_TIME = re.compile(r"(\d+) iterations: ([0-9.]+) s")
 
 
-def run_heat(heat: Path, n: int, args) -> tuple[float, float]:
-    """One real run: its printed loop time, and rank 0's region times summed."""
-    with tempfile.TemporaryDirectory() as folder:
-        done = subprocess.run([str(BIN / "mpiexec"), "-n", str(n), str(heat), "--points",
-                               str(args.points), "--iterations", str(args.iterations)],
-                              capture_output=True, text=True, check=True,
-                              env={**os.environ, "PEVPM_REGION_DIR": folder})
-        files = sorted(Path(folder).iterdir(), key=lambda p: p.stat().st_mtime)
-        per_rank = [sum(sum(t) for t in parse_region_lines(f.read_text()).values())
-                    for f in files]
-    return float(LOOP_TIME.search(done.stdout).group(1)), max(per_rank)
+def read_run(folder: Path) -> tuple[float, int, list[dict[str, list[float]]]]:
+    """One run's loop time, its iterations and each rank's region times."""
+    found = LOOP_TIME.search((folder / "out.txt").read_text())
+    ranks = [parse_region_lines(path.read_text(), str(path))
+             for path in sorted(folder.glob("regions-*.txt"))]
+    return float(found.group(2)), int(found.group(1)), ranks
 
 
-def pevpm(*arguments: str) -> str:
-    done = subprocess.run([str(BIN / "pevpm"), *arguments], capture_output=True, text=True,
-                          check=True)
-    return done.stdout
+def predicted(calibration: Path, n: int, iterations: int, noise: str, args) -> float:
+    out = subprocess.run([str(BIN / "pevpm"), "predict", str(ROOT / "examples" / "heat" /
+                                                             "model.py"),
+                          "-n", str(n), "-D", f"iterations={iterations}", "--machine",
+                          args.machine, "--calibration", str(calibration), "--compute-noise",
+                          noise, "--runs", str(args.runs), "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["predictions"][0]["mean"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--points", type=int, default=200000)
-    parser.add_argument("--iterations", type=int, default=2000)
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--machine", default="default")
+    parser.add_argument("--recorded", metavar="DIR",
+                        help="the runs own_program_runs.sh wrote (elsewhere); without it, "
+                             "run them here")
+    parser.add_argument("--runs", type=int, default=20, help="Monte Carlo runs (20)")
+    parser.add_argument("--machine", default="default", help="pevpm predict's --machine")
     args = parser.parse_args()
-    scratch = Path(tempfile.mkdtemp(prefix="heat-accuracy-"))
-    heat = scratch / "heat"
-    subprocess.run([str(BIN / "mpicc"), "-O2", str(ROOT / "examples" / "heat" / "heat.c"),
-                    build_flags("cflags"), build_flags("libs"), "-lm", "-o", str(heat)],
-                   check=True)
-    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, machine before: "
-          f"{probe_machine(1.0).describe()}")
-    rows = []
+    if args.recorded:
+        folder = Path(args.recorded)
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="heat-accuracy-"))
+        print(f"machine before: {probe_machine(1.0).describe()}", flush=True)
+        subprocess.run(["bash", str(ROOT / "benchmarks" / "own_program_runs.sh"), str(folder),
+                        str(BIN / "mpicc"), str(BIN / "mpiexec")], check=True)
+        print(f"machine after: {probe_machine(1.0).describe()}")
+    print((folder / "machine.txt").read_text().strip())
+    print("| ranks | measured median (min-max) | robust | error | calibrated | error | "
+          "regions |")
+    print("|---|---|---|---|---|---|---|")
     for n in (1, 2):
-        run_heat(heat, n, args)                                 # warm-up
-        calibration = scratch / f"heat-{n}.json"
-        command = [str(BIN / "mpiexec"), "-n", str(n), str(heat), "--points", str(args.points),
-                   "--iterations", str(args.iterations)]
-        pevpm("calibrate", "-o", str(calibration), "--repeats", "3", "--", *command)
-        runs = [run_heat(heat, n, args) for _ in range(args.repeats)]
-        loops = sorted(t for t, _ in runs)
-        explained = statistics.median(r / t for t, r in runs)
-        predicted = {}
-        for noise in ("robust", "calibrated"):
-            out = pevpm("predict", str(ROOT / "examples" / "heat" / "model.py"), "-n", str(n),
-                        "--machine", args.machine, "--calibration", str(calibration),
-                        "--compute-noise", noise, "--runs", str(args.runs), "-D",
-                        f"iterations={args.iterations}", "--json")
-            predicted[noise] = json.loads(out)["predictions"][0]["mean"]
-        regions = json.loads(calibration.read_text())["regions"]
-        rows.append((n, loops, explained, predicted, regions))
-        print(f"{n} rank(s): loop times {', '.join(f'{t:.3f}' for t in loops)} s; "
-              f"regions/loop (median) {explained:.3f}; " + "; ".join(
-                  f"{name}: median {r['median'] * 1e3:.4f} ms, mean {r['body_mean'] * 1e3:.4f} ms,"
-                  f" robust cv {r['median'] and r['robust_sd'] / r['median']:.3f}"
-                  for name, r in regions.items()), flush=True)
-    print(f"machine after: {probe_machine(1.0).describe()}")
-    print("| ranks | measured median (min-max) | predicted, robust | error | "
-          "predicted, calibrated | error |")
-    print("|---|---|---|---|---|---|")
-    for n, loops, _, predicted, _ in rows:
+        pooled: dict[str, list[float]] = {}
+        for run in sorted(folder.glob(f"cal-{n}-*")):
+            for rank in read_run(run)[2]:
+                for name, times in rank.items():
+                    pooled.setdefault(name, []).extend(times)
+        calibration = folder / f"heat-{n}.json"
+        Calibration.from_region_times(pooled, f"{folder} cal-{n}-*").save(calibration)
+        runs = [read_run(run) for run in sorted(folder.glob(f"run-{n}-*"))]
+        loops = sorted(loop for loop, _, _ in runs)
         measured = statistics.median(loops)
-        cells = " | ".join(f"{predicted[k]:.3f} s | {(predicted[k] / measured - 1) * 100:+.1f}%"
-                           for k in ("robust", "calibrated"))
-        print(f"| {n} | {measured:.3f} s ({loops[0]:.3f}-{loops[-1]:.3f}) | {cells} |")
+        share = statistics.median(max(sum(map(sum, rank.values())) for rank in ranks) / loop
+                                  for loop, _, ranks in runs)
+        cells = []
+        for noise in ("robust", "calibrated"):
+            seconds = predicted(calibration, n, runs[0][1], noise, args)
+            cells.append(f"{seconds:.3f} s | {(seconds / measured - 1) * 100:+.1f}%")
+        print(f"| {n} | {measured:.3f} s ({loops[0]:.3f}-{loops[-1]:.3f}) | "
+              f"{' | '.join(cells)} | {share:.1%} |", flush=True)
 
 
 if __name__ == "__main__":
