@@ -101,6 +101,11 @@ def calibration_from_trace(path: str | Path, prefix: str = "t_") -> tuple[Calibr
     cores with each other or were held off them), and notes on what the trace
     cannot tell.  A damaged archive, or one with no computation between calls,
     is a :class:`~pevpm.errors.PevpmError`.
+
+    >>> calibration_from_trace("/no/such/run")
+    Traceback (most recent call last):
+    ...
+    pevpm.errors.PevpmError: /no/such/run: no such trace
     """
     trace = read_archive(Path(path))
     segments = trace_segments(trace)
