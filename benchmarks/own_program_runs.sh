@@ -12,7 +12,7 @@ lib=$root/src/pevpm/calibrate/region_c
 args="--points 200000 --iterations 2000"
 mkdir -p "$out"
 "$mpicc" -O2 "$root/examples/heat/heat.c" -I"$lib" "$lib/pevpm_region.c" -lm -o "$out/heat"
-{ "$mpiexec" --version 2>&1 | head -1; nproc; uptime; } > "$out/machine.txt"
+{ "$mpiexec" --version 2>&1 | grep -m1 -iE "version|openrte" || true; nproc; uptime; } > "$out/machine.txt"
 one() {  # KIND N I: one run, its loop time and region files in OUT/KIND-N-I
     mkdir -p "$out/$1-$2-$3"
     PEVPM_REGION_DIR="$out/$1-$2-$3" "$mpiexec" -n "$2" "$out/heat" $args > "$out/$1-$2-$3/out.txt"

@@ -17,9 +17,9 @@ plot of the run time against the rank count (:func:`noise_section`).
 >>> print(noise_text(title, view))
 heat.py on cluster.db, calibration heat.json: mean run time (s) by rank count
 noise                 1       1024  efficiency at 1024  x none at 1024
-none               0.18       0.24               0.750            1.00
-robust             0.18       0.28               0.643            1.17
-calibrated         0.18        3.4               0.053           14.17
+none             0.1800     0.2400               0.750            1.00
+robust           0.1800     0.2800               0.643            1.17
+calibrated       0.1800      3.400               0.053           14.17
 """
 
 from __future__ import annotations
@@ -123,7 +123,8 @@ def noise_text(title: str, view: dict) -> str:
              f"{'noise':<12}" + "".join(f" {n:>10}" for n in counts)
              + f" {'efficiency at ' + str(top):>19} {'x none at ' + str(top):>15}"]
     for noise, means, efficiency, versus in rows:
-        lines.append(f"{noise:<12}" + "".join(f" {_num(means.get(n), '.4g'):>10}" for n in counts)
+        lines.append(f"{noise:<12}"
+                     + "".join(f" {_num(means.get(n), '#.4g'):>10}" for n in counts)
                      + f" {_num(efficiency, '.3f'):>19} {_num(versus, '.2f'):>15}")
     return "\n".join(lines)
 
@@ -164,7 +165,7 @@ def noise_section(views: dict, outdir: str, image) -> str:
                    + f"<th>efficiency at {top}</th><th>x none at {top}</th></tr>")
         for noise, means, efficiency, versus in rows:
             out.append(f"<tr><td class='l'><code>{e(noise)}</code></td>"
-                       + "".join(f"<td>{_num(means.get(n), '.4g')} s</td>"
+                       + "".join(f"<td>{_num(means.get(n), '#.4g')} s</td>"
                                  if n in means else "<td>-</td>" for n in counts)
                        + f"<td>{_num(efficiency, '.3f')}</td><td>{_num(versus, '.2f')}</td>"
                        "</tr>")
