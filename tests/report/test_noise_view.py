@@ -88,3 +88,18 @@ def test_a_wrong_file_is_one_error_line(tmp_path, predictions, capsys):
     assert capsys.readouterr().err == (f"pevpm: error: {junk}: not the output of pevpm "
                                        "predict --json\n")
     assert not (tmp_path / "r").exists()
+
+
+def test_the_report_never_reads_what_it_writes_and_stray_options_are_refused(tmp_path,
+                                                                            predictions,
+                                                                            capsys):
+    report = tmp_path / "report"
+    assert main(["report", str(report), "--noise", *map(str, predictions)]) == 0
+    capsys.readouterr()
+    saved = report / "results.json"
+    assert main(["report", str(report), "--noise", str(predictions[0]), str(saved)]) == 2
+    assert capsys.readouterr().err == (f"pevpm: error: {saved}: is one of the files this "
+                                       "report writes; give predictions saved elsewhere\n")
+    assert main(["report", str(report), "--noise", *map(str, predictions), "--machine",
+                 "default"]) == 2
+    assert capsys.readouterr().err == "pevpm: error: only with --recorded TRACE: --machine\n"

@@ -15,6 +15,8 @@ from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments
 from pevpm.errors import PevpmError
 
+#: The files a report folder holds that ``pevpm report`` (re)writes.
+REPORT_FILES = ("index.html", "results.json")
 #: Options that only mean something with ``pevpm report --recorded``.
 RECORDED_OPTIONS = {"machine": "--machine", "model": "--model", "defines": "-D",
                     "section": "--section", "coll": "--coll"}
@@ -56,10 +58,8 @@ def register(subparsers) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    if args.noise:
-        if args.recorded:
-            raise PevpmError("give --noise or --recorded, not both (run pevpm report twice)")
-        return _add_noise(args.directory, args.noise)
+    if args.noise and args.recorded:
+        raise PevpmError("give --noise or --recorded, not both (run pevpm report twice)")
     if args.recorded:
         from pevpm.cli.recorded import add_to_report
 
@@ -68,6 +68,8 @@ def run_report(args: argparse.Namespace) -> int:
     stray = [flag for key, flag in RECORDED_OPTIONS.items() if getattr(args, key)]
     if stray:
         raise PevpmError(f"only with --recorded TRACE: {', '.join(stray)}")
+    if args.noise:
+        return _add_noise(args.directory, args.noise)
     from pevpm.report.html import rebuild_report
 
     print(f"report: {rebuild_report(args.directory)}")
@@ -87,9 +89,13 @@ def _add_noise(directory: str, files: list[str]) -> int:
     problem = folder_problem(directory)
     if problem:
         raise PevpmError(problem, "report folder")
+    folder = Path(directory)
+    for path in map(Path, files):
+        if path.name in REPORT_FILES and path.resolve().parent == folder.resolve():
+            raise PevpmError("is one of the files this report writes; give predictions "
+                             "saved elsewhere", str(path))
     title, view = noise_view([read_json(path, "pevpm predict --json output") for path in files],
                              files)
-    folder = Path(directory)
     results = (read_results(directory) if (folder / "results.json").is_file()
                else {"title": f"pevpm report: {title}"})
     results.setdefault("noise", {})[title] = view
