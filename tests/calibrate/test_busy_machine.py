@@ -4,7 +4,7 @@ quietest attempt, and warns; the file keeps both machine states (issue 29)."""
 import json
 import sys
 
-import pevpm.calibrate.timing as timing
+from pevpm.calibrate import timing
 from pevpm.cli import main
 from pevpm.host import MachineState
 

@@ -62,8 +62,21 @@ def test_a_label_keeps_a_shared_tag_only():
                                                                "File_write"]
 
 
+def test_tags_that_change_every_call_are_left_out_of_the_names(tmp_path, monkeypatch):
+    from pevpm.calibrate import from_trace
+
+    calls = [Call("MPI_Init", 0.0, 1.0)]
+    calls += [Call("MPI_Send", 1.0 + i, 1.5 + i, (Send(1, i, 8),)) for i in range(70)]
+    monkeypatch.setattr(from_trace, "read_archive", lambda path: Trace((tuple(calls),)))
+    calibration, notes = calibration_from_trace(tmp_path)
+    assert sorted(calibration.regions) == ["Init_to_Send", "Send_to_Send"]
+    assert calibration.regions["Send_to_Send"].calls == 69
+    assert notes == [("more than 64 segments named with their calls' tags (tags that change "
+                      "from call to call): named without tags"), NO_CPU_NOTE]
+
+
 def test_the_calibration_says_when_the_ranks_lost_their_cores(tmp_path, monkeypatch):
-    import pevpm.calibrate.from_trace as from_trace
+    from pevpm.calibrate import from_trace
 
     monkeypatch.setattr(from_trace, "read_archive", lambda path: busy)
     busy = Trace((_rank(0.0, cpu=1e-4), _rank(0.0, cpu=1e-4)), cores=1)
@@ -118,7 +131,7 @@ def test_a_traced_compiled_run_calibrates_and_a_damaged_copy_is_one_error(tmp_pa
 
     damaged = tmp_path / "damaged"
     shutil.copytree(archive, damaged)
-    events = sorted((damaged / "traces").glob("*.evt"))[0]
+    events = min((damaged / "traces").glob("*.evt"))
     events.write_bytes(events.read_bytes()[: events.stat().st_size // 2])
     done = subprocess.run([str(BIN / "pevpm"), "calibrate", "--from-trace", str(damaged), "-o",
                            str(tmp_path / "damaged.json")], capture_output=True, text=True,

@@ -22,6 +22,7 @@ parameters named ``t_Sendrecv_tag1_to_Allreduce`` and so on.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from pathlib import Path
 
 from pevpm.calibrate.parameters import Calibration
@@ -33,36 +34,40 @@ from pevpm.trace.otf2.read import read_archive
 #: held off their cores by other processes, and the calibration says so.
 BUSY_CPU_SHARE = 0.9
 
+#: More segments than this are named without tags (as many as the region library keeps).
+MAX_SEGMENTS = 64
+
 _NOT_IN_A_NAME = re.compile(r"[^A-Za-z0-9_]+")
 
 
-def call_label(call) -> str:
+def call_label(call, tags: bool = True) -> str:
     """A call's part of a segment name: the MPI function without its ``MPI_``
-    prefix, with ``_tagN`` when the messages sent and received in it share one
-    tag (``m`` for a negative tag).
+    prefix, with ``_tagN`` when ``tags`` and the messages sent and received in it
+    share one tag (``m`` for a negative tag; a call that moves no message, to
+    ``MPI_PROC_NULL``, has none).
 
     >>> from pevpm.trace.events import Call, Send
     >>> call_label(Call("MPI_Isend", 0, 0, (Send(1, 3, 64, request=1),))), call_label(Call("MPI_Barrier", 0, 0))
     ('Isend_tag3', 'Barrier')
     """
     name = _NOT_IN_A_NAME.sub("_", call.name.removeprefix("MPI_")).strip("_") or "call"
-    tags = {event.tag for event in call.events if isinstance(event, Send | Recv)}
-    if len(tags) == 1:
-        tag = tags.pop()
+    used = {event.tag for event in call.events if isinstance(event, Send | Recv)} if tags else ()
+    if len(used) == 1:
+        tag = used.pop()
         name += f"_tag{tag}" if tag >= 0 else f"_tagm{-tag}"
     return name
 
 
-def trace_segments(trace: Trace) -> dict[str, list[float]]:
+def trace_segments(trace: Trace, tags: bool = True) -> dict[str, list[float]]:
     """Every rank's gaps between consecutive MPI calls (seconds), from the end of
     ``MPI_Init`` to the start of ``MPI_Finalize``, pooled by :func:`call_label`
     names ``BEFORE_to_AFTER`` in the order each name first occurs."""
     segments: dict[str, list[float]] = {}
     for calls in trace.ranks:
-        for before, after in zip(calls, calls[1:], strict=False):
+        for before, after in pairwise(calls):
             if after.is_init:
                 continue
-            name = f"{call_label(before)}_to_{call_label(after)}"
+            name = f"{call_label(before, tags)}_to_{call_label(after, tags)}"
             segments.setdefault(name, []).append(max(after.start - before.end, 0.0))
     return segments
 
@@ -81,7 +86,7 @@ def cpu_share(trace: Trace) -> float | None:
         return None
     used = wall = 0.0
     for calls in trace.ranks:
-        for before, after in zip(calls, calls[1:], strict=False):
+        for before, after in pairwise(calls):
             if not after.is_init:
                 used += after.cpu
                 wall += max(after.start - before.end - after.slept, 0.0)
@@ -108,7 +113,11 @@ def calibration_from_trace(path: str | Path, prefix: str = "t_") -> tuple[Calibr
     pevpm.errors.PevpmError: /no/such/run: no such trace
     """
     trace = read_archive(Path(path))
-    segments = trace_segments(trace)
+    segments, notes = trace_segments(trace), []
+    if len(segments) > MAX_SEGMENTS:
+        notes.append(f"more than {MAX_SEGMENTS} segments named with their calls' tags (tags "
+                     "that change from call to call): named without tags")
+        segments = trace_segments(trace, tags=False)
     if not segments:
         raise PevpmError("the trace has no computation between MPI calls (fewer than two "
                          "calls per rank)", str(path))
@@ -120,4 +129,4 @@ def calibration_from_trace(path: str | Path, prefix: str = "t_") -> tuple[Calibr
         why.append(f"busy: the ranks had a core for {share:.0%} of their computation time")
     calibration = Calibration.from_region_times(segments, f"trace {path}", prefix,
                                                 disturbed="; ".join(why) or None)
-    return calibration, [] if trace.has_cpu else [NO_CPU_NOTE]
+    return calibration, notes if trace.has_cpu else [*notes, NO_CPU_NOTE]

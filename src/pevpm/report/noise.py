@@ -152,8 +152,8 @@ def noise_section(views: dict, outdir: str, image) -> str:
     """The HTML section of every view (title -> entry), its plots drawn into
     ``outdir``; ``image(file, title, caption)`` makes a figure's HTML."""
     e = html.escape
-    out = [f"<h2>Computation noise at scale</h2><p>{e(EXPLANATION)} (The docs: "
-           f"<code>{e(DOCS)}</code>.)</p>"]
+    out = [(f"<h2>Computation noise at scale</h2><p>{e(EXPLANATION)} (The docs: "
+            f"<code>{e(DOCS)}</code>.)</p>")]
     for index, (title, view) in enumerate(views.items()):
         counts, rows = _rows(view)
         top = counts[-1]
