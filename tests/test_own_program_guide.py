@@ -17,6 +17,7 @@ GUIDE = ROOT / "docs" / "own-program.md"
 SMALLER = [
     ("--points 200000 --iterations 2000", "--points 2000 --iterations 20"),
     ("-D iterations=2000", "-D iterations=20"),
+    ("-D iterations=300", "-D iterations=20"),
     ("for i in 1 2 3 4 5 6 7;", "for i in 1;"),
     ("--repeats 3", "--repeats 1 --busy-retries 0"),
     ("-n 1,32,1024", "-n 1,8"),

@@ -27,6 +27,8 @@ from __future__ import annotations
 import html
 import os
 
+from matplotlib.ticker import FuncFormatter
+
 from pevpm.errors import PevpmError
 from pevpm.report.pyplot import plt, save
 from pevpm.report.results_schema import COUNT, NON_NEGATIVE
@@ -138,6 +140,11 @@ def noise_figure(title: str, view: dict, path: str) -> None:
     counts = sorted({p["n"] for curve in view["curves"].values() for p in curve})
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    plain = FuncFormatter(lambda value, _: f"{value:g}")
+    ax.yaxis.set_major_formatter(plain)
+    low, high = ax.get_ylim()
+    if high < 10 * low:                  # within a decade: the minor ticks are the scale
+        ax.yaxis.set_minor_formatter(plain)
     ax.set_xticks(counts, [str(n) for n in counts])
     ax.set_xlabel("processes")
     ax.set_ylabel("predicted run time (s)")
