@@ -82,10 +82,15 @@ def test_the_calibration_says_when_the_ranks_lost_their_cores(tmp_path, monkeypa
     busy = Trace((_rank(0.0, cpu=1e-4), _rank(0.0, cpu=1e-4)), cores=1)
     calibration, notes = calibration_from_trace(tmp_path)
     assert notes == []
-    assert calibration.disturbed.startswith("running 2 ranks on 1 cores; busy: the ranks had "
-                                            "a core for ")
+    assert calibration.disturbed == ("running 2 ranks on 1 cores; busy: the ranks had a core "
+                                     "for 0% of their computation time, where sharing 1 cores "
+                                     "among themselves gives 50%")
     assert calibration.parameters["t_Wait_tag5_to_Allreduce"] == pytest.approx(2e-3)
     assert calibration.parameters["t_Wait_tag5_to_Allreduce_sd"] == pytest.approx(0, abs=1e-9)
+    # each rank had its core half the time: what two ranks on one core get, no more
+    shared = Trace((_rank(0.0, cpu=0.0316), _rank(0.0, cpu=0.0316)), cores=1)
+    monkeypatch.setattr(from_trace, "read_archive", lambda path: shared)
+    assert calibration_from_trace(tmp_path)[0].disturbed == "running 2 ranks on 1 cores"
     quiet = Trace((_rank(0.0), _rank(0.0)), cores=2)          # no CPU times: a note
     monkeypatch.setattr(from_trace, "read_archive", lambda path: quiet)
     calibration, notes = calibration_from_trace(tmp_path)

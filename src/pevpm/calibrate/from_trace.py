@@ -30,8 +30,9 @@ from pevpm.errors import PevpmError
 from pevpm.trace.events import Recv, Send, Trace
 from pevpm.trace.otf2.read import read_archive
 
-#: Below this share of their computation time on a core, the traced ranks were
-#: held off their cores by other processes, and the calibration says so.
+#: Below this share of their computation time on a core (of the share their own
+#: number of cores gives them), the traced ranks were held off their cores by other
+#: processes, and the calibration says so.
 BUSY_CPU_SHARE = 0.9
 
 #: More segments than this are named without tags (as many as the region library keeps).
@@ -47,8 +48,10 @@ def call_label(call, tags: bool = True) -> str:
     ``MPI_PROC_NULL``, has none).
 
     >>> from pevpm.trace.events import Call, Send
-    >>> call_label(Call("MPI_Isend", 0, 0, (Send(1, 3, 64, request=1),))), call_label(Call("MPI_Barrier", 0, 0))
-    ('Isend_tag3', 'Barrier')
+    >>> call_label(Call("MPI_Isend", 0, 0, (Send(1, 3, 64, request=1),)))
+    'Isend_tag3'
+    >>> call_label(Call("MPI_Barrier", 0, 0))
+    'Barrier'
     """
     name = _NOT_IN_A_NAME.sub("_", call.name.removeprefix("MPI_")).strip("_") or "call"
     used = {event.tag for event in call.events if isinstance(event, Send | Recv)} if tags else ()
@@ -125,8 +128,11 @@ def calibration_from_trace(path: str | Path, prefix: str = "t_") -> tuple[Calibr
     if trace.oversubscribed:
         why.append(f"running {trace.numprocs} ranks on {trace.cores} cores")
     share = cpu_share(trace)
-    if share is not None and share < BUSY_CPU_SHARE:
-        why.append(f"busy: the ranks had a core for {share:.0%} of their computation time")
+    own = min(1.0, trace.cores / trace.numprocs) if trace.cores else 1.0  # cores shared out
+    if share is not None and share < BUSY_CPU_SHARE * own:
+        why.append(f"busy: the ranks had a core for {share:.0%} of their computation time"
+                   + (f", where sharing {trace.cores} cores among themselves gives {own:.0%}"
+                      if own < 1 else ""))
     calibration = Calibration.from_region_times(segments, f"trace {path}", prefix,
                                                 disturbed="; ".join(why) or None)
     return calibration, notes if trace.has_cpu else [*notes, NO_CPU_NOTE]
