@@ -15,8 +15,10 @@ GUIDE = ROOT / "docs" / "own-program.md"
 
 #: (pattern in the page, what the test runs instead)
 SMALLER = [
-    ("--points 200000 --iterations 300", "--points 2000 --iterations 20"),
-    ("for i in 1 2 3 4 5;", "for i in 1;"),
+    ("--points 200000 --iterations 2000", "--points 2000 --iterations 20"),
+    ("-D iterations=2000", "-D iterations=20"),
+    ("-D iterations=300", "-D iterations=20"),
+    ("for i in 1 2 3 4 5 6 7;", "for i in 1;"),
     ("--repeats 3", "--repeats 1 --busy-retries 0"),
     ("-n 1,32,1024", "-n 1,8"),
     ("--ppn 32", "--ppn 4"),
@@ -29,6 +31,12 @@ def test_the_directives_in_heat_c_are_the_hand_model():
     directives = load_model(ROOT / "examples" / "heat" / "heat.c")
     builder = load_model(ROOT / "examples" / "heat" / "model.py")
     assert directives.body == builder.body and directives.parameters == builder.parameters
+
+
+def test_the_readme_names_the_install_step_and_the_guide():
+    readme = (ROOT / "README.md").read_text()
+    assert "make install" in readme.split("## The pipeline")[0]
+    assert "docs/own-program.md" in readme
 
 
 def test_every_size_the_test_shrinks_is_in_the_page():
@@ -48,5 +56,13 @@ def test_the_guide_runs_step_by_step(tmp_path):
         regions = json.loads((folder / f"heat-{n}.json").read_text())["regions"]
         assert regions["update"]["calls"] == regions["change"]["calls"] == n * 20
     assert len(re.findall(r"^\s+2\s+\d", text, flags=re.MULTILINE)) == 2   # two 2-rank rows
-    assert text.count("efficiency (weak scaling) relative to 1 rank") == 3
-    assert len(re.findall(r"^\s+8\s+\d", text, flags=re.MULTILINE)) == 3   # each noise reached 8
+    trace_regions = json.loads((folder / "heat-trace.json").read_text())["regions"]
+    assert trace_regions["Sendrecv_tag1_to_Allreduce"]["calls"] == 2 * 20
+    # the report's noise view: a row per noise, a column per count, and the page
+    assert re.search(r"^noise\s+1\s+8\s+efficiency at 8", text, flags=re.MULTILINE)
+    assert [line.split()[0] for line in text.splitlines()
+            if re.match(r"^(none|robust|calibrated)\s+\d", line)] == ["none", "robust",
+                                                                      "calibrated"]
+    report = folder / "heat-report"
+    page = (report / "index.html").read_text(encoding="utf-8")
+    assert "Computation noise at scale" in page and (report / "noise-0.png").is_file()

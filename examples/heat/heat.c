@@ -6,7 +6,7 @@
  * (pevpm predict reads either).
  *
  *   mpicc -O2 heat.c $(pevpm calibrate --cflags) $(pevpm calibrate --libs) -o heat
- *   mpiexec -n 2 ./heat --points 200000 --iterations 300
+ *   mpiexec -n 2 ./heat --points 200000 --iterations 2000
  */
 #include <math.h>
 #include <mpi.h>
@@ -17,7 +17,7 @@
 #include "pevpm_region.h"
 
 int main(int argc, char **argv) {
-    long points = 200000, iterations = 300, i, it;
+    long points = 200000, iterations = 2000, i, it;
     int rank, size, a;
     double *u, *next, change, largest, start, elapsed;
     MPI_Init(&argc, &argv);
@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
     for (i = 1; i <= points; i++) u[i] = sin(0.001 * (double)(i + rank * points));
     int left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
     int right = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
-    // PEVPM Parameter iterations = 300
+    // PEVPM Parameter iterations = 2000
     // PEVPM &         t_update = 0.0001
     // PEVPM &         t_update_sd = 0.0
     // PEVPM &         t_change = 0.0001

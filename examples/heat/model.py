@@ -9,7 +9,7 @@ from pevpm.model.builder import ModelBuilder
 
 
 def model():
-    b = ModelBuilder(parameters={"iterations": 300, "t_update": 1e-4, "t_update_sd": 0.0,
+    b = ModelBuilder(parameters={"iterations": 2000, "t_update": 1e-4, "t_update_sd": 0.0,
                                  "t_change": 1e-4, "t_change_sd": 0.0})
     left = "procnum > 0 ? procnum - 1 : MPI_PROC_NULL"
     right = "procnum < numprocs - 1 ? procnum + 1 : MPI_PROC_NULL"

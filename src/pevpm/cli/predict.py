@@ -270,9 +270,10 @@ def run_predict(args) -> int:
     if args.compute_noise and not args.calibration:
         raise PevpmError("--compute-noise chooses among a calibration file's figures: give "
                          "--calibration FILE too")
+    noise = None
     if args.calibration:
-        params = {**calibrated_parameters(args.calibration, model, args.compute_noise),
-                  **params}
+        measured, noise = calibrated_parameters(args.calibration, model, args.compute_noise)
+        params = {**measured, **params}
     if params:
         model = with_parameters(model, params)
     recorded = _recorded(args)
@@ -354,6 +355,7 @@ def run_predict(args) -> int:
         entries.update({n: {"numprocs": n, "error": str(err)} for n, err in failures.items()})
         print(json.dumps({"model": args.model, "machine": args.machine, "seed": args.seed,
                           "runs": args.runs, "scaling": "weak" if args.weak else "strong",
+                          "calibration": args.calibration, "compute_noise": noise,
                           "speedup_base": predictions[0].numprocs,
                           "predictions": [entries[n] for n in sorted(entries)]}))
     else:
@@ -505,11 +507,12 @@ def parse_counts(text: str) -> list[int]:
     return sorted(set(counts))
 
 
-def calibrated_parameters(path: str, model, noise=None) -> dict[str, float]:
+def calibrated_parameters(path: str, model, noise=None) -> tuple[dict[str, float], str]:
     """The parameters of calibration file ``path`` that ``model`` declares, under
     computation noise ``noise`` (:func:`noise_choice`'s pair; default: the file's,
-    robust); a note says which noise was used and names the parameters the model
-    does not use; none used at all is an error."""
+    robust), and the noise as ``--compute-noise`` would say it; a note says which
+    noise was used and names the parameters the model does not use; none used at
+    all is an error."""
     from pevpm.calibrate.parameters import NOISE_MEANING, load_calibration
     from pevpm.model.loader import parameter_names
 
@@ -535,7 +538,7 @@ def calibrated_parameters(path: str, model, noise=None) -> dict[str, float]:
     if unused:
         print(f"pevpm predict: note: {path}: the model does not use {', '.join(unused)}",
               file=sys.stderr)
-    return used
+    return used, ",".join([default, *(f"{name}={mode}" for name, mode in per_parameter.items())])
 
 
 def _check_local_workers(workers: int | None, executor: str) -> None:

@@ -15,6 +15,8 @@ from pevpm.cli import numbers
 from pevpm.cli.arguments import add_collective_arguments
 from pevpm.errors import PevpmError
 
+#: The files a report folder holds that ``pevpm report`` (re)writes.
+REPORT_FILES = ("index.html", "results.json")
 #: Options that only mean something with ``pevpm report --recorded``.
 RECORDED_OPTIONS = {"machine": "--machine", "model": "--model", "defines": "-D",
                     "section": "--section", "coll": "--coll"}
@@ -26,9 +28,14 @@ def register(subparsers) -> None:
         description="Re-draw DIR/index.html from DIR/results.json. With --recorded TRACE, "
                     "also predict the traced run at its rank count (the replay of the trace, "
                     "or --model), write both side by side as a Perfetto file in DIR and add a "
-                    "'recorded vs predicted' section (DIR needs no results.json then).")
+                    "'recorded vs predicted' section; with --noise, add a 'computation noise "
+                    "at scale' section (DIR needs no results.json then).")
     report.add_argument("directory", nargs="?", default="pevpm-report",
                         help="report folder holding results.json (default: %(default)s)")
+    report.add_argument("--noise", nargs="+", metavar="JSON",
+                        help="files of 'pevpm predict --json --calibration FILE' of one model "
+                             "under different --compute-noise choices: show them side by side "
+                             "(a table, printed too, and a plot; docs/calibration.md)")
     recorded = report.add_argument_group("recorded vs predicted")
     recorded.add_argument("--recorded", metavar="TRACE",
                           help="a trace directory or .otf2 file (pevpm trace's or Score-P's)")
@@ -51,6 +58,8 @@ def register(subparsers) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    if args.noise and args.recorded:
+        raise PevpmError("give --noise or --recorded, not both (run pevpm report twice)")
     if args.recorded:
         from pevpm.cli.recorded import add_to_report
 
@@ -59,7 +68,41 @@ def run_report(args: argparse.Namespace) -> int:
     stray = [flag for key, flag in RECORDED_OPTIONS.items() if getattr(args, key)]
     if stray:
         raise PevpmError(f"only with --recorded TRACE: {', '.join(stray)}")
+    if args.noise:
+        return _add_noise(args.directory, args.noise)
     from pevpm.report.html import rebuild_report
 
     print(f"report: {rebuild_report(args.directory)}")
+    return 0
+
+
+def _add_noise(directory: str, files: list[str]) -> int:
+    """``pevpm report DIR --noise A.json B.json ...``: add (or replace) the view of these
+    predictions to the report in ``directory``, print it as a table."""
+    from pathlib import Path
+
+    from pevpm.cli.paths import folder_problem
+    from pevpm.files import read_json
+    from pevpm.report.html import read_results, write_report
+    from pevpm.report.noise import noise_text, noise_view
+
+    problem = folder_problem(directory)
+    if problem:
+        raise PevpmError(problem, "report folder")
+    folder = Path(directory)
+    for path in map(Path, files):
+        if path.name in REPORT_FILES and path.resolve().parent == folder.resolve():
+            raise PevpmError("is one of the files this report writes; give predictions "
+                             "saved elsewhere", str(path))
+    title, view = noise_view([read_json(path, "pevpm predict --json output") for path in files],
+                             files)
+    results = (read_results(directory) if (folder / "results.json").is_file()
+               else {"title": f"pevpm report: {title}"})
+    results.setdefault("noise", {})[title] = view
+    try:
+        folder.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise PevpmError(f"cannot create the folder: {exc.strerror}", directory) from None
+    print(noise_text(title, view))
+    print(f"report: {write_report(results, directory)}")
     return 0

@@ -18,6 +18,8 @@ Results layout (every key optional)::
                                                  "bytes", "waited", "slowed"}]}},  # same
      "figures": [{"title", "file", "caption"}],     # PNGs already in the folder
      "trace": "trace.json", "notes": [str],
+     "noise": {title: {"model", "machine", "calibration", "scaling",   # pevpm report --noise
+                       "curves": {noise: [{"n", "mean", "sd"}]}}},
      "recorded": {"trace", "predicted_by", "machine", "perfetto", "numprocs",
                   "recorded_seconds", "predicted_seconds",       # pevpm report --recorded
                   "ranks": [{"rank", "recorded", "recorded_mpi", "recorded_compute",
@@ -40,6 +42,7 @@ from pevpm.errors import PevpmError
 from pevpm.files import read_json, write_text
 from pevpm.host import BUSY_THRESHOLD, loads_differ
 from pevpm.report import figures
+from pevpm.report.noise import noise_section
 from pevpm.report.results_schema import check_results
 
 STYLE = """
@@ -258,6 +261,8 @@ def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
             parts.append(_validation_table(example, rows, tolerance))
         for example, points in sorted(scaling.items()):
             parts.append(_scaling_table(example, points))
+    if results.get("noise"):
+        parts.append(noise_section(results["noise"], outdir, _img))
 
     if results.get("breakdowns"):
         parts.append("<h2>Per-rank breakdown</h2>")

@@ -95,13 +95,15 @@ RECORDED = {"recorded_seconds": NON_NEGATIVE, "predicted_seconds": NON_NEGATIVE,
                 "recorded", "predicted", "recorded_mpi", "predicted_mpi",
                 "recorded_compute", "predicted_compute")}}]}
 
+NOISE_VIEW = {"model": TEXT, "machine": TEXT, "calibration": TEXT, "scaling": TEXT,
+              "curves": MapOf([POINT])}
+
 #: Every field of ``results.json`` the report reads.
 RESULTS = {"?title": TEXT, "?notes": [TEXT], "?machine": MapOf(SHOWN),
            "?validation": MapOf([ROW]), "?scaling": MapOf([POINT]),
            "?breakdowns": MapOf(BREAKDOWN), "?collectives": [COLLECTIVE],
            "?explain": MapOf([EXPLAIN_ROW]), "?links": MapOf(LINKS), "?figures": [FIGURE],
-           "?trace": TEXT,
-           "?recorded": RECORDED}
+           "?trace": TEXT, "?recorded": RECORDED, "?noise": MapOf(NOISE_VIEW)}
 
 
 def _shown(value) -> str:

@@ -79,7 +79,7 @@ void pevpm_region_end(const char *name) {
     }
     if (r->count == r->capacity) {
         size_t capacity = r->capacity ? 2 * r->capacity : 1024;
-        double *grown = realloc(r->seconds, capacity * sizeof *grown);
+        double *grown = (double *)realloc(r->seconds, capacity * sizeof *grown);
         if (!grown) {
             fprintf(stderr, "pevpm_region: out of memory; a call of '%s' not kept\n", name);
             return;
