@@ -10,8 +10,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.arguments import add_collective_arguments
 from pevpm.errors import PevpmError
 
@@ -47,6 +48,7 @@ def register(subparsers) -> None:
                                "MPI_Barrier:MPI_Gather, the examples' timed loop)")
     recorded.add_argument("--seed", type=numbers.seed, default=0, help="random seed (0)")
     add_collective_arguments(recorded)
+    outputs.add_force(report)
     report.set_defaults(func=run_report)
 
 
@@ -59,7 +61,24 @@ def run_report(args: argparse.Namespace) -> int:
     stray = [flag for key, flag in RECORDED_OPTIONS.items() if getattr(args, key)]
     if stray:
         raise PevpmError(f"only with --recorded TRACE: {', '.join(stray)}")
-    from pevpm.report.html import rebuild_report
+    from pevpm.report.html import read_results, write_report
 
-    print(f"report: {rebuild_report(args.directory)}")
+    folder = outputs.check_folder(args.directory, outputs.REDRAWN_REPORT, force=args.force)
+    results = read_results(args.directory)
+    with outputs.replacing_folder(folder, outputs.REDRAWN_REPORT.what,
+                                  reuse=figure_files(results)) as stage:
+        write_report(results, str(stage))
+    print(f"report: {os.path.join(args.directory, 'index.html')}")
     return 0
+
+
+def figure_files(results: dict) -> tuple[str, ...]:
+    """The figures of ``results`` the report shows but does not draw (the fits
+    ``pevpm demo`` plotted), by their names in the report folder.
+
+    >>> figure_files({"figures": [{"file": "isend.fits.png"}, {"file": "../x.png"}]})
+    ('isend.fits.png',)
+    """
+    names = (figure.get("file") for figure in results.get("figures", []))
+    return tuple(name for name in names if isinstance(name, str) and name
+                 and os.path.basename(name) == name and name not in (".", ".."))

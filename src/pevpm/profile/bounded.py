@@ -1,0 +1,105 @@
+"""Profile reads bounded in time (issue 30).
+
+A profile is a file anyone can hand pevpm, and SQLite runs whatever query
+plan its schema leads to.  :func:`pevpm.profile.integrity.check_profile`
+refuses views and triggers and reads every row once (under its own deadline);
+after it, every statement on a read connection still runs under SQLite's
+progress handler: one that runs past :data:`STATEMENT_SECONDS` (from its
+``execute`` to its last row) is stopped and becomes one
+:class:`~pevpm.errors.ProfileError` naming the file, never a hang.
+
+>>> conn = connect_read_only(":memory:", "hostile.db", seconds=0.05)
+>>> endless = "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT max(x) FROM r"
+>>> conn.execute(endless).fetchone()
+Traceback (most recent call last):
+...
+pevpm.errors.ProfileError: hostile.db: reading the profile took more than 0.05 s in one query: too large or built to never end
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from pevpm.errors import ProfileError
+from pevpm.profile.integrity import PROGRESS_STEPS
+
+#: Longest one read of a profile may take (seconds), from its ``execute`` to its
+#: last row: the largest sound profile's largest read (every raw sample of a
+#: block) takes well under one second here; a profile whose reads take longer
+#: was built large or hostile on purpose.
+STATEMENT_SECONDS = 30.0
+
+
+class BoundedConnection(sqlite3.Connection):
+    """A connection whose :meth:`execute` runs under a deadline once
+    :meth:`bound` is called: a statement it stops is a :class:`ProfileError`."""
+
+    path = ""
+    seconds: float | None = None
+    deadline = float("inf")
+
+    def bound(self, path: str, seconds: float = STATEMENT_SECONDS) -> None:
+        """Stop every later statement after ``seconds``; name ``path`` in errors."""
+        self.path, self.seconds = path, seconds
+        self.set_progress_handler(self._past_deadline, PROGRESS_STEPS)
+
+    def _past_deadline(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def execute(self, sql: str, parameters=()) -> sqlite3.Cursor:
+        if self.seconds is not None:
+            self.deadline = time.monotonic() + self.seconds
+        return self.cursor(BoundedCursor).execute(sql, parameters)
+
+    def check_stopped(self) -> None:
+        """After an SQLite error: a :class:`ProfileError` if the deadline stopped the
+        statement (other errors, a missing optional table, are the reader's)."""
+        if self.seconds is not None and time.monotonic() > self.deadline:
+            raise ProfileError(f"reading the profile took more than {self.seconds:g} s in one "
+                               "query: too large or built to never end", where=self.path)
+
+
+class BoundedCursor(sqlite3.Cursor):
+    """A cursor of a :class:`BoundedConnection`: a statement the deadline stopped
+    is a :class:`ProfileError`, while it executes or while its rows are read."""
+
+    def execute(self, sql: str, parameters=()) -> BoundedCursor:
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error:
+            self.connection.check_stopped()
+            raise
+
+    def fetchone(self):
+        try:
+            return super().fetchone()
+        except sqlite3.Error:
+            self.connection.check_stopped()
+            raise
+
+    def fetchall(self) -> list:
+        try:
+            return super().fetchall()
+        except sqlite3.Error:
+            self.connection.check_stopped()
+            raise
+
+    def __next__(self):
+        try:
+            return super().__next__()
+        except sqlite3.Error:
+            self.connection.check_stopped()
+            raise
+
+
+def connect_read_only(database: str, path: str, seconds: float = STATEMENT_SECONDS
+                      ) -> BoundedConnection:
+    """A :class:`BoundedConnection` to ``database`` (a ``file:`` URI opened
+    read-only, or ``:memory:``), bounded at once; ``path`` names it in errors.
+    Call :meth:`BoundedConnection.bound` again after a check that installs a
+    progress handler of its own."""
+    conn = sqlite3.connect(database, uri=database.startswith("file:"),
+                           factory=BoundedConnection)
+    conn.bound(path, seconds)
+    return conn
