@@ -39,9 +39,11 @@ class BoundedConnection(sqlite3.Connection):
     seconds: float | None = None
     deadline = float("inf")
 
-    def bound(self, path: str, seconds: float = STATEMENT_SECONDS) -> None:
-        """Stop every later statement after ``seconds``; name ``path`` in errors."""
-        self.path, self.seconds = path, seconds
+    def bound(self, path: str, seconds: float | None = None) -> None:
+        """Stop every later statement after ``seconds`` (default
+        :data:`STATEMENT_SECONDS`); name ``path`` in errors."""
+        self.path = path
+        self.seconds = STATEMENT_SECONDS if seconds is None else seconds
         self.set_progress_handler(self._past_deadline, PROGRESS_STEPS)
 
     def _past_deadline(self) -> bool:
@@ -93,7 +95,7 @@ class BoundedCursor(sqlite3.Cursor):
             raise
 
 
-def connect_read_only(database: str, path: str, seconds: float = STATEMENT_SECONDS
+def connect_read_only(database: str, path: str, seconds: float | None = None
                       ) -> BoundedConnection:
     """A :class:`BoundedConnection` to ``database`` (a ``file:`` URI opened
     read-only, or ``:memory:``), bounded at once; ``path`` names it in errors.
