@@ -43,3 +43,45 @@ def test_an_import_error_without_ctrl_c_is_not_hidden(monkeypatch):
     except ImportError:
         return
     raise AssertionError("an ImportError without Ctrl-C was swallowed")
+
+
+def test_ctrl_c_after_the_command_is_done_keeps_its_status():
+    """A Ctrl-C while Python winds down after the command (the fuzz campaign's
+    ``trace`` interrupted at 1.5 s: killed by the signal, status -2)."""
+    import subprocess
+    import sys
+
+    child = ("import signal, sys\n"
+             "import pevpm.cli as cli\n"
+             "cli.main = lambda argv=None: 2\n"
+             "exit = sys.exit\n"
+             "def late(status):\n"
+             "    signal.raise_signal(signal.SIGINT)\n"
+             "    exit(status)\n"
+             "sys.exit = late\n"
+             "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+             "cli.run()\n")
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert (done.returncode, done.stderr) == (2, "")
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line():
+    """``pevpm.__main__.run`` answers Ctrl-C from its first line: here while
+    ``pevpm.cli`` loads."""
+    import subprocess
+    import sys
+
+    child = ("import builtins, signal\n"
+             "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+             "real = builtins.__import__\n"
+             "def importing(name, *args, **kwargs):\n"
+             "    if name == 'pevpm.cli':\n"
+             "        signal.raise_signal(signal.SIGINT)\n"
+             "    return real(name, *args, **kwargs)\n"
+             "builtins.__import__ = importing\n"
+             "from pevpm.__main__ import run\n"
+             "run()\n")
+    done = subprocess.run([sys.executable, "-c", child, "--version"], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert (done.returncode, done.stderr) == (130, "pevpm: interrupted\n")

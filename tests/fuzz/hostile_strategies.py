@@ -105,7 +105,7 @@ def output_folder_case(draw):
     target = draw(st.sampled_from(["holds-input", "inside-input", "symlink", "foreign",
                                    "report", "plots", "new", "empty", "file", "fifo"]))
     force = draw(st.booleans())
-    interrupt = draw(st.sampled_from([None, None, None, 0.3, 0.8, 1.5, 2.5]))
+    interrupt = draw(st.sampled_from([None] * 6 + [0.4, 1.0, 2.0]))
 
     def case(tmp: Path, profile: Path) -> list[list[str]]:
         inputs = tmp / "inputs"

@@ -11,7 +11,6 @@ import pytest
 
 from pevpm.cli import main
 from pevpm.errors import ProfileError
-from pevpm.profile import bounded
 from pevpm.profile.store import Profile, ProfileWriter, default_profile_path
 
 ENDLESS = ("WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) "
@@ -45,6 +44,8 @@ def test_a_profile_with_an_endless_trigger_is_refused(profile, capsys):
 
 
 def test_an_endless_read_after_the_check_ends_in_one_error(profile, monkeypatch):
+    from pevpm.profile import bounded
+
     monkeypatch.setattr(bounded, "STATEMENT_SECONDS", 0.2)
     with Profile.open(profile) as prof:
         with pytest.raises(ProfileError, match=r"took more than 0\.2 s in one query"):
@@ -54,6 +55,8 @@ def test_an_endless_read_after_the_check_ends_in_one_error(profile, monkeypatch)
 
 def test_reads_past_the_budget_are_one_clean_error_on_the_command_line(profile, monkeypatch,
                                                                        capsys):
+    from pevpm.profile import bounded
+
     monkeypatch.setattr(bounded, "STATEMENT_SECONDS", 0.0)
     assert main(["profile", "show", str(profile)]) == 2
     assert one_error(capsys) == (f"pevpm: error: {profile}: reading the profile took more "
