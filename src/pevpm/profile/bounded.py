@@ -20,6 +20,7 @@ hostile.db: reading the profile took more than 0.05 s in one query: too large or
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import time
 
@@ -64,37 +65,28 @@ class BoundedConnection(sqlite3.Connection):
                                "query: too large or built to never end", where=self.path)
 
 
+def _guarded(method):
+    """``method`` of :class:`sqlite3.Cursor`, with a statement the deadline stopped
+    turned into a :class:`ProfileError`."""
+    @functools.wraps(method)
+    def guarded(cursor, *args):
+        try:
+            return method(cursor, *args)
+        except sqlite3.Error:
+            cursor.connection.check_stopped()
+            raise
+    return guarded
+
+
 class BoundedCursor(sqlite3.Cursor):
     """A cursor of a :class:`BoundedConnection`: a statement the deadline stopped
     is a :class:`ProfileError`, while it executes or while its rows are read."""
 
-    def execute(self, sql: str, parameters=()) -> BoundedCursor:
-        try:
-            return super().execute(sql, parameters)
-        except sqlite3.Error:
-            self.connection.check_stopped()
-            raise
-
-    def fetchone(self):
-        try:
-            return super().fetchone()
-        except sqlite3.Error:
-            self.connection.check_stopped()
-            raise
-
-    def fetchall(self) -> list:
-        try:
-            return super().fetchall()
-        except sqlite3.Error:
-            self.connection.check_stopped()
-            raise
-
-    def __next__(self):
-        try:
-            return super().__next__()
-        except sqlite3.Error:
-            self.connection.check_stopped()
-            raise
+    execute = _guarded(sqlite3.Cursor.execute)
+    fetchone = _guarded(sqlite3.Cursor.fetchone)
+    fetchmany = _guarded(sqlite3.Cursor.fetchmany)
+    fetchall = _guarded(sqlite3.Cursor.fetchall)
+    __next__ = _guarded(sqlite3.Cursor.__next__)
 
 
 def connect_read_only(database: str, path: str, seconds: float | None = None
