@@ -66,6 +66,28 @@ def test_ctrl_c_after_the_command_is_done_keeps_its_status():
     assert (done.returncode, done.stderr) == (2, "")
 
 
+def test_ctrl_c_while_python_winds_down_is_ignored_and_keeps_the_status():
+    """Past the exit functions Python puts SIGINT's default action back (it kills:
+    status -2), so from them on pevpm ignores it: the last exit function sees it
+    ignored."""
+    import subprocess
+    import sys
+
+    child = ("import atexit, os, signal, time\n"
+             "import pevpm.cli as cli\n"
+             "def late():\n"
+             "    os.kill(os.getpid(), signal.SIGINT)\n"
+             "    time.sleep(0.2)\n"
+             "    print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n"
+             "atexit.register(late)\n"
+             "cli.main = lambda argv=None: 2\n"
+             "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+             "cli.run()\n")
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert (done.returncode, done.stderr, done.stdout) == (2, "", "True\n")
+
+
 def test_ctrl_c_while_the_command_line_loads_is_one_line():
     """``pevpm.__main__.run`` answers Ctrl-C from its first line: here while
     ``pevpm.cli`` loads."""

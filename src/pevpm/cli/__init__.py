@@ -112,14 +112,17 @@ def run() -> None:
     which can crash (a fatal error, status -6) on extension modules the
     interruption left half-imported.  A Ctrl-C that comes once the command is
     done, while Python winds down, ends the process at once with the
-    command's own status (Python's handler would die of the signal)."""
+    command's own status, and from the exit functions on it is ignored: past
+    them Python puts the default action back, which kills the process (-2)."""
     status = main()
     if status == 130:
         _exit_now(130)
+    import atexit
     import signal
 
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, lambda signum, frame: _exit_now(status))
+        atexit.register(signal.signal, signal.SIGINT, signal.SIG_IGN)   # runs first
     sys.exit(status)
 
 
