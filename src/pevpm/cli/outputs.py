@@ -280,8 +280,8 @@ def check_folder(path: str, purpose: FolderPurpose, *, inputs: Iterable[Path | s
 
 
 def add_force(parser) -> None:
-    """Add ``--force`` (replace an existing output file pevpm did not write)
-    to an argparse ``parser``.
+    """Add ``--force`` (replace an existing output file, or write into an
+    existing folder, that pevpm did not write) to an argparse ``parser``.
 
     >>> import argparse
     >>> p = argparse.ArgumentParser(); add_force(p)
@@ -289,4 +289,6 @@ def add_force(parser) -> None:
     True
     """
     parser.add_argument("--force", action="store_true",
-                        help="replace an existing output file even if pevpm did not write it")
+                        help="replace an existing output file, or write into an existing "
+                             "folder, that pevpm did not write for this purpose (a folder "
+                             "keeps every file pevpm does not write)")
