@@ -219,8 +219,7 @@ def replacing_folder(path: str | Path, what: str, *, reuse: tuple[str, ...] = ()
     try:
         stage = Path(tempfile.mkdtemp(prefix=f".{target.name[:100]}.", dir=target.parent))
     except OSError as exc:
-        raise PevpmError(f"cannot create a folder beside it: {exc.strerror}",
-                         str(path)) from None
+        raise PevpmError(f"cannot create the folder: {exc.strerror}", str(path)) from None
     try:
         for name in reuse:
             _link(target / name, stage / name)

@@ -246,6 +246,8 @@ def check_folder(path: str, purpose: FolderPurpose, *, inputs: Iterable[Path | s
     holds an input of this command (.../thesis.tex)
     is a folder of other files, not a plot folder pevpm wrote
     """
+    if not path:                                # Path("") would be this folder
+        raise PevpmError("no folder name given", purpose.option)
     target = Path(path)
     where = f"{purpose.option} {path}"
     if os.path.lexists(target) and not target.is_dir():
