@@ -4,7 +4,8 @@ Draws ``--examples`` inputs from the Hypothesis strategies of tests/fuzz
 (directive files generated and mutated from the examples, expressions,
 Python model files, damaged profiles, hostile command lines, the trace
 commands on damaged or foreign OTF2 archives, and issue 30's families: an
-input used as an output, type-confused results.json, very long literals,
+input used as an output (a file, or a folder holding, inside or linking to an
+input; the user's folders), type-confused results.json, very long literals,
 deep nesting, encodings, special files, hostile SQLite schemas, early
 Ctrl-C), runs each one's commands in this process and counts what
 happened: status 0, one clean error, or a failure (traceback, hang, unclean
@@ -48,7 +49,8 @@ from trace_strategies import trace_case
 #: so ``--examples`` is the number of inputs drawn in all).
 FAMILIES = {      # issue 30's classes first: a campaign stopped early has run them
     **{name: (HOSTILE_FAMILIES[name], share) for name, share in (
-        ("outputs onto inputs", 0.04), ("results.json types", 0.04), ("long literals", 0.05),
+        ("outputs onto inputs", 0.04), ("output folders", 0.012), ("results.json types", 0.04),
+        ("long literals", 0.05),
         ("encodings", 0.04), ("special files", 0.02), ("hostile SQLite", 0.03),
         ("deep nesting", 0.02), ("early Ctrl-C", 0.02))},
     "directive files": (directive_case, 0.30),

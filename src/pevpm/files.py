@@ -12,7 +12,9 @@ the content written there is renamed over the target in one step once it is
 complete, so a command that fails or is interrupted half-way leaves the old
 file whole (and no half-written new one).  Every file pevpm writes for a
 user goes through it; the command line's policy on *which* paths may be
-written is :mod:`pevpm.cli.outputs`.
+written is :mod:`pevpm.cli.outputs`.  A folder of files (a report, a
+trace, plots) is written the same way by :func:`replacing_folder`: into a
+new folder beside it, whose files are moved in only once all are written.
 
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as d:
@@ -26,6 +28,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
+import signal
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -172,6 +176,136 @@ def write_text(path: str | Path, text: str) -> None:
     """
     with replacing(path) as temp:
         temp.write_text(text, encoding="utf-8")
+
+
+#: The file in every folder pevpm writes that says what the folder is for (one
+#: line, e.g. ``report folder``): :mod:`pevpm.cli.outputs` writes into an
+#: existing folder without ``--force`` only when it says the same purpose.
+FOLDER_MARK = ".pevpm-folder"
+#: Signals held back while a finished folder's files are moved into place.
+HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+@contextlib.contextmanager
+def replacing_folder(path: str | Path, what: str, *, reuse: tuple[str, ...] = (),
+                     keep_on_error: bool = False) -> Iterator[Path]:
+    """A new, empty folder beside folder ``path`` (which need not exist yet) to
+    write into.  On leaving without an error, :data:`FOLDER_MARK` saying
+    ``what`` is added and every file in it is moved into ``path`` (a missing
+    ``path`` is the new folder itself, renamed in one step), with Ctrl-C held
+    back until the last is in place; files of ``path`` it does not hold stay
+    as they are.  On an error or an interruption it is removed and ``path`` is
+    left exactly as it was, except with ``keep_on_error`` after a
+    :class:`PevpmError` (a failed traced run's records are kept for the user).
+    ``reuse`` names files of ``path`` the writer only reads there: they are
+    linked into the new folder, and left where they are.
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     report = pathlib.Path(d, "report"); report.mkdir()
+    ...     _ = (report / "index.html").write_text("old"); _ = (report / "a.png").write_text("a")
+    ...     try:
+    ...         with replacing_folder(report, "report folder") as stage:
+    ...             _ = (stage / "index.html").write_text("half")
+    ...             raise KeyboardInterrupt
+    ...     except KeyboardInterrupt:
+    ...         pass
+    ...     with replacing_folder(report, "report folder") as stage:
+    ...         _ = (stage / "index.html").write_text("new")
+    ...     sorted(p.name for p in report.iterdir()), (report / "index.html").read_text()
+    (['.pevpm-folder', 'a.png', 'index.html'], 'new')
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=f".{target.name[:100]}.", dir=target.parent))
+    except OSError as exc:
+        raise PevpmError(f"cannot create the folder: {exc.strerror}", str(path)) from None
+    try:
+        for name in reuse:
+            _link(target / name, stage / name)
+        try:
+            yield stage
+        except PevpmError as exc:
+            exc.message = exc.message.replace(str(stage), str(path))
+            exc.where = exc.where and exc.where.replace(str(stage), str(path))
+            if keep_on_error and any(stage.iterdir()):
+                _commit(stage, target, what)
+            raise
+        _commit(stage, target, what)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _link(source: Path, copy: Path) -> None:
+    """``copy`` as a hard link to ``source`` (a copy where links cannot be made)."""
+    if not source.is_file():
+        return
+    try:
+        os.link(source, copy)
+    except OSError:
+        shutil.copy2(source, copy)
+
+
+def _commit(stage: Path, target: Path, what: str) -> None:
+    """Move the files of ``stage`` into ``target`` (see :func:`replacing_folder`):
+    a conflict (a folder where a file goes, or the other way) is found before
+    anything is moved."""
+    (stage / FOLDER_MARK).write_text(f"{what}\n", encoding="utf-8")
+    moves = _moves(stage, target) if os.path.lexists(target) else [(stage, target)]
+    try:
+        with _signals_held():
+            if moves and moves[0][0] == stage:
+                os.chmod(stage, 0o777 & ~_umask())
+            for source, destination in moves:
+                os.replace(source, destination)
+    except OSError as exc:
+        raise PevpmError(f"cannot write into the folder: {exc.strerror}", str(target)) from None
+
+
+def _moves(stage: Path, target: Path) -> list[tuple[Path, Path]]:
+    """(source, destination) of every file or new folder of ``stage`` that
+    :func:`_commit` moves into ``target``; files linked in unchanged are left."""
+    if not target.is_dir():
+        raise PevpmError("is not a folder", str(target))
+    moves, folders = [], [(stage, target)]
+    while folders:
+        source_dir, destination_dir = folders.pop()
+        for source in sorted(source_dir.iterdir()):
+            destination = destination_dir / source.name
+            is_folder = source.is_dir() and not source.is_symlink()
+            there = destination.is_dir() and not destination.is_symlink()
+            if not os.path.lexists(destination):
+                moves.append((source, destination))
+            elif is_folder and there:
+                folders.append((source, destination))
+            elif is_folder or there:
+                raise PevpmError(f"holds a {'file' if is_folder else 'folder'} where pevpm "
+                                 f"writes a {'folder' if is_folder else 'file'}; move it "
+                                 "away", str(destination))
+            elif not _same_file(source, destination):
+                moves.append((source, destination))
+    return moves
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C (and SIGTERM, SIGHUP) back: delivered once the block ends."""
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    except (AttributeError, OSError, ValueError):
+        previous = None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _umask() -> int:

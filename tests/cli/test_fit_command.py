@@ -67,6 +67,7 @@ def test_fit_prints_a_table_stores_fits_and_plots(hypothetical, tmp_path, capsys
     assert float(trend.group(2)) == pytest.approx(1.0, rel=0.05)
     assert "stored 30 fits" in out
     assert sorted(p.name for p in plots.iterdir()) == [
+        ".pevpm-folder",                # says: a plot folder pevpm wrote
         "isend.2x1.fits.png",
         "isend.2x4.fits.png",
         "isend.inter.trends.png",

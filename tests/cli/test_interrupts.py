@@ -43,3 +43,52 @@ def test_an_import_error_without_ctrl_c_is_not_hidden(monkeypatch):
     except ImportError:
         return
     raise AssertionError("an ImportError without Ctrl-C was swallowed")
+
+
+def python(*lines: str, args: tuple[str, ...] = ()):
+    """A child Python running ``lines`` with Ctrl-C answered as Python's default does
+    (a job started in the background ignores it); its finished process."""
+    import subprocess
+    import sys
+
+    code = "\n".join(["import signal", "signal.signal(signal.SIGINT, "
+                      "signal.default_int_handler)", *lines, ""])
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+#: A command line whose command fails (status 2) at once.
+FAILING = ("import pevpm.cli as cli", "cli.main = lambda argv=None: 2")
+
+
+def test_ctrl_c_after_the_command_is_done_keeps_its_status():
+    """A Ctrl-C while Python winds down after the command (the fuzz campaign's
+    ``trace`` interrupted at 1.0 s: killed by the signal, status -2)."""
+    done = python(*FAILING, "import sys", "exit = sys.exit",
+                  "def late(status):", "    signal.raise_signal(signal.SIGINT)",
+                  "    exit(status)", "sys.exit = late", "cli.run()")
+    assert (done.returncode, done.stderr) == (2, "")
+
+
+def test_ctrl_c_while_python_winds_down_is_ignored_and_keeps_the_status():
+    """Past the exit functions Python puts SIGINT's default action back (it kills:
+    status -2), so from them on pevpm ignores it: the last exit function sees it
+    ignored."""
+    done = python("import atexit, os, time", "def late():",
+                  "    os.kill(os.getpid(), signal.SIGINT)", "    time.sleep(0.2)",
+                  "    print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)",
+                  "atexit.register(late)", *FAILING, "cli.run()")
+    assert (done.returncode, done.stderr, done.stdout) == (2, "", "True\n")
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line():
+    """``pevpm.__main__.run`` answers Ctrl-C from its first line: here while
+    ``pevpm.cli`` loads."""
+    done = python("import builtins", "real = builtins.__import__",
+                  "def importing(name, *args, **kwargs):",
+                  "    if name == 'pevpm.cli':",
+                  "        signal.raise_signal(signal.SIGINT)",
+                  "    return real(name, *args, **kwargs)",
+                  "builtins.__import__ = importing",
+                  "from pevpm.__main__ import run", "run()", args=("--version",))
+    assert (done.returncode, done.stderr) == (130, "pevpm: interrupted\n")

@@ -173,6 +173,8 @@ def snapshot(*roots: Path) -> dict[Path, bytes]:
 
 def _outputs(argv: list[str]) -> tuple[list[Path], list[Path]]:
     """The paths ``argv`` names as outputs, and every other path it names."""
+    if argv[:1] and argv[0].startswith("@interrupt="):
+        argv = argv[1:]
     outputs, others = [], []
     for i, word in enumerate(argv):
         path = Path(word.partition(":")[0] if ":" in word and not Path(word).exists() else word)
@@ -185,10 +187,18 @@ def _outputs(argv: list[str]) -> tuple[list[Path], list[Path]]:
     return outputs, others
 
 
+#: Names of the files a command writes into an output folder (a report, plots,
+#: a trace): inside a folder, only these may change.
+FOLDER_FILES = re.compile(r"index\.html|results\.json|recorded-vs-predicted\.json|"
+                          r"calibration\.json|trace\.json|machine\.db|\.pevpm-folder|"
+                          r"traces(\.otf2|\.def)?|rank-\d+\.txt|.*\.png")
+
+
 def changed_files(before: dict[Path, bytes], argv: list[str], status) -> list[str]:
     """Files of ``before`` whose bytes the command ``argv`` changed or removed
     though it must not have: any file after an error; after success, any file
-    that is not (inside) one of its outputs, or is also one of its inputs."""
+    that is not one of its outputs or a file it writes (:data:`FOLDER_FILES`)
+    inside an output folder, or is also one of its inputs."""
     outputs, inputs = _outputs(argv)
     changed = []
     for path, data in before.items():
@@ -198,7 +208,8 @@ def changed_files(before: dict[Path, bytes], argv: list[str], status) -> list[st
             now = None
         if now == data:
             continue
-        output = any(path == o or path.is_relative_to(o) for o in outputs)
+        output = any(path == o or (path.is_relative_to(o) and FOLDER_FILES.fullmatch(path.name))
+                     for o in outputs)
         also_input = any(path == i for i in inputs)
         if status != 0 or not output or also_input:
             changed.append(str(path))

@@ -1,5 +1,6 @@
 """Hypothesis strategies for the classes of hostile input issue 30 found
-beyond what :mod:`fuzz_strategies` makes: an input used as an output,
+beyond what :mod:`fuzz_strategies` makes: an input used as an output (a file,
+or a folder that holds, lies in or links to an input),
 type-confused ``results.json``, very long number literals, deep nesting and
 long call chains, byte-order marks and bytes that are not UTF-8, special
 files (FIFOs, devices, folders) where files belong, hostile SQLite schemas
@@ -85,6 +86,70 @@ def output_onto_input_case(draw):
                      str(out)],
         }[command]
         return [argv + (["--force"] if force else [])]
+    return case
+
+
+# ---------------------------------------------------------------- an input's folder as the output
+
+FOLDER_COMMANDS = ("demo", "report", "recorded", "trace", "fit", "plot")
+
+
+@st.composite
+def output_folder_case(draw):
+    """A command that writes a folder (``demo -o``, ``report DIR``, ``report --recorded``,
+    ``trace -o``, ``fit --plots``, ``profile plot -o``) given a folder that holds one of
+    its inputs, lies inside one, links to one, holds the user's own files, is a report
+    or plots pevpm wrote, is new, or is a file or FIFO; with or without ``--force``,
+    and now and then interrupted (Ctrl-C) part-way."""
+    command = draw(st.sampled_from(FOLDER_COMMANDS))
+    target = draw(st.sampled_from(["holds-input", "inside-input", "symlink", "foreign",
+                                   "report", "plots", "new", "empty", "file", "fifo"]))
+    force = draw(st.booleans())
+    interrupt = draw(st.sampled_from([None] * 6 + [0.4, 1.0, 2.0]))
+
+    def case(tmp: Path, profile: Path) -> list[list[str]]:
+        inputs = tmp / "inputs"
+        own_profile = inputs / "machine.db"
+        _write(own_profile, Path(profile).read_bytes())
+        model = _write(inputs / "m.py", MODEL_FILE.replace("VALUE", "1e-6"))
+        archive = inputs / "run"
+        write_archive(archive, ping_records())
+        report = tmp / "report"
+        _write(report / "results.json", json.dumps(RESULTS))
+        _write(report / "index.html", "<!doctype html><html>old report</html>")
+        _write(report / ".pevpm-folder", "report folder\n")
+        plots = tmp / "plots"
+        _write(plots / "old.png", b"\x89PNG old plot")
+        _write(plots / ".pevpm-folder", "plot folder\n")
+        foreign = tmp / "mine"
+        _write(foreign / "notes.txt", "my notes\n")
+        _write(foreign / "results.json", "my own results\n")
+        out = {"holds-input": inputs, "inside-input": archive / "out", "foreign": foreign,
+               "report": report, "plots": plots, "new": tmp / "new", "empty": tmp / "empty",
+               "file": _write(tmp / "a-file", "mine\n")}.get(target)
+        if target == "empty":
+            out.mkdir()
+        elif target == "symlink":
+            out = tmp / "link"
+            os.symlink(inputs, out)
+        elif target == "fifo":
+            out = tmp / "out.fifo"
+            os.mkfifo(out)
+        argv = {
+            "demo": ["demo", "-o", str(out), "--quick", "--profile", str(own_profile)],
+            "report": ["report", str(out)],
+            "recorded": ["report", str(out), "--recorded", str(archive), "--model", str(model),
+                         "--machine", str(own_profile)],
+            "trace": ["trace", "-o", str(out), "--", "true", str(model)],
+            "fit": ["fit", str(own_profile), "--no-store", "--no-progress", "--tests",
+                    "isend", "--plots", str(out)],
+            "plot": ["profile", "plot", str(own_profile), "--test", "isend", "-o", str(out)],
+        }[command] + (["--force"] if force else [])
+        if command == "trace" and force:        # the launch command comes last
+            argv = [*argv[:3], "--force", *argv[3:-1]]
+        if command == "demo" and target not in ("holds-input", "symlink"):
+            argv[argv.index("--profile") + 1] = "/no/such/profile.db"   # never runs mpiexec
+        return [[f"@interrupt={interrupt}", *argv] if interrupt else argv]
     return case
 
 
@@ -409,6 +474,7 @@ def early_signal_case(draw):
 
 HOSTILE_FAMILIES = {
     "outputs onto inputs": output_onto_input_case,
+    "output folders": output_folder_case,
     "results.json types": results_case,
     "long literals": long_literal_case,
     "deep nesting": deep_case,

@@ -92,7 +92,8 @@ def test_trace_commands(case, profile):
 
 
 #: Inputs per family of issue 30's classes in the quick profile (the slow ones fewer).
-HOSTILE_EXAMPLES = {"outputs onto inputs": 15, "results.json types": 20, "long literals": 30,
+HOSTILE_EXAMPLES = {"outputs onto inputs": 15, "output folders": 12, "results.json types": 20,
+                    "long literals": 30,
                     "deep nesting": 6, "encodings": 20, "special files": 12,
                     "hostile SQLite": 10, "early Ctrl-C": 6}
 

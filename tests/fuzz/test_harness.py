@@ -35,3 +35,18 @@ def test_a_command_that_changes_a_file_it_does_not_own(tmp_path):
     assert changed_files(before, ["x", "-o", str(model)], 2) == [str(model.resolve())]
     assert changed_files(before, ["x", str(model), "-o", str(model)], 0) == [
         str(model.resolve())]                                             # also its input
+
+
+def test_in_an_output_folder_only_the_files_pevpm_writes_may_change(tmp_path):
+    folder = tmp_path / "report"
+    folder.mkdir()
+    page, notes = folder / "index.html", folder / "notes.txt"
+    page.write_text("old")
+    notes.write_text("mine")
+    before = snapshot(tmp_path)
+    page.write_text("new")
+    assert changed_files(before, ["report", str(folder)], 0) == []
+    assert changed_files(before, ["@interrupt=0.5", "demo", "-o", str(folder)], 0) == []
+    assert changed_files(before, ["report", str(folder)], 130) == [str(page.resolve())]
+    notes.write_text("overwritten")
+    assert changed_files(before, ["report", str(folder)], 0) == [str(notes.resolve())]

@@ -116,5 +116,5 @@ def test_records_that_make_no_archive_leave_the_raw_records_only(tmp_path, cache
     assert capsys.readouterr().err.strip() == (
         "pevpm: error: pevpm trace: the raw records do not make an OTF2 archive (ValueError: "
         f"tuple.index(x): x not in tuple); they are in {raw}")
-    assert sorted(os.listdir(out)) == ["raw"]
+    assert sorted(os.listdir(out)) == [".pevpm-folder", "raw"]     # a trace folder's mark
     assert sorted(os.listdir(raw)) == ["rank-0.bin", "rank-0.txt", "rank-1.bin", "rank-1.txt"]

@@ -110,16 +110,30 @@ def run() -> None:
     """The ``pevpm`` command and ``python -m pevpm``: :func:`main`, then the exit.
     After a Ctrl-C the process ends at once, without Python's finalization,
     which can crash (a fatal error, status -6) on extension modules the
-    interruption left half-imported."""
+    interruption left half-imported.  A Ctrl-C that comes once the command is
+    done, while Python winds down, ends the process at once with the
+    command's own status, and from the exit functions on it is ignored: past
+    them Python puts the default action back, which kills the process (-2)."""
     status = main()
     if status == 130:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(130)
+        _exit_now(130)
+    import atexit
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, lambda signum, frame: _exit_now(status))
+        atexit.register(signal.signal, signal.SIGINT, signal.SIG_IGN)   # runs first
     sys.exit(status)
+
+
+def _exit_now(status: int) -> None:
+    """End the process with ``status`` now, its standard streams flushed."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pevpm.cli import outputs
 from pevpm.cli.paths import writable_folder
 from pevpm.errors import PevpmError
 from pevpm.machine.profile_model import machine_from_profile
@@ -342,12 +343,17 @@ def register(subparsers) -> None:
                       help="use this machine profile instead of benchmarking, or a built-in "
                            "profile's name: 'default' is the profile shipped with pevpm "
                            "(measured on a 2-core machine; pevpm machine list)")
+    outputs.add_force(demo)
     demo.set_defaults(func=run_demo_command)
 
 
 def run_demo_command(args: argparse.Namespace) -> int:
-    """``pevpm demo``: :func:`run_demo` with the command line's options."""
-    run_demo(args.output, quick=args.quick, profile=args.profile, progress=default_progress)
+    """``pevpm demo``: :func:`run_demo` with the command line's options, into a new
+    folder moved into place once the report is whole (:mod:`pevpm.cli.outputs`)."""
+    folder = outputs.check_folder(args.output, outputs.REPORT_FOLDER, force=args.force,
+                                  inputs=outputs.input_paths(args.profile))
+    with outputs.replacing_folder(folder, outputs.REPORT_FOLDER.what) as stage:
+        run_demo(str(stage), quick=args.quick, profile=args.profile, progress=default_progress)
     print(f"report: {args.output}/index.html")
     return 0
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import math
 import sys
-from pathlib import Path
 
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.paths import writable_folder
 from pevpm.errors import ModelError
 from pevpm.profile.fits import BlockFit, TrendGroup, fit_profile, pearson_trends
@@ -44,6 +43,7 @@ def register(subparsers) -> None:
         "--no-store", dest="store", action="store_false", help="do not write fits back"
     )
     fit.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    outputs.add_force(fit)
     fit.set_defaults(func=run_fit)
 
 
@@ -122,6 +122,9 @@ def run_fit(args) -> int:
         args.store = False
         args.plots = args.plots or f"{args.profile}-fits"
     profile = resolve_profile(args.profile)
+    plots = outputs.check_folder(args.plots or str(profile.with_name(profile.stem + "-fits")),
+                                 outputs.FIT_PLOTS, inputs=[profile],
+                                 force=args.force) if args.plot else None
     tests = [t.strip() for t in args.tests.split(",") if t.strip()] if args.tests else None
     families = [f.strip() for f in args.families.split(",") if f.strip()]
     result = fit_profile(
@@ -144,12 +147,8 @@ def run_fit(args) -> int:
         print(line)
     if args.store:
         print(f"stored {sum(len(b.selection.fits) for b in blocks)} fits in {args.profile}")
-    if args.plot:
-        directory = (
-            Path(args.plots)
-            if args.plots
-            else profile.with_name(profile.stem + "-fits")
-        )
-        written = plot_block_fits(blocks, directory) + plot_trends(groups, directory)
-        print(f"wrote {len(written)} plots to {directory}")
+    if plots is not None:
+        with outputs.replacing_folder(plots, outputs.FIT_PLOTS.what) as stage:
+            written = plot_block_fits(blocks, stage) + plot_trends(groups, stage)
+        print(f"wrote {len(written)} plots to {plots}")
     return 0

@@ -12,6 +12,14 @@ Every command that writes a file (``-o``, ``--trace``, ``--perfetto``,
   the same folder, renamed over the target only once it is complete, so a
   command that fails or is interrupted half-way leaves the old file whole.
 
+A folder a command writes (``pevpm demo -o DIR``, ``pevpm report DIR``,
+``pevpm trace -o DIR``, ``--plots DIR``) follows the same policy:
+:func:`check_folder` refuses one that is, lies inside or holds an input of
+the command, and an existing folder pevpm did not write for the same purpose
+(its :data:`~pevpm.files.FOLDER_MARK`, or the files such a folder holds)
+unless ``--force``; :func:`replacing_folder` writes into a new folder beside
+it and moves the files in once all are written, never removing a file.
+
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as d:
 ...     model = pathlib.Path(d, "m.c"); _ = model.write_text("// PEVPM Serial time = 1")
@@ -37,12 +45,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pevpm.errors import PevpmError
-from pevpm.files import replacing, write_text
+from pevpm.files import FOLDER_MARK, replacing, replacing_folder, write_text
 
-#: ``replacing`` and ``write_text`` are :mod:`pevpm.files`' own, here so that a
-#: command finds the whole policy in one module.
-__all__ = ["Purpose", "add_force", "archive_input", "check_output", "input_paths",
-           "machine_input", "replacing", "write_text"]
+#: ``replacing``, ``replacing_folder`` and ``write_text`` are :mod:`pevpm.files`' own,
+#: here so that a command finds the whole policy in one module.
+__all__ = ["FolderPurpose", "Purpose", "add_force", "archive_input", "check_folder",
+           "check_output", "input_paths", "machine_input", "replacing", "replacing_folder",
+           "write_text"]
 
 #: How many leading bytes of an existing file :class:`Purpose` looks at.
 HEAD_BYTES = 4096
@@ -176,9 +185,105 @@ def check_output(path: str, purpose: Purpose, *, inputs: Iterable[Path | str] = 
     return target
 
 
+@dataclass(frozen=True)
+class FolderPurpose:
+    """What an output folder is for (``what``, also the words of its
+    :data:`~pevpm.files.FOLDER_MARK`), the option or argument that names it,
+    and how to recognise one pevpm wrote before folders had a mark (from the
+    names in it).
+
+    >>> REPORT_FOLDER.recognises(["index.html", "results.json"]), PLOTS.recognises(["a.txt"])
+    (True, False)
+    """
+
+    what: str
+    option: str
+    recognises: Callable[[list[str]], bool]
+
+
+#: Files of a report folder (besides its PNGs) that ``pevpm demo`` writes there.
+REPORT_PARTS = frozenset({"machine.db", "calibration.json", "trace.json",
+                          "recorded-vs-predicted.json"})
+
+
+def _report_files(names: list[str]) -> bool:
+    return "results.json" in names or all(n in REPORT_PARTS or n.endswith(".png")
+                                          for n in names)
+
+
+def _plot_files(names: list[str]) -> bool:
+    return all(name.endswith(".png") for name in names)
+
+
+def _trace_files(names: list[str]) -> bool:
+    return set(names) <= {"raw", "traces.otf2", "traces.def", "traces"}
+
+
+REPORT_FOLDER = FolderPurpose("report folder", "-o", _report_files)
+REDRAWN_REPORT = FolderPurpose("report folder", "report folder", _report_files)
+PLOTS = FolderPurpose("plot folder", "-o", _plot_files)
+FIT_PLOTS = FolderPurpose("plot folder", "--plots", _plot_files)
+TRACE_FOLDER = FolderPurpose("trace folder", "-o", _trace_files)
+
+
+def check_folder(path: str, purpose: FolderPurpose, *, inputs: Iterable[Path | str] = (),
+                 own: Iterable[str] = (), force: bool = False) -> Path:
+    """``path`` as a :class:`~pathlib.Path` once it is safe to write a
+    ``purpose`` folder there: not one of ``inputs``, inside one or holding one
+    (``own``: names of files in it the command reads and never writes, such as
+    a report's ``machine.db``); new, empty, or written by pevpm for the same
+    purpose, unless ``force``.  Otherwise one :class:`PevpmError` naming the
+    option and the path.
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:  # doctest: +ELLIPSIS
+    ...     _ = pathlib.Path(d, "thesis.tex").write_text("mine")
+    ...     for inputs in ([d + "/thesis.tex"], []):
+    ...         try:
+    ...             check_folder(d, PLOTS, inputs=inputs)
+    ...         except PevpmError as exc:
+    ...             print(exc.message.split(";")[0])
+    holds an input of this command (.../thesis.tex)
+    is a folder of other files, not a plot folder pevpm wrote
+    """
+    if not path:                                # Path("") would be this folder
+        raise PevpmError("no folder name given", purpose.option)
+    target = Path(path)
+    where = f"{purpose.option} {path}"
+    if os.path.lexists(target) and not target.is_dir():
+        raise PevpmError("is not a folder; give a folder", where)
+    own = {(target / name).resolve() for name in own}
+    for source in map(Path, inputs):
+        if _same_or_inside(target, source):
+            inside = source.is_dir() and target.resolve() != source.resolve()
+            raise PevpmError(f"is {'inside ' if inside else ''}an input of this command "
+                             f"({source}); write to another folder", where)
+        if target.is_dir() and source.resolve() not in own \
+                and source.resolve().is_relative_to(target.resolve()):
+            raise PevpmError(f"holds an input of this command ({source}); write to another "
+                             "folder", where)
+    if not target.is_dir():
+        if not target.parent.is_dir():
+            raise PevpmError(f"folder {target.parent} does not exist", where)
+        return target
+    if force:
+        return target
+    try:
+        names = sorted(os.listdir(target))
+        mark = (target / FOLDER_MARK).read_text("utf-8", "replace").strip() \
+            if FOLDER_MARK in names else None
+    except OSError as exc:
+        raise PevpmError(f"cannot read the folder: {exc.strerror}", where) from None
+    if not names or mark == purpose.what or (mark is None and purpose.recognises(names)):
+        return target
+    raise PevpmError(f"is a folder of other files, not a {purpose.what} pevpm wrote; pass "
+                     "--force to write into it (pevpm replaces only the files it writes, "
+                     "removes none)", where)
+
+
 def add_force(parser) -> None:
-    """Add ``--force`` (replace an existing output file pevpm did not write)
-    to an argparse ``parser``.
+    """Add ``--force`` (replace an existing output file, or write into an
+    existing folder, that pevpm did not write) to an argparse ``parser``.
 
     >>> import argparse
     >>> p = argparse.ArgumentParser(); add_force(p)
@@ -186,4 +291,6 @@ def add_force(parser) -> None:
     True
     """
     parser.add_argument("--force", action="store_true",
-                        help="replace an existing output file even if pevpm did not write it")
+                        help="replace an existing output file, or write into an existing "
+                             "folder, that pevpm did not write for this purpose (a folder "
+                             "keeps every file pevpm does not write)")

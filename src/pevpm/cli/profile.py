@@ -36,6 +36,7 @@ def register(subparsers) -> None:
     plot.add_argument("-o", "--output", default="bench-plots", type=writable_folder,
                       help="directory for the PNGs")
     plot.add_argument("--test", help="only this test")
+    outputs.add_force(plot)
     plot.set_defaults(func=run_profile_plot)
     imports = actions.add_parser(
         "import", help="read OSU micro-benchmark or Intel MPI Benchmarks output into a profile",
@@ -84,10 +85,13 @@ def run_profile_plot(args) -> int:
     from pevpm.profile.builtin import open_profile
     from pevpm.report.bench_plots import plot_profile
 
-    with open_profile(args.profile) as prof:
-        paths = plot_profile(prof, args.output, test=args.test)
+    folder = outputs.check_folder(args.output, outputs.PLOTS, force=args.force,
+                                  inputs=outputs.machine_input(args.profile))
+    with open_profile(args.profile) as prof, \
+            outputs.replacing_folder(folder, outputs.PLOTS.what) as stage:
+        paths = plot_profile(prof, stage, test=args.test)
     for path in paths:
-        print(path)
+        print(folder / path.name)
     return 0
 
 

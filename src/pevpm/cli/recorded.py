@@ -26,8 +26,17 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from pevpm.cli.outputs import SIDE_BY_SIDE, archive_input, check_output, input_paths, replacing
-from pevpm.cli.paths import folder_problem
+from pevpm.cli.outputs import (
+    REDRAWN_REPORT,
+    SIDE_BY_SIDE,
+    archive_input,
+    check_folder,
+    check_output,
+    input_paths,
+    machine_input,
+    replacing,
+    replacing_folder,
+)
 from pevpm.errors import PevpmError
 
 #: The side-by-side Perfetto file ``pevpm report --recorded`` writes into the report.
@@ -91,28 +100,30 @@ def replay_run(trace, machine, *, source: str, seed: int = 0, speed: float = 1.0
                     replay_machine(machine, delays), rng=run_generator(seed, 0), trace=True)
 
 
-def write_beside(trace, run, path, *, source: str, predicted: str) -> None:
-    """Write the recorded ``trace`` and the predicted ``run`` side by side to ``path``."""
+def write_beside(trace, run, path, *, source: str, predicted: str, shown=None) -> None:
+    """Write the recorded ``trace`` and the predicted ``run`` side by side to ``path``
+    (``shown``: the path to tell the user, where it differs)."""
     from pevpm.report.side_by_side import write_side_by_side
 
     with replacing(path) as temp:
         write_side_by_side(trace, run, temp, f"{source} ({trace.numprocs} ranks)", predicted)
-    print(f"recorded and predicted run written side by side to {path}", file=sys.stderr)
+    print(f"recorded and predicted run written side by side to {shown or path}",
+          file=sys.stderr)
 
 
 def add_to_report(args) -> str:
     """``pevpm report DIR --recorded TRACE``: predict the trace's run (the replay, or
     ``--model`` at its rank count), write both side by side into the report and add
     the "recorded vs predicted" section; returns the page's path."""
+    from pevpm.cli.report import figure_files
     from pevpm.report.html import read_results, write_report
     from pevpm.report.recorded import comparison_section
 
-    directory = Path(args.directory)
-    problem = folder_problem(args.directory)
-    if problem:
-        raise PevpmError(problem, "report folder")
-    check_output(str(directory / PERFETTO_FILE), SIDE_BY_SIDE,
-                 inputs=[*archive_input(args.recorded), *input_paths(args.model)])
+    inputs = [*archive_input(args.recorded), *input_paths(args.model),
+              *machine_input(args.machine)]
+    directory = check_folder(args.directory, REDRAWN_REPORT, inputs=inputs, force=args.force,
+                             own=("machine.db", "calibration.json"))
+    check_output(str(directory / PERFETTO_FILE), SIDE_BY_SIDE, inputs=inputs, force=args.force)
     trace = read_recorded(args.recorded, args.section)
     source = args.recorded + (f" (from {args.section.replace(':', ' to ')})"
                               if args.section else "")
@@ -121,15 +132,15 @@ def add_to_report(args) -> str:
     spec = args.machine or (str(directory / "machine.db")
                             if (directory / "machine.db").is_file() else "default")
     run, predicted_by, title = _predicted_run(args, trace, directory, spec)
-    try:
-        directory.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise PevpmError(f"cannot create the folder: {exc.strerror}", str(directory)) from None
-    write_beside(trace, run, directory / PERFETTO_FILE, source=source, predicted=title)
     results["recorded"] = comparison_section(trace, run, source=source,
                                              predicted_by=predicted_by, machine=spec,
                                              perfetto=PERFETTO_FILE)
-    return write_report(results, str(directory))
+    with replacing_folder(directory, REDRAWN_REPORT.what,
+                          reuse=figure_files(results)) as stage:
+        write_beside(trace, run, stage / PERFETTO_FILE, source=source, predicted=title,
+                     shown=directory / PERFETTO_FILE)
+        write_report(results, str(stage))
+    return str(directory / "index.html")
 
 
 def _predicted_run(args, trace, directory: Path, spec: str):

@@ -10,8 +10,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 
-from pevpm.cli import numbers
+from pevpm.cli import numbers, outputs
 from pevpm.cli.arguments import add_collective_arguments
 from pevpm.errors import PevpmError
 
@@ -54,6 +55,7 @@ def register(subparsers) -> None:
                                "MPI_Barrier:MPI_Gather, the examples' timed loop)")
     recorded.add_argument("--seed", type=numbers.seed, default=0, help="random seed (0)")
     add_collective_arguments(recorded)
+    outputs.add_force(report)
     report.set_defaults(func=run_report)
 
 
@@ -69,40 +71,52 @@ def run_report(args: argparse.Namespace) -> int:
     if stray:
         raise PevpmError(f"only with --recorded TRACE: {', '.join(stray)}")
     if args.noise:
-        return _add_noise(args.directory, args.noise)
-    from pevpm.report.html import rebuild_report
+        return _add_noise(args.directory, args.noise, args.force)
+    from pevpm.report.html import read_results, write_report
 
-    print(f"report: {rebuild_report(args.directory)}")
+    folder = outputs.check_folder(args.directory, outputs.REDRAWN_REPORT, force=args.force)
+    results = read_results(args.directory)
+    with outputs.replacing_folder(folder, outputs.REDRAWN_REPORT.what,
+                                  reuse=figure_files(results)) as stage:
+        write_report(results, str(stage))
+    print(f"report: {os.path.join(args.directory, 'index.html')}")
     return 0
 
 
-def _add_noise(directory: str, files: list[str]) -> int:
+def _add_noise(directory: str, files: list[str], force: bool) -> int:
     """``pevpm report DIR --noise A.json B.json ...``: add (or replace) the view of these
     predictions to the report in ``directory``, print it as a table."""
     from pathlib import Path
 
-    from pevpm.cli.paths import folder_problem
     from pevpm.files import read_json
     from pevpm.report.html import read_results, write_report
     from pevpm.report.noise import noise_text, noise_view
 
-    problem = folder_problem(directory)
-    if problem:
-        raise PevpmError(problem, "report folder")
-    folder = Path(directory)
     for path in map(Path, files):
-        if path.name in REPORT_FILES and path.resolve().parent == folder.resolve():
+        if path.name in REPORT_FILES and path.resolve().parent == Path(directory).resolve():
             raise PevpmError("is one of the files this report writes; give predictions "
                              "saved elsewhere", str(path))
+    folder = outputs.check_folder(directory, outputs.REDRAWN_REPORT, inputs=files, force=force)
     title, view = noise_view([read_json(path, "pevpm predict --json output") for path in files],
                              files)
     results = (read_results(directory) if (folder / "results.json").is_file()
                else {"title": f"pevpm report: {title}"})
     results.setdefault("noise", {})[title] = view
-    try:
-        folder.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise PevpmError(f"cannot create the folder: {exc.strerror}", directory) from None
     print(noise_text(title, view))
-    print(f"report: {write_report(results, directory)}")
+    with outputs.replacing_folder(folder, outputs.REDRAWN_REPORT.what,
+                                  reuse=figure_files(results)) as stage:
+        write_report(results, str(stage))
+    print(f"report: {os.path.join(directory, 'index.html')}")
     return 0
+
+
+def figure_files(results: dict) -> tuple[str, ...]:
+    """The figures of ``results`` the report shows but does not draw (the fits
+    ``pevpm demo`` plotted), by their names in the report folder.
+
+    >>> figure_files({"figures": [{"file": "isend.fits.png"}, {"file": "../x.png"}]})
+    ('isend.fits.png',)
+    """
+    names = (figure.get("file") for figure in results.get("figures", []))
+    return tuple(name for name in names if isinstance(name, str) and name
+                 and os.path.basename(name) == name and name not in (".", ".."))

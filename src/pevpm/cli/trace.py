@@ -42,6 +42,7 @@ def register(subparsers) -> None:
                    help="keep the tracer's raw per-rank records in DIR/raw")
     t.add_argument("command", nargs=argparse.REMAINDER, metavar="-- mpiexec -n N PROGRAM ...",
                    help="the MPI launch command")
+    outputs.add_force(t)
     t.set_defaults(func=run_trace)
 
     r = subparsers.add_parser(
@@ -99,13 +100,20 @@ def register(subparsers) -> None:
 
 
 def run_trace(args) -> int:
-    from pevpm.trace.record.record import record
+    from pevpm.trace.record.record import check_new, record
 
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
-    done = record(command, Path(args.output), keep_raw=args.keep_raw)
-    print(f"pevpm trace: {done.numprocs} ranks, {done.calls} MPI calls -> {done.archive}",
+    folder = outputs.check_folder(args.output, outputs.TRACE_FOLDER, force=args.force,
+                                  inputs=outputs.input_paths(*command))
+    check_new(folder)
+    # A failed run's raw records are kept in DIR/raw for the user (keep_on_error).
+    with outputs.replacing_folder(folder, outputs.TRACE_FOLDER.what,
+                                  keep_on_error=True) as stage:
+        done = record(command, stage, keep_raw=args.keep_raw)
+    archive = Path(args.output) / done.archive.name
+    print(f"pevpm trace: {done.numprocs} ranks, {done.calls} MPI calls -> {archive}",
           file=sys.stderr)
     if done.unrecorded_note():
         print(f"pevpm trace: note: {done.unrecorded_note()}", file=sys.stderr)

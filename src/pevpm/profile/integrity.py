@@ -130,8 +130,14 @@ def check_profile(conn: sqlite3.Connection, path: str, format_tag: str = "pevpm-
 def _check_tables(conn: sqlite3.Connection, path: str) -> None:
     """Every name the schema reads is a table: a view (which may compute
     anything, an endless recursive query too) or an index in its place is
-    refused before it is read."""
-    kinds = dict(conn.execute("SELECT name, type FROM sqlite_master"))
+    refused before it is read, and so is any trigger (which runs its own
+    query, an endless one too, on a write)."""
+    rows = conn.execute("SELECT name, type FROM sqlite_master").fetchall()
+    triggers = [name for name, kind in rows if kind == "trigger"]
+    if triggers:        # pevpm makes none; one runs any query on every write
+        raise ProfileError(f"damaged profile: it has a trigger ({_printable(str(triggers[0]))}),"
+                           " which pevpm never makes", where=path)
+    kinds = dict(rows)
     for name in (*RULES, *OPTIONAL_RULES):
         if name in kinds and kinds[name] != "table":
             raise ProfileError(f"damaged profile: {name!r} is a {_printable(str(kinds[name]))}, "

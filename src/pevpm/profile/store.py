@@ -61,6 +61,7 @@ import numpy as np
 from pevpm import __version__
 from pevpm.errors import ProfileError
 from pevpm.host import BUSY_THRESHOLD
+from pevpm.profile.bounded import connect_read_only
 from pevpm.profile.integrity import check_profile
 from pevpm.stats.histogram import Histogram
 from pevpm.stats.outliers import split_outliers
@@ -383,10 +384,11 @@ class Profile:
         if not path.is_file():
             raise ProfileError("no such profile file", where=str(path))
         try:
-            conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+            conn = connect_read_only(path.resolve().as_uri() + "?mode=ro", str(path))
         except sqlite3.Error as exc:
             raise ProfileError(f"cannot open ({exc})", where=str(path)) from None
         _check_header(conn, str(path))
+        conn.bound(str(path))       # the check ended with a progress handler of its own
         return cls(conn, str(path))
 
     def close(self) -> None:

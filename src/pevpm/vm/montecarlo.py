@@ -199,9 +199,10 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
             why = (accumulator.extrapolation or {}).get("reason")
             if why is None:
                 raise
-            raise EventLimitError(f"{exc.message}; the loop at "
-                                  f"{accumulator.extrapolation['loop']} could not be "
-                                  f"extrapolated: {why}", exc.where) from exc
+            loop = accumulator.extrapolation.get("loop")    # None: no loop qualified
+            which = f"the loop at {loop} could not" if loop else "no loop could"
+            raise EventLimitError(f"{exc.message}; {which} be extrapolated: {why}",
+                                  exc.where) from exc
     if bounds:
         accumulator.min_bound, accumulator.max_bound = (f.result() for f in bound_futures)
     return accumulator.build()

@@ -59,9 +59,7 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
         raise PevpmError("no command to trace: pevpm trace -o DIR -- mpiexec -n N PROGRAM",
                          "pevpm trace")
     directory = Path(directory).resolve()
-    if (directory / ARCHIVE_NAME).exists():
-        raise PevpmError("already holds a trace; choose another -o or remove it",
-                         str(directory))
+    check_new(directory)
     launcher = shutil.which(command[0])
     if launcher is None:
         raise PevpmError(f"command not found: {command[0]}", "pevpm trace")
@@ -99,6 +97,16 @@ def record(command: list[str], directory: Path, keep_raw: bool = False) -> Recor
         for name, n in r.unrecorded.items():
             unrecorded[name] = unrecorded.get(name, 0) + n
     return Recorded(archive, len(ranks), calls, returncode, unrecorded)
+
+
+def check_new(directory: Path) -> None:
+    """Refuse a ``directory`` that already holds a trace (a new one would mix with it).
+
+    >>> check_new(Path("/no/such/run"))
+    """
+    if (Path(directory) / ARCHIVE_NAME).exists():
+        raise PevpmError("already holds a trace; choose another -o or remove it",
+                         str(directory))
 
 
 def _check_recorded(command: list[str], raw: Path) -> None:
