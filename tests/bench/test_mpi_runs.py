@@ -102,6 +102,7 @@ def test_profile_commands_show_export_and_plot_without_mpi(small_profile, tmp_pa
     with Profile.open(path) as prof:
         machine = prof.machine.name
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
+        ".pevpm-folder",                # says: a plot folder pevpm wrote
         f"{machine}.1x2.barrier.0-0.png",
         *(f"{machine}.1x2.{t}.0-1K.png" for t in ("bcast", "isend", "scattertotal"))]
 
