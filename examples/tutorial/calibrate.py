@@ -27,7 +27,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cg  # the program next to this script
 
-
 #: The serial segments of an iteration, in the loop's order.
 SEGMENTS = ("matvec", "update", "direction")
 

@@ -9,12 +9,11 @@ answer Ctrl-C, with its own ``KeyboardInterrupt`` traceback
 (docs/reliability.md gives the figures).
 """
 
-import os
-import sys
-
 # The built-in module under ``signal``: importing ``signal`` itself loads ``enum``,
 # the longest step between this line and Ctrl-C being pevpm's to answer.
 import _signal as signal
+import os
+import sys
 
 
 def _interrupted(signum, frame) -> None:

@@ -43,9 +43,8 @@ def _loop_model(serial: str, iterations: int = 9):
         with b.runon() as arms:         # guards on the loop index: evaluated in C
             with arms.case("i % 3 == 0 && procnum % 2 == 0"):
                 b.serial("1e-5 * (i + 1)")
-            with arms.case("i > 5"):
-                with b.repeat("k >= i % 2", max="i + 1", index="k"):
-                    b.serial(2e-6)
+            with arms.case("i > 5"), b.repeat("k >= i % 2", max="i + 1", index="k"):
+                b.serial(2e-6)
     return b.build()
 
 
@@ -126,10 +125,9 @@ def test_a_division_by_zero_is_the_closures_error():
 def test_receive_statuses_are_read_in_c_and_bound_only_when_read():
     b = ModelBuilder()
     with b.runon() as ranks:
-        with ranks.case("procnum == 0"):
-            with b.loop("numprocs - 1", index="k"):
-                b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", request="s")
-                b.send(8, dest="s.MPI_SOURCE", tag="s.MPI_TAG + k")
+        with ranks.case("procnum == 0"), b.loop("numprocs - 1", index="k"):
+            b.message("MPI_Recv", 8, source="MPI_ANY_SOURCE", request="s")
+            b.send(8, dest="s.MPI_SOURCE", tag="s.MPI_TAG + k")
         with ranks.case("procnum > 0"):
             b.send(8, dest=0, tag="procnum")
             b.message("MPI_Recv", 8, source=0, tag="procnum + (procnum - 1)", request="u")

@@ -16,7 +16,6 @@ from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.topology import Topology
 from pevpm.machine.transfer import CommModel
 
-
 #: When a message's bytes start to flow on a network with link figures.
 FLOW_STARTS = ("send", "match")
 

@@ -75,8 +75,8 @@ from pevpm.machine.transfer import Transfer, for_placement, self_copy_time
 from pevpm.model.ast import ROOTED_COLLECTIVES, Model, status_fields
 from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME, BoundDraws
 from pevpm.vm import collectives
-from pevpm.vm.flows import FlowNetwork
 from pevpm.vm import program as vm
+from pevpm.vm.flows import FlowNetwork
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
 from pevpm.vm.result import (
     COMMUNICATION,

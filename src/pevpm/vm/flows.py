@@ -119,8 +119,7 @@ def _free(net: FlowNetwork, route: Sequence[int], at: list[int]) -> tuple[float,
     for j, link in enumerate(route):
         times, i = net._times[link], at[j]
         free = net.bandwidth[link] - (net._rates[link][i] if i >= 0 else 0.0)
-        if free < rate:
-            rate = free
+        rate = min(rate, free)
         if i + 1 < len(times) and times[i + 1] < until:
             until = times[i + 1]
     return rate, until

@@ -54,8 +54,8 @@ from pevpm.errors import ModelError, did_you_mean
 from pevpm.model import ast
 from pevpm.model import expr as ex
 from pevpm.model.inlining import check_inlined_size
-from pevpm.vm.cexpr import postfix
 from pevpm.values import MAX_DIGITS, WHOLE_LIMIT, shown
+from pevpm.vm.cexpr import postfix
 
 (SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
  JUMP, NEXT_MARKED, REPEAT, UNTIL) = range(15)

@@ -38,6 +38,7 @@ import re
 import yaml
 
 from pevpm.errors import PevpmError, did_you_mean
+from pevpm.files import read_text
 from pevpm.machine.topology import units
 from pevpm.machine.topology.graph import Graph
 from pevpm.machine.topology.network import MAX_NODES, Network
@@ -110,14 +111,14 @@ class _Reader:
 
 def read_description(path: str) -> Network:
     """The network a pevpm YAML description draws (see module doc)."""
+    text = read_text(path, "description")
     try:
-        with open(path, encoding="utf-8") as stream:
-            root = yaml.compose(stream)
+        root = yaml.compose(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise PevpmError(f"not valid YAML: {exc.problem}",
                          f"{path}:{mark.line + 1}" if mark else path) from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    except yaml.YAMLError as exc:
         raise PevpmError(f"cannot read description: {exc}", path) from None
     if root is None:
         raise PevpmError("the description is empty", path)

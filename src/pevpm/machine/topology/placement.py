@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 
 from pevpm.errors import PevpmError, did_you_mean
+from pevpm.files import read_text
 from pevpm.machine.topology.network import MAX_NODES, Network
 
 #: How ranks go onto nodes (a host file is given as its slots instead).
@@ -83,11 +83,7 @@ def read_hostfile(path: str) -> tuple[str, ...]:
     >>> read_hostfile(path)
     ('a', 'a', 'b')
     """
-    try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PevpmError(f"cannot read host file: {getattr(exc, 'strerror', None) or exc}",
-                         path) from None
+    text = read_text(path, "host file")
     slots: list[str] = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()

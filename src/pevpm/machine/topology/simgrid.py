@@ -24,9 +24,11 @@ Routes are SimGrid's own (see each topology's module).
 
 from __future__ import annotations
 
+from pathlib import Path
 from xml.parsers import expat
 
 from pevpm.errors import PevpmError
+from pevpm.files import check_regular
 from pevpm.machine.topology import units
 from pevpm.machine.topology.dragonfly import Dragonfly
 from pevpm.machine.topology.fattree import FatTree
@@ -41,7 +43,7 @@ TOPOLOGIES = ("FLAT", "FAT_TREE", "TORUS", "DRAGONFLY")
 
 
 class _Element:
-    __slots__ = ("tag", "attrs", "line", "children")
+    __slots__ = ("attrs", "children", "line", "tag")
 
     def __init__(self, tag: str, attrs: dict, line: int):
         self.tag, self.attrs, self.line, self.children = tag, attrs, line, []
@@ -49,8 +51,9 @@ class _Element:
 
 def _parse(path: str) -> _Element:
     """The element tree of ``path``, every element with its line."""
+    check_regular(path, "platform file")
     try:
-        data = open(path, "rb").read()
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise PevpmError(f"cannot read platform file: {exc.strerror}", path) from None
     parser = expat.ParserCreate()
