@@ -18,6 +18,9 @@ from pevpm.machine.transfer import CommModel
 
 #: When a message's bytes start to flow on a network with link figures.
 FLOW_STARTS = ("send", "match")
+#: How flows share a link: reserved in the order they are drawn, or max-min
+#: fairly with re-rating as flows start and end (pevpm.vm.maxmin).
+FLOW_SHARINGS = ("reserve", "max-min")
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,11 @@ class Machine:
     start to flow: ``"send"`` (when it is sent: the thesis's messages, in
     flight before their receive is posted) or ``"match"`` (when the send and
     its receive have both been posted: SimGrid SMPI's rendezvous, for
-    comparisons with it).
+    comparisons with it); ``flow_sharing``: how the flows crossing a link
+    share it: ``"reserve"`` (each takes what the flows drawn before it left,
+    fixed when drawn; the compiled core runs it) or ``"max-min"`` (max-min
+    fair, re-rated whenever a flow starts or ends, as SimGrid; the
+    pure-Python engine runs it).
     """
 
     comm: CommModel
@@ -47,12 +54,16 @@ class Machine:
     collectives: CollectiveConfig | None = None
     node_contention: bool = True
     flow_start: str = "send"
+    flow_sharing: str = "reserve"
 
     def __post_init__(self) -> None:
         if self.eager_limit < 0:
             raise ValueError(f"eager_limit must be >= 0 bytes, got {self.eager_limit}")
         if self.flow_start not in FLOW_STARTS:
             raise ValueError(f"flow_start must be one of {FLOW_STARTS}, got {self.flow_start!r}")
+        if self.flow_sharing not in FLOW_SHARINGS:
+            raise ValueError(f"flow_sharing must be one of {FLOW_SHARINGS}, "
+                             f"got {self.flow_sharing!r}")
 
     def is_eager(self, size: int) -> bool:
         """Whether a blocking send of ``size`` bytes completes locally."""

@@ -77,6 +77,7 @@ from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME, BoundDraw
 from pevpm.vm import collectives
 from pevpm.vm import program as vm
 from pevpm.vm.flows import FlowNetwork
+from pevpm.vm.maxmin import MaxMinNetwork
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
 from pevpm.vm.result import (
     COMMUNICATION,
@@ -278,7 +279,10 @@ class _Engine:
         self.comm = for_placement(comm, self.placement.node_of)
         self.scoreboard = ContentionScoreboard(self.placement.capacities)
         bandwidth = self.placement.link_bandwidth
-        self.network = None if bandwidth is None else FlowNetwork(bandwidth)
+        self.maxmin = bandwidth is not None and machine.flow_sharing == "max-min"
+        self.network = (None if bandwidth is None else
+                        MaxMinNetwork(bandwidth) if self.maxmin else FlowNetwork(bandwidth))
+        self.flows: dict[PostedSend, list] = {}    # max-min: send -> [flow, base seconds]
         self.link_tally = link_tally
         self.sharing = (CpuSharing(self.placement.node_of, self.placement.cores,
                                    self.placement.wait == "poll")
@@ -316,7 +320,9 @@ class _Engine:
         """Resolve the pivotal decision; False when there is none left."""
         heap = self.decisions
         while heap:
-            _, seq, event = heapq.heappop(heap)
+            at, seq, event = heapq.heappop(heap)
+            if self.maxmin:
+                self.network.advance(at)
             self.events += 1
             if self.checkpoint is not None and self.events > self.checkpoint:
                 self.check_limits()
@@ -338,6 +344,14 @@ class _Engine:
                     event.queued = True
                     heapq.heappush(heap, (match, seq, event))
                     continue
+                if self.maxmin and send in self.flows:
+                    end = self.network.end(self.flows[send][0])
+                    if heap and heap[0][0] < end:
+                        # Another decision comes first: it may start a flow
+                        # that slows this one down (or, ending, speeds it up).
+                        event.queued = True
+                        heapq.heappush(heap, (end, seq, event))
+                        continue
                 self.deliver(send, event)
                 return True
         return False
@@ -353,6 +367,8 @@ class _Engine:
                 break
             if send.transfer is None:
                 self.draw_transfer(send, matched)
+            elif send in self.flows:
+                self.rerate(send)
             arrival = send.posted + send.transfer
             if best is None or arrival < best_arrival:
                 best, best_arrival = send, arrival
@@ -558,6 +574,10 @@ class _Engine:
                        op, where)
         if eager:
             send.complete(rank.clock, rank.path, 0.0)
+        if (self.maxmin and self.machine.flow_start == "send" and dst != rank.id
+                and not self.placement.intra_node(rank.id, dst)):
+            self.flows[send] = [self.network.add(self.placement.route(rank.id, dst),
+                                                 send.posted, size), 0.0]
         for recv in self.queues.post_send(send):
             if not recv.queued:
                 self.queue_decision(recv)
@@ -642,16 +662,37 @@ class _Engine:
             start = send.posted
             if self.machine.flow_start == "match" and matched > start:
                 start = matched
+            if self.maxmin:
+                self.draw_flow(send, route, start, seconds + latency)
+                return
             data = self.network.occupy(route, start, send.size)
             seconds = seconds + latency + data + (start - send.posted)
         send.transfer = seconds
         if self.link_tally is not None:
             self.link_tally.message(self, send, contention, data)
 
+    def draw_flow(self, send: PostedSend, route: tuple, start: float, base: float) -> None:
+        """Max-min sharing: the message's time is ``base`` (overhead and
+        latencies) plus its flow's, provisional until delivered."""
+        if send not in self.flows:
+            self.flows[send] = [self.network.add(route, start, send.size), 0.0]
+        self.flows[send][1] = base
+        self.rerate(send)
+
+    def rerate(self, send: PostedSend) -> None:
+        """A max-min flow's transfer time given the flows known now."""
+        flow, base = self.flows[send]
+        send.transfer = base + self.network.end(flow) - send.posted
+
     def deliver(self, send: PostedSend, recv: PostedRecv) -> None:
         """Pair ``send`` with ``recv`` and complete what the pair completes."""
         if send.size > recv.size:
             raise self.truncated(send, recv)
+        if self.flows:
+            flow = self.flows.pop(send, None)
+            if flow is not None and self.link_tally is not None:
+                self.link_tally.message(self, send, 1, self.network.end(flow[0])
+                                        - self.network.starts[flow[0]])
         self.queues.match(send, recv)
         if recv.status is not None:
             source, tag = status_fields(recv.status)

@@ -1482,6 +1482,8 @@ cdef class Core:
             raise MemoryError()
         self.network = placement.link_bandwidth is not None
         self.flow_from_match = self.machine.flow_start == "match"
+        if self.network and self.machine.flow_sharing != "reserve":
+            raise Unsupported("max-min sharing of links (Machine.flow_sharing)")
         if self.network:
             self._flow_links(placement.link_bandwidth, placement.link_latency)
 

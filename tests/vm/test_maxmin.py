@@ -1,0 +1,101 @@
+"""Max-min sharing of links with re-rating (``Machine.flow_sharing="max-min"``, issue 27).
+
+The network alone (pevpm.vm.maxmin), then the engine's match sweep holding a
+delivery back while an earlier decision can still start a flow on its links.
+"""
+
+import pytest
+from network_models import Tree
+
+from pevpm.machine.comm_models import Constant
+from pevpm.machine.machine import Machine
+from pevpm.model.builder import ModelBuilder
+from pevpm.vm import engine, fastengine
+from pevpm.vm.maxmin import MaxMinNetwork
+
+
+def test_equal_flows_on_one_link_end_together():
+    net = MaxMinNetwork([100.0])
+    flows = [net.add((0,), 0.0, 100) for _ in range(4)]
+    assert [net.end(f) for f in flows] == [4.0, 4.0, 4.0, 4.0]
+
+
+def test_a_flow_that_starts_slows_the_flows_on_its_links_and_one_that_ends_frees_them():
+    net = MaxMinNetwork([100.0, 100.0])
+    a = net.add((0,), 0.0, 100)
+    assert net.end(a) == 1.0
+    b = net.add((0, 1), 0.5, 100)          # from 0.5 s: 50 B/s each; a ends at 1.5
+    c = net.add((1,), 0.5, 25)             # c and b on link 1: still 50 each
+    assert (net.end(a), net.end(b), net.end(c)) == (1.5, 2.0, 1.0)
+
+
+def test_the_bottleneck_is_shared_and_the_rest_goes_to_the_others():
+    """Progressive filling: link 1 (10 B/s) holds b and c to 5 B/s; a, alone
+    with b on link 0 (100 B/s), takes the 95 b leaves."""
+    net = MaxMinNetwork([100.0, 10.0])
+    a, b, c = net.add((0,), 0.0, 95), net.add((0, 1), 0.0, 5), net.add((1,), 0.0, 5)
+    assert (net.end(a), net.end(b), net.end(c)) == (1.0, 1.0, 1.0)
+
+
+def test_infinite_links_never_limit_and_empty_flows_end_at_once():
+    net = MaxMinNetwork([float("inf"), 10.0])
+    assert net.end(net.add((0, 1), 1.0, 10)) == 2.0
+    assert net.end(net.add((0,), 1.0, 10)) == 1.0
+    assert net.end(net.add((1,), 3.0, 0)) == 3.0
+
+
+def test_settled_time_holds_later_flows_to_it():
+    net = MaxMinNetwork([10.0])
+    a = net.add((0,), 0.0, 10)
+    net.advance(0.5)
+    assert net.now == 0.5
+    b = net.add((0,), 0.2, 10)             # it cannot start before the settled time
+    assert (net.end(a), net.end(b)) == (1.5, 2.0)
+
+
+def late_flow_model():
+    """Rank 0 sends 1 MB to 2 at once; rank 1 first waits for an empty
+    message from 3 (sent at 0.5 s), then sends 1 MB to 3: from 0.5 s the two
+    flows share the trunk between the leaves."""
+    b = ModelBuilder()
+    with b.runon() as ranks:
+        with ranks.case("procnum == 0"):
+            b.send(10**6, dest=2)
+        with ranks.case("procnum == 1"):
+            b.recv(0, source=3)
+            b.send(10**6, dest=3)
+        with ranks.case("procnum == 2"):
+            b.recv(10**6, source=0)
+        with ranks.case("procnum == 3"):
+            b.serial(0.5)
+            b.send(0, dest=1)
+            b.recv(10**6, source=1)
+    return b.build()
+
+
+@pytest.mark.parametrize("sharing, ends", [("reserve", (1.0, 2.0)), ("max-min", (1.5, 2.0))])
+def test_a_flow_started_after_the_first_decision_slows_the_message_drawn_before(sharing, ends):
+    """Rank 2's receive is decided first, when rank 1's flow does not exist
+    yet.  Reserved, its message keeps the whole trunk (1 s); max-min, the
+    delivery waits until rank 1's message is known and both share the trunk
+    from 0.5 s: rank 2's ends at 1.5 s, rank 3's at 2 s either way."""
+    topology = Tree(per_leaf=2, bandwidth=1e6, trunk_bandwidth=1e6, latency=0.0)
+    machine = Machine(Constant(0.0), topology, flow_sharing=sharing)
+    run = engine.simulate(late_flow_model(), 4, machine)
+    assert (run.ranks[2].finish, run.ranks[3].finish) == ends
+
+
+def test_the_compiled_core_leaves_max_min_to_the_python_engine_and_says_so():
+    if not fastengine.AVAILABLE:
+        pytest.skip("compiled core not built")
+    topology = Tree(per_leaf=2, bandwidth=1e6, trunk_bandwidth=1e6, latency=0.0)
+    machine = Machine(Constant(0.0), topology, flow_sharing="max-min")
+    run = fastengine.simulate(late_flow_model(), 4, machine)
+    assert run.ranks[2].finish == 1.5
+    assert run.engine_note == ("the compiled core does not handle max-min sharing of links "
+                               "(Machine.flow_sharing)")
+
+
+def test_an_unknown_sharing_is_refused():
+    with pytest.raises(ValueError, match="flow_sharing must be one of"):
+        Machine(Constant(0.0), flow_sharing="fair")
