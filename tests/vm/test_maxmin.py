@@ -6,6 +6,7 @@ delivery back while an earlier decision can still start a flow on its links.
 
 import pytest
 from network_models import Tree
+from test_engine_differential import check_same
 
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
@@ -85,15 +86,15 @@ def test_a_flow_started_after_the_first_decision_slows_the_message_drawn_before(
     assert (run.ranks[2].finish, run.ranks[3].finish) == ends
 
 
-def test_the_compiled_core_leaves_max_min_to_the_python_engine_and_says_so():
-    if not fastengine.AVAILABLE:
-        pytest.skip("compiled core not built")
+@pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core not built")
+def test_the_compiled_core_runs_max_min_alike():
+    """The core asks the same network the same questions in the same order."""
     topology = Tree(per_leaf=2, bandwidth=1e6, trunk_bandwidth=1e6, latency=0.0)
-    machine = Machine(Constant(0.0), topology, flow_sharing="max-min")
+    for start in ("send", "match"):
+        machine = Machine(Constant(0.0), topology, flow_sharing="max-min", flow_start=start)
+        check_same(late_flow_model(), 4, machine, 0)
     run = fastengine.simulate(late_flow_model(), 4, machine)
-    assert run.ranks[2].finish == 1.5
-    assert run.engine_note == ("the compiled core does not handle max-min sharing of links "
-                               "(Machine.flow_sharing)")
+    assert run.engine_note is None and run.ranks[2].finish == 1.5
 
 
 def test_an_unknown_sharing_is_refused():

@@ -93,19 +93,20 @@ def test_messages_inside_a_node_keep_the_models_time():
        numprocs=st.integers(1, 12), comm=st.sampled_from(sorted(COMMS)),
        ppn=st.integers(1, 3), per_leaf=st.integers(1, 3), trunk=st.integers(1, 2),
        flows=st.booleans(), flow_start=st.sampled_from(["send", "match"]),
-       seed=st.integers(0, 2**32))
+       sharing=st.sampled_from(["reserve", "max-min"]), seed=st.integers(0, 2**32))
 def test_the_core_and_the_reference_agree_on_a_tree(blocks, numprocs, comm, ppn, per_leaf,
-                                                    trunk, flows, flow_start, seed):
+                                                    trunk, flows, flow_start, sharing, seed):
     b = ModelBuilder()
     for i, (kind, size) in enumerate(blocks):
         add_block(b, kind, size, i)
     network = {"bandwidth": 1e8, "trunk_bandwidth": 5e7, "latency": 2e-6} if flows else {}
     machine = Machine(COMMS[comm], Tree(ppn=ppn, per_leaf=per_leaf, trunk=trunk, **network),
-                      eager_limit=1024, flow_start=flow_start)
+                      eager_limit=1024, flow_start=flow_start, flow_sharing=sharing)
     check_same(b.build(), numprocs, machine, seed)
 
 
-def test_the_core_and_the_reference_agree_on_many_overlapping_flows():
+@pytest.mark.parametrize("sharing", ["reserve", "max-min"])
+def test_the_core_and_the_reference_agree_on_many_overlapping_flows(sharing):
     """An alltoall of 64 KiB blocks on 12 nodes, three times: hundreds of flows
     overlap on the trunks, drawn out of time order."""
     b = ModelBuilder()
@@ -113,7 +114,7 @@ def test_the_core_and_the_reference_agree_on_many_overlapping_flows():
         b.collective("MPI_Alltoall", 65536)
         b.serial("1e-4 * procnum")
     machine = Machine(Constant(2e-6), Tree(per_leaf=4, bandwidth=1e9, trunk_bandwidth=2e9,
-                                           latency=1e-6))
+                                           latency=1e-6), flow_sharing=sharing)
     check_same(b.build(), 12, machine, 3)
 
 
@@ -130,6 +131,7 @@ def test_the_engines_agree_on_the_generated_networks(network):
     machine = parse_machine("default", ppn=2, topology=network)
     check_same(b.build(), 16, machine, 7)
     check_same(b.build(), 13, replace(machine, comm=COMMS["hockney"]), 8)
+    check_same(b.build(), 16, replace(machine, flow_sharing="max-min"), 9)
 
 
 def test_the_core_prunes_reservations_no_flow_can_reach_and_still_agrees():

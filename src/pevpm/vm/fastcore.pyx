@@ -48,6 +48,7 @@ from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PRO
 from pevpm.model.expr import RNG_NAME
 from pevpm.vm import collectives, engine
 from pevpm.vm import program as vm
+from pevpm.vm.maxmin import MaxMinNetwork
 from pevpm.vm.result import CollectiveRecord, MessageRecord
 
 import time
@@ -1283,6 +1284,8 @@ cdef class Core:
     cdef int capsegments
     cdef int *walk             # per link of the route: the walk's segment index
     cdef int capwalk
+    cdef object maxmin         # Machine.flow_sharing "max-min": the pevpm.vm.maxmin network
+    cdef dict maxmin_flows     # max-min: a send's request -> [its flow, base seconds]
     cdef double copy_rate
 
     def __cinit__(self):
@@ -1482,10 +1485,12 @@ cdef class Core:
             raise MemoryError()
         self.network = placement.link_bandwidth is not None
         self.flow_from_match = self.machine.flow_start == "match"
-        if self.network and self.machine.flow_sharing != "reserve":
-            raise Unsupported("max-min sharing of links (Machine.flow_sharing)")
+        self.maxmin = None
+        self.maxmin_flows = {}
         if self.network:
             self._flow_links(placement.link_bandwidth, placement.link_latency)
+            if self.machine.flow_sharing == "max-min":
+                self.maxmin = MaxMinNetwork(placement.link_bandwidth)
 
     cdef _flow_links(self, bandwidth, latency):
         """The links' bandwidths and latencies, and empty reservations."""
@@ -1532,6 +1537,8 @@ cdef class Core:
         cdef double match
         while self.nheap > 0:
             d = self.heap_pop()
+            if self.maxmin is not None:
+                self.maxmin.advance(d.time)
             limit = self.count_event()
             if limit:
                 raise self.limit_error(limit, None, None)
@@ -1548,6 +1555,12 @@ cdef class Core:
                     r.flags |= QUEUED       # decide later: an earlier source may still send
                     self.heap_push(match, d.req)
                     continue
+                if self.maxmin is not None and best in self.maxmin_flows:
+                    match = self.maxmin.end(self.maxmin_flows[best][0])
+                    if self.nheap > 0 and self.heap[0].time < match:
+                        r.flags |= QUEUED   # an earlier decision may start a flow beside it
+                        self.heap_push(match, d.req)
+                        continue
                 self.deliver(best, d.req)
                 self.release(d.req)
                 return True
@@ -1603,6 +1616,8 @@ cdef class Core:
             s = self.first_match(entry.v1, ri)
             if s >= 0 and not self.reqs[s].flags & DRAWN:
                 self.draw_transfer(s, matched)
+            elif s >= 0 and self.maxmin is not None and s in self.maxmin_flows:
+                self.rerate(s)
             return s
         self.any_source_candidates(ri)
         if self.ncand == 0:
@@ -1616,6 +1631,8 @@ cdef class Core:
                 break
             if not self.reqs[s].flags & DRAWN:
                 self.draw_transfer(s, matched)
+            elif self.maxmin is not None and s in self.maxmin_flows:
+                self.rerate(s)
             arrival = self.reqs[s].posted + self.reqs[s].transfer
             if best < 0 or arrival < best_arrival:
                 best, best_arrival = s, arrival
@@ -2070,6 +2087,11 @@ cdef class Core:
         if eager:                       # done now: completion posted + spent, path origin + spent
             q.flags |= DONE | ZERO_COMM | EAGER
             q.completion = spent if spent > 0 else 0.0
+        if (self.maxmin is not None and not self.flow_from_match and dst != rank.id
+                and self.node_of[rank.id] != self.node_of[dst]):
+            self.maxmin_flows[s] = [self.maxmin.add(self.route_tuple(rank.id, dst), q.posted,
+                                                    size), 0.0]
+            q = &self.reqs[s]
         q.refs += 1
         self.append(&self.send_queues, <uint64_t> dst * self.numprocs + rank.id, s)
         if self.dhead[dst] < 0:
@@ -2429,6 +2451,8 @@ cdef class Core:
             start = q.posted
             if self.flow_from_match and matched > start:
                 start = matched
+            if self.maxmin is not None:
+                return self.draw_flow(s, start, seconds + latency)
             data = self.flow_occupy(first, nl, start, size)
             q = &self.reqs[s]
             seconds = seconds + latency + data + (start - q.posted)
@@ -2438,6 +2462,33 @@ cdef class Core:
         return 0
 
     # ------------------------------------------------------ flow-level sharing
+    # Max-min sharing (Machine.flow_sharing "max-min"): pevpm.vm.maxmin's network
+    # itself, asked as the reference engine asks it (draw_flow, rerate).
+    cdef int draw_flow(self, int s, double start, double base) except -1:
+        """A max-min message's time: ``base`` plus its flow's, provisional."""
+        cdef Req *q = &self.reqs[s]
+        flow = self.maxmin_flows.get(s)
+        if flow is None:
+            flow = self.maxmin_flows[s] = [
+                self.maxmin.add(self.route_tuple(q.rank, q.peer), start, q.size), 0.0]
+        flow[1] = base
+        self.rerate(s)
+        self.reqs[s].flags |= DRAWN
+        return 0
+
+    cdef int rerate(self, int s) except -1:
+        """A max-min flow's transfer time given the flows known now."""
+        flow, base = self.maxmin_flows[s]
+        end = self.maxmin.end(flow)
+        self.reqs[s].transfer = base + end - self.reqs[s].posted
+        return 0
+
+    cdef tuple route_tuple(self, int src, long dst):
+        """The links from ``src``'s node to ``dst``'s, as a tuple."""
+        cdef int nl, k
+        cdef int first = self.route_of(src, dst, &nl)
+        return tuple([self.route_links[first + k] for k in range(nl)])
+
     # pevpm.vm.flows.FlowNetwork in C arrays: the same walk, the same sums.
     cdef double flow_occupy(self, int first, int nl, double start, long size) except? -1.0:
         """Seconds a flow of ``size`` bytes from ``start`` takes on the route at
@@ -2595,6 +2646,8 @@ cdef class Core:
         cdef double path[3]
         if send.size > recv.size:
             raise Unsupported("a message longer than its receive (truncation)")
+        if self.maxmin_flows:
+            self.maxmin_flows.pop(s, None)
         self.unqueue(s, r)
         if recv.flags & HAS_STATUS:
             source, tag = status_fields(self.status_of[r])

@@ -89,27 +89,40 @@ class _Fluid:
 
 def _max_min(bandwidth: list[float], routes: list[tuple[int, ...]],
              flows: dict[int, float]) -> dict[int, float]:
-    """Progressive filling: each flow's max-min fair rate (bytes/s)."""
+    """Progressive filling: each flow's max-min fair rate (bytes/s).  The
+    link whose equal share is least fills first; its flows keep that share,
+    which leaves the other links of their routes an equal share no smaller
+    than before, so a heap of (share, link) entries, stale ones skipped,
+    gives the links in the order they fill."""
     free: dict[int, float] = {}
     users: dict[int, list[int]] = {}
     for flow in flows:
         for link in routes[flow]:
-            if link not in users:
-                users[link], free[link] = [], bandwidth[link]
-            users[link].append(flow)
-    rates: dict[int, float] = {}
+            on = users.get(link)
+            if on is None:
+                users[link], free[link] = [flow], bandwidth[link]
+            else:
+                on.append(flow)
     count = {link: len(on) for link, on in users.items()}
-    while len(rates) < len(flows):
-        share = max(min(free[link] / n for link, n in count.items() if n), 0.0)
-        for link in [link for link, n in count.items() if n and free[link] / n <= share]:
-            for flow in users[link]:
-                if flow in rates:
-                    continue
-                rates[flow] = share
-                for other in routes[flow]:
-                    free[other] -= share
-                    count[other] -= 1
-    return {flow: rates[flow] for flow in flows}
+    heap = [(free[link] / n, link) for link, n in count.items()]
+    heapq.heapify(heap)
+    rates: dict[int, float] = {}
+    while heap:
+        share, link = heapq.heappop(heap)
+        n = count[link]
+        if n == 0 or share != free[link] / n:
+            continue
+        share = max(share, 0.0)
+        for flow in users[link]:
+            if flow in rates:
+                continue
+            rates[flow] = share
+            for other in routes[flow]:
+                free[other] -= share
+                count[other] -= 1
+                if other != link and count[other]:
+                    heapq.heappush(heap, (free[other] / count[other], other))
+    return rates
 
 
 class MaxMinNetwork:
@@ -157,7 +170,8 @@ class MaxMinNetwork:
             self._guess = self._settled.copy()
         guess = self._guess
         while flow not in guess.ends:
-            guess.step(float("inf"))
+            if not guess.step(float("inf")):
+                raise SimulationError(f"flow {flow} gets no bandwidth on links {self.routes[flow]}")
         return guess.ends[flow]
 
     def advance(self, to: float) -> None:
