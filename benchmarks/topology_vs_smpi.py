@@ -11,10 +11,13 @@ SPLITDUPLEX.  pevpm reads the same files (``--topology``), costs a message
 and makes sends of at most 64 KiB eager, as SMPI's detached sends are; it
 runs each case twice, its flows starting at the send (the thesis's
 messages) and at the match (``Machine.flow_start="match"``: SimGrid's
-rendezvous, what SMPI does).  SMPI runs with its latency and bandwidth
-correction factors off (as in benchmarks/engine_vs_smpi.py).  Prints, per
-case, pevpm's two predicted times, SMPI's simulated time, the differences,
-the wall times (pevpm: the match run) and their ratio.
+rendezvous, what SMPI does), flows reserved in the order they are drawn,
+then a third time from the match with max-min sharing re-rated as flows
+start and end (``Machine.flow_sharing="max-min"``: SimGrid's LMM).  SMPI
+runs with its latency and bandwidth correction factors off (as in
+benchmarks/engine_vs_smpi.py).  Prints, per case, pevpm's three predicted
+times, SMPI's simulated time, the differences, the wall times (pevpm: the
+max-min run) and their ratio.
 
 ``--speed RANKS`` times pevpm alone on today's single switch and on each
 network (item 5 of issue 27: within 2x).  ``--saturation`` adds the thesis's inter-switch experiment: a two-switch
@@ -124,13 +127,15 @@ def kernel_model(kernel: str, numprocs: int):
     return b.build()
 
 
-def run_pevpm(kernel: str, kind: str, numprocs: int, flow_start: str = "send") -> dict:
+def run_pevpm(kernel: str, kind: str, numprocs: int, flow_start: str = "send",
+              sharing: str = "reserve") -> dict:
     """pevpm on ``kind``'s platform file (``"switch"``: today's single switch,
     whose messages cost the communication model's time alone), its flows
-    starting at each message's send or match (``Machine.flow_start``)."""
+    starting at each message's send or match (``Machine.flow_start``) and
+    sharing links as ``sharing`` says (``Machine.flow_sharing``)."""
     machine = parse_machine("constant:latency=0,eager=65536",
                             topology=None if kind == "switch" else str(platform(kind, numprocs)))
-    machine = replace(machine, flow_start=flow_start)
+    machine = replace(machine, flow_start=flow_start, flow_sharing=sharing)
     model = kernel_model(kernel, numprocs)
     start = time.perf_counter()
     result = fastengine.simulate(model, numprocs, machine, rng=np.random.default_rng(0))
@@ -223,27 +228,29 @@ def main(argv=None) -> int:
                        check=True, capture_output=True)
     if counts:
         print("pevpm's flows start at the send (the thesis's messages) or at the match "
-              "(SMPI's rendezvous); diff: against SMPI's simulated time; speed-up: SMPI wall "
-              "/ pevpm wall (match)")
+              "(SMPI's rendezvous), reserved in draw order; max-min: from the match, shared "
+              "max-min and re-rated; diff: against SMPI's simulated time; speed-up: SMPI "
+              "wall / pevpm wall (max-min)")
         print(f"{'network':>10} {'kernel':>7} {'ranks':>6} {'messages':>9} {'send s':>10} "
-              f"{'match s':>10} {'SMPI s':>10} {'send':>7} {'match':>7} | {'pevpm wall':>10} "
-              f"{'SMPI wall':>9} {'speed-up':>8}")
+              f"{'match s':>10} {'max-min s':>10} {'SMPI s':>10} {'send':>7} {'match':>7} "
+              f"{'max-min':>7} | {'pevpm wall':>10} {'SMPI wall':>9} {'speed-up':>8}")
     for kind in args.kinds.split(","):
         for kernel in args.kernels.split(","):
             for n in counts:
-                sent = run_pevpm(kernel, kind, n)
-                ours = run_pevpm(kernel, kind, n, "match")
+                runs = [run_pevpm(kernel, kind, n), run_pevpm(kernel, kind, n, "match"),
+                        run_pevpm(kernel, kind, n, "match", "max-min")]
+                ours = runs[-1]
                 line = (f"{kind:>10} {kernel:>7} {n:>6} {ours['messages']:>9} "
-                        f"{sent['time']:>10.6f} {ours['time']:>10.6f}")
+                        + " ".join(f"{run['time']:>10.6f}" for run in runs))
                 if smpi:
                     theirs = run_smpi(binary, kernel, kind, n, workdir)
                     line += (f" {theirs['time']:>10.6f} "
-                             f"{(sent['time'] - theirs['time']) / theirs['time']:>+7.1%} "
-                             f"{(ours['time'] - theirs['time']) / theirs['time']:>+7.1%} | "
-                             f"{ours['wall']:>10.3f} {theirs['wall']:>9.2f} "
+                             + " ".join(f"{(run['time'] - theirs['time']) / theirs['time']:>+7.1%}"
+                                        for run in runs)
+                             + f" | {ours['wall']:>10.3f} {theirs['wall']:>9.2f} "
                              f"{theirs['wall'] / ours['wall']:>8.1f}")
                 else:
-                    line += f" {'-':>10} {'-':>7} {'-':>7} | {ours['wall']:>10.3f}"
+                    line += f" {'-':>10} {'-':>7} {'-':>7} {'-':>7} | {ours['wall']:>10.3f}"
                 print(line, flush=True)
     if args.saturation:
         saturation([1024, 4096, 8192, 12288, 16384, 32768, 65536])

@@ -27,6 +27,7 @@ one switch").
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections.abc import Sequence
 
@@ -34,10 +35,10 @@ from pevpm.errors import SimulationError
 
 
 class _Fluid:
-    """The flows in transit at ``now`` and those still to start; steps to the
-    next start or end, recording ends."""
+    """The flows in transit at ``now`` (bytes left, rates) and those still to
+    start; :meth:`step` moves it to the next start or end."""
 
-    __slots__ = ("bandwidth", "ends", "left", "now", "pending", "rates", "routes")
+    __slots__ = ("bandwidth", "left", "now", "pending", "rates", "routes")
 
     def __init__(self, bandwidth: list[float], routes: list[tuple[int, ...]]):
         self.bandwidth, self.routes = bandwidth, routes
@@ -45,46 +46,37 @@ class _Fluid:
         self.left: dict[int, float] = {}      # flow -> bytes left at ``now``
         self.rates: dict[int, float] | None = None   # None: to be computed
         self.pending: list[tuple[float, int, float]] = []   # heap (start, flow, bytes)
-        self.ends: dict[int, float] = {}
 
     def copy(self) -> _Fluid:
         other = _Fluid(self.bandwidth, self.routes)
         other.now, other.left, other.rates = self.now, dict(self.left), self.rates
-        other.pending, other.ends = list(self.pending), dict(self.ends)
+        other.pending = list(self.pending)
         return other
 
-    def step(self, until: float) -> bool:
-        """Move to the next start or end if it is no later than ``until``
-        (else to ``until``); False when nothing happens before ``until``."""
+    def step(self) -> list[int]:
+        """Move to the next start or end; the flows that ended there."""
         if self.rates is None:
             self.rates = _max_min(self.bandwidth, self.routes, self.left)
-        rates, left = self.rates, self.left
+        rates, left, now = self.rates, self.left, self.now
         event = self.pending[0][0] if self.pending else float("inf")
         for flow, rate in rates.items():
             if rate > 0:
-                event = min(event, self.now + left[flow] / rate)
-        if event > until or event == float("inf"):
-            self._flow(until)
-            return False
+                event = min(event, now + left[flow] / rate)
+        if event == float("inf"):
+            raise SimulationError(f"flows {sorted(left)} get no bandwidth")
         finished = [flow for flow, rate in rates.items()
-                    if rate > 0 and self.now + left[flow] / rate <= event]
-        self._flow(event)
+                    if rate > 0 and now + left[flow] / rate <= event]
+        span = event - now
+        for flow, rate in rates.items():
+            left[flow] -= rate * span
+        self.now = event
         for flow in finished:
             del left[flow]
-            self.ends[flow] = event
         while self.pending and self.pending[0][0] <= event:
             _, flow, size = heapq.heappop(self.pending)
             left[flow] = size
         self.rates = None
-        return True
-
-    def _flow(self, to: float) -> None:
-        """Let the flows run at their rates from ``now`` to ``to``."""
-        span = to - self.now
-        if span > 0:
-            for flow, rate in self.rates.items():
-                self.left[flow] -= rate * span
-            self.now = to
+        return finished
 
 
 def _max_min(bandwidth: list[float], routes: list[tuple[int, ...]],
@@ -126,7 +118,13 @@ def _max_min(bandwidth: list[float], routes: list[tuple[int, ...]],
 
 
 class MaxMinNetwork:
-    """The links of a synthetic network and the flows sharing them max-min fairly."""
+    """The links of a synthetic network and the flows sharing them max-min fairly.
+
+    The flows known so far are run forward only as far as a question needs
+    (:meth:`end`), keeping the state after every start and end; a flow added
+    before that frontier rewinds to the last state at or before its start
+    (never before the settled time), and the run goes on from there.
+    """
 
     def __init__(self, bandwidth: Sequence[float]):
         self.bandwidth = [float(b) for b in bandwidth]
@@ -136,13 +134,15 @@ class MaxMinNetwork:
                                       "bytes/s > 0 on every link")
         self.routes: list[tuple[int, ...]] = []
         self.starts: list[float] = []
-        self._settled = _Fluid(self.bandwidth, self.routes)
-        self._guess: _Fluid | None = None     # the settled state run on, for end()
-
-    @property
-    def now(self) -> float:
-        """The settled time: no flow starts before it."""
-        return self._settled.now
+        self._sizes: list[float] = []        # bytes; 0: ended at its start
+        self.now = 0.0                       # settled: no flow starts before it
+        self._run = _Fluid(self.bandwidth, self.routes)   # the frontier
+        self._marks = [self._run.copy()]     # the states after each event, oldest first
+        self._times = [0.0]                  # their times
+        self._logged = [0]                   # how many ends each had seen
+        self._known = [0]                    # how many flows had been added
+        self._ends: dict[int, float] = {}
+        self._log: list[int] = []            # flows in the order they ended
 
     def add(self, route: Sequence[int], start: float, size: int) -> int:
         """A flow of ``size`` bytes over the links ``route`` from ``start`` (at
@@ -151,35 +151,51 @@ class MaxMinNetwork:
         flow = len(self.routes)
         route = tuple(link for link in route if self.bandwidth[link] != float("inf"))
         self.routes.append(route)
-        start = max(start, self._settled.now)
+        start = max(start, self.now)
         self.starts.append(start)
-        if size <= 0 or not route:
-            self._settled.ends[flow] = start
-        else:
-            heapq.heappush(self._settled.pending, (start, flow, float(size)))
-            self._settled.rates = None
-        self._guess = None
+        self._sizes.append(float(size) if size > 0 and route else 0.0)
+        if not self._sizes[flow]:
+            self._ends[flow] = start
+            return flow
+        if self._run.now > start:
+            self._rewind(start)
+        heapq.heappush(self._run.pending, (start, flow, self._sizes[flow]))
+        self._run.rates = None
         return flow
 
     def end(self, flow: int) -> float:
         """When ``flow`` ends, given the flows added so far."""
-        done = self._settled.ends.get(flow)
-        if done is not None:
-            return done
-        if self._guess is None:
-            self._guess = self._settled.copy()
-        guess = self._guess
-        while flow not in guess.ends:
-            if not guess.step(float("inf")):
-                raise SimulationError(f"flow {flow} gets no bandwidth on links {self.routes[flow]}")
-        return guess.ends[flow]
+        ends = self._ends
+        while flow not in ends:
+            run = self._run
+            for done in run.step():
+                ends[done] = run.now
+                self._log.append(done)
+            self._marks.append(run.copy())
+            self._times.append(run.now)
+            self._logged.append(len(self._log))
+            self._known.append(len(self.routes))
+        return ends[flow]
 
     def advance(self, to: float) -> None:
         """Settle time up to ``to``: no flow will be added that starts earlier."""
-        settled = self._settled
-        if to <= settled.now:
+        if to <= self.now:
             return
-        while settled.step(to):
-            pass
-        if self._guess is not None and self._guess.now < to:
-            self._guess = None
+        self.now = to
+        keep = bisect.bisect_right(self._times, to) - 1
+        if keep > 0:
+            del self._marks[:keep], self._times[:keep], self._logged[:keep], self._known[:keep]
+
+    def _rewind(self, to: float) -> None:
+        """Go back to the last state at or before ``to``, forgetting the ends
+        after it; the flows added since that state start again from there
+        (none starts before it)."""
+        k = bisect.bisect_right(self._times, to) - 1
+        run = self._run = self._marks[k].copy()
+        del self._marks[k + 1:], self._times[k + 1:], self._logged[k + 1:]
+        while len(self._log) > self._logged[k]:
+            del self._ends[self._log.pop()]
+        for flow in range(self._known[k], len(self.routes)):
+            if self._sizes[flow]:
+                heapq.heappush(run.pending, (self.starts[flow], flow, self._sizes[flow]))
+        del self._known[k + 1:]
