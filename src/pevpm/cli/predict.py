@@ -350,7 +350,8 @@ def run_predict(args) -> int:
         from pevpm.analytic.scaling import scaling_views
 
         views = scaling_views(counts, [p.mean for p in predictions], weak=args.weak)
-        entries = {p.numprocs: {**p.to_dict(), **view, **_explained(explanations, p.numprocs)}
+        entries = {p.numprocs: {**p.to_dict(), **view,
+                                **_explained(explanations, p.numprocs, machine, args.topology)}
                    for p, view in zip(predictions, views)}
         entries.update({n: {"numprocs": n, "error": str(err)} for n, err in failures.items()})
         print(json.dumps({"model": args.model, "machine": args.machine, "seed": args.seed,
@@ -436,14 +437,19 @@ def _recorded(args):
     return read_recorded(args.recorded)
 
 
-def _explained(explanations: dict, numprocs: int) -> dict:
-    """``{"explain": [...], "links": [...], "network": ...}`` for a count that
-    was explained (``explain`` only with a profile), else nothing."""
+def _explained(explanations: dict, numprocs: int, machine, topology: str | None) -> dict:
+    """``{"explain": [...], "links": [...], "network": ..., "placement": ...}`` for a
+    count that was explained (``explain`` only with a profile; ``placement``, the
+    node of each rank, only on a ``--topology`` network), else nothing."""
     if numprocs not in explanations:
         return {}
     explained = explanations[numprocs]
     found = {"links": [use.to_dict() for use in explained.links],
              "network": explained.network}
+    if topology is not None:
+        placed = machine.topology.place(numprocs)
+        found["placement"] = {"topology": topology, "how": placed.how,
+                              "node_of": list(placed.node_of)}
     if explained.blocks is not None:
         found["explain"] = [use.to_dict() for use in explained.blocks]
     return found

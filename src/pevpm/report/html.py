@@ -15,7 +15,8 @@ Results layout (every key optional)::
      "explain": {title: [{"kind", "op", "exchange", "block", "sizes",
                           "contention", "messages"}]},   # pevpm predict --explain
      "links": {title: {"network": str, "rows": [{"link", "utilisation", "messages",
-                                                 "bytes", "waited", "slowed"}]}},  # same
+                                                 "bytes", "waited", "slowed"}],  # same
+                       "placement": {"topology", "how", "node_of"}}},  # drawn
      "figures": [{"title", "file", "caption"}],     # PNGs already in the folder
      "trace": "trace.json", "notes": [str],
      "noise": {title: {"model", "machine", "calibration", "scaling",   # pevpm report --noise
@@ -180,16 +181,28 @@ def _explain_section(explain: dict) -> str:
     return "".join(out)
 
 
-def _links_section(links: dict) -> str:
+def _links_section(links: dict, outdir: str) -> str:
     """The busiest network links of one run per prediction (``pevpm predict
-    --explain --json``'s ``links`` and ``network``)."""
+    --explain --json``'s ``links`` and ``network``), under the picture of the
+    network with the ranks placed on it where the prediction gave its
+    ``placement`` (what ``pevpm machine show -o`` draws)."""
     head = "".join(f"<th class='l'>{h}</th>" for h in (
         "link", "use", "messages", "bytes", "waited", "slowed most"))
     out = ["<h2>Busiest network links</h2><p>For one simulated run: what each link "
            "carried, its use, how long messages waited on it and the place in the model "
            "whose messages waited most.</p>"]
-    for title, table in links.items():
-        out.append(f"<h3>{_e(title)}</h3><p>{_e(table['network'])}</p><table><tr>{head}</tr>")
+    for i, (title, table) in enumerate(links.items()):
+        out.append(f"<h3>{_e(title)}</h3><p>{_e(table['network'])}</p>")
+        if table.get("placement"):
+            from pevpm.report.topology_picture import placement_picture
+
+            placed = table["placement"]
+            file = f"network-{i}.png"
+            _, text = placement_picture(placed["topology"], placed["how"], placed["node_of"],
+                                        os.path.join(outdir, file))
+            out.append(_img(file, f"{title}: the network", f"{text}. Dots: nodes, shaded by "
+                            "how many ranks run on them; squares: switches or routers."))
+        out.append(f"<table><tr>{head}</tr>")
         for row in table["rows"]:
             cells = (row["link"], f"{row['utilisation']:.0%}", row["messages"], row["bytes"],
                      _fmt_seconds(row["waited"]), row["slowed"] or "-")
@@ -282,7 +295,7 @@ def write_report(results: dict, outdir: str, tolerance: float = 10.0) -> str:
     if results.get("explain"):
         parts.append(_explain_section(results["explain"]))
     if results.get("links"):
-        parts.append(_links_section(results["links"]))
+        parts.append(_links_section(results["links"], outdir))
 
     if results.get("figures"):
         parts.append("<h2>Machine profile and fitted distributions</h2>")

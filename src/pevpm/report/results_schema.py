@@ -87,7 +87,8 @@ EXPLAIN_ROW = {key: SHOWN for key in ("kind", "op", "exchange", "block", "sizes"
 LINKS = {"network": TEXT, "rows": [{
     "link": TEXT, "utilisation": NON_NEGATIVE, "messages": RANK, "bytes": RANK,
     "waited": NON_NEGATIVE,
-    "slowed": Field("text or null", lambda v: v is None or isinstance(v, str))}]}
+    "slowed": Field("text or null", lambda v: v is None or isinstance(v, str))}],
+    "?placement": {"topology": TEXT, "how": TEXT, "node_of": [RANK]}}
 RECORDED = {"recorded_seconds": NON_NEGATIVE, "predicted_seconds": NON_NEGATIVE,
             "trace": TEXT, "numprocs": COUNT, "predicted_by": TEXT, "machine": TEXT,
             "perfetto": TEXT,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pevpm.errors import PevpmError
 from pevpm.machine.topology.network import Network
 from pevpm.machine.topology.placement import Placement
 from pevpm.machine.topology.summary import layout
@@ -63,6 +64,27 @@ def draw_network(net: Network, placed: Placement | None, path) -> Path:
         mappable = ax.collections[1]
         fig.colorbar(mappable, ax=ax, shrink=0.6, label="ranks on the node")
     return save(fig, path)
+
+
+def placement_picture(topology: str, how: str, node_of: list[int], path) -> tuple[Path, str]:
+    """Draw the network ``topology`` names (a ``--topology`` value) with rank r
+    on node ``node_of[r]``; the picture's path and the placement's one-line
+    description.  A topology file must still be where it was.
+
+    >>> import tempfile, os
+    >>> path, text = placement_picture("torus:4x4", "cyclic", [0, 1, 2, 3, 0],
+    ...                                os.path.join(tempfile.mkdtemp(), "torus.png"))
+    >>> text.split("; ")[-1]
+    'cyclic placement: 5 ranks on 4 nodes, up to 2 per node'
+    """
+    from pevpm.machine.topology.specs import parse_topology
+
+    net = parse_topology(topology)
+    if node_of and not 0 <= min(node_of) <= max(node_of) < net.nodes:
+        raise PevpmError(f"a rank on node {max(node_of)}, but the network has {net.nodes} "
+                         "nodes", topology)
+    placed = Placement(list(node_of), net, how=how)
+    return draw_network(net, placed, path), placed.describe()
 
 
 def _size(count: int) -> float:
