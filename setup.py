@@ -1,4 +1,5 @@
-"""Build pevpm's compiled engine core (pevpm.vm.fastcore) with Cython.
+"""Build pevpm's compiled engine core (pevpm.vm.fastcore) and max-min rates
+(pevpm.vm.fastflows) with Cython.
 
 Everything else lives in pyproject.toml.  The extension is optional: if it
 cannot be compiled, pevpm installs without it and runs the pure-Python
@@ -18,5 +19,6 @@ NPYRANDOM = Path(np.__file__).parent / "random" / "lib"
 setup(ext_modules=cythonize(
     [Extension("pevpm.vm.fastcore", ["src/pevpm/vm/fastcore.pyx"], optional=True,
                include_dirs=[np.get_include()], library_dirs=[str(NPYRANDOM)],
-               libraries=["npyrandom"])],
+               libraries=["npyrandom"]),
+     Extension("pevpm.vm.fastflows", ["src/pevpm/vm/fastflows.pyx"], optional=True)],
     compiler_directives={"language_level": 3}, quiet=True))

@@ -5,6 +5,8 @@ delivery back while an earlier decision can still start a flow on its links.
 """
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from network_models import Tree
 from test_engine_differential import check_same
 
@@ -12,7 +14,7 @@ from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm import engine, fastengine
-from pevpm.vm.maxmin import MaxMinNetwork
+from pevpm.vm.maxmin import FLOW, RATES, MaxMinNetwork, flow_until_next, max_min_rates
 
 
 def test_equal_flows_on_one_link_end_together():
@@ -100,3 +102,35 @@ def test_the_compiled_core_runs_max_min_alike():
 def test_an_unknown_sharing_is_refused():
     with pytest.raises(ValueError, match="flow_sharing must be one of"):
         Machine(Constant(0.0), flow_sharing="fair")
+
+
+@pytest.mark.skipif(RATES is max_min_rates, reason="pevpm.vm.fastflows not built")
+@settings(max_examples=200, deadline=None)
+@given(links=st.lists(st.sampled_from([1.0, 3.0, 10.0, 12.5, 1e9]), min_size=1, max_size=6),
+       flows=st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=4, unique=True),
+                      min_size=1, max_size=12),
+       seed=st.integers(0, 3))
+def test_the_compiled_rates_are_the_python_rates_in_the_same_order(links, flows, seed):
+    """Bit for bit and in the same (fixing) order, which later steps depend on."""
+    routes = [tuple(link % len(links) for link in route) for route in flows]
+    routes = [tuple(dict.fromkeys(route)) for route in routes]
+    order = list(range(len(routes)))
+    order = order[seed:] + order[:seed]
+    given_flows = {flow: 1.0 for flow in order}
+    compiled = RATES(links, routes, given_flows)
+    python = max_min_rates(links, routes, given_flows)
+    assert list(compiled.items()) == list(python.items())
+
+
+@pytest.mark.skipif(FLOW is flow_until_next, reason="pevpm.vm.fastflows not built")
+@settings(max_examples=200, deadline=None)
+@given(rates=st.lists(st.sampled_from([0.0, 1.0, 3.0, 12.5, 1e-3]), min_size=0, max_size=8),
+       left=st.lists(st.floats(0.001, 1e6), min_size=8, max_size=8),
+       now=st.floats(0, 10), start=st.sampled_from([float("inf"), 10.5, 3.0]))
+def test_the_compiled_step_is_the_python_step(rates, left, now, start):
+    rates = {flow: rate for flow, rate in enumerate(rates)}
+    python_left = {flow: left[flow] for flow in rates}
+    compiled_left = dict(python_left)
+    assert (FLOW(rates, compiled_left, now, start)
+            == flow_until_next(rates, python_left, now, start))
+    assert list(compiled_left.items()) == list(python_left.items())

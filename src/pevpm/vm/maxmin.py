@@ -56,19 +56,12 @@ class _Fluid:
     def step(self) -> list[int]:
         """Move to the next start or end; the flows that ended there."""
         if self.rates is None:
-            self.rates = _max_min(self.bandwidth, self.routes, self.left)
-        rates, left, now = self.rates, self.left, self.now
-        event = self.pending[0][0] if self.pending else float("inf")
-        for flow, rate in rates.items():
-            if rate > 0:
-                event = min(event, now + left[flow] / rate)
+            self.rates = RATES(self.bandwidth, self.routes, self.left)
+        left = self.left
+        event, finished = FLOW(self.rates, left, self.now,
+                               self.pending[0][0] if self.pending else float("inf"))
         if event == float("inf"):
             raise SimulationError(f"flows {sorted(left)} get no bandwidth")
-        finished = [flow for flow, rate in rates.items()
-                    if rate > 0 and now + left[flow] / rate <= event]
-        span = event - now
-        for flow, rate in rates.items():
-            left[flow] -= rate * span
         self.now = event
         for flow in finished:
             del left[flow]
@@ -79,7 +72,31 @@ class _Fluid:
         return finished
 
 
-def _max_min(bandwidth: list[float], routes: list[tuple[int, ...]],
+def flow_until_next(rates: dict[int, float], left: dict[int, float], now: float,
+                    start: float) -> tuple[float, list[int]]:
+    """The next event -- the first end of a flow at its rate, or ``start`` (the
+    next flow to start) if earlier -- and the flows that end there; the bytes
+    ``left`` are run on to it (none when no event comes).
+
+    >>> left = {0: 10.0, 1: 30.0}
+    >>> flow_until_next({0: 5.0, 1: 5.0}, left, 1.0, float("inf")), left
+    ((3.0, [0]), {0: 0.0, 1: 20.0})
+    """
+    event = start
+    for flow, rate in rates.items():
+        if rate > 0:
+            event = min(event, now + left[flow] / rate)
+    if event == float("inf"):
+        return event, []
+    finished = [flow for flow, rate in rates.items()
+                if rate > 0 and now + left[flow] / rate <= event]
+    span = event - now
+    for flow, rate in rates.items():
+        left[flow] -= rate * span
+    return event, finished
+
+
+def max_min_rates(bandwidth: list[float], routes: list[tuple[int, ...]],
              flows: dict[int, float]) -> dict[int, float]:
     """Progressive filling: each flow's max-min fair rate (bytes/s).  The
     link whose equal share is least fills first; its flows keep that share,
@@ -115,6 +132,13 @@ def _max_min(bandwidth: list[float], routes: list[tuple[int, ...]],
                 if other != link and count[other]:
                     heapq.heappush(heap, (free[other] / count[other], other))
     return rates
+
+
+try:
+    from pevpm.vm.fastflows import flow_until_next as FLOW
+    from pevpm.vm.fastflows import max_min_rates as RATES
+except ImportError:                     # not compiled: the same numbers, slower
+    FLOW, RATES = flow_until_next, max_min_rates
 
 
 class MaxMinNetwork:
