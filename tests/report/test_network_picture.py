@@ -11,21 +11,23 @@ from pevpm.cli import main
 from pevpm.errors import PevpmError
 from pevpm.report.html import write_report
 
-RING = '''\
+EXCHANGE = '''\
 from pevpm.model.builder import ModelBuilder
 
 
 def model():
     b = ModelBuilder()
     with b.loop(5):
-        b.sendrecv(65536, dest="(procnum + 1) % numprocs", source="(procnum + numprocs - 1) % numprocs")
+        b.irecv(65536, source="(procnum + numprocs - 1) % numprocs", request="r")
+        b.isend(65536, dest="(procnum + 1) % numprocs", request="s")
+        b.waitall()
     return b
 '''
 
 
 def test_the_report_draws_the_network_with_the_placement(tmp_path, capsys):
-    model = tmp_path / "ring.py"
-    model.write_text(RING)
+    model = tmp_path / "exchange.py"
+    model.write_text(EXCHANGE)
     assert main(["predict", str(model), "-n", "6", "--runs", "1", "--machine",
                  "constant:latency=1us", "--topology", "torus:4x2,bw=1GB/s,lat=1us",
                  "--placement", "cyclic", "--ppn", "2", "--explain", "--json"]) == 0

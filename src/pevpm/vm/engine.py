@@ -77,8 +77,8 @@ from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME, BoundDraw
 from pevpm.vm import collectives
 from pevpm.vm import program as vm
 from pevpm.vm.flows import FlowNetwork
-from pevpm.vm.maxmin import MaxMinNetwork
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
+from pevpm.vm.maxmin import MaxMinNetwork
 from pevpm.vm.result import (
     COMMUNICATION,
     COMPUTE,

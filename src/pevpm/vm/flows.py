@@ -56,11 +56,7 @@ class FlowNetwork:
     """The links of a synthetic network and the flows reserved on them."""
 
     def __init__(self, bandwidth: Sequence[float]):
-        self.bandwidth = [float(b) for b in bandwidth]
-        for link, value in enumerate(self.bandwidth):
-            if not value > 0:
-                raise SimulationError(f"link {link} has bandwidth {value!r}: a flow needs "
-                                      "bytes/s > 0 on every link")
+        self.bandwidth = checked_bandwidth(bandwidth)
         self._times: list[list[float]] = [[] for _ in self.bandwidth]
         self._rates: list[list[float]] = [[] for _ in self.bandwidth]
 
@@ -109,6 +105,20 @@ class FlowNetwork:
                 rates[i] += rate
                 i += 1
         _merge(times, rates, low, i + 1)
+
+
+def checked_bandwidth(bandwidth: Sequence[float]) -> list[float]:
+    """The links' bandwidths as floats, each > 0 (``inf``: never a bottleneck).
+
+    >>> checked_bandwidth([1, float("inf")])
+    [1.0, inf]
+    """
+    checked = [float(b) for b in bandwidth]
+    for link, value in enumerate(checked):
+        if not value > 0:
+            raise SimulationError(f"link {link} has bandwidth {value!r}: a flow needs "
+                                  "bytes/s > 0 on every link")
+    return checked
 
 
 def _free(net: FlowNetwork, route: Sequence[int], at: list[int]) -> tuple[float, float]:

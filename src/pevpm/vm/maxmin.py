@@ -32,6 +32,7 @@ import heapq
 from collections.abc import Sequence
 
 from pevpm.errors import SimulationError
+from pevpm.vm.flows import checked_bandwidth
 
 
 class _Fluid:
@@ -151,11 +152,7 @@ class MaxMinNetwork:
     """
 
     def __init__(self, bandwidth: Sequence[float]):
-        self.bandwidth = [float(b) for b in bandwidth]
-        for link, value in enumerate(self.bandwidth):
-            if not value > 0:
-                raise SimulationError(f"link {link} has bandwidth {value!r}: a flow needs "
-                                      "bytes/s > 0 on every link")
+        self.bandwidth = checked_bandwidth(bandwidth)
         self.routes: list[tuple[int, ...]] = []
         self.starts: list[float] = []
         self._sizes: list[float] = []        # bytes; 0: ended at its start
