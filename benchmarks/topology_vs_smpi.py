@@ -13,11 +13,13 @@ runs each case twice, its flows starting at the send (the thesis's
 messages) and at the match (``Machine.flow_start="match"``: SimGrid's
 rendezvous, what SMPI does), flows reserved in the order they are drawn,
 then a third time from the match with max-min sharing re-rated as flows
-start and end (``Machine.flow_sharing="max-min"``: SimGrid's LMM).  SMPI
+start and end, each flow weighted as SMPI's network model weighs it
+(``Machine.flow_sharing="simgrid"``: SimGrid's LMM; ``--sharing max-min``:
+all flows alike).  SMPI
 runs with its latency and bandwidth correction factors off (as in
 benchmarks/engine_vs_smpi.py).  Prints, per case, pevpm's three predicted
 times, SMPI's simulated time, the differences, the wall times (pevpm: the
-max-min run) and their ratio.
+third run) and their ratio.
 
 ``--speed RANKS`` times pevpm alone on today's single switch and on each
 network (item 5 of issue 27: within 2x).  ``--saturation`` adds the thesis's inter-switch experiment: a two-switch
@@ -239,8 +241,10 @@ def main(argv=None) -> int:
                         help="(re)write benchmarks/smpi/topology/*.xml and stop")
     parser.add_argument("--speed", default="", metavar="RANKS",
                         help="also time pevpm on the single switch and each network")
+    parser.add_argument("--sharing", choices=("simgrid", "max-min"), default="simgrid",
+                        help="the third run's Machine.flow_sharing (default: %(default)s)")
     parser.add_argument("--no-max-min", action="store_true",
-                        help="skip the max-min run (slow on all-to-all traffic)")
+                        help="skip the third run (slow on all-to-all traffic)")
     parser.add_argument("--saturation", action="store_true",
                         help="also the two-switch inter-switch saturation experiment")
     args = parser.parse_args(argv)
@@ -259,18 +263,18 @@ def main(argv=None) -> int:
                        check=True, capture_output=True)
     if counts:
         print("pevpm's flows start at the send (the thesis's messages) or at the match "
-              "(SMPI's rendezvous), reserved in draw order; max-min: from the match, shared "
-              "max-min and re-rated; diff: against SMPI's simulated time; speed-up: SMPI "
-              "wall / pevpm wall (max-min)")
+              f"(SMPI's rendezvous), reserved in draw order; {args.sharing}: from the match, "
+              "shared max-min and re-rated; diff: against SMPI's simulated time; speed-up: SMPI "
+              "wall / pevpm wall ({args.sharing})")
         print(f"{'network':>10} {'kernel':>7} {'ranks':>6} {'messages':>9} {'send s':>10} "
-              f"{'match s':>10} {'max-min s':>10} {'SMPI s':>10} {'send':>7} {'match':>7} "
-              f"{'max-min':>7} | {'pevpm wall':>10} {'SMPI wall':>9} {'speed-up':>8}")
+              f"{'match s':>10} {args.sharing + ' s':>10} {'SMPI s':>10} {'send':>7} {'match':>7} "
+              f"{args.sharing:>7} | {'pevpm wall':>10} {'SMPI wall':>9} {'speed-up':>8}")
     for kind in args.kinds.split(","):
         for kernel in args.kernels.split(","):
             for n in counts:
                 runs = [run_pevpm(kernel, kind, n), run_pevpm(kernel, kind, n, "match")]
                 if not args.no_max_min:
-                    runs.append(run_pevpm(kernel, kind, n, "match", "max-min"))
+                    runs.append(run_pevpm(kernel, kind, n, "match", args.sharing))
                 ours = runs[-1]
                 line = (f"{kind:>10} {kernel:>7} {n:>6} {ours['messages']:>9} "
                         + " ".join(f"{run['time']:>10.6f}" for run in runs))

@@ -40,6 +40,19 @@ def test_the_bottleneck_is_shared_and_the_rest_goes_to_the_others():
     assert (net.end(a), net.end(b), net.end(c)) == (1.0, 1.0, 1.0)
 
 
+def test_simgrid_weighs_flows_by_their_routes_latency_and_bandwidth():
+    """SimGrid's penalty: the route's latency plus weight-S over each link's
+    bandwidth.  Flow a crosses links 0 and 1 (penalty 2 x (1 + 100/100) = 4),
+    b link 1 alone (2): on link 1 b gets twice a's rate, 200/3 against 100/3."""
+    net = MaxMinNetwork([100.0, 100.0], latency=[1.0, 1.0], weight_s=100.0)
+    a, b = net.add((0, 1), 0.0, 100), net.add((1,), 0.0, 200)
+    assert net.weights == [0.25, 0.5]
+    assert (net.end(a), net.end(b)) == (3.0, 3.0)
+    plain = MaxMinNetwork([100.0, 100.0])
+    a, b = plain.add((0, 1), 0.0, 100), plain.add((1,), 0.0, 200)
+    assert (plain.end(a), plain.end(b)) == (2.0, 3.0)
+
+
 def test_infinite_links_never_limit_and_empty_flows_end_at_once():
     net = MaxMinNetwork([float("inf"), 10.0])
     assert net.end(net.add((0, 1), 1.0, 10)) == 2.0
@@ -109,16 +122,17 @@ def test_an_unknown_sharing_is_refused():
 @given(links=st.lists(st.sampled_from([1.0, 3.0, 10.0, 12.5, 1e9]), min_size=1, max_size=6),
        flows=st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=4, unique=True),
                       min_size=1, max_size=12),
-       seed=st.integers(0, 3))
-def test_the_compiled_rates_are_the_python_rates_in_the_same_order(links, flows, seed):
+       seed=st.integers(0, 3), weights=st.lists(st.sampled_from([1.0, 0.5, 1 / 3, 7e4]),
+                                                min_size=12, max_size=12))
+def test_the_compiled_rates_are_the_python_rates_in_the_same_order(links, flows, seed, weights):
     """Bit for bit and in the same (fixing) order, which later steps depend on."""
     routes = [tuple(link % len(links) for link in route) for route in flows]
     routes = [tuple(dict.fromkeys(route)) for route in routes]
     order = list(range(len(routes)))
     order = order[seed:] + order[:seed]
     given_flows = {flow: 1.0 for flow in order}
-    compiled = RATES(links, routes, given_flows)
-    python = max_min_rates(links, routes, given_flows)
+    compiled = RATES(links, routes, given_flows, weights)
+    python = max_min_rates(links, routes, given_flows, weights)
     assert list(compiled.items()) == list(python.items())
 
 

@@ -93,7 +93,7 @@ def test_messages_inside_a_node_keep_the_models_time():
        numprocs=st.integers(1, 12), comm=st.sampled_from(sorted(COMMS)),
        ppn=st.integers(1, 3), per_leaf=st.integers(1, 3), trunk=st.integers(1, 2),
        flows=st.booleans(), flow_start=st.sampled_from(["send", "match"]),
-       sharing=st.sampled_from(["reserve", "max-min"]), seed=st.integers(0, 2**32))
+       sharing=st.sampled_from(["reserve", "max-min", "simgrid"]), seed=st.integers(0, 2**32))
 def test_the_core_and_the_reference_agree_on_a_tree(blocks, numprocs, comm, ppn, per_leaf,
                                                     trunk, flows, flow_start, sharing, seed):
     b = ModelBuilder()
@@ -105,7 +105,7 @@ def test_the_core_and_the_reference_agree_on_a_tree(blocks, numprocs, comm, ppn,
     check_same(b.build(), numprocs, machine, seed)
 
 
-@pytest.mark.parametrize("sharing", ["reserve", "max-min"])
+@pytest.mark.parametrize("sharing", ["reserve", "max-min", "simgrid"])
 def test_the_core_and_the_reference_agree_on_many_overlapping_flows(sharing):
     """An alltoall of 64 KiB blocks on 12 nodes, three times: hundreds of flows
     overlap on the trunks, drawn out of time order."""
@@ -132,6 +132,7 @@ def test_the_engines_agree_on_the_generated_networks(network):
     check_same(b.build(), 16, machine, 7)
     check_same(b.build(), 13, replace(machine, comm=COMMS["hockney"]), 8)
     check_same(b.build(), 16, replace(machine, flow_sharing="max-min"), 9)
+    check_same(b.build(), 16, replace(machine, flow_sharing="simgrid"), 10)
 
 
 def test_the_core_prunes_reservations_no_flow_can_reach_and_still_agrees():

@@ -19,8 +19,9 @@ from pevpm.machine.transfer import CommModel
 #: When a message's bytes start to flow on a network with link figures.
 FLOW_STARTS = ("send", "match")
 #: How flows share a link: reserved in the order they are drawn, or max-min
-#: fairly with re-rating as flows start and end (pevpm.vm.maxmin).
-FLOW_SHARINGS = ("reserve", "max-min")
+#: fairly with re-rating as flows start and end (pevpm.vm.maxmin), every flow
+#: alike or weighted as SimGrid's SMPI network model weighs them.
+FLOW_SHARINGS = ("reserve", "max-min", "simgrid")
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,9 @@ class Machine:
     its receive have both been posted: SimGrid SMPI's rendezvous, for
     comparisons with it); ``flow_sharing``: how the flows crossing a link
     share it: ``"reserve"`` (each takes what the flows drawn before it left,
-    fixed when drawn; the compiled core runs it) or ``"max-min"`` (max-min
-    fair, re-rated whenever a flow starts or ends, as SimGrid; the
-    pure-Python engine runs it).
+    fixed when drawn), ``"max-min"`` (max-min fair, re-rated whenever a flow
+    starts or ends) or ``"simgrid"`` (the same, each flow weighted as
+    SimGrid's SMPI model weighs it: less over longer routes).
     """
 
     comm: CommModel

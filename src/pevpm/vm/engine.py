@@ -78,7 +78,7 @@ from pevpm.vm import collectives
 from pevpm.vm import program as vm
 from pevpm.vm.flows import FlowNetwork
 from pevpm.vm.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
-from pevpm.vm.maxmin import MaxMinNetwork
+from pevpm.vm.maxmin import network_for
 from pevpm.vm.result import (
     COMMUNICATION,
     COMPUTE,
@@ -279,9 +279,10 @@ class _Engine:
         self.comm = for_placement(comm, self.placement.node_of)
         self.scoreboard = ContentionScoreboard(self.placement.capacities)
         bandwidth = self.placement.link_bandwidth
-        self.maxmin = bandwidth is not None and machine.flow_sharing == "max-min"
-        self.network = (None if bandwidth is None else
-                        MaxMinNetwork(bandwidth) if self.maxmin else FlowNetwork(bandwidth))
+        self.network = network_for(machine, self.placement)
+        self.maxmin = self.network is not None
+        if bandwidth is not None and not self.maxmin:
+            self.network = FlowNetwork(bandwidth)
         self.flows: dict[PostedSend, list] = {}    # max-min: send -> [flow, base seconds]
         self.link_tally = link_tally
         self.sharing = (CpuSharing(self.placement.node_of, self.placement.cores,

@@ -48,7 +48,7 @@ from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PRO
 from pevpm.model.expr import RNG_NAME
 from pevpm.vm import collectives, engine
 from pevpm.vm import program as vm
-from pevpm.vm.maxmin import MaxMinNetwork
+from pevpm.vm.maxmin import network_for
 from pevpm.vm.result import CollectiveRecord, MessageRecord
 
 import time
@@ -1485,12 +1485,10 @@ cdef class Core:
             raise MemoryError()
         self.network = placement.link_bandwidth is not None
         self.flow_from_match = self.machine.flow_start == "match"
-        self.maxmin = None
+        self.maxmin = network_for(self.machine, placement)
         self.maxmin_flows = {}
         if self.network:
             self._flow_links(placement.link_bandwidth, placement.link_latency)
-            if self.machine.flow_sharing == "max-min":
-                self.maxmin = MaxMinNetwork(placement.link_bandwidth)
 
     cdef _flow_links(self, bandwidth, latency):
         """The links' bandwidths and latencies, and empty reservations."""

@@ -4,11 +4,12 @@
 
 The same progressive filling as the Python function, with the same
 arithmetic in the same order -- links filled in the order of their
-(share, link id), each link's flows in the order they were given -- so the
+(level, link id), each link's flows in the order they were given -- so the
 rates are the same to the bit, and the same dict order (the order flows were
 fixed in), which the network's later steps depend on.
 
->>> max_min_rates([100.0, 10.0], [(0,), (0, 1), (1,)], {0: 95.0, 1: 5.0, 2: 5.0})
+>>> max_min_rates([100.0, 10.0], [(0,), (0, 1), (1,)], {0: 95.0, 1: 5.0, 2: 5.0},
+...               [1.0, 1.0, 1.0])
 {1: 5.0, 2: 5.0, 0: 95.0}
 """
 
@@ -17,13 +18,13 @@ from libc.stdlib cimport free, malloc
 
 
 cdef struct Entry:
-    double share
+    double level
     long link           # the link's id: ties go to the lower id
     int at              # its index here
 
 
 cdef inline bint _before(Entry *a, Entry *b) noexcept:
-    return a.share < b.share or (a.share == b.share and a.link < b.link)
+    return a.level < b.level or (a.level == b.level and a.link < b.link)
 
 
 cdef void _push(Entry *heap, int *n, Entry e) noexcept:
@@ -57,10 +58,11 @@ cdef Entry _pop(Entry *heap, int *n) noexcept:
     return top
 
 
-def max_min_rates(list bandwidth, list routes, dict flows):
-    """Each flow's max-min fair rate: ``flows`` maps flow ids (indices of
-    ``routes``) to anything, ``bandwidth`` is per link id."""
-    cdef int nf = len(flows), nl = 0, hops = 0, f, k, j, a, b, n, nheap = 0
+def max_min_rates(list bandwidth, list routes, dict flows, list weights):
+    """Each flow's weighted max-min fair rate: ``flows`` maps flow ids
+    (indices of ``routes`` and ``weights``) to anything, ``bandwidth`` is
+    per link id."""
+    cdef int nf = len(flows), nl = 0, hops = 0, f, k, j, a, b, nheap = 0
     cdef dict index = {}
     ids = list(flows)
     for flow in ids:
@@ -70,22 +72,25 @@ def max_min_rates(list bandwidth, list routes, dict flows):
     cdef long *link_id = <long *> malloc(max(hops, 1) * sizeof(long))
     cdef double *spare = <double *> malloc(max(hops, 1) * sizeof(double))
     cdef int *count = <int *> malloc(max(hops, 1) * sizeof(int))
+    cdef double *total = <double *> malloc(max(hops, 1) * sizeof(double))
+    cdef double *weight = <double *> malloc(max(nf, 1) * sizeof(double))
     cdef int *ustart = <int *> malloc((hops + 1) * sizeof(int))
     cdef int *users = <int *> malloc(max(hops, 1) * sizeof(int))
     cdef char *fixed = <char *> malloc(max(nf, 1))
     cdef Entry *heap = <Entry *> malloc(max(2 * hops + 1, 1) * sizeof(Entry))
     cdef Entry e
-    cdef double share
+    cdef double level, rate
     rates = {}
     try:
         if (first == NULL or route == NULL or link_id == NULL or spare == NULL
                 or count == NULL or ustart == NULL or users == NULL or fixed == NULL
-                or heap == NULL):
+                or heap == NULL or total == NULL or weight == NULL):
             raise MemoryError()
         j = 0
         for f in range(nf):                 # links numbered in order of first use
             first[f] = j
             fixed[f] = 0
+            weight[f] = weights[ids[f]]
             for link in <tuple> routes[ids[f]]:
                 at = index.get(link)
                 if at is None:
@@ -109,26 +114,30 @@ def max_min_rates(list bandwidth, list routes, dict flows):
                 users[ustart[k] + count[k]] = f
                 count[k] += 1
         for k in range(nl):
-            e.share, e.link, e.at = spare[k] / count[k], link_id[k], k
+            total[k] = 0.0
+            for a in range(ustart[k], ustart[k + 1]):
+                total[k] += weight[users[a]]
+            e.level, e.link, e.at = spare[k] / total[k], link_id[k], k
             _push(heap, &nheap, e)
         while nheap > 0:
             e = _pop(heap, &nheap)
-            n = count[e.at]
-            if n == 0 or e.share != spare[e.at] / n:
-                continue                    # stale: the link's share has risen since
-            share = e.share if e.share > 0.0 else 0.0
+            if count[e.at] == 0 or e.level != spare[e.at] / total[e.at]:
+                continue                    # stale: the link's level has risen since
+            level = e.level if e.level > 0.0 else 0.0
             for a in range(ustart[e.at], ustart[e.at + 1]):
                 f = users[a]
                 if fixed[f]:
                     continue
                 fixed[f] = 1
-                rates[ids[f]] = share
+                rate = weight[f] * level
+                rates[ids[f]] = rate
                 for b in range(first[f], first[f + 1]):
                     k = route[b]
-                    spare[k] -= share
+                    spare[k] -= rate
+                    total[k] -= weight[f]
                     count[k] -= 1
                     if k != e.at and count[k]:
-                        _push(heap, &nheap, Entry(spare[k] / count[k], link_id[k], k))
+                        _push(heap, &nheap, Entry(spare[k] / total[k], link_id[k], k))
         return rates
     finally:
         free(first)
@@ -136,6 +145,8 @@ def max_min_rates(list bandwidth, list routes, dict flows):
         free(link_id)
         free(spare)
         free(count)
+        free(total)
+        free(weight)
         free(ustart)
         free(users)
         free(fixed)

@@ -39,17 +39,18 @@ class _Fluid:
     """The flows in transit at ``now`` (bytes left, rates) and those still to
     start; :meth:`step` moves it to the next start or end."""
 
-    __slots__ = ("bandwidth", "left", "now", "pending", "rates", "routes")
+    __slots__ = ("bandwidth", "left", "now", "pending", "rates", "routes", "weights")
 
-    def __init__(self, bandwidth: list[float], routes: list[tuple[int, ...]]):
-        self.bandwidth, self.routes = bandwidth, routes
+    def __init__(self, bandwidth: list[float], routes: list[tuple[int, ...]],
+                 weights: list[float]):
+        self.bandwidth, self.routes, self.weights = bandwidth, routes, weights
         self.now = 0.0
         self.left: dict[int, float] = {}      # flow -> bytes left at ``now``
         self.rates: dict[int, float] | None = None   # None: to be computed
         self.pending: list[tuple[float, int, float]] = []   # heap (start, flow, bytes)
 
     def copy(self) -> _Fluid:
-        other = _Fluid(self.bandwidth, self.routes)
+        other = _Fluid(self.bandwidth, self.routes, self.weights)
         other.now, other.left, other.rates = self.now, dict(self.left), self.rates
         other.pending = list(self.pending)
         return other
@@ -57,7 +58,7 @@ class _Fluid:
     def step(self) -> list[int]:
         """Move to the next start or end; the flows that ended there."""
         if self.rates is None:
-            self.rates = RATES(self.bandwidth, self.routes, self.left)
+            self.rates = RATES(self.bandwidth, self.routes, self.left, self.weights)
         left = self.left
         event, finished = FLOW(self.rates, left, self.now,
                                self.pending[0][0] if self.pending else float("inf"))
@@ -98,12 +99,13 @@ def flow_until_next(rates: dict[int, float], left: dict[int, float], now: float,
 
 
 def max_min_rates(bandwidth: list[float], routes: list[tuple[int, ...]],
-             flows: dict[int, float]) -> dict[int, float]:
-    """Progressive filling: each flow's max-min fair rate (bytes/s).  The
-    link whose equal share is least fills first; its flows keep that share,
-    which leaves the other links of their routes an equal share no smaller
-    than before, so a heap of (share, link) entries, stale ones skipped,
-    gives the links in the order they fill."""
+                  flows: dict[int, float], weights: list[float]) -> dict[int, float]:
+    """Progressive filling: each flow's weighted max-min fair rate (bytes/s):
+    on the link that fills first every flow gets its weight times one level,
+    the link's spare bandwidth over its flows' total weight (equal weights:
+    an equal share).  Fixing them leaves the other links of their routes a
+    level no lower than before, so a heap of (level, link) entries, stale
+    ones skipped, gives the links in the order they fill."""
     free: dict[int, float] = {}
     users: dict[int, list[int]] = {}
     for flow in flows:
@@ -114,24 +116,30 @@ def max_min_rates(bandwidth: list[float], routes: list[tuple[int, ...]],
             else:
                 on.append(flow)
     count = {link: len(on) for link, on in users.items()}
-    heap = [(free[link] / n, link) for link, n in count.items()]
+    total: dict[int, float] = {}
+    for link, on in users.items():
+        total[link] = 0.0
+        for flow in on:
+            total[link] += weights[flow]
+    heap = [(free[link] / total[link], link) for link in users]
     heapq.heapify(heap)
     rates: dict[int, float] = {}
     while heap:
-        share, link = heapq.heappop(heap)
-        n = count[link]
-        if n == 0 or share != free[link] / n:
+        level, link = heapq.heappop(heap)
+        if count[link] == 0 or level != free[link] / total[link]:
             continue
-        share = max(share, 0.0)
+        level = max(level, 0.0)
         for flow in users[link]:
             if flow in rates:
                 continue
-            rates[flow] = share
+            weight = weights[flow]
+            rate = rates[flow] = weight * level
             for other in routes[flow]:
-                free[other] -= share
+                free[other] -= rate
+                total[other] -= weight
                 count[other] -= 1
                 if other != link and count[other]:
-                    heapq.heappush(heap, (free[other] / count[other], other))
+                    heapq.heappush(heap, (free[other] / total[other], other))
     return rates
 
 
@@ -145,19 +153,29 @@ except ImportError:                     # not compiled: the same numbers, slower
 class MaxMinNetwork:
     """The links of a synthetic network and the flows sharing them max-min fairly.
 
+    With ``weight_s`` (SimGrid's ``network/weight-S``, bytes) a flow's share is
+    weighted as SimGrid's CM02 and SMPI network models weigh it: by the
+    inverse of its route's latency plus ``weight_s`` over each link's
+    bandwidth, so flows over longer routes get less (TCP's round-trip
+    unfairness); without, all flows weigh alike.
+
     The flows known so far are run forward only as far as a question needs
     (:meth:`end`), keeping the state after every start and end; a flow added
     before that frontier rewinds to the last state at or before its start
     (never before the settled time), and the run goes on from there.
     """
 
-    def __init__(self, bandwidth: Sequence[float]):
+    def __init__(self, bandwidth: Sequence[float], latency: Sequence[float] | None = None,
+                 weight_s: float | None = None):
         self.bandwidth = checked_bandwidth(bandwidth)
+        self.latency = None if latency is None else [float(v) for v in latency]
+        self.weight_s = weight_s
         self.routes: list[tuple[int, ...]] = []
+        self.weights: list[float] = []
         self.starts: list[float] = []
         self._sizes: list[float] = []        # bytes; 0: ended at its start
         self.now = 0.0                       # settled: no flow starts before it
-        self._run = _Fluid(self.bandwidth, self.routes)   # the frontier
+        self._run = _Fluid(self.bandwidth, self.routes, self.weights)   # the frontier
         self._marks = [self._run.copy()]     # the states after each event, oldest first
         self._times = [0.0]                  # their times
         self._logged = [0]                   # how many ends each had seen
@@ -170,6 +188,7 @@ class MaxMinNetwork:
         least the settled time); its number for :meth:`end`.  Links of
         infinite bandwidth never limit it."""
         flow = len(self.routes)
+        self.weights.append(self._weight(route))
         route = tuple(link for link in route if self.bandwidth[link] != float("inf"))
         self.routes.append(route)
         start = max(start, self.now)
@@ -183,6 +202,16 @@ class MaxMinNetwork:
         heapq.heappush(self._run.pending, (start, flow, self._sizes[flow]))
         self._run.rates = None
         return flow
+
+    def _weight(self, route: Sequence[int]) -> float:
+        """1, or (with ``weight_s``) 1 / (the route's latency + weight_s / bandwidth
+        of each link); 1 where that sum is 0."""
+        if self.weight_s is None:
+            return 1.0
+        penalty = 0.0
+        for link in route:
+            penalty += self.latency[link] + self.weight_s / self.bandwidth[link]
+        return 1.0 / penalty if penalty > 0 else 1.0
 
     def end(self, flow: int) -> float:
         """When ``flow`` ends, given the flows added so far."""
@@ -220,3 +249,18 @@ class MaxMinNetwork:
             if self._sizes[flow]:
                 heapq.heappush(run.pending, (self.starts[flow], flow, self._sizes[flow]))
         del self._known[k + 1:]
+
+
+def network_for(machine, placement) -> MaxMinNetwork | None:
+    """The max-min network of a run on ``placement`` (one with link figures)
+    when ``machine.flow_sharing`` asks for one, else None: ``"max-min"``
+    weighs all flows alike, ``"simgrid"`` as SMPI does
+    (:data:`SIMGRID_WEIGHT_S`)."""
+    if placement.link_bandwidth is None or machine.flow_sharing == "reserve":
+        return None
+    weight_s = SIMGRID_WEIGHT_S if machine.flow_sharing == "simgrid" else None
+    return MaxMinNetwork(placement.link_bandwidth, placement.link_latency, weight_s)
+
+
+#: SimGrid's ``network/weight-S`` for SMPI's network model (bytes), SimGrid 3.32.
+SIMGRID_WEIGHT_S = 8775.0
