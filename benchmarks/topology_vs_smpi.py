@@ -265,7 +265,7 @@ def main(argv=None) -> int:
         print("pevpm's flows start at the send (the thesis's messages) or at the match "
               f"(SMPI's rendezvous), reserved in draw order; {args.sharing}: from the match, "
               "shared max-min and re-rated; diff: against SMPI's simulated time; speed-up: SMPI "
-              "wall / pevpm wall ({args.sharing})")
+              f"wall / pevpm wall ({args.sharing})")
         print(f"{'network':>10} {'kernel':>7} {'ranks':>6} {'messages':>9} {'send s':>10} "
               f"{'match s':>10} {args.sharing + ' s':>10} {'SMPI s':>10} {'send':>7} {'match':>7} "
               f"{args.sharing:>7} | {'pevpm wall':>10} {'SMPI wall':>9} {'speed-up':>8}")
