@@ -10,10 +10,13 @@ from hypothesis import strategies as st
 from network_models import Tree
 from test_engine_differential import check_same
 
+from pevpm.errors import PevpmError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
+from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm import engine, fastengine
+from pevpm.vm.explain import explain_network
 from pevpm.vm.maxmin import FLOW, RATES, MaxMinNetwork, flow_until_next, max_min_rates
 
 
@@ -148,3 +151,22 @@ def test_the_compiled_step_is_the_python_step(rates, left, now, start):
     assert (FLOW(rates, compiled_left, now, start)
             == flow_until_next(rates, python_left, now, start))
     assert list(compiled_left.items()) == list(python_left.items())
+
+
+def test_the_machine_key_sharing_sets_it_and_a_wrong_one_is_named():
+    assert parse_machine("constant:latency=0,sharing=simgrid").flow_sharing == "simgrid"
+    assert parse_machine("default:sharing=max-min").flow_sharing == "max-min"
+    assert parse_machine("constant:latency=0").flow_sharing == "reserve"
+    with pytest.raises(PevpmError, match=r"sharing must be one of reserve, max-min, simgrid, "
+                                         r"got 'maxmin' \(did you mean 'max-min'\?\)"):
+        parse_machine("constant:latency=0,sharing=maxmin")
+
+
+def test_explain_charges_max_min_waiting_to_the_slowest_link_of_the_route():
+    """Rank 0's and rank 1's messages share the trunk (1 MB/s, slower than
+    the node links) from 0.5 s to 1.5 s: each takes 0.5 s longer than alone."""
+    topology = Tree(per_leaf=2, bandwidth=2e6, trunk_bandwidth=1e6, latency=0.0)
+    machine = Machine(Constant(0.0), topology, flow_sharing="max-min")
+    explained = explain_network(late_flow_model(), 4, machine)
+    rise = next(use for use in explained.links if use.name == "rise 0")
+    assert (rise.messages, rise.waited) == (2, 1.0)

@@ -30,9 +30,11 @@ contention 1), ``cores`` (cores per node: more ranks than cores on a node
 share them, see :mod:`pevpm.vm.sharing`; without ``ppn`` or ``nodes``, every
 rank on one such node), ``wait`` (``poll``: a rank blocked
 in MPI keeps its core busy, MPICH's default; ``sleep``: it does not),
-``processor`` (the processor id ``Serial on`` selects) and
-``speed`` (MHz); the last two replace the processor settings of the model's
-``Default`` directive.  Numbers take units:
+``processor`` (the processor id ``Serial on`` selects),
+``speed`` (MHz) -- these two replace the processor settings of the model's
+``Default`` directive -- and ``sharing`` (how messages share the links of a
+``--topology`` network with link figures: ``reserve``, ``max-min`` or
+``simgrid``, :class:`~pevpm.machine.machine.Machine`'s ``flow_sharing``).  Numbers take units:
 ``s ms us ns`` for times, ``B/s KB/s MB/s GB/s bit/s Kbit/s Mbit/s Gbit/s``
 for bandwidths, ``B KB KiB MB MiB`` for sizes.  Every number must be finite and
 not negative; bandwidths at least 1 B/s, speeds above zero, and ``ppn``,
@@ -69,7 +71,7 @@ from pathlib import Path
 
 from pevpm.errors import PevpmError, did_you_mean
 from pevpm.machine.comm_models import Constant, Hockney, LogGP
-from pevpm.machine.machine import Machine
+from pevpm.machine.machine import FLOW_SHARINGS, Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.machine.topology import WAIT_STYLES, Topology
 from pevpm.profile.builtin import is_builtin, resolve_profile
@@ -99,7 +101,7 @@ DESCRIPTIONS = {
 }
 
 MACHINE_KEYS = ("ppn", "placement", "nodes", "backplane", "eager", "contention", "cores",
-                "wait", "processor", "speed")
+                "wait", "processor", "speed", "sharing")
 
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
 
@@ -239,7 +241,7 @@ def profile_of(spec: str) -> Path | None:
     return Path(kind) if kind not in KINDS and os.path.exists(kind) else None
 
 
-PROFILE_KEYS = ("model", "source", "eager", "ppn", "nodes", "contention", "binding")
+PROFILE_KEYS = ("model", "source", "eager", "ppn", "nodes", "contention", "binding", "sharing")
 
 
 def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | None,
@@ -249,7 +251,7 @@ def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | Non
     from pevpm.machine.profile_model import machine_from_profile
 
     values = _parse_pairs(rest, PROFILE_KEYS, f"--machine {path}") if rest else {}
-    return machine_from_profile(path, ppn=ppn or (int(values["ppn"]) if "ppn" in values else None),
+    machine = machine_from_profile(path, ppn=ppn or (int(values["ppn"]) if "ppn" in values else None),
                                 nodes=nodes or (int(values["nodes"]) if "nodes" in values
                                                 else None),
                                 processor=processor, model=str(values.get("model", "full")),
@@ -257,6 +259,19 @@ def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | Non
                                 eager_limit=int(values["eager"]) if "eager" in values else None,
                                 node_contention=values.get("contention", True),
                                 binding=str(values.get("binding", "c")))
+    try:
+        return replace(machine, flow_sharing=_sharing(values))
+    except ValueError as exc:
+        raise PevpmError(str(exc), f"--machine {path}") from None
+
+
+def _sharing(values: dict) -> str:
+    """The ``sharing`` key's value (default ``reserve``), checked."""
+    sharing = str(values.get("sharing", "reserve"))
+    if sharing not in FLOW_SHARINGS:
+        raise ValueError(f"sharing must be one of {', '.join(FLOW_SHARINGS)}, got {sharing!r}"
+                         f"{did_you_mean(sharing, FLOW_SHARINGS)}")
+    return sharing
 
 
 def _assemble(comm, values: dict) -> Machine:
@@ -274,14 +289,15 @@ def _assemble(comm, values: dict) -> Machine:
         processors = ProcessorModel(name=str(values.get("processor", "default")),
                                     speed=values.get("speed"))
     return Machine(comm, topology, processors, eager_limit=int(values.get("eager", 0)),
-                   node_contention=values.get("contention", True))
+                   node_contention=values.get("contention", True),
+                   flow_sharing=_sharing(values))
 
 
 #: Keys whose values are on/off, and those words.
 SWITCH_KEYS = ("contention",)
 SWITCHES = {"on": True, "off": False}
 #: Keys whose values are words, not numbers.
-TEXT_KEYS = ("placement", "processor", "model", "source", "wait", "binding")
+TEXT_KEYS = ("placement", "processor", "model", "source", "wait", "binding", "sharing")
 #: Keys whose values must be above zero (a zero bandwidth never delivers).
 POSITIVE_KEYS = ("bandwidth", "intra_bandwidth", "speed")
 #: Least bandwidth, bytes/s: below it a large message's time overflows.

@@ -91,6 +91,10 @@ class FlowNetwork:
         i = bisect.bisect_right(self._times[link], at) - 1
         return self._rates[link][i] if i >= 0 else 0.0
 
+    def load(self, link: int, at: float) -> float:
+        """How full ``link`` is at time ``at``: the share of its bandwidth reserved."""
+        return self.used(link, at) / self.bandwidth[link]
+
     def _reserve(self, link: int, segments: list[tuple[float, float, float]]) -> None:
         """Add each segment's rate to ``link`` over the segment's span, then
         drop the breakpoints there that no longer change the rate."""

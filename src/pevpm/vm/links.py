@@ -94,8 +94,7 @@ class LinkTally:
         if engine.network is not None and data > 0:
             slowest = min(self.bandwidth[k] for k in route)
             waited = data - send.size / slowest
-            culprit = max(route, key=lambda k: engine.network.used(k, send.posted)
-                          / self.bandwidth[k])
+            culprit = max(route, key=lambda k: engine.network.load(k, send.posted))
         else:
             waited = send.transfer * (1 - 1 / contention)
             culprit = engine.scoreboard.busiest(route)

@@ -203,6 +203,12 @@ class MaxMinNetwork:
         self._run.rates = None
         return flow
 
+    def load(self, link: int, at: float) -> float:
+        """How much ``link`` limits a flow (for ``--explain``): the inverse of
+        its bandwidth, so a message's waiting is charged to the slowest link
+        of its route (max-min keeps no history of the rates)."""
+        return 1.0 / self.bandwidth[link]
+
     def _weight(self, route: Sequence[int]) -> float:
         """1, or (with ``weight_s``) 1 / (the route's latency + weight_s / bandwidth
         of each link); 1 where that sum is 0."""
