@@ -49,6 +49,7 @@ from pevpm.trace.extract.peers import (
     rank_predicate,
     selected,
 )
+from pevpm.trace.extract.pooling import pooled_gaps
 from pevpm.trace.extract.rank_loops import INDEX, rank_loops, signature
 from pevpm.trace.extract.repeats import RepeatNode, receive_until_tag
 from pevpm.trace.extract.scaling import (
@@ -381,6 +382,9 @@ class _Writer:
         self.depth = 0
         self.totals: dict[int, str] = {}       # the parameters of this level's conserved totals
         self.counts: tuple[int, ...] = ()      # the traced counts the model is fitted over
+        self.path: list = []            # indices down to the level being written
+        # computations whose samples are pooled with other arms' (pooling.pooled_gaps)
+        self.pooled: dict[tuple, dict[int, tuple]] = {}
 
     def fitted(self, values: dict[int, float], what: str) -> str:
         """A whole number fitted (:func:`_fitted`); its exact law joins the
@@ -423,14 +427,19 @@ class _Writer:
                     out.append(f"{pad}with b.loop({self.parameter(count)!r}):")
                 self.depth += 1
                 self.open.append(self.loops)
+                self.path.append(i)
                 out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
+                self.path.pop()
                 self.open.pop()
                 self.depth -= 1
             elif isinstance(node, RepeatNode):
+                self.path.append(i)
                 out += self.repeat(at, indent)
+                self.path.pop()
             elif is_computation(node):
                 own = self.loop_laws.get(self.open[-1], set()) if self.open else set()
-                seconds = seconds_source({p: n.values for p, n in at.items()}, self.notes,
+                samples = self.pooled.get((*self.path, i)) or {p: n.values for p, n in at.items()}
+                seconds = seconds_source(samples, self.notes,
                                    self.place(), tuple(sorted(self.laws)), self.disturbed,
                                    tuple(sorted(own)))
                 sleep = ", sleep=True" if node.key == SLEEP else ""
@@ -518,9 +527,12 @@ class _Writer:
                           + ", ".join(f"{n.passes} at {p} ranks" for p, n in sorted(at.items()))
                           + ", are the other side's to decide)")
         out = [f"{pad}with b.repeat({node.until!r}):"]
+        self.path.append(0)
         out += self.lines({p: list(n.prefix) for p, n in at.items()}, indent + 4)
+        self.path[-1] = 1
         out.append(f"{pad}    with b.on_ranks({node.goes_on!r}):")
         out += self.lines({p: list(n.rest) for p, n in at.items()}, indent + 8)
+        self.path.pop()
         return out
 
     def tree(self, at: dict[int, Token]) -> list[str]:
@@ -697,7 +709,8 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
                  disturbed: tuple[int, ...] = (),
                  by_count: dict[int, list[_Group]] | None = None,
                  sizes: dict[str, set[str]] | None = None,
-                 grid: GridRule | None = None) -> list[str]:
+                 grid: GridRule | None = None,
+                 pooled: dict[tuple, dict[int, tuple]] | None = None) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
         for i, slot in enumerate(group.peer_slots()):
@@ -728,6 +741,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
     writer = _Writer(peers, notes, laws, loop_laws, parameters, sizes)
     writer.disturbed = disturbed
+    writer.pooled = pooled or {}
     writer.counts = tuple(by_count or ())
     writer.largest = {n: max((v for g in groups for program in g.programs
                               for t in _tokens_in_order(program) if is_loose(t)
@@ -783,8 +797,10 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     laws: set[str] = set()
     loop_laws: dict[int, set[str]] = {}
     sizes: dict[str, set[str]] = {}
-    for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
-        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count, sizes, grid)
+    pools = pooled_gaps([{n: _merge(g.programs) for n, g in chosen.items()}
+                         for _, chosen in plan], fitted)
+    for (_, chosen), pooled in zip(plan, pools):    # a first pass: the laws of sizes, counts
+        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count, sizes, grid, pooled)
     if laws and len(counts) > 1:
         notes.append("computations: the constant unless a traced mean contradicts it (misses "
                      f"by more than {NOISE_WIDTH:g} standard errors, at least "
@@ -806,10 +822,10 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                              by_count, sizes, grid)
     else:
         body.append("    with b.runon() as ranks:")
-        for guard, chosen in plan:
+        for (guard, chosen), pooled in zip(plan, pools):
             body.append(f"        with ranks.case({guard!r}):")
             body += _group_lines(chosen, 12, fitted, laws, loop_laws, parameters,
-                                 disturbed, by_count, sizes, grid)
+                                 disturbed, by_count, sizes, grid, pooled)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
     if any(is_loose(t) for g in plan for group in g[1].values() for program in group.programs
            for t in _tokens_in_order(program)):
