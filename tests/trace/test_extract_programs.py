@@ -93,6 +93,17 @@ def test_the_chain_model_runs_at_every_traced_count_and_up_to_1024(chain_model, 
     assert self_check(load_model(str(path)), [1, 2, 4]) == []
 
 
+@pytest.mark.mpi
+@needs_mpi
+def test_the_sweep_before_the_allreduce_has_one_law_in_every_arm(chain_model):
+    """The same compute(500000) in rank 0's, the interior ranks' (traced at 4 only)
+    and the last rank's loop: one law fitted on their pooled samples, written in
+    each of the three arms (pooling.pooled_gaps)."""
+    text, _ = chain_model
+    sweeps = re.findall(r"(b\.serial\(.*\))\n(?: +#.*\n)* +b\.message\('MPI_Allreduce'", text)
+    assert len(sweeps) == 3 and len(set(sweeps)) == 1, sweeps
+
+
 BROKEN = '''"""A model whose rank 0 waits for a message nobody sends."""
 
 from pevpm.model.builder import ModelBuilder

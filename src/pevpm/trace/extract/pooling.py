@@ -8,10 +8,13 @@ laws in three arms (a constant where two counts could not reject it,
 the program in several arms are found and their samples pooled, so that one
 law is fitted on all the evidence and every arm writes it:
 
-* a gap that opens or closes the body of a loop (the loop's back edge: the
-  sweep between one iteration's last message and the next one's first),
-  where the enclosing loops are the same ones (their order among the loops
-  of each level, and the same counts at the traced counts the arms share);
+* a gap beside a landmark every arm has: the start or the end of a loop's
+  body (the loop's back edge: the sweep between one iteration's last
+  message and the next one's first), a collective (by its operation and its
+  order among the body's collectives) or a loop; its other side may be any
+  message (the halo exchanges before it differ between arms).  The
+  enclosing loops must be the same ones: their order among the loops of
+  each level, and the same counts at the traced counts the arms share;
 * any gap of a loop body (or of the whole program) whose operations are the
   same in both arms, by its index there.
 
@@ -35,8 +38,9 @@ from __future__ import annotations
 
 import statistics
 
+from pevpm.model.ast import COLLECTIVES
 from pevpm.trace.extract.repeats import RepeatNode
-from pevpm.trace.extract.tokens import LoopNode, is_computation
+from pevpm.trace.extract.tokens import OP, LoopNode, is_computation, is_message
 
 #: The largest relative difference between one arm's mean and the pooled mean,
 #: at any traced count, for the gap to count as the same code in both.
@@ -59,31 +63,48 @@ def _shape(nodes) -> tuple:
     return tuple(out)
 
 
+def _anchors(body: list) -> list:
+    """What each node of ``body`` is to the gaps beside it: a collective by its
+    operation and its order among those in the body, a loop by its order
+    among the body's loops, any other message ``None`` (peers differ between
+    arms: not a landmark)."""
+    out, seen, loops = [], {}, 0
+    for n in body:
+        if isinstance(n, LoopNode | RepeatNode):
+            out.append(("loop", loops))
+            loops += 1
+        elif is_message(n) and n.key[OP] in COLLECTIVES:
+            seen[n.key[OP]] = seen.get(n.key[OP], -1) + 1
+            out.append((n.key[OP], seen[n.key[OP]]))
+        else:
+            out.append(None)
+    return out
+
+
 def _gaps(nodes_by_p: dict[int, list], path: tuple, loops: tuple):
     """``(path, keys, loop counts, samples by count)`` of every computation,
     ``loops`` the enclosing loops as ``(order, {count: passes})``."""
     top = max(nodes_by_p)
     body = nodes_by_p[top]
-    shape = _shape(body)
-    order = 0
+    shape, marks = _shape(body), _anchors(body)
+    where = tuple(k[0] for k in loops)
     for i, node in enumerate(body):
         at = {p: nodes[i] for p, nodes in nodes_by_p.items()}
         if isinstance(node, LoopNode):
             counts = {p: n.count for p, n in at.items()}
             yield from _gaps({p: list(n.body) for p, n in at.items()}, path + (i,),
-                             loops + ((order, counts),))
-            order += 1
+                             loops + ((marks[i], counts),))
         elif isinstance(node, RepeatNode):
             for part, nodes in ((0, "prefix"), (1, "rest")):
                 yield from _gaps({p: list(getattr(n, nodes)) for p, n in at.items()},
-                                 path + (i, part), loops + (("repeat", order, part),))
-            order += 1
+                                 path + (i, part), loops + ((("repeat", marks[i], part), {}),))
         elif is_computation(node):
-            where = tuple(k[0] for k in loops)
             keys = [(where, node.key, "same", shape, i)]
-            if loops and loops[-1][0] != "repeat" and i in (0, len(body) - 1):
-                keys.append((where, node.key, "first" if i == 0 else "last"))
-            yield (path + (i,), keys, [k[1] for k in loops if k[0] != "repeat"],
+            before = marks[i - 1] if i else "start"
+            after = marks[i + 1] if i + 1 < len(body) else "end"
+            if before is not None or after is not None:
+                keys.append((where, node.key, before, after))
+            yield (path + (i,), keys, [k[1] for k in loops],
                    {p: n.values for p, n in at.items() if n.values})
 
 
