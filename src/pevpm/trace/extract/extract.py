@@ -75,6 +75,7 @@ from pevpm.trace.extract.tokens import (
     Token,
     is_computation,
     is_message,
+    launch_skew,
     rank_tokens,
     uses_cpu,
 )
@@ -784,6 +785,12 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
         elif t.oversubscribed:
             notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores and has no CPU "
                          "times: its computations include the sharing")
+    skews = {t.numprocs: max(launch_skew(t, r) for r in range(t.numprocs)) for t in traces}
+    if any(skews.values()):
+        notes.append("the ranks left MPI_Init up to " + ", ".join(
+            f"{s * 1e3:.3g} ms apart at {p}" for p, s in sorted(skews.items()) if s)
+                     + " ranks: the launcher's, left out (the model's ranks start together; "
+                     "pevpm replay keeps it)")
     if len(counts) == 1:
         notes.append("peers are expressions of procnum and numprocs; loop counts, sizes and "
                      "tags are the traced values (one trace cannot tell how they scale)")
