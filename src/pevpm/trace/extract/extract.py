@@ -760,10 +760,14 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     by_count: dict[int, list[_Group]] = {}
     known: set[Tree] | None = None      # trees of the larger counts
     hints = _Hints()
+    # one kind of seconds across the counts: CPU seconds wherever a trace has them once
+    # one count shared its cores (wall seconds beside them would fit the sharing as scaling)
+    shared = any(uses_cpu(t) for t in traces)
     for t in sorted(traces, key=lambda t: -t.numprocs):
         ready = ready_times(t)          # for the lateness of completions polls found
-        streams, trees = find_trees([rank_tokens(t, r, ready[r]) for r in range(t.numprocs)],
-                                    known)
+        cpu = shared and t.has_cpu
+        streams, trees = find_trees([rank_tokens(t, r, ready[r], cpu)
+                                     for r in range(t.numprocs)], known)
         known = (known or set()) | set(trees)
         found = _Hints()
         by_count[t.numprocs] = _groups(t.numprocs, streams, hints, found, grid)
@@ -782,6 +786,10 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                          "computations are the CPU seconds each rank used between its calls "
                          "(the virtual machine adds the sharing itself), and what it slept "
                          "(sleep, nanosleep) is written as sleeps")
+        elif shared and t.has_cpu:
+            notes.append(f"the {t.numprocs}-rank trace had a core per rank, but its "
+                         "computations are taken in CPU seconds too, as at the counts that "
+                         "shared cores, so that every count's are the same kind of time")
         elif t.oversubscribed:
             notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores and has no CPU "
                          "times: its computations include the sharing")

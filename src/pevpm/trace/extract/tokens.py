@@ -92,11 +92,12 @@ def launch_skew(trace: Trace, rank: int) -> float:
     return trace.begin(rank) - min(trace.begin(r) for r in range(trace.numprocs))
 
 
-def rank_tokens(trace: Trace, rank: int, ready: dict[int, float] | None = None) -> list[Token]:
+def rank_tokens(trace: Trace, rank: int, ready: dict[int, float] | None = None,
+                cpu: bool | None = None) -> list[Token]:
     """Rank ``rank``'s program as tokens with its peers' ranks and slot-named
-    requests; computations in wall seconds, but in CPU seconds when the trace
-    was taken with more ranks than cores and has them (a rank that shared its
-    core computed no more for that).  Back-to-back computations and sleeps are
+    requests; computations in wall seconds, but in CPU seconds with ``cpu``
+    (by default: when the trace was taken with more ranks than cores and has
+    them; a rank that shared its core computed no more for that).  Back-to-back computations and sleeps are
     one token, a :data:`SLEEP` where the rank slept longer than it computed
     (a job that sleeps), else a :data:`SERIAL`: a gap is one token at every
     count whether or not it held a short sleep there, so ranks still match.
@@ -118,7 +119,7 @@ def rank_tokens(trace: Trace, rank: int, ready: dict[int, float] | None = None) 
     slots: dict[str, str] = {}
     tokens = []
     gap = [0.0, 0.0]                    # seconds computed, seconds slept
-    statements, asked, any_order, late = rank_program(trace, rank, cpu=uses_cpu(trace),
+    statements, asked, any_order, late = rank_program(trace, rank, cpu=uses_cpu(trace) if cpu is None else cpu,
                                                       ready=ready)
     pending: list[str] = []     # requests completed in the run's order, not yet written
     first = launch_skew(trace, rank) > 0     # a first sleep: the later exit, left out
