@@ -883,7 +883,8 @@ def trial_run(model: Model, numprocs: int) -> PevpmError | None:
     constant loops run :data:`TRIAL_PASSES` times first (their passes repeat
     one pattern: a 149-iteration solver at 1,024 ranks took more than 5
     million events); where that run fails, the whole model is run, and its
-    answer counts (a loop's passes may have to match another rank's).
+    answer counts (a loop's passes may have to match another rank's) unless
+    it passed the events limit: then the short run's fault is the answer.
 
     >>> from pevpm.model.builder import ModelBuilder
     >>> b = ModelBuilder()
@@ -902,7 +903,15 @@ def trial_run(model: Model, numprocs: int) -> PevpmError | None:
         return None
 
     short = _shortened(model)
-    return run({}) if not short or run(short) is not None else None
+    failed = run(short) if short else None
+    if short and failed is None:
+        return None
+    whole = run({})
+    if failed is not None and isinstance(whole, (EventLimitError, WallClockLimitError)):
+        failed.message += (f" (with its constant loops cut to {TRIAL_PASSES} passes; the "
+                           "whole model ran past the check's events without deciding)")
+        return failed
+    return whole
 
 
 #: The rank counts past the traced ones that :func:`self_check` runs a model at.

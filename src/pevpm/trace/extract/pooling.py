@@ -127,7 +127,8 @@ def pooled_gaps(arms: list[dict[int, list]], notes: list[str]) -> Pools:
     """For each arm (its merged program at each traced count), the samples its
     computations are to be fitted on where they pool with other arms': the
     path of indices to the computation -> samples by rank count.  Each gap
-    joins the first pool it qualifies for; pools of one arm are dropped."""
+    joins the first pool it qualifies for, landmarks' before same bodies';
+    pools of one arm are dropped."""
     found = [list(_gaps(programs, (), ())) for programs in arms]
     groups: dict[tuple, list] = {}
     for arm, gaps in enumerate(found):
@@ -135,7 +136,8 @@ def pooled_gaps(arms: list[dict[int, list]], notes: list[str]) -> Pools:
             for key in keys:
                 groups.setdefault(key, []).append((arm, path, counts, samples))
     out: Pools = [{} for _ in arms]
-    for key, members in groups.items():
+    # landmarks first: they reach the arms whose bodies differ
+    for key, members in sorted(groups.items(), key=lambda kv: kv[0][2] == "same"):
         members = [m for m in members if m[1] not in out[m[0]]]
         arms_in = {m[0] for m in members}
         if len(arms_in) < 2 or len(arms_in) < len(members):
