@@ -104,6 +104,26 @@ def test_the_sweep_before_the_allreduce_has_one_law_in_every_arm(chain_model):
     assert len(sweeps) == 3 and len(set(sweeps)) == 1, sweeps
 
 
+@pytest.fixture(scope="module")
+def subcomm_traces(tmp_path_factory, cache_home):
+    """tests/trace/programs/subcomm.c (6 iterations) traced at 1, 2 and 4 ranks."""
+    return traced_at_counts(tmp_path_factory.mktemp("subcomm"), "subcomm", "6")
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_collectives_on_sub_communicators_are_exchanges_in_a_model_that_runs(subcomm_traces,
+                                                                            tmp_path):
+    path = tmp_path / "subcomm_model.py"
+    done = pevpm_command("extract", *subcomm_traces, "-o", str(path), timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "pevpm extract: the model runs at 1, 2, 4, 8, 64, 1024 ranks" in done.stderr
+    # at 4 ranks (a 2 x 2 grid) the row's Allreduce and the column's Bcast, 2 ranks each
+    assert "collectives on sub-communicators (ALLREDUCE of 2, BCAST of 2 ranks) are " \
+           "exchanges among their members (tag 1073741823)" in done.stderr
+    assert "tag=1073741823" in path.read_text()
+
+
 BROKEN = '''"""A model whose rank 0 waits for a message nobody sends."""
 
 from pevpm.model.builder import ModelBuilder

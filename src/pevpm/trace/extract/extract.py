@@ -36,7 +36,7 @@ from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Model
 from pevpm.model.expr import Expr
-from pevpm.trace.events import Trace
+from pevpm.trace.events import Collective, Trace
 from pevpm.trace.extract.any_source import any_source, any_source_passes, single_passes
 from pevpm.trace.extract.compress import POINT_TO_POINT, compressed, is_loose
 from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
@@ -81,6 +81,7 @@ from pevpm.trace.extract.tokens import (
 )
 from pevpm.trace.extract.trees import Tree, find_trees, model_lines
 from pevpm.trace.replay.delays import ready_times
+from pevpm.trace.replay.subcomm import TAG as SUBCOMM_TAG
 from pevpm.vm import fastengine
 from pevpm.vm.engine import Limits
 
@@ -793,6 +794,14 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
         elif t.oversubscribed:
             notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores and has no CPU "
                          "times: its computations include the sharing")
+    subs = sorted({(c.op, len(c.members)) for t in traces for calls in t.ranks for call in calls
+                   for c in call.events if isinstance(c, Collective)
+                   and 1 < len(c.members) < t.numprocs})
+    if subs:
+        notes.append("collectives on sub-communicators (" + ", ".join(
+            f"{op} of {m}" for op, m in subs) + " ranks) are exchanges among their members "
+                     f"(tag {SUBCOMM_TAG}), as pevpm replay writes them: the virtual machine "
+                     "has one communicator (pevpm.trace.replay.subcomm)")
     skews = {t.numprocs: max(launch_skew(t, r) for r in range(t.numprocs)) for t in traces}
     if any(skews.values()):
         notes.append("the ranks left MPI_Init up to " + ", ".join(
