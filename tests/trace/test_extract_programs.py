@@ -7,7 +7,7 @@ numprocs.  The model must run at every traced count and at 8, 64 and 1,024."""
 import re
 
 import pytest
-from conftest import MPICC, MPIEXEC, pevpm_command, traced_at_counts
+from conftest import MPICC, MPIEXEC, extracted_model, traced_at_counts
 
 from pevpm.cli import main
 from pevpm.model.loader import load_model
@@ -29,10 +29,7 @@ def chain_traces(tmp_path_factory, cache_home):
 @pytest.fixture(scope="module")
 def chain_model(chain_traces, tmp_path_factory):
     """The extract command's model of the chain, and what it said on stderr."""
-    path = tmp_path_factory.mktemp("chain_model") / "chain_model.py"
-    done = pevpm_command("extract", *chain_traces, "-o", str(path), timeout=600)
-    assert done.returncode == 0, done.stderr
-    return path.read_text(), done.stderr
+    return extracted_model(chain_traces, tmp_path_factory.mktemp("chain_model") / "chain_model.py")
 
 
 @pytest.mark.mpi
@@ -114,14 +111,12 @@ def subcomm_traces(tmp_path_factory, cache_home):
 @needs_mpi
 def test_collectives_on_sub_communicators_are_exchanges_in_a_model_that_runs(subcomm_traces,
                                                                             tmp_path):
-    path = tmp_path / "subcomm_model.py"
-    done = pevpm_command("extract", *subcomm_traces, "-o", str(path), timeout=600)
-    assert done.returncode == 0, done.stderr
-    assert "pevpm extract: the model runs at 1, 2, 4, 8, 64, 1024 ranks" in done.stderr
+    text, err = extracted_model(subcomm_traces, tmp_path / "subcomm_model.py")
+    assert "pevpm extract: the model runs at 1, 2, 4, 8, 64, 1024 ranks" in err
     # at 4 ranks (a 2 x 2 grid) the row's Allreduce and the column's Bcast, 2 ranks each
     assert "collectives on sub-communicators (ALLREDUCE of 2, BCAST of 2 ranks) are " \
-           "exchanges among their members (tag 1073741823)" in done.stderr
-    assert "tag=1073741823" in path.read_text()
+           "exchanges among their members (tag 1073741823)" in err
+    assert "tag=1073741823" in text
 
 
 BROKEN = '''"""A model whose rank 0 waits for a message nobody sends."""
