@@ -822,7 +822,8 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     loop_laws: dict[int, set[str]] = {}
     sizes: dict[str, set[str]] = {}
     pools = pooled_gaps([{n: _merge(g.programs) for n, g in chosen.items()}
-                         for _, chosen in plan], fitted)
+                         for _, chosen in plan], fitted,
+                        [guard.startswith("numprocs == ") for guard, _ in plan])
     for (_, chosen), pooled in zip(plan, pools):    # a first pass: the laws of sizes, counts
         _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count, sizes, grid, pooled)
     if laws and len(counts) > 1:

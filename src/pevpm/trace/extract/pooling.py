@@ -123,12 +123,15 @@ def _spread_ok(members: list[dict[int, tuple]], pooled: dict[int, tuple]) -> boo
     return True
 
 
-def pooled_gaps(arms: list[dict[int, list]], notes: list[str]) -> Pools:
+def pooled_gaps(arms: list[dict[int, list]], notes: list[str],
+                own: list[bool] | None = None) -> Pools:
     """For each arm (its merged program at each traced count), the samples its
     computations are to be fitted on where they pool with other arms': the
     path of indices to the computation -> samples by rank count.  Each gap
     joins the first pool it qualifies for, landmarks' before same bodies';
-    pools of one arm are dropped."""
+    pools of one arm are dropped.  An arm marked in ``own`` (one written for
+    one traced count only: ``numprocs == 1``) adds its samples to the pools
+    but keeps its own values."""
     found = [list(_gaps(programs, (), ())) for programs in arms]
     groups: dict[tuple, list] = {}
     for arm, gaps in enumerate(found):
@@ -155,5 +158,5 @@ def pooled_gaps(arms: list[dict[int, list]], notes: list[str]) -> Pools:
                          f"than {SAME_CODE_SPREAD:.0%} between them: fitted arm by arm")
             continue
         for arm, path, _, _ in members:
-            out[arm][path] = pooled
+            out[arm][path] = pooled if not (own and own[arm]) else {}
     return out
