@@ -83,7 +83,8 @@ def _anchors(body: list) -> list:
 
 def _gaps(nodes_by_p: dict[int, list], path: tuple, loops: tuple):
     """``(path, keys, loop counts, samples by count)`` of every computation,
-    ``loops`` the enclosing loops as ``(order, {count: passes})``."""
+    ``loops`` the enclosing loops as ``(landmark, {count: passes})`` (a
+    Repeat's passes are the other side's: no counts)."""
     top = max(nodes_by_p)
     body = nodes_by_p[top]
     shape, marks = _shape(body), _anchors(body)
@@ -115,6 +116,7 @@ def _agree(a: list[dict], b: list[dict]) -> bool:
 
 
 def _spread_ok(members: list[dict[int, tuple]], pooled: dict[int, tuple]) -> bool:
+    """Every member's mean within :data:`SAME_CODE_SPREAD` of the pooled mean."""
     for samples in members:
         for p, values in samples.items():
             whole = statistics.fmean(pooled[p])
