@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -32,9 +33,13 @@ from pathlib import Path
 
 
 def pevpm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """``python -m pevpm args...`` in ``cwd``, output captured."""
+    """``python -m pevpm args...`` in ``cwd``, output captured; the tracer
+    records CPU seconds at every count (``PEVPM_TRACE_CPU=1``), one rank
+    included, so that extract fits every count's computations in the same
+    kind of time."""
     return subprocess.run([sys.executable, "-m", "pevpm", *args], cwd=cwd, text=True,
-                          capture_output=True, check=False)
+                          capture_output=True, check=False,
+                          env={**os.environ, "PEVPM_TRACE_CPU": "1"})
 
 
 def counts(text: str) -> list[int]:

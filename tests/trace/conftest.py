@@ -40,6 +40,14 @@ def pevpm_command(*args: str, timeout: float = 300) -> subprocess.CompletedProce
                           text=True, timeout=timeout, env=env, check=False)
 
 
+def extracted_model(traces: list[str], path: Path) -> tuple[str, str]:
+    """``pevpm extract TRACES... -o PATH``, which must succeed: the model's text
+    and what extract said on stderr."""
+    done = pevpm_command("extract", *traces, "-o", str(path), timeout=600)
+    assert done.returncode == 0, done.stderr
+    return path.read_text(), done.stderr
+
+
 def trace_command(directory: Path, *command: str, ranks: int = 2,
                   ) -> subprocess.CompletedProcess:
     """``pevpm trace -o directory --keep-raw -- mpiexec -n RANKS command...``, output

@@ -7,7 +7,7 @@ numprocs.  The model must run at every traced count and at 8, 64 and 1,024."""
 import re
 
 import pytest
-from conftest import MPICC, MPIEXEC, pevpm_command, traced_at_counts
+from conftest import MPICC, MPIEXEC, extracted_model, traced_at_counts
 
 from pevpm.cli import main
 from pevpm.model.loader import load_model
@@ -29,10 +29,7 @@ def chain_traces(tmp_path_factory, cache_home):
 @pytest.fixture(scope="module")
 def chain_model(chain_traces, tmp_path_factory):
     """The extract command's model of the chain, and what it said on stderr."""
-    path = tmp_path_factory.mktemp("chain_model") / "chain_model.py"
-    done = pevpm_command("extract", *chain_traces, "-o", str(path), timeout=600)
-    assert done.returncode == 0, done.stderr
-    return path.read_text(), done.stderr
+    return extracted_model(chain_traces, tmp_path_factory.mktemp("chain_model") / "chain_model.py")
 
 
 @pytest.mark.mpi
@@ -91,6 +88,35 @@ def test_the_chain_model_runs_at_every_traced_count_and_up_to_1024(chain_model, 
     path = tmp_path / "m.py"
     path.write_text(text)
     assert self_check(load_model(str(path)), [1, 2, 4]) == []
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_the_sweep_before_the_allreduce_has_one_law_in_every_arm(chain_model):
+    """The same compute(500000) in rank 0's, the interior ranks' (traced at 4 only)
+    and the last rank's loop: one law fitted on their pooled samples, written in
+    each of the three arms (pooling.pooled_gaps)."""
+    text, _ = chain_model
+    sweeps = re.findall(r"(b\.serial\(.*\))\n(?: +#.*\n)* +b\.message\('MPI_Allreduce'", text)
+    assert len(sweeps) == 3 and len(set(sweeps)) == 1, sweeps
+
+
+@pytest.fixture(scope="module")
+def subcomm_traces(tmp_path_factory, cache_home):
+    """tests/trace/programs/subcomm.c (6 iterations) traced at 1, 2 and 4 ranks."""
+    return traced_at_counts(tmp_path_factory.mktemp("subcomm"), "subcomm", "6")
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_collectives_on_sub_communicators_are_exchanges_in_a_model_that_runs(subcomm_traces,
+                                                                            tmp_path):
+    text, err = extracted_model(subcomm_traces, tmp_path / "subcomm_model.py")
+    assert "pevpm extract: the model runs at 1, 2, 4, 8, 64, 1024 ranks" in err
+    # at 4 ranks (a 2 x 2 grid) the row's Allreduce and the column's Bcast, 2 ranks each
+    assert "collectives on sub-communicators (ALLREDUCE of 2, BCAST of 2 ranks) are " \
+           "exchanges among their members (tag 1073741823)" in err
+    assert "tag=1073741823" in text
 
 
 BROKEN = '''"""A model whose rank 0 waits for a message nobody sends."""

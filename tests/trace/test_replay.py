@@ -108,12 +108,15 @@ def test_sendrecv_with_two_tags_becomes_two_nonblocking_calls():
     assert ops[3][1] == {"size": 8, "source": 1, "dest": 1, "tag": 3}
 
 
-def test_collective_on_a_subcommunicator_is_refused():
-    coll = Collective("BARRIER", (0, 2), None, 0, 0)
-    calls = (Call("MPI_Init", 0, 0), Call("MPI_Barrier", 1, 2, (coll,)), Call("MPI_Finalize", 3, 3))
-    t = Trace((calls, calls, calls))
-    with pytest.raises(PevpmError, match=r"ranks \[0, 2\] cannot be replayed"):
-        trace_model(t)
+def test_collective_on_a_subcommunicator_is_an_exchange_among_its_members():
+    coll = Collective("ALLREDUCE", (0, 2), None, 16, 16)
+    calls = (Call("MPI_Init", 0, 0), Call("MPI_Allreduce", 1, 2, (coll,)),
+             Call("MPI_Finalize", 3, 3))
+    t = Trace((calls, (Call("MPI_Init", 0, 0), Call("MPI_Finalize", 3, 3)), calls))
+    exchange = ("MPI_Sendrecv", {"size": 16, "source": 2, "dest": 2, "tag": 1073741823},
+                None, ())
+    assert [s for s in shape(rank_statements(t, 0)) if s[0] != "Serial"] == [exchange]
+    assert [s for s in shape(rank_statements(t, 1)) if s[0] != "Serial"] == []
 
 
 def test_collective_of_one_rank_is_computation():

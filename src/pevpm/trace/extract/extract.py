@@ -36,7 +36,7 @@ from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Model
 from pevpm.model.expr import Expr
-from pevpm.trace.events import Trace
+from pevpm.trace.events import Collective, Trace
 from pevpm.trace.extract.any_source import any_source, any_source_passes, single_passes
 from pevpm.trace.extract.compress import POINT_TO_POINT, compressed, is_loose
 from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
@@ -49,6 +49,7 @@ from pevpm.trace.extract.peers import (
     rank_predicate,
     selected,
 )
+from pevpm.trace.extract.pooling import pooled_gaps
 from pevpm.trace.extract.rank_loops import INDEX, rank_loops, signature
 from pevpm.trace.extract.repeats import RepeatNode, receive_until_tag
 from pevpm.trace.extract.scaling import (
@@ -74,11 +75,13 @@ from pevpm.trace.extract.tokens import (
     Token,
     is_computation,
     is_message,
+    launch_skew,
     rank_tokens,
     uses_cpu,
 )
 from pevpm.trace.extract.trees import Tree, find_trees, model_lines
 from pevpm.trace.replay.delays import ready_times
+from pevpm.trace.replay.subcomm import TAG as SUBCOMM_TAG
 from pevpm.vm import fastengine
 from pevpm.vm.engine import Limits
 
@@ -381,6 +384,9 @@ class _Writer:
         self.depth = 0
         self.totals: dict[int, str] = {}       # the parameters of this level's conserved totals
         self.counts: tuple[int, ...] = ()      # the traced counts the model is fitted over
+        self.path: list = []            # indices down to the level being written
+        # computations whose samples are pooled with other arms' (pooling.pooled_gaps)
+        self.pooled: dict[tuple, dict[int, tuple]] = {}
 
     def fitted(self, values: dict[int, float], what: str) -> str:
         """A whole number fitted (:func:`_fitted`); its exact law joins the
@@ -423,14 +429,19 @@ class _Writer:
                     out.append(f"{pad}with b.loop({self.parameter(count)!r}):")
                 self.depth += 1
                 self.open.append(self.loops)
+                self.path.append(i)
                 out += self.lines({p: list(n.body) for p, n in at.items()}, indent + 4)
+                self.path.pop()
                 self.open.pop()
                 self.depth -= 1
             elif isinstance(node, RepeatNode):
+                self.path.append(i)
                 out += self.repeat(at, indent)
+                self.path.pop()
             elif is_computation(node):
                 own = self.loop_laws.get(self.open[-1], set()) if self.open else set()
-                seconds = seconds_source({p: n.values for p, n in at.items()}, self.notes,
+                samples = self.pooled.get((*self.path, i)) or {p: n.values for p, n in at.items()}
+                seconds = seconds_source(samples, self.notes,
                                    self.place(), tuple(sorted(self.laws)), self.disturbed,
                                    tuple(sorted(own)))
                 sleep = ", sleep=True" if node.key == SLEEP else ""
@@ -518,9 +529,12 @@ class _Writer:
                           + ", ".join(f"{n.passes} at {p} ranks" for p, n in sorted(at.items()))
                           + ", are the other side's to decide)")
         out = [f"{pad}with b.repeat({node.until!r}):"]
+        self.path.append(0)
         out += self.lines({p: list(n.prefix) for p, n in at.items()}, indent + 4)
+        self.path[-1] = 1
         out.append(f"{pad}    with b.on_ranks({node.goes_on!r}):")
         out += self.lines({p: list(n.rest) for p, n in at.items()}, indent + 8)
+        self.path.pop()
         return out
 
     def tree(self, at: dict[int, Token]) -> list[str]:
@@ -697,7 +711,8 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
                  disturbed: tuple[int, ...] = (),
                  by_count: dict[int, list[_Group]] | None = None,
                  sizes: dict[str, set[str]] | None = None,
-                 grid: GridRule | None = None) -> list[str]:
+                 grid: GridRule | None = None,
+                 pooled: dict[tuple, dict[int, tuple]] | None = None) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
         for i, slot in enumerate(group.peer_slots()):
@@ -728,6 +743,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
     merged = {n: _merge(g.programs) for n, g in chosen.items()}
     writer = _Writer(peers, notes, laws, loop_laws, parameters, sizes)
     writer.disturbed = disturbed
+    writer.pooled = pooled or {}
     writer.counts = tuple(by_count or ())
     writer.largest = {n: max((v for g in groups for program in g.programs
                               for t in _tokens_in_order(program) if is_loose(t)
@@ -745,10 +761,14 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     by_count: dict[int, list[_Group]] = {}
     known: set[Tree] | None = None      # trees of the larger counts
     hints = _Hints()
+    # one kind of seconds across the counts: CPU seconds wherever a trace has them once
+    # one count shared its cores (wall seconds beside them would fit the sharing as scaling)
+    shared = any(uses_cpu(t) for t in traces)
     for t in sorted(traces, key=lambda t: -t.numprocs):
         ready = ready_times(t)          # for the lateness of completions polls found
-        streams, trees = find_trees([rank_tokens(t, r, ready[r]) for r in range(t.numprocs)],
-                                    known)
+        cpu = shared and t.has_cpu
+        streams, trees = find_trees([rank_tokens(t, r, ready[r], cpu)
+                                     for r in range(t.numprocs)], known)
         known = (known or set()) | set(trees)
         found = _Hints()
         by_count[t.numprocs] = _groups(t.numprocs, streams, hints, found, grid)
@@ -767,9 +787,27 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                          "computations are the CPU seconds each rank used between its calls "
                          "(the virtual machine adds the sharing itself), and what it slept "
                          "(sleep, nanosleep) is written as sleeps")
+        elif shared and t.has_cpu:
+            notes.append(f"the {t.numprocs}-rank trace had a core per rank, but its "
+                         "computations are taken in CPU seconds too, as at the counts that "
+                         "shared cores, so that every count's are the same kind of time")
         elif t.oversubscribed:
             notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores and has no CPU "
                          "times: its computations include the sharing")
+    subs = sorted({(c.op, len(c.members)) for t in traces for calls in t.ranks for call in calls
+                   for c in call.events if isinstance(c, Collective)
+                   and 1 < len(c.members) < t.numprocs})
+    if subs:
+        notes.append("collectives on sub-communicators (" + ", ".join(
+            f"{op} of {m}" for op, m in subs) + " ranks) are exchanges among their members "
+                     f"(tag {SUBCOMM_TAG}), as pevpm replay writes them: the virtual machine "
+                     "has one communicator (pevpm.trace.replay.subcomm)")
+    skews = {t.numprocs: max(launch_skew(t, r) for r in range(t.numprocs)) for t in traces}
+    if any(skews.values()):
+        notes.append("the ranks left MPI_Init up to " + ", ".join(
+            f"{s * 1e3:.3g} ms apart at {p}" for p, s in sorted(skews.items()) if s)
+                     + " ranks: the launcher's, left out (the model's ranks start together; "
+                     "pevpm replay keeps it)")
     if len(counts) == 1:
         notes.append("peers are expressions of procnum and numprocs; loop counts, sizes and "
                      "tags are the traced values (one trace cannot tell how they scale)")
@@ -783,8 +821,11 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     laws: set[str] = set()
     loop_laws: dict[int, set[str]] = {}
     sizes: dict[str, set[str]] = {}
-    for _, chosen in plan:      # a first pass finds the laws of the sizes and counts
-        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count, sizes, grid)
+    pools = pooled_gaps([{n: _merge(g.programs) for n, g in chosen.items()}
+                         for _, chosen in plan], fitted,
+                        [guard.startswith("numprocs == ") for guard, _ in plan])
+    for (_, chosen), pooled in zip(plan, pools):    # a first pass: the laws of sizes, counts
+        _group_lines(chosen, 0, [], laws, loop_laws, {}, (), by_count, sizes, grid, pooled)
     if laws and len(counts) > 1:
         notes.append("computations: the constant unless a traced mean contradicts it (misses "
                      f"by more than {NOISE_WIDTH:g} standard errors, at least "
@@ -806,10 +847,10 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
                              by_count, sizes, grid)
     else:
         body.append("    with b.runon() as ranks:")
-        for guard, chosen in plan:
+        for (guard, chosen), pooled in zip(plan, pools):
             body.append(f"        with ranks.case({guard!r}):")
             body += _group_lines(chosen, 12, fitted, laws, loop_laws, parameters,
-                                 disturbed, by_count, sizes, grid)
+                                 disturbed, by_count, sizes, grid, pooled)
         notes.append(f"{len(plan)} different rank programs: one Runon arm each")
     if any(is_loose(t) for g in plan for group in g[1].values() for program in group.programs
            for t in _tokens_in_order(program)):
@@ -831,14 +872,29 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     return Extracted(text, events, len(body) + 2, len(plan) == 1, tuple(notes), tuple(counts))
 
 
-#: Events a trial run of an extracted model may take (:func:`trial_run`).
+#: Events a trial run of an extracted model may take (:func:`trial_run`), at least,
+#: and per rank: 10 million at 1,024 ranks.
 TRIAL_EVENTS = 5_000_000
+TRIAL_EVENTS_PER_RANK = 10_000
+#: Passes a trial run gives each loop of a constant count (a ``loopK`` parameter).
+TRIAL_PASSES = 3
+
+
+def _shortened(model: Model) -> dict[str, int]:
+    """The loop-count parameters of ``model`` cut to :data:`TRIAL_PASSES`."""
+    return {k: TRIAL_PASSES for k, v in model.parameters.items()
+            if k.startswith("loop") and isinstance(v, int) and v > TRIAL_PASSES}
 
 
 def trial_run(model: Model, numprocs: int) -> PevpmError | None:
     """Why ``model`` does not run at ``numprocs`` ranks (on a machine where every
     message takes a microsecond), or None when it does: a check that a model
-    fitted at a few rank counts still describes a program at more.
+    fitted at a few rank counts still describes a program at more.  Its
+    constant loops run :data:`TRIAL_PASSES` times first (their passes repeat
+    one pattern: a 149-iteration solver at 1,024 ranks took more than 5
+    million events); where that run fails, the whole model is run, and its
+    answer counts (a loop's passes may have to match another rank's) unless
+    it passed the events limit: then the short run's fault is the answer.
 
     >>> from pevpm.model.builder import ModelBuilder
     >>> b = ModelBuilder()
@@ -846,12 +902,26 @@ def trial_run(model: Model, numprocs: int) -> PevpmError | None:
     >>> trial_run(b.build(), 4).message         # doctest: +ELLIPSIS
     'deadlock: rank 0 blocked in MPI_Recv from 1...'
     """
-    try:
-        fastengine.simulate(model, numprocs, Machine(Constant(1e-6)),
-                            limits=Limits(max_events=TRIAL_EVENTS))
-    except PevpmError as err:
-        return err
-    return None
+    limits = Limits(max_events=max(TRIAL_EVENTS, TRIAL_EVENTS_PER_RANK * numprocs))
+
+    def run(params: dict) -> PevpmError | None:
+        try:
+            fastengine.simulate(model, numprocs, Machine(Constant(1e-6)), params=params,
+                                limits=limits)
+        except PevpmError as err:
+            return err
+        return None
+
+    short = _shortened(model)
+    failed = run(short) if short else None
+    if short and failed is None:
+        return None
+    whole = run({})
+    if failed is not None and isinstance(whole, (EventLimitError, WallClockLimitError)):
+        failed.message += (f" (with its constant loops cut to {TRIAL_PASSES} passes; the "
+                           "whole model ran past the check's events without deciding)")
+        return failed
+    return whole
 
 
 #: The rank counts past the traced ones that :func:`self_check` runs a model at.
@@ -862,7 +932,7 @@ def self_check(model: Model, counts) -> list[tuple[int, str, bool]]:
     """``(rank count, why, fatal)`` for each of ``counts`` and :data:`CHECK_COUNTS`
     at which ``model`` does not run (:func:`trial_run`: a deadlock, a truncated
     message, a collective the ranks do not all make, with the ranks and the
-    model's line); a run that passed :data:`TRIAL_EVENTS` events is not fatal (it
+    model's line); a run that passed its events (:data:`TRIAL_EVENTS`) is not fatal (it
     ran that far without a fault: a long run, checked no further).
 
     >>> from pevpm.model.builder import ModelBuilder

@@ -32,9 +32,11 @@ Each rank's calls turn into statements in program order, under one
   is a sleeping ``Serial`` of its own after the computation, not scaled by
   ``speed`` (a faster processor sleeps as long) and needing no core.
 
-Only communicators with every rank, in world order, can carry
-collectives (the virtual machine has one communicator); point-to-point
-peers on any communicator are world ranks already.
+A collective on a communicator of some ranks (``MPI_Comm_split``,
+``MPI_Cart_sub``) becomes point-to-point messages among them
+(:mod:`pevpm.trace.replay.subcomm`; the virtual machine has one
+communicator); point-to-point peers on any communicator are world ranks
+already.
 
 >>> from pevpm.trace.events import Call, Recv, Send, Trace
 >>> t = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Send", 3, 4, (Send(1, 0, 8),)),
@@ -68,6 +70,7 @@ from pevpm.trace.events import (
     per_peer_size,
 )
 from pevpm.trace.replay.delays import ready_times, size_class, usual_times
+from pevpm.trace.replay.subcomm import point_to_point
 from pevpm.vm.fastengine import no_cycle_collection
 
 POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
@@ -87,7 +90,6 @@ COLLECTIVE_OPS = {
 }
 
 
-#: The executing rank, parsed once (a trace's model names it in every message).
 PROCNUM = Expr.of("procnum")
 
 
@@ -278,7 +280,8 @@ class _RankConverter:
         posted = [e for e in call.events if isinstance(e, Posted)]
         done = [e.request for e in call.events if isinstance(e, SendDone)]
         colls = [e for e in call.events if isinstance(e, Collective)]
-        out: list[Statement] = [self.collective(call, c) for c in colls if len(c.members) > 1]
+        out: list[Statement] = [m for c in colls if len(c.members) > 1
+                                for m in self.collective(call, c)]
         blocking_sends = [s for s in sends if s.request is None]
         blocking_recvs = [r for r in recvs if r.request is None]
         if len(blocking_sends) == 1 and len(blocking_recvs) == 1:
@@ -326,17 +329,17 @@ class _RankConverter:
                          request=names[0]),
                 _message("MPI_Waitall", requests=names)]
 
-    def collective(self, call: Call, c: Collective) -> Message:
-        if c.members != self.world:
-            raise PevpmError(f"a collective ({c.op}) on a communicator of ranks "
-                             f"{list(c.members)} cannot be replayed: the virtual machine "
-                             "has only MPI_COMM_WORLD", self.where(call))
+    def collective(self, call: Call, c: Collective) -> list[Message]:
+        """The collective; on a communicator of some ranks only, the messages
+        among them that stand for it (:mod:`pevpm.trace.replay.subcomm`)."""
         if c.op not in COLLECTIVE_OPS:
             raise PevpmError(f"collective {c.op} cannot be replayed", self.where(call))
         size = per_peer_size(c.op, c.sent, c.received, len(c.members), c.root == self.rank)
         if c.op == "REDUCE_SCATTER_BLOCK":
             size *= len(c.members)   # modelled as an Allreduce of the whole vector
-        return _message(COLLECTIVE_OPS[c.op], size, root=c.root)
+        if c.members != self.world:
+            return point_to_point(c.members, self.rank, size)
+        return [_message(COLLECTIVE_OPS[c.op], size, root=c.root)]
 
 
 def _begins(trace: Trace) -> list[float]:
