@@ -50,8 +50,8 @@ def test_a_long_model_runs_to_its_end_under_the_default_limit(tmp_path, capsys):
 def test_a_run_that_never_ends_stops_saying_the_limit_and_what_to_pass(tmp_path, capsys):
     model = tmp_path / "forever.c"   # a Repeat's passes cannot be known: counted once
     model.write_text("// PEVPM Loop iterations = 1000\n// PEVPM {\n"
-                     "// PEVPM Repeat until = 0\n// PEVPM &  max = 1e8\n// PEVPM {\n// PEVPM Serial time = 1e-9\n"
-                     "// PEVPM }\n// PEVPM }\n")
+                     "// PEVPM Repeat until = 0\n// PEVPM &  max = 1e8\n// PEVPM {\n"
+                     "// PEVPM Serial time = 1e-9\n// PEVPM }\n// PEVPM }\n")
     assert main(["predict", str(model), "-n", "1", "--runs", "1", "--no-bounds",
                  "--machine", "constant:latency=0", "--workers", "1"]) == 2
     err = capsys.readouterr().err.strip()

@@ -66,8 +66,8 @@ def python(*lines: str, args: tuple[str, ...] = ()):
     import subprocess
     import sys
 
-    code = "\n".join(["import signal", "signal.signal(signal.SIGINT, "
-                      "signal.default_int_handler)", *lines, ""])
+    code = "\n".join(["import signal",
+                      "signal.signal(signal.SIGINT, signal.default_int_handler)", *lines, ""])
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
                           text=True, timeout=CHILD_TIMEOUT, check=False)
 

@@ -29,6 +29,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 from pevpm.cli import main
 
@@ -143,7 +144,7 @@ class WallAlarm:
             while not self._stop.wait(REPEAT_SECONDS):
                 self._interrupt()
 
-    def __enter__(self) -> WallAlarm:
+    def __enter__(self) -> Self:
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGALRM, self._interrupt)
             signal.setitimer(signal.ITIMER_REAL, self.seconds, REPEAT_SECONDS)

@@ -30,9 +30,9 @@ def register(subparsers) -> None:
     x.add_argument("-o", "--output", required=True, metavar="MODEL.py", type=writable_file,
                    help="model file")
     x.add_argument("--section", metavar="START:STOP",
-                   help="model only each rank's run from the end of its first START call to the first "
-                        "STOP call after it (e.g. MPI_Barrier:MPI_Gather, a timed loop "
-                        "between a barrier and a gathered report)")
+                   help="model only each rank's run from the end of its first START call "
+                        "to the first STOP call after it (e.g. MPI_Barrier:MPI_Gather, a "
+                        "timed loop between a barrier and a gathered report)")
     x.add_argument("--allow-broken", action="store_true",
                    help="succeed even when the model does not run at a traced rank count or "
                         "at 8, 64 or 1,024 ranks (the problems are still reported)")
