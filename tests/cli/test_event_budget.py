@@ -73,3 +73,11 @@ def test_past_the_ceiling_the_message_gives_the_figure_the_loop_counts_need():
         "ranks is 500,000,000, its most (the model's loop counts imply about "
         "1,000,000,000,000 events a run): --max-events 2000000000000 allows them "
         "(0: no limit)")
+
+
+def test_loop_counts_beyond_any_limit_are_called_into_question():
+    stopped = EventBudget(1, 10**18).stopped(EventLimitError("simulation stopped"))
+    assert str(stopped) == (
+        "simulation stopped; the default limit at 1 rank is 500,000,000, its most (the "
+        "model's loop counts imply about 1,000,000,000,000,000,000 events a run, more than "
+        "--max-events can allow: check the counts) (0: no limit)")

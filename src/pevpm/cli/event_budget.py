@@ -25,6 +25,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pevpm.cli.numbers import MAX_EVENTS
 from pevpm.errors import EventLimitError, PevpmError
 from pevpm.model import ast
 
@@ -49,6 +50,9 @@ LINEAR_COLLECTIVES = frozenset({"MPI_Alltoall", "MPI_Allgather", "MPI_Reduce_sca
 #: Ranks whose events are counted (evenly spaced, the first and last
 #: included); the total is scaled up from them.
 SAMPLED_RANKS = 64
+#: Statements the estimate looks at, over all the ranks it samples, before it samples
+#: fewer (a straight-line model extracted from a long trace has many).
+MAX_VISITS = 200_000
 
 
 def default_max_events(numprocs: int, estimate: int = 0) -> int:
@@ -94,7 +98,10 @@ class EventBudget:
         else (the run went past what its counts imply) ten times the limit."""
         ranks = f"{self.numprocs} rank{'s' if self.numprocs > 1 else ''}"
         implied = f"the model's loop counts imply about {self.estimate:,} events a run"
-        if MARGIN * self.estimate > CEILING:
+        if MARGIN * self.estimate > MAX_EVENTS:
+            why = (f", its most ({implied}, more than --max-events can allow: check the "
+                   "counts)")
+        elif MARGIN * self.estimate > CEILING:
             why = (f", its most ({implied}): --max-events "
                    f"{_round_up(MARGIN * self.estimate)} allows them")
         else:
@@ -120,13 +127,16 @@ def estimated_events(model: ast.Model, numprocs: int,
     iteration is simulated: each statement once per pass, loop bodies times their counts
     (a body judged at its middle iteration), collectives by their expansion.  What cannot
     be known before the run counts once: a ``Repeat`` body, a loop whose count the ranks
-    learn at run time.  0 when the model's names do not evaluate (the run reports that)."""
-    step = max(1, numprocs // SAMPLED_RANKS)
-    ranks = sorted({*range(0, numprocs, step), numprocs - 1})
+    learn at run time or cannot evaluate (the run reports that).  Ranks are sampled evenly,
+    fewer for a model of many statements (:data:`MAX_VISITS`)."""
     base = {**model.constants, **model.parameters, **(params or {}), "numprocs": numprocs}
     counter = _Counter(model.subroutines, numprocs)
-    total = sum(counter.block(model.body, {**base, "procnum": rank}) for rank in ranks)
-    return int(total * numprocs / len(ranks))
+    total = counter.block(model.body, {**base, "procnum": 0})
+    samples = min(SAMPLED_RANKS, numprocs, MAX_VISITS // max(1, counter.visits))
+    ranks = sorted({round(i * (numprocs - 1) / (samples - 1)) for i in range(1, samples)}
+                   if samples > 1 else set())
+    total += sum(counter.block(model.body, {**base, "procnum": rank}) for rank in ranks)
+    return int(total * numprocs / (1 + len(ranks)))
 
 
 class _Counter:
@@ -137,8 +147,10 @@ class _Counter:
         self.steps = max(1, math.ceil(math.log2(numprocs))) if numprocs > 1 else 0
         self.linear = numprocs - 1
         self.calling: set[str] = set()
+        self.visits = 0
 
     def block(self, statements, env: dict) -> float:
+        self.visits += len(statements)
         return sum(self.statement(s, env) for s in statements)
 
     def statement(self, s, env: dict) -> float:
