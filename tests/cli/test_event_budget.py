@@ -64,20 +64,26 @@ def test_a_run_that_never_ends_stops_saying_the_limit_and_what_to_pass(tmp_path,
 
 
 def test_past_the_ceiling_the_message_gives_the_figure_the_loop_counts_need():
-    budget = EventBudget(64, 10**12)
+    budget = EventBudget(64, 10**10)
     assert budget.limit == CEILING
     stopped = budget.stopped(EventLimitError("simulation stopped after 500000000 events",
                                              "m.c:3:1"))
     assert str(stopped) == (
         "m.c:3:1: simulation stopped after 500000000 events; the default limit at 64 "
         "ranks is 500,000,000, its most (the model's loop counts imply about "
-        "1,000,000,000,000 events a run): --max-events 2000000000000 allows them "
+        "10,000,000,000 events a run): --max-events 20000000000 allows them "
         "(0: no limit)")
 
 
-def test_loop_counts_beyond_any_limit_are_called_into_question():
-    stopped = EventBudget(1, 10**18).stopped(EventLimitError("simulation stopped"))
-    assert str(stopped) == (
-        "simulation stopped; the default limit at 1 rank is 500,000,000, its most (the "
-        "model's loop counts imply about 1,000,000,000,000,000,000 events a run, more than "
-        "--max-events can allow: check the counts) (0: no limit)")
+def test_absurd_loop_counts_get_the_least_limit_and_are_called_into_question():
+    typo = EventBudget(1, 2 * 10**12)             # Loop iterations = 1e12
+    assert typo.limit == 5_000_000
+    assert str(typo.stopped(EventLimitError("simulation stopped"))) == (
+        "simulation stopped; the default limit at 1 rank is 5,000,000 (the model's loop "
+        "counts imply about 2,000,000,000,000 events a run, a day or more of simulation: "
+        "check the counts; --max-events 4000000000000 allows them) (0: no limit)")
+    beyond = EventBudget(1, 10**18).stopped(EventLimitError("simulation stopped"))
+    assert str(beyond) == (
+        "simulation stopped; the default limit at 1 rank is 5,000,000 (the model's loop "
+        "counts imply about 1,000,000,000,000,000,000 events a run, more than --max-events "
+        "can allow: check the counts) (0: no limit)")

@@ -4,9 +4,11 @@ The limit is there to stop a run that never ends (a ``Repeat`` whose
 condition never holds runs to its cap of a million iterations, a typo sets a
 count to 10^12), not a legitimate model that is merely long: so the default
 grows with the events the model's own loop counts imply at the rank count
-asked for, up to :data:`CEILING` (minutes of one worker), and a
-run stopped by it says the figure its loop counts need (when they cannot
-tell, a larger one to try) and the option to pass it.
+asked for, up to :data:`CEILING` (minutes of one worker).  Counts that imply
+more than :data:`ABSURD` events (a day of one worker) are taken for a run
+that never ends: the least limit applies, and the run stops within seconds.
+A run stopped by the default says the figure its loop counts need (when they
+cannot tell, a larger one to try) and the option to pass it.
 
 >>> from pevpm.model.builder import ModelBuilder
 >>> b = ModelBuilder(parameters={"iterations": 2000})
@@ -36,8 +38,11 @@ DEFAULT_MAX_EVENTS = 5 * 10**6
 DEFAULT_EVENTS_PER_RANK = 50_000
 #: ... and this many times what the model's loop counts imply ...
 MARGIN = 2
-#: ... but never more than this by default (4-8 minutes of one worker).
+#: ... but never more than this by default (4-8 minutes of one worker) ...
 CEILING = 5 * 10**8
+#: ... and only the least when the counts imply more than this (about a day of
+#: one worker: a count of 10^12 is a mistake, or as good as a run that never ends).
+ABSURD = 10**11
 #: Events a rank spends on a point-to-point call: the instruction, its match and
 #: completion (measured: 2.2-2.3 on the examples).
 POINT_TO_POINT_EVENTS = 3
@@ -59,10 +64,12 @@ def default_max_events(numprocs: int, estimate: int = 0) -> int:
     """The event limit of a run on ``numprocs`` ranks when ``--max-events`` is not
     given, for a model whose run :func:`estimated_events` puts at ``estimate``.
 
-    >>> default_max_events(4), default_max_events(4, 10**8), default_max_events(4, 10**10)
-    (5000000, 200000000, 500000000)
+    >>> [default_max_events(4, events) for events in (0, 10**8, 10**10, 10**12)]
+    [5000000, 200000000, 500000000, 5000000]
     """
     floor = max(DEFAULT_MAX_EVENTS, DEFAULT_EVENTS_PER_RANK * numprocs)
+    if estimate > ABSURD:
+        return floor
     return max(floor, min(CEILING, MARGIN * estimate))
 
 
@@ -94,13 +101,16 @@ class EventBudget:
 
     def stopped(self, error: EventLimitError) -> EventLimitError:
         """``error``, of a run this default limit stopped, saying what the limit was
-        and what to pass: the figure the loop counts need when the ceiling cut it,
-        else (the run went past what its counts imply) ten times the limit."""
+        and what to pass: the figure the loop counts need when the ceiling cut it
+        (or they are absurd), else (the run went past what its counts imply) ten
+        times the limit."""
         ranks = f"{self.numprocs} rank{'s' if self.numprocs > 1 else ''}"
         implied = f"the model's loop counts imply about {self.estimate:,} events a run"
         if MARGIN * self.estimate > MAX_EVENTS:
-            why = (f", its most ({implied}, more than --max-events can allow: check the "
-                   "counts)")
+            why = (f" ({implied}, more than --max-events can allow: check the counts)")
+        elif self.estimate > ABSURD:
+            why = (f" ({implied}, a day or more of simulation: check the counts; "
+                   f"--max-events {_round_up(MARGIN * self.estimate)} allows them)")
         elif MARGIN * self.estimate > CEILING:
             why = (f", its most ({implied}): --max-events "
                    f"{_round_up(MARGIN * self.estimate)} allows them")

@@ -27,6 +27,7 @@ from pevpm.cli.arguments import (
     parse_defines,
 )
 from pevpm.cli.event_budget import (
+    ABSURD,
     CEILING,
     DEFAULT_EVENTS_PER_RANK,
     DEFAULT_MAX_EVENTS,
@@ -163,7 +164,7 @@ def register(subparsers) -> None:
                    help="stop a run after N instructions and matches: a model that never "
                         f"ends (default: {MARGIN} x the events the model's loop counts imply, "
                         f"at least {DEFAULT_MAX_EVENTS:.0e} and {DEFAULT_EVENTS_PER_RANK:,} "
-                        f"per rank, at most {CEILING:.0e}; "
+                        f"per rank, at most {CEILING:.0e}, the least past {ABSURD:.0e}; "
                         "0 = no limit)")
     p.add_argument("--max-time", type=numbers.positive, metavar="SECONDS",
                    help="stop a run whose simulated (virtual) time passes SECONDS")
