@@ -1,7 +1,11 @@
 """``pevpm --help`` lists the commands from the registry and loads none of them (issue 29)."""
 
+import argparse
+import importlib
 import subprocess
 import sys
+
+import pytest
 
 from pevpm.cli import COMMANDS, main
 
@@ -28,3 +32,11 @@ def test_every_summary_is_the_commands_own_line():
     for entry in COMMANDS.values():
         assert entry.summary and "\n" not in entry.summary and len(entry.summary) < 100
         assert entry.module.startswith("pevpm.cli.")
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_each_command_has_a_module_named_after_it_that_adds_it_alone(name):
+    assert COMMANDS[name].module == f"pevpm.cli.{name}"
+    subparsers = argparse.ArgumentParser().add_subparsers()
+    importlib.import_module(COMMANDS[name].module).register(subparsers)
+    assert list(subparsers.choices) == [name]

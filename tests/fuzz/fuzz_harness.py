@@ -29,6 +29,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 from pevpm.cli import main
 
@@ -77,19 +78,11 @@ def run(argv: list[str], limit: float = LIMIT_SECONDS) -> Outcome:
     if argv and argv[0].startswith("@interrupt="):
         return run_interrupted(list(argv[1:]), float(argv[0].split("=", 1)[1]), limit)
     out, err = io.StringIO(), io.StringIO()
-    fired = threading.Event()
-
-    def interrupt() -> None:
-        fired.set()
-        _thread.interrupt_main()
-
-    timer = threading.Timer(limit * WALL_FACTOR, interrupt)
-    timer.daemon = True
+    alarm = WallAlarm(limit * WALL_FACTOR)
     status, detail, caught = None, "", []
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
-        timer.start()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+        with alarm, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
                 warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -98,18 +91,76 @@ def run(argv: list[str], limit: float = LIMIT_SECONDS) -> Outcome:
                 raise
             except BaseException:  # noqa: BLE001 - what escapes main is the finding
                 detail = traceback.format_exc()
-        timer.cancel()
     except KeyboardInterrupt:
-        if not fired.is_set():
+        if not alarm.fired.is_set():
             raise
-    finally:
-        timer.cancel()
     seconds = time.perf_counter() - start
-    hung = fired.is_set() or time.process_time() - cpu_start > limit
+    hung = alarm.fired.is_set() or time.process_time() - cpu_start > limit
     stderr = err.getvalue()
     shown = [f"{w.category.__name__}: {w.message}" for w in caught]
     return Outcome(list(argv), _kind(status, stderr, detail, hung), status, seconds,
                    stderr, shown, detail)
+
+
+#: Seconds between two Ctrl-Cs of :class:`WallAlarm` once the first is sent.
+REPEAT_SECONDS = 1.0
+
+
+class WallAlarm:
+    """While active, a Ctrl-C (SIGINT, as the user's) to this process ``seconds`` after
+    it began, then every :data:`REPEAT_SECONDS` until it ends: a command that
+    lost one (it reached Python inside a finalizer, which prints it and goes
+    on) still stops.  On the main thread a SIGALRM timer sends them, which a
+    busy machine or a C loop holding the GIL cannot delay; elsewhere a thread
+    (``_thread.interrupt_main``).  ``fired`` says whether one was sent.
+
+    >>> with WallAlarm(60) as alarm:
+    ...     pass
+    >>> alarm.fired.is_set()
+    False
+    """
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.fired = threading.Event()
+        self._stop = threading.Event()
+        self._previous = None
+        self._thread = None
+
+    def _interrupt(self, *_signal) -> None:
+        if self._stop.is_set():             # a late alarm, the command already over
+            return
+        self.fired.set()
+        if threading.current_thread() is not threading.main_thread():
+            _thread.interrupt_main()
+        elif callable(signal.getsignal(signal.SIGINT)):
+            signal.raise_signal(signal.SIGINT)      # its handler runs here, at once
+        else:                                       # Ctrl-C ignored (a background job)
+            raise KeyboardInterrupt
+
+    def _repeat(self) -> None:
+        if not self._stop.wait(self.seconds):
+            self._interrupt()
+            while not self._stop.wait(REPEAT_SECONDS):
+                self._interrupt()
+
+    def __enter__(self) -> Self:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGALRM, self._interrupt)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, REPEAT_SECONDS)
+        else:
+            self._thread = threading.Thread(target=self._repeat, daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        else:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._previous)
+        return False
 
 
 #: The child of :func:`run_interrupted`: Ctrl-C raises KeyboardInterrupt even when

@@ -2,16 +2,42 @@
 
 from __future__ import annotations
 
-from fuzz_harness import _kind, changed_files, run, snapshot
+import time
+
+import pytest
+from fuzz_harness import LIMIT_SECONDS, WallAlarm, _kind, changed_files, run, snapshot
 
 
 def test_a_command_past_its_time_is_a_hang(tmp_path):
-    model = tmp_path / "forever.c"
-    model.write_text("// PEVPM Loop iterations = 1e12\n// PEVPM {\n// PEVPM Serial time = 1e-9\n"
-                     "// PEVPM }\n")
-    outcome = run(["predict", str(model), "-n", "1", "--runs", "1", "--workers", "1",
-                   "--max-events", "0", "--no-bounds", "--exact"], limit=1.0)
-    assert outcome.kind == "hang" and outcome.failed
+    def predict(iterations: str, limit: float = 1.0):
+        model = tmp_path / f"loop-{iterations}.c"
+        model.write_text(f"// PEVPM Loop iterations = {iterations}\n// PEVPM {{\n"
+                         "// PEVPM Serial time = 1e-9\n// PEVPM }\n")
+        return run(["predict", str(model), "-n", "1", "--runs", "1", "--workers", "1",
+                    "--max-events", "0", "--no-bounds", "--exact"], limit=limit)
+
+    # Ready first: the command's modules loaded by a run that ends (importing
+    # them may take more than the timed run's second of CPU time), so the timed
+    # run's Ctrl-C cannot land in an import however slow a busy machine is.
+    ready = predict("2", limit=LIMIT_SECONDS)
+    assert ready.kind == "ok", ready.describe()
+    outcome = predict("1e12")
+    assert outcome.kind == "hang" and outcome.failed and outcome.status == 130, \
+        outcome.describe()
+
+
+def test_the_wall_alarm_sends_ctrl_c_again_until_the_command_stops():
+    caught = 0
+    with WallAlarm(0.05) as alarm:
+        deadline = time.monotonic() + 60
+        while caught < 2 and time.monotonic() < deadline:
+            try:
+                time.sleep(0.01)
+            except KeyboardInterrupt:     # the first one lost, as in a finalizer
+                caught += 1
+    assert caught == 2 and alarm.fired.is_set()
+    with pytest.raises(KeyboardInterrupt), WallAlarm(0.05):
+        time.sleep(60)
 
 
 def test_clean_and_unclean_exits():

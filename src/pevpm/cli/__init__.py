@@ -1,7 +1,7 @@
 """The ``pevpm`` command line.
 
-Each command has a module of this package named after it (``trace``
-also holds ``replay`` and ``extract``) with a ``register(subparsers)`` function; this module
+Each command has a module of this package named after it, with a
+``register(subparsers)`` function that adds that command alone; this module
 only assembles them and turns :class:`pevpm.errors.PevpmError` and a bad
 option alike into one line, ``pevpm: error: WHERE: WHAT``, and exit status 2.
 A reader that closes the output early (``pevpm show m.c | head -1``) ends
@@ -69,8 +69,8 @@ COMMANDS: dict[str, Command] = {
                                         "examples, predict, and write an HTML report"),
     "report": Command("pevpm.cli.report", "rebuild the HTML report from saved results"),
     "trace": Command("pevpm.cli.trace", "run an MPI program with every MPI call recorded (OTF2)"),
-    "replay": Command("pevpm.cli.trace", "simulate a traced run on a (different) machine"),
-    "extract": Command("pevpm.cli.trace", "write a PEVPM model (Python) from a trace"),
+    "replay": Command("pevpm.cli.replay", "simulate a traced run on a (different) machine"),
+    "extract": Command("pevpm.cli.extract", "write a PEVPM model (Python) from a trace"),
 }
 
 

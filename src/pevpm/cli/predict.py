@@ -26,27 +26,19 @@ from pevpm.cli.arguments import (
     collective_config,
     parse_defines,
 )
+from pevpm.cli.event_budget import (
+    ABSURD,
+    CEILING,
+    DEFAULT_EVENTS_PER_RANK,
+    DEFAULT_MAX_EVENTS,
+    MARGIN,
+    EventBudget,
+)
 from pevpm.cli.paths import writable_file
-from pevpm.errors import PevpmError, did_you_mean
+from pevpm.errors import EventLimitError, PevpmError, did_you_mean
 from pevpm.vm.executors import EXECUTOR_NAMES, default_workers
 
 DEFAULT_MACHINE = "perseus"
-#: Stops a model that never ends within seconds (the compiled engine runs one
-#: to two million events a second); real models need far fewer per run ...
-DEFAULT_MAX_EVENTS = 5 * 10**6
-#: ... and a run's events grow with its ranks: the default allows this many per
-#: rank when that is more (1,024 ranks: 5.1 x 10^7, a Jacobi of 2,800 iterations).
-DEFAULT_EVENTS_PER_RANK = 50_000
-
-
-def default_max_events(numprocs: int) -> int:
-    """The event limit of a run on ``numprocs`` ranks when ``--max-events`` is
-    not given.
-
-    >>> default_max_events(4), default_max_events(1024)
-    (5000000, 51200000)
-    """
-    return max(DEFAULT_MAX_EVENTS, DEFAULT_EVENTS_PER_RANK * numprocs)
 #: Runs a ``--precision`` request judges the spread on first.
 PILOT_RUNS = 20
 #: Most runs ``--precision`` picks for one count.
@@ -170,8 +162,10 @@ def register(subparsers) -> None:
                         "(local)")
     p.add_argument("--max-events", type=numbers.max_events, metavar="N",
                    help="stop a run after N instructions and matches: a model that never "
-                        f"ends (default {DEFAULT_MAX_EVENTS:.0e}, or "
-                        f"{DEFAULT_EVENTS_PER_RANK:,} per rank when more; 0 = no limit)")
+                        f"ends (default: {MARGIN} x the events the model's loop counts imply, "
+                        f"at least {DEFAULT_MAX_EVENTS:.0e} and {DEFAULT_EVENTS_PER_RANK:,} "
+                        f"per rank, at most {CEILING:.0e}, the least past {ABSURD:.0e}; "
+                        "0 = no limit)")
     p.add_argument("--max-time", type=numbers.positive, metavar="SECONDS",
                    help="stop a run whose simulated (virtual) time passes SECONDS")
     p.add_argument("--max-wall", type=numbers.positive, metavar="SECONDS",
@@ -192,7 +186,12 @@ def register(subparsers) -> None:
                    help="weak scaling (the model grows the problem with the ranks): show "
                         "the efficiency t(1)/t(p) and the time per rank of work t(p)/p "
                         "instead of the speedup")
-    p.add_argument("--json", action="store_true", help="print the predictions as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the predictions as JSON: per rank count its summary, every "
+                        "rank's times and each collective call site")
+    p.add_argument("--json-full", action="store_true",
+                   help="--json with every call of every collective and each rank's "
+                        "completion time in it (megabytes at 1,024 ranks)")
     p.add_argument("--trace", metavar="FILE", type=writable_file,
                    help="write a Chrome/Perfetto trace of one run at the largest count")
     p.add_argument("--recorded", metavar="TRACE",
@@ -285,12 +284,13 @@ def run_predict(args) -> int:
         counts = parse_counts(args.procs) if args.procs else _default_counts(model)
     for note in (*_origin_notes(args.machine), *_profile_notes(machine, counts)):
         print(f"pevpm predict: note: {note}", file=sys.stderr)
+    budgets = {n: EventBudget.of(model, n, params) for n in counts}
     limits = Limits(max_events=args.max_events or None, max_time=args.max_time,
                     max_wall=args.max_wall)
 
     def limits_for(n: int) -> Limits:
         if args.max_events is None:
-            return replace(limits, max_events=default_max_events(n))
+            return replace(limits, max_events=budgets[n].limit)
         return limits
 
     if recorded is not None:        # before the Monte Carlo: the model must run at its count
@@ -319,8 +319,10 @@ def run_predict(args) -> int:
                     prediction = _to_precision(prediction, args.precision, run)
                 predictions.append(prediction)
             except PevpmError as err:
+                if isinstance(err, EventLimitError) and args.max_events is None:
+                    err = budgets[n].stopped(err)
                 if len(counts) == 1:
-                    raise
+                    raise err from None
                 failures[n] = err
     if not predictions:             # every count failed: the first error says it all
         raise next(iter(failures.values()))
@@ -346,11 +348,12 @@ def run_predict(args) -> int:
 
         explanations = {n: explain_network(model, n, machine, params=params, seed=args.seed,
                                            limits=limits_for(n)) for n in counts}
-    if args.json:
+    if args.json or args.json_full:
         from pevpm.analytic.scaling import scaling_views
+        from pevpm.cli.predict_json import prediction_entry
 
         views = scaling_views(counts, [p.mean for p in predictions], weak=args.weak)
-        entries = {p.numprocs: {**p.to_dict(), **view,
+        entries = {p.numprocs: {**prediction_entry(p, full=args.json_full), **view,
                                 **_explained(explanations, p.numprocs, machine, args.topology)}
                    for p, view in zip(predictions, views)}
         entries.update({n: {"numprocs": n, "error": str(err)} for n, err in failures.items()})

@@ -147,7 +147,7 @@ def _predicted_run(args, trace, directory: Path, spec: str):
     """Run 0 beside the trace on machine ``spec``: of ``--model`` (with the default
     event limit of ``pevpm predict``), else of the replay; what predicted it, and the
     title of its process group."""
-    from pevpm.cli.predict import default_max_events
+    from pevpm.cli.event_budget import EventBudget
     from pevpm.machine.presets import parse_machine
     from pevpm.vm.engine import Limits
 
@@ -160,7 +160,7 @@ def _predicted_run(args, trace, directory: Path, spec: str):
                                                       args.defines, machine)
     run = model_run(model, trace, _with_collectives(machine, [*collectives, *args.coll]),
                     name=name, params=params, seed=args.seed,
-                    limits=Limits(max_events=default_max_events(trace.numprocs)))
+                    limits=Limits(max_events=EventBudget.of(model, trace.numprocs, params).limit))
     shown = ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}"
                       for k, v in sorted(params.items()))
     return run, f"the model {name}" + (f" ({shown})" if shown else ""), f"{name} on {spec}"
