@@ -61,6 +61,11 @@ def test_small_benchmark_writes_every_block(small_profile):
         assert times.shape == (2, 20)
         assert np.all(times > -run.max_sync_error)
         assert prof.summary("bcast", 1024).count == 40
+        # The default start rule: one-way tests chained, the others after a barrier.
+        starts = {k.test: prof.block_info(k)["start_mode"] for k in prof.blocks()}
+        assert starts == {"isend": "chain", "bcast": "barrier", "scatter": "barrier",
+                          "barrier": "barrier"}
+        assert run.plan["start"] == "auto"
         for key in prof.blocks():                    # the machine's load, for every block
             conditions = prof.block_conditions(key)
             assert conditions.cores == usable_cores()   # the host's, not the pinned rank's
@@ -209,8 +214,9 @@ def test_placement_larger_than_the_launch_is_refused(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("start", ["chain", "barrier"])
-def test_compute_gap_and_chained_starts_are_recorded(tmp_path, start):
+@pytest.mark.parametrize("start, recorded", [("chain", "chain"), ("barrier", "barrier"),
+                                              ("auto", "chain")])
+def test_compute_gap_and_chained_starts_are_recorded(tmp_path, start, recorded):
     path = tmp_path / "g.db"
     result = run_mpi(2, "-m", "pevpm", "bench", "--tests", "send", "--sizes", "0,1K",
                      "--reps", "40", "--start", start, "--gap", "20us", "--resend-limit", "50",
@@ -218,7 +224,7 @@ def test_compute_gap_and_chained_starts_are_recorded(tmp_path, start):
     assert result.returncode == 0, result.stderr
     with Profile.open(path) as prof:
         key = prof.resolve("send", 1024)
-        assert prof.block_info(key)["start_mode"] == f"{start}+gap 20us"
+        assert prof.block_info(key)["start_mode"] == f"{recorded}+gap 20us"
         times = prof.samples(key)
         assert times.shape == (80,) and np.all(times > -prof.runs()[0].max_sync_error)
 
