@@ -190,16 +190,22 @@ class BenchOptions:
             plan.extend((name, variant, size) for size in sizes)
         return plan
 
-    def start_for(self, test: str) -> str:
-        """The start rule of ``test``'s blocks: ``--start``, with ``auto`` resolved.
+    def start_for(self, test: str, shared_cores: bool = False) -> str:
+        """The start rule of ``test``'s blocks: ``--start``, with ``auto`` resolved:
+        ``chain`` for the one-way tests where every rank of a node has a core of
+        its own, ``barrier`` otherwise (ranks that share cores run a chained
+        pair only while both are scheduled, so its samples would time the
+        scheduler's slices; the barrier lines the ranks up as before).
 
         >>> options = BenchOptions("x.db")
         >>> options.start_for("send"), options.start_for("sendrecv"), options.start_for("bcast")
         ('chain', 'barrier', 'barrier')
+        >>> options.start_for("send", shared_cores=True)
+        'barrier'
         """
         if self.start != "auto":
             return self.start
-        return "chain" if CATALOG[test].one_way else "barrier"
+        return "chain" if CATALOG[test].one_way and not shared_cores else "barrier"
 
     @property
     def paired_tests(self) -> list[str]:

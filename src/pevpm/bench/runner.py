@@ -223,7 +223,7 @@ class _Run:
         comm, options = self.comm, self.options
         build = self.core.operation if self.core else build_operation
         op = build(comm, test, variant, size, self.partner)
-        mode = options.start_for(test)
+        mode = options.start_for(test, shared_cores=self.placement.p > self.host_cores)
         start, per_rep = self._start(mode, self._probe(op, mode))
         reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap_ns // per_rep)))
         reps = comm.bcast(reps, root=0)
