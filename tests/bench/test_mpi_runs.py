@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from bench_helpers import MPIEXEC, mpi_env, needs_mpiexec, run_mpi
 
-from pevpm.bench.results import CSV_HEADER
+from pevpm.bench.results import CSV_HEADER, describe
 from pevpm.errors import ProfileError
 from pevpm.host import usable_cores
 from pevpm.profile.builtin import origin_of
@@ -68,6 +68,9 @@ def test_small_benchmark_writes_every_block(small_profile):
         assert starts == {"isend": one_way, "bcast": "barrier", "scatter": "barrier",
                           "barrier": "barrier"}
         assert run.plan["start"] == "auto"
+        expected = ("barrier (barrier, bcast, scattertotal); chain (isend)" if one_way == "chain"
+                    else "barrier (barrier, bcast, isend, scattertotal)")
+        assert f"repetitions started: {expected}" in describe(prof).splitlines()
         for key in prof.blocks():                    # the machine's load, for every block
             conditions = prof.block_conditions(key)
             assert conditions.cores == usable_cores()   # the host's, not the pinned rank's
