@@ -161,10 +161,11 @@ def python_env(extra: dict | None = None) -> dict:
 
 def bench(out: Path, counts: list[int]) -> dict:
     """MPIBench --quick at every 1xP placement, in one launch of the largest count,
-    timed through mpi4py as the validated programs call MPI."""
+    timed through mpi4py as the validated programs call MPI, every repetition after
+    a barrier (their messages follow computation, not each other)."""
     placements = [f"1x{n}" for n in counts if n >= 2]
     command = [find_mpiexec(), "-n", str(counts[-1]), sys.executable, "-m", "pevpm", "bench",
-               "--quick", "--no-progress", "--binding", "python",
+               "--quick", "--no-progress", "--binding", "python", "--start", "barrier",
                "--placements", ",".join(placements), "--machine", platform.node() or "node", "-o", str(out / "machine.db")]
     proc = subprocess.run(command, capture_output=True, text=True, env=python_env(),
                           timeout=300, check=False)

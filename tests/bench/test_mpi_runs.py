@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from bench_helpers import MPIEXEC, mpi_env, needs_mpiexec, run_mpi
 
-from pevpm.bench.results import CSV_HEADER
+from pevpm.bench.results import CSV_HEADER, describe
 from pevpm.errors import ProfileError
 from pevpm.host import usable_cores
 from pevpm.profile.builtin import origin_of
@@ -61,6 +61,16 @@ def test_small_benchmark_writes_every_block(small_profile):
         assert times.shape == (2, 20)
         assert np.all(times > -run.max_sync_error)
         assert prof.summary("bcast", 1024).count == 40
+        # The default start rule: one-way tests chained (where each rank has a core),
+        # the others after a barrier.
+        starts = {k.test: prof.block_info(k)["start_mode"] for k in prof.blocks()}
+        one_way = "chain" if usable_cores() >= 2 else "barrier"
+        assert starts == {"isend": one_way, "bcast": "barrier", "scatter": "barrier",
+                          "barrier": "barrier"}
+        assert run.plan["start"] == "auto"
+        expected = ("barrier (barrier, bcast, scattertotal); chain (isend)" if one_way == "chain"
+                    else "barrier (barrier, bcast, isend, scattertotal)")
+        assert f"repetitions started: {expected}" in describe(prof).splitlines()
         for key in prof.blocks():                    # the machine's load, for every block
             conditions = prof.block_conditions(key)
             assert conditions.cores == usable_cores()   # the host's, not the pinned rank's
@@ -200,6 +210,22 @@ def test_placements_inside_one_launch_and_resume_across_them(tmp_path):
         assert len(prof.blocks(nxp="1x4")) == 4 and len(prof.blocks(nxp="1x2")) == 4
 
 
+@pytest.mark.skipif(usable_cores() < 2, reason="needs a core per rank at 1x2")
+def test_auto_start_chains_only_where_ranks_have_cores_of_their_own(tmp_path):
+    """4 ranks: 1x2 fits on 2 cores and is chained; 1x4 on fewer than 4 shares cores
+    and keeps barrier starts."""
+    path = tmp_path / "a.db"
+    result = run_mpi(4, "-m", "pevpm", "bench", "--tests", "send,bcast", "--sizes", "0",
+                     "--reps", "20", "--resend-limit", "50", "--placements", "1x2,1x4",
+                     "--no-stability-repeat", "--no-progress", "-o", str(path))
+    assert result.returncode == 0, result.stderr
+    with Profile.open(path) as prof:
+        starts = {(k.test, k.nxp): prof.block_info(k)["start_mode"] for k in prof.blocks()}
+    shared = "barrier" if usable_cores() < 4 else "chain"
+    assert starts == {("send", "1x2"): "chain", ("bcast", "1x2"): "barrier",
+                      ("send", "1x4"): shared, ("bcast", "1x4"): "barrier"}
+
+
 def test_placement_larger_than_the_launch_is_refused(tmp_path):
     out = tmp_path / "never.db"
     result = run_mpi(2, "-m", "pevpm", "bench", "--tests", "isend", "--placements", "1x4",
@@ -209,8 +235,10 @@ def test_placement_larger_than_the_launch_is_refused(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("start", ["chain", "barrier"])
-def test_compute_gap_and_chained_starts_are_recorded(tmp_path, start):
+@pytest.mark.parametrize("start, recorded", [
+    ("chain", "chain"), ("barrier", "barrier"),
+    ("auto", "chain" if usable_cores() >= 2 else "barrier")])
+def test_compute_gap_and_chained_starts_are_recorded(tmp_path, start, recorded):
     path = tmp_path / "g.db"
     result = run_mpi(2, "-m", "pevpm", "bench", "--tests", "send", "--sizes", "0,1K",
                      "--reps", "40", "--start", start, "--gap", "20us", "--resend-limit", "50",
@@ -218,7 +246,7 @@ def test_compute_gap_and_chained_starts_are_recorded(tmp_path, start):
     assert result.returncode == 0, result.stderr
     with Profile.open(path) as prof:
         key = prof.resolve("send", 1024)
-        assert prof.block_info(key)["start_mode"] == f"{start}+gap 20us"
+        assert prof.block_info(key)["start_mode"] == f"{recorded}+gap 20us"
         times = prof.samples(key)
         assert times.shape == (80,) and np.all(times > -prof.runs()[0].max_sync_error)
 

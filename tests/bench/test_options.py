@@ -79,7 +79,7 @@ def test_plan_round_trips_through_json_form():
     ({"reps": 0}, 2, "--reps"),
     ({"outlier_percentile": 0.0}, 2, "percent"),
     ({"gap": -1e-6}, 2, "--gap must be positive"),
-    ({"gap": 5e-5, "start": "time"}, 2, "goes with --start barrier or chain"),
+    ({"gap": 5e-5, "start": "time"}, 2, "goes with --start auto, barrier or chain"),
 ])
 def test_validation_refuses(kwargs, nprocs, message):
     with pytest.raises(BenchmarkError, match=message):

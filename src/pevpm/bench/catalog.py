@@ -24,6 +24,9 @@ class OperationSpec:
 
     ``paired``: point-to-point in the complement pattern (even process count).
     ``sized``: message size matters (barrier ignores it).
+    ``one_way``: its times are one message's, stamped by the sender and the
+    receiver (or the sender alone), not measured from a common start; the
+    ``auto`` start rule chains these repetitions back to back.
     ``buffers``: bytes of buffer per process for message size ``s`` over ``P``
     processes at the most loaded rank (root), used to refuse sizes beyond memory.
     """
@@ -33,6 +36,7 @@ class OperationSpec:
     paired: bool = False
     variants: tuple[str, ...] = ("",)
     sized: bool = True
+    one_way: bool = False
 
     def buffer_bytes(self, variant: str, size: int, nprocs: int) -> int:
         per_proc = size if variant != "total" else size // max(nprocs, 1)
@@ -48,12 +52,14 @@ class OperationSpec:
 CATALOG: dict[str, OperationSpec] = {
     spec.name: spec
     for spec in (
-        OperationSpec("isend", "MPI_Isend end-to-end: send start to receive completion", paired=True),
-        OperationSpec("send", "blocking MPI_Send to a blocking MPI_Recv, end-to-end", paired=True),
+        OperationSpec("isend", "MPI_Isend end-to-end: send start to receive completion",
+                      paired=True, one_way=True),
+        OperationSpec("send", "blocking MPI_Send to a blocking MPI_Recv, end-to-end",
+                      paired=True, one_way=True),
         OperationSpec("isendlocal", "MPI_Isend local completion: time until Isend returns",
-                 paired=True),
+                      paired=True, one_way=True),
         OperationSpec("isendduplex", "MPI_Isend both ways at once, end-to-end per direction",
-                 paired=True),
+                      paired=True, one_way=True),
         OperationSpec("sendrecv", "MPI_Sendrecv exchange with the partner", paired=True),
         OperationSpec("bcast", "MPI_Bcast from rank 0"),
         OperationSpec("barrier", "MPI_Barrier", sized=False),

@@ -24,7 +24,9 @@ from pevpm.bench.catalog import CATALOG, DEFAULT_TESTS, resolve_test
 from pevpm.bench.clock import SYNC_METHODS, THESIS_RESEND_LIMIT
 from pevpm.errors import BenchmarkError
 
-START_MODES = ("barrier", "time", "chain")
+#: Start rules; ``auto`` chains the one-way point-to-point tests (as the latency
+#: loops of OSU and IMB run) and starts every other test after a barrier.
+START_MODES = ("auto", "barrier", "time", "chain")
 #: Which loops time the operations: ``c`` (the C core, :mod:`pevpm.bench.ccore`),
 #: ``python`` (mpi4py) or ``auto`` (C where it builds, else Python with a note).
 BINDINGS = ("auto", "c", "python")
@@ -163,7 +165,7 @@ class BenchOptions:
     resume: bool = False
     sync: str = "pairwise"
     resend_limit: int = THESIS_RESEND_LIMIT
-    start: str = "barrier"
+    start: str = "auto"
     spacing: float | None = None
     gap: float | None = None
     budget: float = 60.0
@@ -187,6 +189,23 @@ class BenchOptions:
             sizes = self.sizes if CATALOG[name].sized else [0]
             plan.extend((name, variant, size) for size in sizes)
         return plan
+
+    def start_for(self, test: str, shared_cores: bool = False) -> str:
+        """The start rule of ``test``'s blocks: ``--start``, with ``auto`` resolved:
+        ``chain`` for the one-way tests where every rank of a node has a core of
+        its own, ``barrier`` otherwise (ranks that share cores run a chained
+        pair only while both are scheduled, so its samples would time the
+        scheduler's slices; the barrier lines the ranks up as before).
+
+        >>> options = BenchOptions("x.db")
+        >>> options.start_for("send"), options.start_for("sendrecv"), options.start_for("bcast")
+        ('chain', 'barrier', 'barrier')
+        >>> options.start_for("send", shared_cores=True)
+        'barrier'
+        """
+        if self.start != "auto":
+            return self.start
+        return "chain" if CATALOG[test].one_way and not shared_cores else "barrier"
 
     @property
     def paired_tests(self) -> list[str]:
@@ -237,7 +256,7 @@ class BenchOptions:
         if self.spacing is not None and self.spacing <= 0:
             raise BenchmarkError("--spacing must be positive")
         if self.gap is not None and (self.gap <= 0 or self.start == "time"):
-            raise BenchmarkError("--gap must be positive and goes with --start barrier or chain")
+            raise BenchmarkError("--gap must be positive and goes with --start auto, barrier or chain")
         if self.bin_width is not None and self.bin_width <= 0:
             raise BenchmarkError("--bin-width must be positive")
         if not 0 < self.outlier_percentile <= 100:

@@ -78,12 +78,36 @@ def describe(profile: Profile) -> str:
         lines.append(f"{test + variant:<16}{nxp:<7}{span:<28}{len(sizes):>6}  "
                      f"{median * 1e6:.2f} us")
     lines.append(eager_line(origin.eager))
+    lines.append(starts_line(profile))
     fits = len(profile.stored_fits())
     calibration = len(profile.calibration())
     lines.append(f"{fits} stored fits, {calibration} calibration values")
     lines.append(conditions_note(profile) or "machine load while measuring: not recorded")
     lines.append(stability_note(profile))
     return "\n".join(lines)
+
+
+def starts_line(profile: Profile) -> str:
+    """One line naming how each test's repetitions were started (``chain``,
+    ``barrier``, ``time``, with any ``+gap``), tests grouped by start rule.
+
+    >>> from pevpm.profile.store import BlockKey
+    >>> class Stub:
+    ...     modes = {"isend": "chain", "send": "chain", "bcast": "barrier"}
+    ...     def blocks(self):
+    ...         return [BlockKey(t, "", 0, 1, 2) for t in self.modes]
+    ...     def block_info(self, key):
+    ...         return {"start_mode": self.modes[key.test]}
+    >>> starts_line(Stub())
+    'repetitions started: barrier (bcast); chain (isend, send)'
+    """
+    tests: dict[str, set[str]] = {}
+    for key in profile.blocks():
+        mode = profile.block_info(key)["start_mode"]
+        tests.setdefault(mode, set()).add(key.test + key.variant)
+    shown = "; ".join(f"{mode} ({', '.join(sorted(names))})"
+                      for mode, names in sorted(tests.items()))
+    return f"repetitions started: {shown or 'no blocks'}"
 
 
 def stability_note(profile: Profile) -> str:

@@ -223,7 +223,8 @@ class _Run:
         comm, options = self.comm, self.options
         build = self.core.operation if self.core else build_operation
         op = build(comm, test, variant, size, self.partner)
-        start, per_rep = self._start(self._probe(op))
+        mode = options.start_for(test, shared_cores=self.placement.p > self.host_cores)
+        start, per_rep = self._start(mode, self._probe(op, mode))
         reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap_ns // per_rep)))
         reps = comm.bcast(reps, root=0)
         meter = BusyMeter().start() if self.rank == 0 else None
@@ -236,25 +237,28 @@ class _Run:
         python = None
         if options.binding_cost and self.core:
             python_op = build_operation(comm, test, variant, size, self.partner)
-            python_start, _ = self._start(self._probe(python_op))
+            python_start, _ = self._start(mode, self._probe(python_op, mode))
             python, _ = self._derive(python_op, python_op.run(reps, python_start, self.now),
                                      reps)
         return _Measured(times, sync_rows, reps, max(options.warmup, 1), start.mode, elapsed,
                          conditions, python)
 
-    def _probe(self, op) -> float:
-        """Warm ``op`` up; the slowest rank's mean repetition of the last half (ns)."""
+    def _probe(self, op, mode: str) -> float:
+        """Warm ``op`` up; the slowest rank's mean repetition of the last half (ns).
+        Chained blocks warm up chained (as the latency loops' skipped iterations),
+        so their first timed repetitions find the same warm path as the rest."""
         warmup = max(self.options.warmup, 1)
         probe = max(1, warmup // 2)
-        op.run(warmup - probe, BarrierStart(self.comm), self.now)
+        start = ChainStart() if mode == "chain" else BarrierStart(self.comm)
+        op.run(warmup - probe, start, self.now)
         began = self.now()
-        op.run(probe, BarrierStart(self.comm), self.now)
+        op.run(probe, start, self.now)
         return self.comm.allreduce((self.now() - began) / probe, op=MPI.MAX)
 
-    def _start(self, per_rep: float):
-        """The start rule of the block and the time a repetition takes with it (ns);
-        timed starts get their agreed first start."""
-        start = self._start_rule(per_rep)
+    def _start(self, mode: str, per_rep: float):
+        """The start rule ``mode`` of the block and the time a repetition takes with it
+        (ns); timed starts get their agreed first start."""
+        start = self._start_rule(mode, per_rep)
         if start.mode == "time":
             per_rep = max(per_rep, start.spacing)
             start.first = self._agreed_first_start()
@@ -284,12 +288,12 @@ class _Run:
         return BlockConditions(others=round(meter.others(job_cpu), 3), load=load_average(),
                                cores=self.host_cores)
 
-    def _start_rule(self, per_rep_ns: float):
+    def _start_rule(self, mode: str, per_rep_ns: float):
         """Barrier starts, chained repetitions, or timed starts spaced by --spacing
         (default: twice the slowest warm-up repetition; the first is agreed later)."""
-        if self.options.start == "barrier":
+        if mode == "barrier":
             return BarrierStart(self.comm)
-        if self.options.start == "chain":
+        if mode == "chain":
             return ChainStart()
         spacing = (int(self.options.spacing * 1e9) if self.options.spacing
                    else int(max(2 * per_rep_ns, AUTO_SPACING_FLOOR_NS)))

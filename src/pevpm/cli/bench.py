@@ -62,9 +62,12 @@ def register(subparsers) -> None:
     bench.add_argument("--resend-limit", type=int,
                        help="stop syncing after this many exchanges without a new minimum "
                             "round trip (thesis default 1000)")
-    bench.add_argument("--start", choices=START_MODES, default="barrier",
+    bench.add_argument("--start", choices=START_MODES, default="auto",
                        help="start each repetition after a barrier, at an agreed global time, "
-                            "or chain them back to back as a communication loop runs")
+                            "or chain them back to back as a communication loop runs; auto "
+                            "(default) chains the one-way point-to-point tests (isend, send, "
+                            "isendlocal, isendduplex) as OSU's latency loops do and starts "
+                            "the others after a barrier")
     bench.add_argument("--spacing", help="interval between timed starts (e.g. 100us; "
                        "default twice the slowest warm-up repetition)")
     bench.add_argument("--gap", help="compute for this long (e.g. 50us) before every "

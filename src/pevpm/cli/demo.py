@@ -89,10 +89,11 @@ def run_benchmark(path: Path, procs: list[int], progress: Progress) -> None:
     mpiexec = find_mpiexec()
     for n in procs:
         progress(f"benchmarking this machine with {n} processes (MPIBench --quick)")
-        # The case studies run through mpi4py: time MPI as they call it.
+        # The case studies run through mpi4py and compute between their messages:
+        # time MPI as they call it, every repetition after a barrier.
         command = [mpiexec, "-n", str(n), sys.executable, "-m", "pevpm", "bench", "--quick",
-                   "--binding", "python", "--machine", platform.node() or "this-machine",
-                   "-o", str(path)]
+                   "--binding", "python", "--start", "barrier",
+                   "--machine", platform.node() or "this-machine", "-o", str(path)]
         proc = subprocess.run(command, check=False, capture_output=True, text=True,
                               timeout=600)
         if proc.returncode != 0:
