@@ -278,11 +278,29 @@ cdef class Plan:
             self.kind, self.value = PLAN_FIXED, plan[1]
         elif plan[0] == "one":
             self.kind = PLAN_ONE
-            self.inv0 = InverseCdf(plan[2], plan[1])
+            self.inv0 = inverse_cdf(plan[2], plan[1])
         else:
             self.kind, self.w = PLAN_MIX, plan[1]
-            self.inv0 = InverseCdf(plan[3], plan[2])
-            self.inv1 = InverseCdf(plan[5], plan[4])
+            self.inv0 = inverse_cdf(plan[3], plan[2])
+            self.inv1 = inverse_cdf(plan[5], plan[4])
+
+
+cdef dict _INVERSES = {}       # (id(cdf), id(knots)) -> (cdf, knots, their InverseCdf)
+
+
+cdef InverseCdf inverse_cdf(cdf, knots):
+    """The InverseCdf of these arrays, one per pair of array objects across
+    plans and runs (a profile's plans for different contention levels share
+    distributions: one bisection table each stays in cache)."""
+    key = (id(cdf), id(knots))
+    known = _INVERSES.get(key)
+    if known is not None and (<tuple> known)[0] is cdf and (<tuple> known)[1] is knots:
+        return <InverseCdf> (<tuple> known)[2]
+    if len(_INVERSES) > 4096:
+        _INVERSES.clear()
+    inverse = InverseCdf(cdf, knots)
+    _INVERSES[key] = (cdf, knots, inverse)
+    return inverse
 
 
 cdef class InverseCdf:
