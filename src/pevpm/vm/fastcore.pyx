@@ -48,6 +48,7 @@ from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PRO
 from pevpm.model.expr import RNG_NAME
 from pevpm.vm import collectives, engine
 from pevpm.vm import program as vm
+from pevpm.vm.instructions import Collective, Exchange, Loop, Message, Serial, Until
 from pevpm.vm.result import CollectiveRecord, MessageRecord
 
 import time
@@ -393,12 +394,13 @@ cdef struct Ins:
     int op
     int target          # JUMP target, LOOP exit, NEXT and UNTIL body
     int blocking        # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
+    int everywhere      # SERIAL: on every rank (its record's ``on`` is None)
     int opid            # index of the MPI op name in OP_NAMES
     int konst           # bit k: operand slot k is a valid constant in iv/dv
     int draw            # SERIAL: its time is a draw (DRAW_*) with parameters dv, dv2
     int status          # RECV: the matched sender and tag are bound to its status names
     void **cx           # NULL, or per operand slot its CExpr (NULL: constant or closure)
-    long iv[7]
+    long iv[7]          # per operand slot (its field number in the record): a constant
     double dv
     double dv2
 
@@ -431,6 +433,19 @@ cdef int op_id(str name) except -1:
 
 
 cdef int SENDRECV_OP = op_id("MPI_Sendrecv")
+
+# Operand slots: an operand's field number in its instruction record
+# (pevpm.vm.instructions), where Ins keeps it (iv, konst and cx by slot).
+cdef int S_TIME = Serial._fields.index("time")
+cdef int L_COUNT = Loop._fields.index("count"), U_UNTIL = Until._fields.index("until")
+cdef int M_SIZE = Message._fields.index("size"), M_PEER = Message._fields.index("peer")
+cdef int M_TAG = Message._fields.index("tag")
+cdef int X_SIZE = Exchange._fields.index("size"), X_DST = Exchange._fields.index("dst")
+cdef int X_RECV_SIZE = Exchange._fields.index("recv_size")
+cdef int X_SRC = Exchange._fields.index("src")
+cdef int X_SEND_TAG = Exchange._fields.index("send_tag")
+cdef int X_RECV_TAG = Exchange._fields.index("recv_tag")
+cdef int C_SIZE = Collective._fields.index("size"), C_ROOT = Collective._fields.index("root")
 
 
 # ------------------------------------------------------------------ expressions
@@ -681,18 +696,19 @@ cdef class XSlots:
         free(self.cx)
 
 
-cdef XSlots _c_operands(Ins *i, tuple ins):
+cdef XSlots _c_operands(Ins *i, ins):
     """Point ``i``'s changing operands that :mod:`pevpm.vm.cexpr` wrote at their
     C form; None when it has none."""
     cdef XSlots slots = None
     cdef int slot
     if i.op == RUNON:                   # its guards, arm by arm
-        operands = [guard for guard, _ in ins[1]]
+        operands = [guard for guard, _ in ins.arms]
     else:
         operands = [None] * 7
-        for slot in _OPERAND_SLOTS.get(i.op, ()):
-            if not (i.konst & (1 << slot) or (slot == 1 and i.op == SERIAL and i.draw)):
-                operands[slot] = ins[slot]
+        for name in vm.VALUE_FIELDS.get(i.op, ()):
+            slot = ins._fields.index(name)
+            if not (i.konst & (1 << slot) or (i.op == SERIAL and i.draw)):
+                operands[slot] = getattr(ins, name)
     for slot, fn in enumerate(operands):
         code = getattr(fn, "c_code", None)
         if code is None:
@@ -710,18 +726,13 @@ cdef XSlots _c_operands(Ins *i, tuple ins):
     return slots
 
 
-cdef dict _OPERAND_SLOTS = {SERIAL: (1,), SEND: (3, 4, 5), RECV: (3, 4, 5),
-                            SENDRECV: (1, 2, 3, 4, 5, 6), COLLECTIVE: (2, 3), LOOP: (1,),
-                            REPEAT: (1,), UNTIL: (1,)}
-
-
 cdef class InsBox:
     """One instruction tuple as a C instruction; equal tuples (a collective's
     expansions share theirs across ranks) share one box."""
     cdef Ins ins
-    cdef readonly tuple py
+    cdef readonly object py
 
-    def __cinit__(self, tuple py, bint collective):
+    def __cinit__(self, py, bint collective):
         self.py = py
         _translate(&self.ins, py, collective)
 
@@ -760,8 +771,8 @@ cdef class Code:
                     self.own[pc] = self.own[pc - 1]
                 else:
                     _translate(&self.own[pc], py, False)
-                    if py[0] == RECV and py[6] is not None:
-                        self.own[pc].status = status_fields(py[6])[0] in statuses
+                    if py.op == RECV and py.request is not None:
+                        self.own[pc].status = status_fields(py.request)[0] in statuses
                     slots = _c_operands(&self.own[pc], py)
                     if slots is not None:
                         self.exprs.append(slots)
@@ -804,7 +815,7 @@ cdef int _new_box_generation() except -1:
 _new_box_generation()
 
 
-cdef InsBox box_for(tuple py):
+cdef InsBox box_for(py):
     """The shared box of a collective's instruction ``py`` (in the current generation)."""
     cdef uint64_t key = <uint64_t> <size_t> <void *> py
     cdef pevpm_hent_t *entry = pevpm_ht_get(&_box_index, key)
@@ -818,11 +829,12 @@ cdef InsBox box_for(tuple py):
     return box
 
 
-cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
-    i.op = ins[0]
+cdef int _translate(Ins *i, ins, bint collective) except -1:
+    i.op = ins.op
     i.konst = 0
     i.target = 0
     i.blocking = 0
+    i.everywhere = 0
     i.opid = 0
     i.dv = i.dv2 = 0.0
     i.draw = NO_DRAW
@@ -830,48 +842,51 @@ cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
     i.cx = NULL
     op = i.op
     if op == SERIAL:
-        value = getattr(ins[1], "value", None)
-        plan = getattr(ins[1], "draw", None)
+        value = getattr(ins.time, "value", None)
+        plan = getattr(ins.time, "draw", None)
         if _is_number(value) and value >= 0:
             i.dv = value
-            i.konst = 2
+            i.konst = 1 << S_TIME
         elif plan is not None:          # program.drawn_fn: drawn here, in C
             i.draw = DRAW_KINDS[plan[0]]
             i.dv, i.dv2 = plan[1], plan[2]
-        i.blocking = 1 if ins[4] is not None and ins[4].sleep else 0
+        i.blocking = 1 if ins.stmt is not None and ins.stmt.sleep else 0
+        i.everywhere = ins.on is None
     elif op == SEND or op == RECV:
-        i.opid = op_id(ins[1])
-        i.blocking = 1 if ins[2] else 0
-        _integer_slot(i, 3, ins[3], 1)
-        _peer_slot(i, 4, ins[4], op == RECV)
-        _integer_slot(i, 5, ins[5], 3 if collective else 0 if op == SEND else 2)
+        i.opid = op_id(ins.call)
+        i.blocking = 1 if ins.blocking else 0
+        _integer_slot(i, M_SIZE, ins.size, 1)
+        _peer_slot(i, M_PEER, ins.peer, op == RECV)
+        _integer_slot(i, M_TAG, ins.tag, 3 if collective else 0 if op == SEND else 2)
     elif op == SENDRECV:
         i.opid = op_id("MPI_Sendrecv")
-        _integer_slot(i, 1, ins[1], 1)
-        _peer_slot(i, 2, ins[2], False)
-        _integer_slot(i, 3, ins[3], 1)
-        _peer_slot(i, 4, ins[4], True)
-        _integer_slot(i, 5, ins[5], 3 if collective else 0)
-        _integer_slot(i, 6, ins[6], 3 if collective else 2)
+        _integer_slot(i, X_SIZE, ins.size, 1)
+        _peer_slot(i, X_DST, ins.dst, False)
+        _integer_slot(i, X_RECV_SIZE, ins.recv_size, 1)
+        _peer_slot(i, X_SRC, ins.src, True)
+        _integer_slot(i, X_SEND_TAG, ins.send_tag, 3 if collective else 0)
+        _integer_slot(i, X_RECV_TAG, ins.recv_tag, 3 if collective else 2)
     elif op == LOOP:
-        i.target = ins[3]
-        value = getattr(ins[1], "value", None)
+        i.target = ins.exit
+        value = getattr(ins.count, "value", None)
         if _is_number(value) and value == int(value):
             i.dv = value
-            i.konst = 2
-    elif op == NEXT or op == JUMP or op == NEXT_MARKED:
-        i.target = ins[1]
+            i.konst = 1 << L_COUNT
+    elif op == NEXT or op == NEXT_MARKED:
+        i.target = ins.body
+    elif op == JUMP:
+        i.target = ins.target
     elif op == UNTIL:
-        i.target = ins[2]
+        i.target = ins.body
     elif op == RUNON:
-        i.target = ins[2]
+        i.target = ins.exit
     elif op == WAIT:
-        i.opid = op_id(ins[1])
+        i.opid = op_id(ins.call)
     elif op == COLLECTIVE:
-        i.opid = op_id(ins[1])
-        i.blocking = ins[1] in ROOTED_COLLECTIVES       # here: the call has a root
-        for slot in (2, 3):             # size and root: whole numbers, as at run time
-            value = getattr(ins[slot], "value", None)
+        i.opid = op_id(ins.call)
+        i.blocking = ins.call in ROOTED_COLLECTIVES       # here: the call has a root
+        for slot, fn in ((C_SIZE, ins.size), (C_ROOT, ins.root)):
+            value = getattr(fn, "value", None)        # whole numbers, as at run time
             if type(value) is int and value >= 0:
                 i.iv[slot] = value
                 i.konst |= 1 << slot
@@ -1597,7 +1612,7 @@ cdef class Core:
                 return WALL_LIMIT
         return 0
 
-    cdef limit_error(self, int which, Rank rank, tuple ins):
+    cdef limit_error(self, int which, Rank rank, ins):
         """The reference engine's error for the event (``which`` = EVENT_LIMIT) or
         wall-clock limit, built here: a rerun would take as long again. ``rank``
         was about to run ``ins`` (None in a match sweep)."""
@@ -1694,16 +1709,15 @@ cdef class Core:
                 raise self.limit_error(limit, rank, code.code[pc])
             pc += 1
             if op == SERIAL:
-                py = code.code[pc - 1]
-                if py[2] is None or py[2] == rank.proc_id:
-                    if ins.konst & 2:
+                if ins.everywhere or code.code[pc - 1].on == rank.proc_id:
+                    if ins.konst & (1 << S_TIME):
                         seconds = ins.dv
                     elif ins.draw:
                         seconds = self.draw(ins)
                         if not seconds >= 0:
                             raise Unsupported("a negative Serial time")
                     else:
-                        value = self.operand(ins, 1, py[1], rank)
+                        value = self.operand(ins, S_TIME, code.code[pc - 1].time, rank)
                         if not value >= 0:
                             raise Unsupported("a negative Serial time")
                         seconds = value
@@ -1729,29 +1743,28 @@ cdef class Core:
                     rank.loops.pop()
             elif op == LOOP:
                 py = code.code[pc - 1]
-                if ins.konst & 2:
+                if ins.konst & (1 << L_COUNT):
                     count = ins.dv
                 else:
-                    count = self.operand(ins, 1, py[1], rank)
+                    count = self.operand(ins, L_COUNT, py.count, rank)
                     if count != int(count):
                         raise Unsupported("a loop count that is not a whole number")
                 if count > 0:
-                    rank.loops.append([0, int(count), py[2], py[4]])   # i, n, index, place
-                    if py[2]:
-                        rank.env[py[2]] = 0
+                    rank.loops.append([0, int(count), py.index, py.where])   # i, n, index, place
+                    if py.index:
+                        rank.env[py.index] = 0
                 else:
                     pc = ins.target
             elif op == REPEAT:
                 py = code.code[pc - 1]
-                count = self.operand(ins, 1, py[1], rank)
+                count = self.operand(ins, L_COUNT, py.count, rank)
                 if count != int(count) or count < 1:
                     raise Unsupported(REPEAT_CAP)
-                rank.loops.append([0, int(count), py[2], py[4]])   # i, n, index, place
-                if py[2]:
-                    rank.env[py[2]] = 0
+                rank.loops.append([0, int(count), py.index, py.where])   # i, n, index, place
+                if py.index:
+                    rank.env[py.index] = 0
             elif op == UNTIL:
-                py = code.code[pc - 1]
-                if self.operand(ins, 1, py[1], rank):
+                if self.operand(ins, U_UNTIL, code.code[pc - 1].until, rank):
                     rank.loops.pop()
                 else:
                     top = rank.loops[-1]
@@ -1764,9 +1777,9 @@ cdef class Core:
             elif op == JUMP:
                 pc = ins.target
             elif op == RUNON:
-                py = code.code[pc - 1]
+                arms = code.code[pc - 1].arms
                 pc = ins.target
-                for k, (predicate, target) in enumerate(py[1]):
+                for k, (predicate, target) in enumerate(arms):
                     if self.operand(ins, k, predicate, rank):
                         pc = target
                         break
@@ -1849,16 +1862,17 @@ cdef class Core:
             return None
         return self.draw_plan(kind, shape, scale)
 
-    cdef int choose(self, tuple ins, dict env) except -1:
-        weights = [weight(env) for weight, _ in ins[1]]
+    cdef int choose(self, ins, dict env) except -1:
+        arms = ins.arms
+        weights = [weight(env) for weight, _ in arms]
         if min(weights) < 0 or sum(weights) <= 0:
             raise Unsupported("Condition weights that are negative or sum to 0")
         x = self.bitgen.next_double(self.bitgen.state) * sum(weights)
-        for w, arm in zip(weights, ins[1]):
+        for w, arm in zip(weights, arms):
             if x < w:
                 return arm[1]
             x -= w
-        return ins[1][-1][1]
+        return arms[-1][1]
 
     cdef long size_of(self, Code code, int pc, int slot, Rank rank) except -1:
         cdef Ins *ins = code.ins[pc]
@@ -1904,38 +1918,38 @@ cdef class Core:
         cdef long size
         py = code.code[pc]
         if op == SEND:
-            size = self.size_of(code, pc, 3, rank)
-            s = self.post_send(rank, ins.opid, size, self.peer_of(code, pc, 4, rank, False),
-                               self.tag_of(code, pc, 5, rank, False),
+            size = self.size_of(code, pc, M_SIZE, rank)
+            s = self.post_send(rank, ins.opid, size, self.peer_of(code, pc, M_PEER, rank, False),
+                               self.tag_of(code, pc, M_TAG, rank, False),
                                not ins.blocking or self.eager(ins.opid, size))
             if ins.blocking:
                 rank.nwait = 0
                 self.wait_on(rank, s)
                 return self.wait(rank)
-            self.keep_request(rank, py[6], s)
+            self.keep_request(rank, py.request, s)
         elif op == RECV:
-            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, 3, rank),
-                               self.peer_of(code, pc, 4, rank, True),
-                               self.tag_of(code, pc, 5, rank, True),
-                               py[6] if ins.status else None)
+            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, M_SIZE, rank),
+                               self.peer_of(code, pc, M_PEER, rank, True),
+                               self.tag_of(code, pc, M_TAG, rank, True),
+                               py.request if ins.status else None)
             if ins.blocking:
                 rank.nwait = 0
                 self.wait_on(rank, r)
                 return self.wait(rank)
-            self.keep_request(rank, py[6], r)
+            self.keep_request(rank, py.request, r)
         elif op == SENDRECV:
-            s = self.post_send(rank, ins.opid, self.size_of(code, pc, 1, rank),
-                               self.peer_of(code, pc, 2, rank, False),
-                               self.tag_of(code, pc, 5, rank, False), False)
-            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, 3, rank),
-                               self.peer_of(code, pc, 4, rank, True),
-                               self.tag_of(code, pc, 6, rank, True), None)
+            s = self.post_send(rank, ins.opid, self.size_of(code, pc, X_SIZE, rank),
+                               self.peer_of(code, pc, X_DST, rank, False),
+                               self.tag_of(code, pc, X_SEND_TAG, rank, False), False)
+            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, X_RECV_SIZE, rank),
+                               self.peer_of(code, pc, X_SRC, rank, True),
+                               self.tag_of(code, pc, X_RECV_TAG, rank, True), None)
             rank.nwait = 0
             self.wait_on(rank, s)
             self.wait_on(rank, r)
             return self.wait(rank)
         elif op == WAIT:
-            names = py[2]
+            names = py.requests
             rank.nwait = 0
             if names is None:           # all outstanding: they leave the list
                 for k in range(rank.outbase, rank.nout):
@@ -2757,19 +2771,19 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         cdef long size, root = 0
         py = code.code[pc]
-        op, where = py[1], py[4]
-        if ins.konst & 4:
-            size = ins.iv[2]
+        op, where = py.call, py.where
+        if ins.konst & (1 << C_SIZE):
+            size = ins.iv[C_SIZE]
         else:
-            value = self.operand(ins, 2, py[2], rank)
+            value = self.operand(ins, C_SIZE, py.size, rank)
             if type(value) is not int or value < 0:
                 raise Unsupported("a collective size that is negative or not a whole number")
             size = value
         if ins.blocking:                # a rooted call
-            if ins.konst & 8:
-                root = ins.iv[3]
+            if ins.konst & (1 << C_ROOT):
+                root = ins.iv[C_ROOT]
             else:
-                value = self.operand(ins, 3, py[3], rank)
+                value = self.operand(ins, C_ROOT, py.root, rank)
                 if type(value) is not int:
                     raise Unsupported("a collective root that is not a rank")
                 root = value
