@@ -1198,6 +1198,31 @@ cdef class Sharing:
         return now + left / rate - start
 
 
+cdef class Frame:
+    """Where a rank left its own code to run a collective's expansion, and
+    where it writes its completion time of that call (CallTimes)."""
+    cdef Code code
+    cdef int pc
+    cdef list loops
+    cdef dict requests
+    cdef int outbase            # where the collective's outstanding records start
+    cdef double *completion
+
+
+cdef class CallTimes:
+    """One collective call's per-rank completion times: its record's array,
+    written in place through ``at``."""
+    cdef object times
+    cdef double *at
+
+    def __cinit__(self, times):
+        if not (isinstance(times, np.ndarray) and times.dtype == np.float64
+                and times.flags.c_contiguous and times.flags.writeable):
+            raise Unsupported("a collective timed at one call and expanded at another")
+        self.times = times
+        self.at = <double *> <size_t> times.ctypes.data
+
+
 cdef class Rank:
     cdef public int id
     cdef double clock
@@ -1207,7 +1232,7 @@ cdef class Rank:
     cdef int pc
     cdef list loops
     cdef list marks
-    cdef list frames
+    cdef list frames            # Frames of the collectives the rank is inside
     cdef dict env
     cdef object proc_id
     cdef double factor
@@ -1276,6 +1301,7 @@ cdef class Core:
     cdef dict timed             # (op, size) -> whether the machine times the call whole
     cdef dict timed_arrivals    # k-th timed collective -> the ranks in it so far
     cdef dict collectives
+    cdef dict calls_at          # a collective's place -> its CallTimes by occurrence
     cdef dict transfers
     cdef dict plans
     cdef bint planned
@@ -1454,6 +1480,7 @@ cdef class Core:
         self.records = [] if records else None
         self.status_of = {}
         self.collectives = {}
+        self.calls_at = {}
         self.transfers = {}
         self.timed = {}
         self.timed_arrivals = {}
@@ -2769,6 +2796,7 @@ cdef class Core:
     # ------------------------------------------------------------- collectives
     cdef bint begin_collective(self, Rank rank, Code code, int pc) except -1:
         cdef Ins *ins = code.ins[pc]
+        cdef Frame frame
         cdef long size, root = 0
         py = code.code[pc]
         op, where = py.call, py.where
@@ -2804,8 +2832,11 @@ cdef class Core:
             return self.join_timed_collective(rank, op, size, root, where)
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
-        rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence,
-                            rank.requests, rank.outbase))
+        frame = Frame.__new__(Frame)
+        frame.code, frame.pc, frame.loops = rank.code, rank.pc, rank.loops
+        frame.requests, frame.outbase = rank.requests, rank.outbase
+        frame.completion = self.call_times(op, where, occurrence)
+        rank.frames.append(frame)
         rank.code, rank.pc, rank.loops, rank.context = expansion, 0, [], COLLECTIVE_CONTEXT
         rank.requests, rank.outbase = _NO_NAMES, rank.nout
         return False
@@ -2849,6 +2880,7 @@ cdef class Core:
 
     cdef int end_collective(self, Rank rank) except -1:
         cdef int k, i
+        cdef Frame frame
         for k in range(rank.outbase, rank.nout):     # the collective's outstanding records
             i = rank.out[k]
             if i >= 0:
@@ -2858,15 +2890,32 @@ cdef class Core:
             else:
                 rank.ntomb -= 1
         rank.nout = rank.outbase
-        (rank.code, rank.pc, rank.loops, op, where, occurrence, rank.requests,
-         rank.outbase) = rank.frames.pop()
+        frame = <Frame> rank.frames.pop()
+        rank.code, rank.pc, rank.loops = frame.code, frame.pc, frame.loops
+        rank.requests, rank.outbase = frame.requests, frame.outbase
         rank.context = USER
+        frame.completion[rank.id] = rank.clock
+        return 0
+
+    cdef double *call_times(self, str op, where, long occurrence) except NULL:
+        """Where the ranks write their completion times of the ``occurrence``-th
+        call at ``where`` (its CollectiveRecord made by the first rank there)."""
+        cdef CallTimes entry
+        calls = self.calls_at.get(where)
+        if calls is None:
+            calls = self.calls_at[where] = []
+        while len(<list> calls) <= occurrence:    # a rank's calls here come in order
+            (<list> calls).append(None)
+        found = (<list> calls)[occurrence]
+        if found is not None:
+            return (<CallTimes> found).at
         record = self.collectives.get((where, occurrence))
         if record is None:
             record = self.collectives[(where, occurrence)] = CollectiveRecord(
                 op, where, occurrence, np.full(self.numprocs, np.nan))
-        record.completion[rank.id] = rank.clock
-        return 0
+        entry = CallTimes(record.completion)
+        (<list> calls)[occurrence] = entry
+        return entry.at
 
     # ------------------------------------------------------------- the heap
     cdef int heap_push(self, double time, int req) except -1:
