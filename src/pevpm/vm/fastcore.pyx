@@ -395,6 +395,7 @@ cdef struct Ins:
     int target          # JUMP target, LOOP exit, NEXT and UNTIL body
     int blocking        # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
     int everywhere      # SERIAL: on every rank (its record's ``on`` is None)
+    int named           # SEND/RECV: the call names a request (reading it touches the record)
     int opid            # index of the MPI op name in OP_NAMES
     int konst           # bit k: operand slot k is a valid constant in iv/dv
     int draw            # SERIAL: its time is a draw (DRAW_*) with parameters dv, dv2
@@ -835,6 +836,7 @@ cdef int _translate(Ins *i, ins, bint collective) except -1:
     i.target = 0
     i.blocking = 0
     i.everywhere = 0
+    i.named = 0
     i.opid = 0
     i.dv = i.dv2 = 0.0
     i.draw = NO_DRAW
@@ -855,6 +857,7 @@ cdef int _translate(Ins *i, ins, bint collective) except -1:
     elif op == SEND or op == RECV:
         i.opid = op_id(ins.call)
         i.blocking = 1 if ins.blocking else 0
+        i.named = ins.request is not None
         _integer_slot(i, M_SIZE, ins.size, 1)
         _peer_slot(i, M_PEER, ins.peer, op == RECV)
         _integer_slot(i, M_TAG, ins.tag, 3 if collective else 0 if op == SEND else 2)
@@ -1248,7 +1251,8 @@ cdef class Rank:
     cdef int done
     cdef int context
     cdef dict collective_calls
-    cdef dict expanded          # pc of a collective call -> (size, root, its code or None: timed)
+    cdef dict expanded          # pc of a collective call -> (size, root, its code or None:
+                                #   timed, its op, its place): the record is not read again
     cdef int timed_calls        # hardware or measured collectives joined
 
     def __cinit__(self):
@@ -1943,7 +1947,6 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         cdef int op = ins.op, s, r, k, i
         cdef long size
-        py = code.code[pc]
         if op == SEND:
             size = self.size_of(code, pc, M_SIZE, rank)
             s = self.post_send(rank, ins.opid, size, self.peer_of(code, pc, M_PEER, rank, False),
@@ -1953,17 +1956,17 @@ cdef class Core:
                 rank.nwait = 0
                 self.wait_on(rank, s)
                 return self.wait(rank)
-            self.keep_request(rank, py.request, s)
+            self.keep_request(rank, code.code[pc].request if ins.named else None, s)
         elif op == RECV:
             r = self.post_recv(rank, ins.opid, self.size_of(code, pc, M_SIZE, rank),
                                self.peer_of(code, pc, M_PEER, rank, True),
                                self.tag_of(code, pc, M_TAG, rank, True),
-                               py.request if ins.status else None)
+                               code.code[pc].request if ins.status else None)
             if ins.blocking:
                 rank.nwait = 0
                 self.wait_on(rank, r)
                 return self.wait(rank)
-            self.keep_request(rank, py.request, r)
+            self.keep_request(rank, code.code[pc].request if ins.named else None, r)
         elif op == SENDRECV:
             s = self.post_send(rank, ins.opid, self.size_of(code, pc, X_SIZE, rank),
                                self.peer_of(code, pc, X_DST, rank, False),
@@ -1976,7 +1979,7 @@ cdef class Core:
             self.wait_on(rank, r)
             return self.wait(rank)
         elif op == WAIT:
-            names = py.requests
+            names = code.code[pc].requests
             rank.nwait = 0
             if names is None:           # all outstanding: they leave the list
                 for k in range(rank.outbase, rank.nout):
@@ -2798,12 +2801,10 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         cdef Frame frame
         cdef long size, root = 0
-        py = code.code[pc]
-        op, where = py.call, py.where
         if ins.konst & (1 << C_SIZE):
             size = ins.iv[C_SIZE]
         else:
-            value = self.operand(ins, C_SIZE, py.size, rank)
+            value = self.operand(ins, C_SIZE, code.code[pc].size, rank)
             if type(value) is not int or value < 0:
                 raise Unsupported("a collective size that is negative or not a whole number")
             size = value
@@ -2811,7 +2812,7 @@ cdef class Core:
             if ins.konst & (1 << C_ROOT):
                 root = ins.iv[C_ROOT]
             else:
-                value = self.operand(ins, C_ROOT, py.root, rank)
+                value = self.operand(ins, C_ROOT, code.code[pc].root, rank)
                 if type(value) is not int:
                     raise Unsupported("a collective root that is not a rank")
                 root = value
@@ -2819,15 +2820,16 @@ cdef class Core:
                 raise Unsupported("a collective root that is not a rank")
         known = rank.expanded.get(pc)   # this call's code, from the rank's last call here
         if known is not None and (<tuple> known)[0] == size and (<tuple> known)[1] == root:
-            expansion = (<tuple> known)[2]
+            expansion, op, where = (<tuple> known)[2], (<tuple> known)[3], (<tuple> known)[4]
         else:                           # once per call site and rank: hashing the config costs
+            op, where = code.code[pc].call, code.code[pc].where
             timed = self.timed.get((op, size))
             if timed is None:
                 timed = self.timed[(op, size)] = collectives.is_timed(
                     op, size, self.numprocs, self.machine.collectives)
             expansion = None if timed else code_for(engine._expansion(
                 op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
-            rank.expanded[pc] = (size, root, expansion)
+            rank.expanded[pc] = (size, root, expansion, op, where)
         if expansion is None:
             return self.join_timed_collective(rank, op, size, root, where)
         occurrence = rank.collective_calls.get(where, 0)
