@@ -93,7 +93,7 @@ def model_side(profile: str) -> dict:
     from pevpm.machine.presets import parse_machine
     from pevpm.machine.transfer import Transfer, for_placement
     from pevpm.model.builder import ModelBuilder
-    from pevpm.vm.engine import simulate
+    from pevpm.vm.fastengine import simulate
     from pevpm.vm.explain import explain
 
     machine = parse_machine(profile, ppn=2)

@@ -28,7 +28,7 @@ from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
 from pevpm.profile.store import Profile
 from pevpm.vm.collectives import CollectiveConfig, algorithm_for
-from pevpm.vm.engine import simulate
+from pevpm.vm.fastengine import simulate
 
 TESTS = {"MPI_Bcast": "bcast", "MPI_Alltoall": "alltoall"}
 #: ``pevpm bench`` without the rest of the command line's modules.

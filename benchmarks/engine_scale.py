@@ -7,7 +7,7 @@ ranks per node), and prints wall and CPU seconds, the peak resident set and
 which engine ran (a run that leaves the compiled core says why).
 
     .venv/bin/python benchmarks/engine_scale.py [--ranks 65536 1048576]
-        [--cases allreduce jacobi] [--iterations 1]
+        [--cases allreduce jacobi] [--iterations 1] [--ppn 16]
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def _one(case: str, numprocs: int, iterations: int) -> dict:
+def _one(case: str, numprocs: int, iterations: int, ppn: int | None) -> dict:
     """Simulate ``case`` once in this process; its figures."""
     sys.path.insert(0, str(HERE))
     from engine_jacobi import jacobi_model
@@ -39,7 +39,7 @@ def _one(case: str, numprocs: int, iterations: int) -> dict:
     else:
         model = jacobi_model(iterations)
     start, cpu = time.perf_counter(), time.process_time()
-    run = simulate(model, numprocs, parse_machine("perseus"))
+    run = simulate(model, numprocs, parse_machine("perseus", ppn=ppn))
     return {"wall": time.perf_counter() - start, "cpu": time.process_time() - cpu,
             "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "messages": run.messages_simulated, "makespan": run.makespan,
@@ -52,17 +52,20 @@ def main() -> None:
     parser.add_argument("--cases", nargs="+", default=["allreduce", "jacobi"],
                         choices=["allreduce", "jacobi"])
     parser.add_argument("--iterations", type=int, default=1, help="Jacobi iterations")
+    parser.add_argument("--ppn", type=int, help="ranks per node (perseus: 2; the single "
+                        "switch builds at most 131,072 nodes)")
     parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)   # CASE RANKS: the child
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(_one(args.one[0], int(args.one[1]), args.iterations)))
+        print(json.dumps(_one(args.one[0], int(args.one[1]), args.iterations, args.ppn)))
         return
     print(f"{'case':>10} {'ranks':>9} {'messages':>10} {'wall s':>8} {'CPU s':>8} "
           f"{'peak RSS MB':>12} {'makespan s':>11}  engine")
     for n in args.ranks:
         for case in args.cases:
+            ppn = ["--ppn", str(args.ppn)] if args.ppn else []
             child = subprocess.run([sys.executable, __file__, "--one", case, str(n),
-                                    "--iterations", str(args.iterations)],
+                                    "--iterations", str(args.iterations), *ppn],
                                    capture_output=True, text=True, check=False)
             if child.returncode:
                 print(f"{case:>10} {n:>9}  failed: {child.stderr.strip().splitlines()[-1:]}")

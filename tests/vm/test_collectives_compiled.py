@@ -24,18 +24,18 @@ CASES = [(family, name) for family, algorithms in ALGORITHMS.items() for name in
 
 def _operands(ins):
     """(op name, size, peer, tag, recv size) of a compiled instruction."""
-    kind = ins[0]
+    kind = ins.op
     if kind in (vm.SEND, vm.RECV):
-        return ins[1], ins[3].value, ins[4].value, ins[5].value, None
+        return ins.call, ins.size.value, ins.peer.value, ins.tag.value, None
     if kind == vm.SENDRECV:
-        assert ins[5].value == ins[6].value
-        return "MPI_Sendrecv", ins[1].value, (ins[2].value, ins[4].value), ins[5].value, \
-            ins[3].value
+        assert ins.send_tag.value == ins.recv_tag.value
+        return "MPI_Sendrecv", ins.size.value, (ins.dst.value, ins.src.value), \
+            ins.send_tag.value, ins.recv_size.value
     if kind == vm.WAIT:
-        assert ins[2] is None           # every request started since the last Waitall
-        return ins[1], None, None, None, None
+        assert ins.requests is None     # every request started since the last Waitall
+        return ins.call, None, None, None, None
     assert kind == vm.SERIAL
-    return "Serial", ins[1].value, None, None, None
+    return "Serial", ins.time.value, None, None, None
 
 
 def _expected(stmt, rank):
@@ -62,7 +62,7 @@ def test_compact_code_says_what_the_statements_say(family, algorithm, n, root):
         statements = expand(op, size, root, rank, n, cfg)
         code = expand_code(op, size, root, rank, n, cfg, "m.c:7")
         assert [_operands(ins) for ins in code] == [_expected(s, rank) for s in statements]
-        assert {ins[vm.WHERE_INDEX[ins[0]]] for ins in code} <= {
+        assert {ins.where for ins in code} <= {
             f"m.c:7: {name}" for name in ("MPI_Isend", "MPI_Irecv", "MPI_Send", "MPI_Recv",
                                           "MPI_Sendrecv", "MPI_Waitall", "Serial")}
 
@@ -128,7 +128,7 @@ def test_code_written_directly_is_the_compiled_script(op, spec, n):
 
 def test_scattered_alltoall_code_at_1024_ranks_throttles_32_partners():
     code = expand_code("MPI_Alltoall", 1024, 0, 1000, 1024, None, "t.c:9")
-    waits = [pc for pc, ins in enumerate(code) if ins[0] == vm.WAIT]
+    waits = [pc for pc, ins in enumerate(code) if ins.op == vm.WAIT]
     assert len(code) == 2 * 1023 + 32 and len(waits) == 32
     assert waits[:2] == [62, 127]           # distances 1..31, then 32..63
-    assert [code[pc][4].value for pc in (0, 31, 63)] == [1001, 999, 8]   # from, to, from
+    assert [code[pc].peer.value for pc in (0, 31, 63)] == [1001, 999, 8]   # from, to, from

@@ -63,9 +63,9 @@ def _counted(program: vm.Program):
         counting.c_code = fn.c_code
         return counting
     def operands(ins):
-        if ins[0] == vm.RUNON:          # its guards
-            return (ins[0], tuple((wrap(guard), pc) for guard, pc in ins[1])) + ins[2:]
-        return tuple(wrap(v) if callable(v) and i > 0 else v for i, v in enumerate(ins))
+        if ins.op == vm.RUNON:          # its guards
+            return ins._replace(arms=tuple((wrap(guard), pc) for guard, pc in ins.arms))
+        return type(ins)(*(wrap(v) if callable(v) and i > 0 else v for i, v in enumerate(ins)))
     code = tuple(operands(ins) for ins in program.code)
     return vm.Program(code, program.names, program.invariant, program.statuses), calls
 

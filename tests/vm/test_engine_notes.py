@@ -154,3 +154,47 @@ def test_a_prediction_counts_the_runs_each_reason_concerns():
     for note in ("x", None, "x"):
         acc.add(replace(RunSummary.of(run), engine_note=note))
     assert acc.build().engine_notes == ("the pure-Python engine ran 2 of 3 runs: x",)
+
+
+RING_MODEL = f"""\
+from pevpm.model.builder import ModelBuilder
+
+
+def model():
+    b = ModelBuilder()
+    b.sendrecv(8, dest="{RING_RIGHT}", source="{RING_LEFT}")
+    return b
+"""
+
+
+def test_predict_notes_the_engine_of_its_trace_and_explained_runs(tmp_path, capsys):
+    path = tmp_path / "model.py"
+    path.write_text(RING_MODEL)
+    code = main(["predict", str(path), "-n", "4", "--runs", "2", "--workers", "1",
+                 "--machine", "constant:latency=1ms", "--trace", str(tmp_path / "t.json"),
+                 "--explain"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    notes = [line for line in err.splitlines() if "engine ran" in line]
+    assert notes == [
+        "pevpm predict: note: the trace of run 0 on 4 ranks: the pure-Python engine ran "
+        "it: the compiled core does not make time slices (a trace)",
+        "pevpm predict: note: 4 ranks: the pure-Python engine ran the explained run: the "
+        "compiled core does not tally the profile blocks and links a run uses"]
+
+
+#: The only modules that run the pure-Python engine themselves: the adapter
+#: (which notes why on the result) and the explained run (whose note
+#: ``pevpm predict --explain`` prints, above).
+REFERENCE_CALLERS = {"src/pevpm/vm/fastengine.py", "src/pevpm/vm/explain.py"}
+
+
+def test_every_other_run_in_the_library_and_benchmarks_goes_through_the_adapter():
+    root = Path(__file__).resolve().parents[2]
+    callers = set()
+    for path in [*root.glob("src/pevpm/**/*.py"), *root.glob("benchmarks/**/*.py")]:
+        text = path.read_text()
+        if ("engine.simulate(" in text.replace("fastengine.simulate(", "")
+                or "from pevpm.vm.engine import simulate\n" in text):
+            callers.add(str(path.relative_to(root)))
+    assert callers == REFERENCE_CALLERS

@@ -31,7 +31,7 @@ def test_ranks_with_the_same_folded_values_share_one_code():
     program = vm.compile_model(b.build())
     codes = [program.specialize({"procnum": r, "numprocs": 16}) for r in range(16)]
     assert len({id(c) for c in codes}) == 2
-    assert [vm.OPCODE_NAMES[ins[0]] for ins in codes[0]][:2] == ["JUMP", "LOOP"]
+    assert [vm.OPCODE_NAMES[ins.op] for ins in codes[0]][:2] == ["JUMP", "LOOP"]
     jacobi = vm.compile_model(jacobi_model(3))
     assert jacobi.specialize(_env(5, 16)) is jacobi.specialize(_env(5, 16))
 
@@ -40,8 +40,7 @@ def test_folded_operands_are_the_values_the_expressions_give():
     b = ModelBuilder(parameters={"n": 4})
     b.send("n * 8 + procnum", dest="(procnum + 1) % numprocs", tag="procnum")
     code = vm.compile_model(b.build()).specialize({"procnum": 2, "numprocs": 3, "n": 4})
-    _, _, _, size, dst, tag, *_ = code[0]
-    assert (size(None), dst(None), tag(None)) == (34, 0, 2)
+    assert (code[0].size(None), code[0].peer(None), code[0].tag(None)) == (34, 0, 2)
 
 
 def test_loop_indices_and_statuses_are_not_folded_and_draws_fold_to_plans():
@@ -56,8 +55,8 @@ def test_loop_indices_and_statuses_are_not_folded_and_draws_fold_to_plans():
     assert [code[pc] is program.code[pc] for pc in range(len(code))] == [
         True, True, False, True, True, True]
     # the draw stays a draw, its arguments folded: a plan the compiled core draws in C
-    assert code[2][1].draw == ("uniform", 0.0, 1.0)
-    assert code[2][1] is vm.drawn_fn(("uniform", 0.0, 1.0))
+    assert code[2].time.draw == ("uniform", 0.0, 1.0)
+    assert code[2].time is vm.drawn_fn(("uniform", 0.0, 1.0))
 
 
 def test_a_folded_value_that_fails_fails_where_it_runs():

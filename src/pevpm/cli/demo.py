@@ -52,7 +52,7 @@ from pevpm.validate.cases import CASES, ProblemSize
 from pevpm.validate.runner import find_mpiexec
 from pevpm.validate.signature import EAGER, bcast_completion_times
 from pevpm.validate.validation import format_rows, validate_case
-from pevpm.vm.engine import simulate
+from pevpm.vm.fastengine import simulate
 from pevpm.vm.montecarlo import predict
 
 Progress = Callable[[str], None]
@@ -293,6 +293,9 @@ def run_demo(outdir: str = "pevpm-report", quick: bool = False, profile: str | N
     traced = simulate(load_model(jacobi.model_path), 4,
                       machine_from_profile(str(machine_db), ppn=4), trace=True,
                       params={**jacobi.model_params(calibration, 4, plan.size), "iterations": 20})
+    if traced.engine_note:
+        progress(f"note: the pure-Python engine ran the traced Jacobi run: "
+                 f"{traced.engine_note}")
     write_trace(traced, out / "trace.json", title="jacobi, 4 ranks, 20 iterations")
     with Profile.open(machine_db) as prof:
         info = prof.machine

@@ -348,6 +348,9 @@ def run_predict(args) -> int:
 
         explanations = {n: explain_network(model, n, machine, params=params, seed=args.seed,
                                            limits=limits_for(n)) for n in counts}
+        for n, explained in explanations.items():
+            print(f"pevpm predict: note: {n} rank{'s' if n > 1 else ''}: "
+                  f"{explained.engine_note}", file=sys.stderr)
     if args.json or args.json_full:
         from pevpm.analytic.scaling import scaling_views
         from pevpm.cli.predict_json import prediction_entry
@@ -623,11 +626,14 @@ def _default_counts(model) -> list[int]:
 
 def _write_trace(model, numprocs, machine, params, seed, limits, path) -> None:
     from pevpm.report.trace import write_trace
-    from pevpm.vm.engine import simulate
+    from pevpm.vm.fastengine import simulate
     from pevpm.vm.montecarlo import run_generator
 
     result = simulate(model, numprocs, machine, params=params, rng=run_generator(seed, 0),
                       trace=True, limits=limits)
+    if result.engine_note:
+        print(f"pevpm predict: note: the trace of run 0 on {numprocs} ranks: the "
+              f"pure-Python engine ran it: {result.engine_note}", file=sys.stderr)
     with outputs.replacing(path) as temp:
         write_trace(result, temp, title=f"pevpm: {model.source or 'model'} on {numprocs} ranks")
     print(f"trace of run 0 on {numprocs} ranks written to {path}", file=sys.stderr)

@@ -393,19 +393,19 @@ class _Engine:
                 end = len(code)
                 continue
             ins = code[pc]
-            op = ins[0]
+            op = ins.op
             self.events += 1
             if limit is not None and self.events > limit:
                 self.check_limits(rank, ins)
                 limit = self.checkpoint
             pc += 1
             if op == vm.SERIAL:
-                if ins[2] is None or ins[2] == rank.proc_id:
-                    seconds = ins[1](env)
+                if ins.on is None or ins.on == rank.proc_id:
+                    seconds = ins.time(env)
                     if seconds < 0:
-                        raise ModelError(f"negative serial time {seconds} from '{ins[4].time}'",
-                                         ins[3])
-                    self.serial(rank, seconds, ins[4].sleep, ins[3])
+                        raise ModelError(f"negative serial time {seconds} from "
+                                         f"'{ins.stmt.time}'", ins.where)
+                    self.serial(rank, seconds, ins.stmt.sleep, ins.where)
             elif op == vm.NEXT or op == vm.NEXT_MARKED:
                 if op == vm.NEXT_MARKED:
                     rank.marks.append((rank.clock, *rank.spent, self.messages))
@@ -414,46 +414,46 @@ class _Engine:
                 if top[0] < top[1]:
                     if top[2]:
                         env[top[2]] = top[0]
-                    pc = ins[1]
+                    pc = ins.body
                 else:
                     loops.pop()
             elif op == vm.LOOP:
-                count = ins[1](env)
+                count = ins.count(env)
                 if count != int(count):
-                    raise ModelError(f"loop count {count} from '{ins[5].count}' is not a whole "
-                                     "number", ins[4])
+                    raise ModelError(f"loop count {count} from '{ins.stmt.count}' is not a "
+                                     "whole number", ins.where)
                 if count > 0:
-                    loops.append([0, int(count), ins[2], ins[4]])   # i, n, index, place
-                    if ins[2]:
-                        env[ins[2]] = 0
+                    loops.append([0, int(count), ins.index, ins.where])   # i, n, index, place
+                    if ins.index:
+                        env[ins.index] = 0
                 else:
-                    pc = ins[3]
+                    pc = ins.exit
             elif op == vm.REPEAT:
-                loops.append([0, self.repeat_cap(ins, env), ins[2], ins[4]])
-                if ins[2]:
-                    env[ins[2]] = 0
+                loops.append([0, self.repeat_cap(ins, env), ins.index, ins.where])
+                if ins.index:
+                    env[ins.index] = 0
             elif op == vm.UNTIL:
-                if ins[1](env):
+                if ins.until(env):
                     loops.pop()
                 else:
                     top = loops[-1]
                     top[0] += 1
                     if top[0] >= top[1]:
                         raise ModelError(f"Repeat ran {top[1]} passes on rank {rank.id} and "
-                                         f"'{ins[4].until}' still does not hold (its cap, max "
-                                         f"= {ins[4].cap}): raise max or check the condition",
-                                         ins[3])
+                                         f"'{ins.stmt.until}' still does not hold (its cap, "
+                                         f"max = {ins.stmt.cap}): raise max or check the "
+                                         "condition", ins.where)
                     if top[2]:
                         env[top[2]] = top[0]
-                    pc = ins[2]
+                    pc = ins.body
             elif op == vm.RUNON:
-                pc = ins[2]
-                for predicate, target in ins[1]:
+                pc = ins.exit
+                for predicate, target in ins.arms:
                     if predicate(env):
                         pc = target
                         break
             elif op == vm.JUMP:
-                pc = ins[1]
+                pc = ins.target
             elif op == vm.CONDITION:
                 pc = self.choose(ins, env)
             else:
@@ -466,47 +466,49 @@ class _Engine:
     @staticmethod
     def repeat_cap(ins: tuple, env: dict) -> int:
         """The most passes the Repeat ``ins`` may make (a whole number >= 1)."""
-        cap = ins[1](env)
+        cap = ins.count(env)
         if cap != int(cap) or cap < 1:
-            raise ModelError(f"Repeat max {cap} from '{ins[5].cap}' is not a whole number "
-                             ">= 1", ins[4])
+            raise ModelError(f"Repeat max {cap} from '{ins.stmt.cap}' is not a whole number "
+                             ">= 1", ins.where)
         return int(cap)
 
     def communicate(self, rank: _Rank, op: int, ins: tuple) -> bool:
         """Run a message instruction; True when the rank blocked."""
         if op == vm.SEND:
-            _, name, blocking, size, dst, tag, request, where, stmt = ins
-            nbytes = self.size(size, rank, where, stmt.size)
+            where, stmt, name = ins.where, ins.stmt, ins.call
+            nbytes = self.size(ins.size, rank, where, stmt.size)
             send = self.post_send(rank, name, nbytes,
-                                  self.peer(dst, rank, where, stmt.dst, "destination"),
-                                  self.tag(tag, rank, where, stmt.tag, False), where,
-                                  local=not blocking or self.eager(name, nbytes))
-            if blocking:
+                                  self.peer(ins.peer, rank, where, stmt.dst, "destination"),
+                                  self.tag(ins.tag, rank, where, stmt.tag, False), where,
+                                  local=not ins.blocking or self.eager(name, nbytes))
+            if ins.blocking:
                 return self.wait(rank, [send], name, where)
-            self.keep_request(rank, request, send)
+            self.keep_request(rank, ins.request, send)
         elif op == vm.RECV:
-            _, name, blocking, size, src, tag, request, where, stmt = ins
-            recv = self.post_recv(rank, name, self.size(size, rank, where, stmt.size),
-                                  self.peer(src, rank, where, stmt.src, "source"),
-                                  self.tag(tag, rank, where, stmt.tag, True), where,
+            where, stmt, request = ins.where, ins.stmt, ins.request
+            recv = self.post_recv(rank, ins.call, self.size(ins.size, rank, where, stmt.size),
+                                  self.peer(ins.peer, rank, where, stmt.src, "source"),
+                                  self.tag(ins.tag, rank, where, stmt.tag, True), where,
                                   status=request if vm.binds_status(self.program, request)
                                   else None)
-            if blocking:
-                return self.wait(rank, [recv], name, where)
+            if ins.blocking:
+                return self.wait(rank, [recv], ins.call, where)
             self.keep_request(rank, request, recv)
         elif op == vm.SENDRECV:
-            _, size, dst, recv_size, src, send_tag, recv_tag, where, stmt = ins
-            send = self.post_send(rank, "MPI_Sendrecv", self.size(size, rank, where, stmt.size),
-                                  self.peer(dst, rank, where, stmt.dst, "destination"),
-                                  self.tag(send_tag, rank, where, stmt.tag, False), where,
+            where, stmt = ins.where, ins.stmt
+            send = self.post_send(rank, "MPI_Sendrecv",
+                                  self.size(ins.size, rank, where, stmt.size),
+                                  self.peer(ins.dst, rank, where, stmt.dst, "destination"),
+                                  self.tag(ins.send_tag, rank, where, stmt.tag, False), where,
                                   local=False)
             recv = self.post_recv(rank, "MPI_Sendrecv",
-                                  self.size(recv_size, rank, where, stmt.recv_size or stmt.size),
-                                  self.peer(src, rank, where, stmt.src, "source"),
-                                  self.tag(recv_tag, rank, where, stmt.tag, True), where)
+                                  self.size(ins.recv_size, rank, where,
+                                            stmt.recv_size or stmt.size),
+                                  self.peer(ins.src, rank, where, stmt.src, "source"),
+                                  self.tag(ins.recv_tag, rank, where, stmt.tag, True), where)
             return self.wait(rank, [send, recv], "MPI_Sendrecv", where)
         elif op == vm.WAIT:
-            _, name, names, where = ins
+            name, names, where = ins.call, ins.requests, ins.where
             if names is None:
                 records = list(rank.outstanding.values())
             else:
@@ -515,7 +517,7 @@ class _Engine:
                 rank.outstanding.pop(record.seq, None)
             return self.wait(rank, records, name, where, names)
         elif op == vm.TEST:
-            _, name, where = ins
+            name, where = ins.request, ins.where
             record = self.request(rank, name, where)
             if not record.done:
                 self.seq += 1
@@ -546,11 +548,11 @@ class _Engine:
 
     def choose(self, ins: tuple, env: dict) -> int:
         """Pick a Condition arm at random by weight."""
-        _, arms, where = ins
+        arms = ins.arms
         weights = [weight(env) for weight, _ in arms]
         if min(weights) < 0 or sum(weights) <= 0:
             raise ModelError(f"condition weights must be >= 0 and not all 0, got {weights}",
-                             where)
+                             ins.where)
         x = self.rng.random() * sum(weights)
         for w, (_, target) in zip(weights, arms):
             if x < w:
@@ -809,9 +811,9 @@ class _Engine:
     def begin_collective(self, rank: _Rank, ins: tuple) -> bool:
         """Run the collective's point-to-point expansion in the collective context
         (or join a timed collective); True when the rank blocked."""
-        _, op, size_fn, root_fn, where, stmt = ins
-        size = self.size(size_fn, rank, where, stmt.size)
-        root = (self.peer(root_fn, rank, where, stmt.root or 0, "root")
+        op, where, stmt = ins.call, ins.where, ins.stmt
+        size = self.size(ins.size, rank, where, stmt.size)
+        root = (self.peer(ins.root, rank, where, stmt.root or 0, "root")
                 if op in ROOTED_COLLECTIVES else 0)
         if collectives.is_timed(op, size, self.numprocs, self.machine.collectives):
             return self.join_timed_collective(rank, op, size, root, where)

@@ -105,15 +105,22 @@ class _Recorder:
         return _Recorder(self.inner.for_placement(ranks_per_node), self.tally)
 
 
+#: Which engine runs an explained run, and why (``pevpm predict --explain`` prints it).
+ENGINE_NOTE = ("the pure-Python engine ran the explained run: the compiled core does not "
+               "tally the profile blocks and links a run uses")
+
+
 @dataclass(frozen=True)
 class Explanation:
     """One run explained: the profile ``blocks`` it drew from (None: the
     communication model has no blocks), its busiest ``links`` and the
-    ``network`` they belong to (the placement's one-line description)."""
+    ``network`` they belong to (the placement's one-line description);
+    ``engine_note`` says which engine ran it and why."""
 
     blocks: list[BlockUse] | None
     links: list[LinkUse]
     network: str
+    engine_note: str = ENGINE_NOTE
 
 
 def explain_network(model: Model, numprocs: int, machine: Machine, *,

@@ -48,6 +48,7 @@ from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PRO
 from pevpm.model.expr import RNG_NAME
 from pevpm.vm import collectives, engine
 from pevpm.vm import program as vm
+from pevpm.vm.instructions import Collective, Exchange, Loop, Message, Serial, Until
 from pevpm.vm.maxmin import network_for
 from pevpm.vm.result import CollectiveRecord, MessageRecord
 
@@ -279,11 +280,29 @@ cdef class Plan:
             self.kind, self.value = PLAN_FIXED, plan[1]
         elif plan[0] == "one":
             self.kind = PLAN_ONE
-            self.inv0 = InverseCdf(plan[2], plan[1])
+            self.inv0 = inverse_cdf(plan[2], plan[1])
         else:
             self.kind, self.w = PLAN_MIX, plan[1]
-            self.inv0 = InverseCdf(plan[3], plan[2])
-            self.inv1 = InverseCdf(plan[5], plan[4])
+            self.inv0 = inverse_cdf(plan[3], plan[2])
+            self.inv1 = inverse_cdf(plan[5], plan[4])
+
+
+cdef dict _INVERSES = {}       # (id(cdf), id(knots)) -> (cdf, knots, their InverseCdf)
+
+
+cdef InverseCdf inverse_cdf(cdf, knots):
+    """The InverseCdf of these arrays, one per pair of array objects across
+    plans and runs (a profile's plans for different contention levels share
+    distributions: one bisection table each stays in cache)."""
+    key = (id(cdf), id(knots))
+    known = _INVERSES.get(key)
+    if known is not None and (<tuple> known)[0] is cdf and (<tuple> known)[1] is knots:
+        return <InverseCdf> (<tuple> known)[2]
+    if len(_INVERSES) > 4096:
+        _INVERSES.clear()
+    inverse = InverseCdf(cdf, knots)
+    _INVERSES[key] = (cdf, knots, inverse)
+    return inverse
 
 
 cdef class InverseCdf:
@@ -376,12 +395,14 @@ cdef struct Ins:
     int op
     int target          # JUMP target, LOOP exit, NEXT and UNTIL body
     int blocking        # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
+    int everywhere      # SERIAL: on every rank (its record's ``on`` is None)
+    int named           # SEND/RECV: the call names a request (reading it touches the record)
     int opid            # index of the MPI op name in OP_NAMES
     int konst           # bit k: operand slot k is a valid constant in iv/dv
     int draw            # SERIAL: its time is a draw (DRAW_*) with parameters dv, dv2
     int status          # RECV: the matched sender and tag are bound to its status names
     void **cx           # NULL, or per operand slot its CExpr (NULL: constant or closure)
-    long iv[7]
+    long iv[7]          # per operand slot (its field number in the record): a constant
     double dv
     double dv2
 
@@ -414,6 +435,19 @@ cdef int op_id(str name) except -1:
 
 
 cdef int SENDRECV_OP = op_id("MPI_Sendrecv")
+
+# Operand slots: an operand's field number in its instruction record
+# (pevpm.vm.instructions), where Ins keeps it (iv, konst and cx by slot).
+cdef int S_TIME = Serial._fields.index("time")
+cdef int L_COUNT = Loop._fields.index("count"), U_UNTIL = Until._fields.index("until")
+cdef int M_SIZE = Message._fields.index("size"), M_PEER = Message._fields.index("peer")
+cdef int M_TAG = Message._fields.index("tag")
+cdef int X_SIZE = Exchange._fields.index("size"), X_DST = Exchange._fields.index("dst")
+cdef int X_RECV_SIZE = Exchange._fields.index("recv_size")
+cdef int X_SRC = Exchange._fields.index("src")
+cdef int X_SEND_TAG = Exchange._fields.index("send_tag")
+cdef int X_RECV_TAG = Exchange._fields.index("recv_tag")
+cdef int C_SIZE = Collective._fields.index("size"), C_ROOT = Collective._fields.index("root")
 
 
 # ------------------------------------------------------------------ expressions
@@ -664,18 +698,19 @@ cdef class XSlots:
         free(self.cx)
 
 
-cdef XSlots _c_operands(Ins *i, tuple ins):
+cdef XSlots _c_operands(Ins *i, ins):
     """Point ``i``'s changing operands that :mod:`pevpm.vm.cexpr` wrote at their
     C form; None when it has none."""
     cdef XSlots slots = None
     cdef int slot
     if i.op == RUNON:                   # its guards, arm by arm
-        operands = [guard for guard, _ in ins[1]]
+        operands = [guard for guard, _ in ins.arms]
     else:
         operands = [None] * 7
-        for slot in _OPERAND_SLOTS.get(i.op, ()):
-            if not (i.konst & (1 << slot) or (slot == 1 and i.op == SERIAL and i.draw)):
-                operands[slot] = ins[slot]
+        for name in vm.VALUE_FIELDS.get(i.op, ()):
+            slot = ins._fields.index(name)
+            if not (i.konst & (1 << slot) or (i.op == SERIAL and i.draw)):
+                operands[slot] = getattr(ins, name)
     for slot, fn in enumerate(operands):
         code = getattr(fn, "c_code", None)
         if code is None:
@@ -693,18 +728,13 @@ cdef XSlots _c_operands(Ins *i, tuple ins):
     return slots
 
 
-cdef dict _OPERAND_SLOTS = {SERIAL: (1,), SEND: (3, 4, 5), RECV: (3, 4, 5),
-                            SENDRECV: (1, 2, 3, 4, 5, 6), COLLECTIVE: (2, 3), LOOP: (1,),
-                            REPEAT: (1,), UNTIL: (1,)}
-
-
 cdef class InsBox:
     """One instruction tuple as a C instruction; equal tuples (a collective's
     expansions share theirs across ranks) share one box."""
     cdef Ins ins
-    cdef readonly tuple py
+    cdef readonly object py
 
-    def __cinit__(self, tuple py, bint collective):
+    def __cinit__(self, py, bint collective):
         self.py = py
         _translate(&self.ins, py, collective)
 
@@ -743,8 +773,8 @@ cdef class Code:
                     self.own[pc] = self.own[pc - 1]
                 else:
                     _translate(&self.own[pc], py, False)
-                    if py[0] == RECV and py[6] is not None:
-                        self.own[pc].status = status_fields(py[6])[0] in statuses
+                    if py.op == RECV and py.request is not None:
+                        self.own[pc].status = status_fields(py.request)[0] in statuses
                     slots = _c_operands(&self.own[pc], py)
                     if slots is not None:
                         self.exprs.append(slots)
@@ -787,7 +817,7 @@ cdef int _new_box_generation() except -1:
 _new_box_generation()
 
 
-cdef InsBox box_for(tuple py):
+cdef InsBox box_for(py):
     """The shared box of a collective's instruction ``py`` (in the current generation)."""
     cdef uint64_t key = <uint64_t> <size_t> <void *> py
     cdef pevpm_hent_t *entry = pevpm_ht_get(&_box_index, key)
@@ -801,11 +831,13 @@ cdef InsBox box_for(tuple py):
     return box
 
 
-cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
-    i.op = ins[0]
+cdef int _translate(Ins *i, ins, bint collective) except -1:
+    i.op = ins.op
     i.konst = 0
     i.target = 0
     i.blocking = 0
+    i.everywhere = 0
+    i.named = 0
     i.opid = 0
     i.dv = i.dv2 = 0.0
     i.draw = NO_DRAW
@@ -813,48 +845,52 @@ cdef int _translate(Ins *i, tuple ins, bint collective) except -1:
     i.cx = NULL
     op = i.op
     if op == SERIAL:
-        value = getattr(ins[1], "value", None)
-        plan = getattr(ins[1], "draw", None)
+        value = getattr(ins.time, "value", None)
+        plan = getattr(ins.time, "draw", None)
         if _is_number(value) and value >= 0:
             i.dv = value
-            i.konst = 2
+            i.konst = 1 << S_TIME
         elif plan is not None:          # program.drawn_fn: drawn here, in C
             i.draw = DRAW_KINDS[plan[0]]
             i.dv, i.dv2 = plan[1], plan[2]
-        i.blocking = 1 if ins[4] is not None and ins[4].sleep else 0
+        i.blocking = 1 if ins.stmt is not None and ins.stmt.sleep else 0
+        i.everywhere = ins.on is None
     elif op == SEND or op == RECV:
-        i.opid = op_id(ins[1])
-        i.blocking = 1 if ins[2] else 0
-        _integer_slot(i, 3, ins[3], 1)
-        _peer_slot(i, 4, ins[4], op == RECV)
-        _integer_slot(i, 5, ins[5], 3 if collective else 0 if op == SEND else 2)
+        i.opid = op_id(ins.call)
+        i.blocking = 1 if ins.blocking else 0
+        i.named = ins.request is not None
+        _integer_slot(i, M_SIZE, ins.size, 1)
+        _peer_slot(i, M_PEER, ins.peer, op == RECV)
+        _integer_slot(i, M_TAG, ins.tag, 3 if collective else 0 if op == SEND else 2)
     elif op == SENDRECV:
         i.opid = op_id("MPI_Sendrecv")
-        _integer_slot(i, 1, ins[1], 1)
-        _peer_slot(i, 2, ins[2], False)
-        _integer_slot(i, 3, ins[3], 1)
-        _peer_slot(i, 4, ins[4], True)
-        _integer_slot(i, 5, ins[5], 3 if collective else 0)
-        _integer_slot(i, 6, ins[6], 3 if collective else 2)
+        _integer_slot(i, X_SIZE, ins.size, 1)
+        _peer_slot(i, X_DST, ins.dst, False)
+        _integer_slot(i, X_RECV_SIZE, ins.recv_size, 1)
+        _peer_slot(i, X_SRC, ins.src, True)
+        _integer_slot(i, X_SEND_TAG, ins.send_tag, 3 if collective else 0)
+        _integer_slot(i, X_RECV_TAG, ins.recv_tag, 3 if collective else 2)
     elif op == LOOP:
-        i.target = ins[3]
-        value = getattr(ins[1], "value", None)
+        i.target = ins.exit
+        value = getattr(ins.count, "value", None)
         if _is_number(value) and value == int(value):
             i.dv = value
-            i.konst = 2
-    elif op == NEXT or op == JUMP or op == NEXT_MARKED:
-        i.target = ins[1]
+            i.konst = 1 << L_COUNT
+    elif op == NEXT or op == NEXT_MARKED:
+        i.target = ins.body
+    elif op == JUMP:
+        i.target = ins.target
     elif op == UNTIL:
-        i.target = ins[2]
+        i.target = ins.body
     elif op == RUNON:
-        i.target = ins[2]
+        i.target = ins.exit
     elif op == WAIT:
-        i.opid = op_id(ins[1])
+        i.opid = op_id(ins.call)
     elif op == COLLECTIVE:
-        i.opid = op_id(ins[1])
-        i.blocking = ins[1] in ROOTED_COLLECTIVES       # here: the call has a root
-        for slot in (2, 3):             # size and root: whole numbers, as at run time
-            value = getattr(ins[slot], "value", None)
+        i.opid = op_id(ins.call)
+        i.blocking = ins.call in ROOTED_COLLECTIVES       # here: the call has a root
+        for slot, fn in ((C_SIZE, ins.size), (C_ROOT, ins.root)):
+            value = getattr(fn, "value", None)        # whole numbers, as at run time
             if type(value) is int and value >= 0:
                 i.iv[slot] = value
                 i.konst |= 1 << slot
@@ -1166,6 +1202,31 @@ cdef class Sharing:
         return now + left / rate - start
 
 
+cdef class Frame:
+    """Where a rank left its own code to run a collective's expansion, and
+    where it writes its completion time of that call (CallTimes)."""
+    cdef Code code
+    cdef int pc
+    cdef list loops
+    cdef dict requests
+    cdef int outbase            # where the collective's outstanding records start
+    cdef double *completion
+
+
+cdef class CallTimes:
+    """One collective call's per-rank completion times: its record's array,
+    written in place through ``at``."""
+    cdef object times
+    cdef double *at
+
+    def __cinit__(self, times):
+        if not (isinstance(times, np.ndarray) and times.dtype == np.float64
+                and times.flags.c_contiguous and times.flags.writeable):
+            raise Unsupported("a collective timed at one call and expanded at another")
+        self.times = times
+        self.at = <double *> <size_t> times.ctypes.data
+
+
 cdef class Rank:
     cdef public int id
     cdef double clock
@@ -1175,7 +1236,7 @@ cdef class Rank:
     cdef int pc
     cdef list loops
     cdef list marks
-    cdef list frames
+    cdef list frames            # Frames of the collectives the rank is inside
     cdef dict env
     cdef object proc_id
     cdef double factor
@@ -1191,7 +1252,8 @@ cdef class Rank:
     cdef int done
     cdef int context
     cdef dict collective_calls
-    cdef dict expanded          # pc of a collective call -> (size, root, its code or None: timed)
+    cdef dict expanded          # pc of a collective call -> (size, root, its code or None:
+                                #   timed, its op, its place): the record is not read again
     cdef int timed_calls        # hardware or measured collectives joined
 
     def __cinit__(self):
@@ -1244,6 +1306,7 @@ cdef class Core:
     cdef dict timed             # (op, size) -> whether the machine times the call whole
     cdef dict timed_arrivals    # k-th timed collective -> the ranks in it so far
     cdef dict collectives
+    cdef dict calls_at          # a collective's place -> its CallTimes by occurrence
     cdef dict transfers
     cdef dict plans
     cdef bint planned
@@ -1424,6 +1487,7 @@ cdef class Core:
         self.records = [] if records else None
         self.status_of = {}
         self.collectives = {}
+        self.calls_at = {}
         self.transfers = {}
         self.timed = {}
         self.timed_arrivals = {}
@@ -1592,7 +1656,7 @@ cdef class Core:
                 return WALL_LIMIT
         return 0
 
-    cdef limit_error(self, int which, Rank rank, tuple ins):
+    cdef limit_error(self, int which, Rank rank, ins):
         """The reference engine's error for the event (``which`` = EVENT_LIMIT) or
         wall-clock limit, built here: a rerun would take as long again. ``rank``
         was about to run ``ins`` (None in a match sweep)."""
@@ -1693,16 +1757,15 @@ cdef class Core:
                 raise self.limit_error(limit, rank, code.code[pc])
             pc += 1
             if op == SERIAL:
-                py = code.code[pc - 1]
-                if py[2] is None or py[2] == rank.proc_id:
-                    if ins.konst & 2:
+                if ins.everywhere or code.code[pc - 1].on == rank.proc_id:
+                    if ins.konst & (1 << S_TIME):
                         seconds = ins.dv
                     elif ins.draw:
                         seconds = self.draw(ins)
                         if not seconds >= 0:
                             raise Unsupported("a negative Serial time")
                     else:
-                        value = self.operand(ins, 1, py[1], rank)
+                        value = self.operand(ins, S_TIME, code.code[pc - 1].time, rank)
                         if not value >= 0:
                             raise Unsupported("a negative Serial time")
                         seconds = value
@@ -1728,29 +1791,28 @@ cdef class Core:
                     rank.loops.pop()
             elif op == LOOP:
                 py = code.code[pc - 1]
-                if ins.konst & 2:
+                if ins.konst & (1 << L_COUNT):
                     count = ins.dv
                 else:
-                    count = self.operand(ins, 1, py[1], rank)
+                    count = self.operand(ins, L_COUNT, py.count, rank)
                     if count != int(count):
                         raise Unsupported("a loop count that is not a whole number")
                 if count > 0:
-                    rank.loops.append([0, int(count), py[2], py[4]])   # i, n, index, place
-                    if py[2]:
-                        rank.env[py[2]] = 0
+                    rank.loops.append([0, int(count), py.index, py.where])   # i, n, index, place
+                    if py.index:
+                        rank.env[py.index] = 0
                 else:
                     pc = ins.target
             elif op == REPEAT:
                 py = code.code[pc - 1]
-                count = self.operand(ins, 1, py[1], rank)
+                count = self.operand(ins, L_COUNT, py.count, rank)
                 if count != int(count) or count < 1:
                     raise Unsupported(REPEAT_CAP)
-                rank.loops.append([0, int(count), py[2], py[4]])   # i, n, index, place
-                if py[2]:
-                    rank.env[py[2]] = 0
+                rank.loops.append([0, int(count), py.index, py.where])   # i, n, index, place
+                if py.index:
+                    rank.env[py.index] = 0
             elif op == UNTIL:
-                py = code.code[pc - 1]
-                if self.operand(ins, 1, py[1], rank):
+                if self.operand(ins, U_UNTIL, code.code[pc - 1].until, rank):
                     rank.loops.pop()
                 else:
                     top = rank.loops[-1]
@@ -1763,9 +1825,9 @@ cdef class Core:
             elif op == JUMP:
                 pc = ins.target
             elif op == RUNON:
-                py = code.code[pc - 1]
+                arms = code.code[pc - 1].arms
                 pc = ins.target
-                for k, (predicate, target) in enumerate(py[1]):
+                for k, (predicate, target) in enumerate(arms):
                     if self.operand(ins, k, predicate, rank):
                         pc = target
                         break
@@ -1848,16 +1910,17 @@ cdef class Core:
             return None
         return self.draw_plan(kind, shape, scale)
 
-    cdef int choose(self, tuple ins, dict env) except -1:
-        weights = [weight(env) for weight, _ in ins[1]]
+    cdef int choose(self, ins, dict env) except -1:
+        arms = ins.arms
+        weights = [weight(env) for weight, _ in arms]
         if min(weights) < 0 or sum(weights) <= 0:
             raise Unsupported("Condition weights that are negative or sum to 0")
         x = self.bitgen.next_double(self.bitgen.state) * sum(weights)
-        for w, arm in zip(weights, ins[1]):
+        for w, arm in zip(weights, arms):
             if x < w:
                 return arm[1]
             x -= w
-        return ins[1][-1][1]
+        return arms[-1][1]
 
     cdef long size_of(self, Code code, int pc, int slot, Rank rank) except -1:
         cdef Ins *ins = code.ins[pc]
@@ -1901,40 +1964,39 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         cdef int op = ins.op, s, r, k, i
         cdef long size
-        py = code.code[pc]
         if op == SEND:
-            size = self.size_of(code, pc, 3, rank)
-            s = self.post_send(rank, ins.opid, size, self.peer_of(code, pc, 4, rank, False),
-                               self.tag_of(code, pc, 5, rank, False),
+            size = self.size_of(code, pc, M_SIZE, rank)
+            s = self.post_send(rank, ins.opid, size, self.peer_of(code, pc, M_PEER, rank, False),
+                               self.tag_of(code, pc, M_TAG, rank, False),
                                not ins.blocking or self.eager(ins.opid, size))
             if ins.blocking:
                 rank.nwait = 0
                 self.wait_on(rank, s)
                 return self.wait(rank)
-            self.keep_request(rank, py[6], s)
+            self.keep_request(rank, code.code[pc].request if ins.named else None, s)
         elif op == RECV:
-            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, 3, rank),
-                               self.peer_of(code, pc, 4, rank, True),
-                               self.tag_of(code, pc, 5, rank, True),
-                               py[6] if ins.status else None)
+            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, M_SIZE, rank),
+                               self.peer_of(code, pc, M_PEER, rank, True),
+                               self.tag_of(code, pc, M_TAG, rank, True),
+                               code.code[pc].request if ins.status else None)
             if ins.blocking:
                 rank.nwait = 0
                 self.wait_on(rank, r)
                 return self.wait(rank)
-            self.keep_request(rank, py[6], r)
+            self.keep_request(rank, code.code[pc].request if ins.named else None, r)
         elif op == SENDRECV:
-            s = self.post_send(rank, ins.opid, self.size_of(code, pc, 1, rank),
-                               self.peer_of(code, pc, 2, rank, False),
-                               self.tag_of(code, pc, 5, rank, False), False)
-            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, 3, rank),
-                               self.peer_of(code, pc, 4, rank, True),
-                               self.tag_of(code, pc, 6, rank, True), None)
+            s = self.post_send(rank, ins.opid, self.size_of(code, pc, X_SIZE, rank),
+                               self.peer_of(code, pc, X_DST, rank, False),
+                               self.tag_of(code, pc, X_SEND_TAG, rank, False), False)
+            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, X_RECV_SIZE, rank),
+                               self.peer_of(code, pc, X_SRC, rank, True),
+                               self.tag_of(code, pc, X_RECV_TAG, rank, True), None)
             rank.nwait = 0
             self.wait_on(rank, s)
             self.wait_on(rank, r)
             return self.wait(rank)
         elif op == WAIT:
-            names = py[2]
+            names = code.code[pc].requests
             rank.nwait = 0
             if names is None:           # all outstanding: they leave the list
                 for k in range(rank.outbase, rank.nout):
@@ -2790,21 +2852,20 @@ cdef class Core:
     # ------------------------------------------------------------- collectives
     cdef bint begin_collective(self, Rank rank, Code code, int pc) except -1:
         cdef Ins *ins = code.ins[pc]
+        cdef Frame frame
         cdef long size, root = 0
-        py = code.code[pc]
-        op, where = py[1], py[4]
-        if ins.konst & 4:
-            size = ins.iv[2]
+        if ins.konst & (1 << C_SIZE):
+            size = ins.iv[C_SIZE]
         else:
-            value = self.operand(ins, 2, py[2], rank)
+            value = self.operand(ins, C_SIZE, code.code[pc].size, rank)
             if type(value) is not int or value < 0:
                 raise Unsupported("a collective size that is negative or not a whole number")
             size = value
         if ins.blocking:                # a rooted call
-            if ins.konst & 8:
-                root = ins.iv[3]
+            if ins.konst & (1 << C_ROOT):
+                root = ins.iv[C_ROOT]
             else:
-                value = self.operand(ins, 3, py[3], rank)
+                value = self.operand(ins, C_ROOT, code.code[pc].root, rank)
                 if type(value) is not int:
                     raise Unsupported("a collective root that is not a rank")
                 root = value
@@ -2812,21 +2873,25 @@ cdef class Core:
                 raise Unsupported("a collective root that is not a rank")
         known = rank.expanded.get(pc)   # this call's code, from the rank's last call here
         if known is not None and (<tuple> known)[0] == size and (<tuple> known)[1] == root:
-            expansion = (<tuple> known)[2]
+            expansion, op, where = (<tuple> known)[2], (<tuple> known)[3], (<tuple> known)[4]
         else:                           # once per call site and rank: hashing the config costs
+            op, where = code.code[pc].call, code.code[pc].where
             timed = self.timed.get((op, size))
             if timed is None:
                 timed = self.timed[(op, size)] = collectives.is_timed(
                     op, size, self.numprocs, self.machine.collectives)
             expansion = None if timed else code_for(engine._expansion(
                 op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
-            rank.expanded[pc] = (size, root, expansion)
+            rank.expanded[pc] = (size, root, expansion, op, where)
         if expansion is None:
             return self.join_timed_collective(rank, op, size, root, where)
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
-        rank.frames.append((rank.code, rank.pc, rank.loops, op, where, occurrence,
-                            rank.requests, rank.outbase))
+        frame = Frame.__new__(Frame)
+        frame.code, frame.pc, frame.loops = rank.code, rank.pc, rank.loops
+        frame.requests, frame.outbase = rank.requests, rank.outbase
+        frame.completion = self.call_times(op, where, occurrence)
+        rank.frames.append(frame)
         rank.code, rank.pc, rank.loops, rank.context = expansion, 0, [], COLLECTIVE_CONTEXT
         rank.requests, rank.outbase = _NO_NAMES, rank.nout
         return False
@@ -2870,6 +2935,7 @@ cdef class Core:
 
     cdef int end_collective(self, Rank rank) except -1:
         cdef int k, i
+        cdef Frame frame
         for k in range(rank.outbase, rank.nout):     # the collective's outstanding records
             i = rank.out[k]
             if i >= 0:
@@ -2879,15 +2945,32 @@ cdef class Core:
             else:
                 rank.ntomb -= 1
         rank.nout = rank.outbase
-        (rank.code, rank.pc, rank.loops, op, where, occurrence, rank.requests,
-         rank.outbase) = rank.frames.pop()
+        frame = <Frame> rank.frames.pop()
+        rank.code, rank.pc, rank.loops = frame.code, frame.pc, frame.loops
+        rank.requests, rank.outbase = frame.requests, frame.outbase
         rank.context = USER
+        frame.completion[rank.id] = rank.clock
+        return 0
+
+    cdef double *call_times(self, str op, where, long occurrence) except NULL:
+        """Where the ranks write their completion times of the ``occurrence``-th
+        call at ``where`` (its CollectiveRecord made by the first rank there)."""
+        cdef CallTimes entry
+        calls = self.calls_at.get(where)
+        if calls is None:
+            calls = self.calls_at[where] = []
+        while len(<list> calls) <= occurrence:    # a rank's calls here come in order
+            (<list> calls).append(None)
+        found = (<list> calls)[occurrence]
+        if found is not None:
+            return (<CallTimes> found).at
         record = self.collectives.get((where, occurrence))
         if record is None:
             record = self.collectives[(where, occurrence)] = CollectiveRecord(
                 op, where, occurrence, np.full(self.numprocs, np.nan))
-        record.completion[rank.id] = rank.clock
-        return 0
+        entry = CallTimes(record.completion)
+        (<list> calls)[occurrence] = entry
+        return entry.at
 
     # ------------------------------------------------------------- the heap
     cdef int heap_push(self, double time, int req) except -1:

@@ -5,26 +5,29 @@ closures over a rank's environment (a dict of ``procnum``, ``numprocs``,
 constants, parameters and loop indices), and every name an expression uses
 is checked once, here, so a typo is reported before the run starts.
 
-An instruction is a tuple whose first item is its opcode:
+An instruction is a named record (:mod:`pevpm.vm.instructions`), a tuple
+whose first field is its opcode:
 
 =============  ==========================================================
-``SERIAL``     ``(SERIAL, time, on, where, stmt)``
-``SEND``       ``(SEND, op, blocking, size, dst, tag, request, where, stmt)``
-``RECV``       ``(RECV, op, blocking, size, src, tag, request, where, stmt)``
-``SENDRECV``   ``(SENDRECV, size, dst, recv_size, src, send_tag, recv_tag, where, stmt)``
-``WAIT``       ``(WAIT, op, requests, where)``; ``requests`` ``None``: all
-``TEST``       ``(TEST, request, where)``
-``COLLECTIVE`` ``(COLLECTIVE, op, size, root, where, stmt)``
-``LOOP``       ``(LOOP, count, index, exit_pc, where, stmt)``
-``NEXT``       ``(NEXT, body_pc)``: end of a loop body
-``RUNON``      ``(RUNON, ((predicate, pc), ...), exit_pc, where)``
-``CONDITION``  ``(CONDITION, ((weight, pc), ...), where)``
-``JUMP``       ``(JUMP, pc)``
-``NEXT_MARKED`` ``(NEXT_MARKED, body_pc)``: a NEXT that also records the rank's
+``SERIAL``     :class:`Serial` ``(op, time, on, where, stmt)``
+``SEND``       :class:`Message` ``(op, call, blocking, size, peer, tag, request,
+               where, stmt)``: ``peer`` is the destination
+``RECV``       :class:`Message`, ``peer`` the source
+``SENDRECV``   :class:`Exchange` ``(op, size, dst, recv_size, src, send_tag,
+               recv_tag, where, stmt)``
+``WAIT``       :class:`Wait` ``(op, call, requests, where)``; ``requests`` ``None``: all
+``TEST``       :class:`Test` ``(op, request, where)``
+``COLLECTIVE`` :class:`Collective` ``(op, call, size, root, where, stmt)``
+``LOOP``       :class:`Loop` ``(op, count, index, exit, where, stmt)``
+``NEXT``       :class:`Next` ``(op, body)``: end of a loop body
+``RUNON``      :class:`Branch` ``(op, ((predicate, pc), ...), exit, where)``
+``CONDITION``  :class:`Choice` ``(op, ((weight, pc), ...), where)``
+``JUMP``       :class:`Jump` ``(op, target)``
+``NEXT_MARKED`` :class:`Next`: a NEXT that also records the rank's
                clock, times and the messages so far (:mod:`pevpm.vm.steady`)
-``REPEAT``     ``(REPEAT, cap, index, exit_pc, where, stmt)``: enter a Repeat
-``UNTIL``      ``(UNTIL, until, body_pc, where, stmt)``: end of a Repeat's body;
-               leaves when ``until`` holds, else runs the body again
+``REPEAT``     :class:`Loop` ``(op, cap, index, exit, where, stmt)``: enter a Repeat
+``UNTIL``      :class:`Until` ``(op, until, body, where, stmt)``: end of a Repeat's
+               body; leaves when ``until`` holds, else runs the body again
 =============  ==========================================================
 
 Values (``time``, ``size``...) are callables ``f(env) -> number``; ``stmt`` is the
@@ -38,7 +41,7 @@ statement's place.
 >>> with b.loop(3, index="i"):
 ...     b.serial("0.5 * i")
 >>> program = compile_model(b.build())
->>> [OPCODE_NAMES[ins[0]] for ins in program.code]
+>>> [OPCODE_NAMES[ins.op] for ins in program.code]
 ['LOOP', 'SERIAL', 'NEXT']
 """
 
@@ -56,25 +59,33 @@ from pevpm.model import expr as ex
 from pevpm.model.inlining import check_inlined_size
 from pevpm.values import MAX_DIGITS, WHOLE_LIMIT, shown
 from pevpm.vm.cexpr import postfix
+from pevpm.vm.instructions import (
+    Branch,
+    Choice,
+    Collective,
+    Exchange,
+    Jump,
+    Loop,
+    Message,
+    Next,
+    Serial,
+    Test,
+    Until,
+    Wait,
+)
 
 (SERIAL, SEND, RECV, SENDRECV, WAIT, TEST, COLLECTIVE, LOOP, NEXT, RUNON, CONDITION,
  JUMP, NEXT_MARKED, REPEAT, UNTIL) = range(15)
 OPCODE_NAMES = ("SERIAL", "SEND", "RECV", "SENDRECV", "WAIT", "TEST", "COLLECTIVE", "LOOP",
                 "NEXT", "RUNON", "CONDITION", "JUMP", "NEXT_MARKED", "REPEAT", "UNTIL")
 
-#: Where each opcode keeps its instruction's place (``where``) in the tuple.
-WHERE_INDEX = {SERIAL: 3, SEND: 7, RECV: 7, SENDRECV: 7, WAIT: 3, TEST: 2, COLLECTIVE: 4,
-               LOOP: 4, RUNON: 3, CONDITION: 2, REPEAT: 4, UNTIL: 3}
-
-
 def place_of(ins: tuple) -> str | None:
     """The source place of an instruction (``None`` for jumps and loop ends).
 
-    >>> place_of((SERIAL, None, None, "jacobi.c:12:9", None)), place_of((JUMP, 4))
+    >>> place_of(Serial(SERIAL, None, None, "jacobi.c:12:9", None)), place_of(Jump(JUMP, 4))
     ('jacobi.c:12:9', None)
     """
-    index = WHERE_INDEX.get(ins[0])
-    return ins[index] if index is not None else None
+    return getattr(ins, "where", None)
 
 
 Value = Callable[[dict], float]
@@ -111,9 +122,9 @@ class Program:
         ...     with ranks.case("procnum == 0"):
         ...         b.send(8, dest="procnum + 1")
         >>> program = compile_model(b.build())
-        >>> [OPCODE_NAMES[ins[0]] for ins in program.specialize({"procnum": 0, "numprocs": 2})]
+        >>> [OPCODE_NAMES[ins.op] for ins in program.specialize({"procnum": 0, "numprocs": 2})]
         ['JUMP', 'SEND', 'JUMP']
-        >>> program.specialize({"procnum": 0, "numprocs": 2})[1][4](None)
+        >>> program.specialize({"procnum": 0, "numprocs": 2})[1].peer(None)
         1
         """
         try:                        # the same invariant values as a rank seen before?
@@ -136,8 +147,8 @@ class Program:
                 if new[pc] is not self.code[pc]:
                     continue            # in an arm skipped already
                 new[pc] = ins
-                if self.code[pc][0] == RUNON and ins[0] == JUMP:
-                    _skip_arms_not_taken(new, self.code[pc], ins[1])
+                if self.code[pc].op == RUNON and ins.op == JUMP:
+                    _skip_arms_not_taken(new, self.code[pc], ins.target)
             code = self._specialized[key] = tuple(new)
         if known is not None:
             if len(self._by_values) >= 16 * SPECIALIZED_CACHE:
@@ -148,7 +159,7 @@ class Program:
     @cached_property
     def opcodes(self) -> frozenset[int]:
         """The opcodes the code uses."""
-        return frozenset(ins[0] for ins in self.code)
+        return frozenset(ins.op for ins in self.code)
 
     @cached_property
     def _folding_places(self) -> tuple[int, ...]:
@@ -305,7 +316,7 @@ class _Compiler:
         where = self.where(stmt, path)
         emit = self.code.append
         if isinstance(stmt, ast.Serial):
-            emit((SERIAL, self.value(stmt.time, where, scope=scope), stmt.on, where, stmt))
+            emit(Serial(SERIAL, self.value(stmt.time, where, scope=scope), stmt.on, where, stmt))
         elif isinstance(stmt, ast.Message):
             self.message(stmt, where, scope)
         elif isinstance(stmt, (ast.Loop, ast.Repeat)):
@@ -315,14 +326,14 @@ class _Compiler:
             inner = {**scope, stmt.index: where} if stmt.index else scope
             self.block(stmt.body, path, inner)
             if isinstance(stmt, ast.Loop):
-                emit((NEXT, start + 1))
-                self.code[start] = (LOOP, self.value(stmt.count, where, scope=scope),
-                                    stmt.index, len(self.code), where, stmt)
+                emit(Next(NEXT, start + 1))
+                self.code[start] = Loop(LOOP, self.value(stmt.count, where, scope=scope),
+                                        stmt.index, len(self.code), where, stmt)
             else:
-                emit((UNTIL, self.value(stmt.until, where, scope=inner), start + 1, where,
-                      stmt))
-                self.code[start] = (REPEAT, self.value(stmt.cap, where, scope=scope),
-                                    stmt.index, len(self.code), where, stmt)
+                emit(Until(UNTIL, self.value(stmt.until, where, scope=inner), start + 1, where,
+                           stmt))
+                self.code[start] = Loop(REPEAT, self.value(stmt.cap, where, scope=scope),
+                                        stmt.index, len(self.code), where, stmt)
         elif isinstance(stmt, (ast.Runon, ast.Condition)):
             self.branches(stmt, path, where, scope)
         elif isinstance(stmt, ast.Call):
@@ -366,24 +377,21 @@ class _Compiler:
             self.code.append(None)
         end = len(self.code)
         for pc in exits:
-            self.code[pc] = (JUMP, end)
+            self.code[pc] = Jump(JUMP, end)
         if isinstance(stmt, ast.Runon):
-            self.code[head] = (RUNON, tuple(arms), end, where)
+            self.code[head] = Branch(RUNON, tuple(arms), end, where)
         else:
-            self.code[head] = (CONDITION, tuple(arms), where)
+            self.code[head] = Choice(CONDITION, tuple(arms), where)
 
     def message(self, m: ast.Message, where: str, scope) -> None:
         """Compile ``m``; a statement met again (a trace's model repeats a few) whose
         operands are all numbers reuses its first instruction at the new place."""
         first = self.messages.get(id(m))
         if first is not None and first[0] is m:
-            ins = first[1]
-            at = WHERE_INDEX[ins[0]]
-            self.code.append(ins[:at] + (where,) + ins[at + 1:])
+            self.code.append(first[1]._replace(where=where))
             return
         ins = self.message_instruction(m, where, scope)
-        if all(ins[slot] is None or hasattr(ins[slot], "value")
-               for slot in _VALUE_SLOTS.get(ins[0], ())):
+        if all(value is None or hasattr(value, "value") for _, value in operands(ins)):
             self.messages[id(m)] = (m, ins)
         self.code.append(ins)
 
@@ -391,65 +399,74 @@ class _Compiler:
         val = lambda e, default=None: self.value(e, where, default, scope)
         op = m.op
         if op in ast.SENDS:
-            return (SEND, op, op in ast.BLOCKING_SENDS, val(m.size), val(m.dst),
-                    val(m.tag, 0), m.request, where, m)
+            return Message(SEND, op, op in ast.BLOCKING_SENDS, val(m.size), val(m.dst),
+                           val(m.tag, 0), m.request, where, m)
         if op in ast.RECVS:
-            return (RECV, op, op in ast.BLOCKING_RECVS, val(m.size), val(m.src),
-                    val(m.tag, ex.ANY_TAG), m.request, where, m)
+            return Message(RECV, op, op in ast.BLOCKING_RECVS, val(m.size), val(m.src),
+                           val(m.tag, ex.ANY_TAG), m.request, where, m)
         if op in ast.EXCHANGES:
-            return (SENDRECV, val(m.size), val(m.dst), val(m.recv_size or m.size),
-                    val(m.src), val(m.tag, 0), val(m.tag, ex.ANY_TAG), where, m)
+            return Exchange(SENDRECV, val(m.size), val(m.dst), val(m.recv_size or m.size),
+                            val(m.src), val(m.tag, 0), val(m.tag, ex.ANY_TAG), where, m)
         if op == "MPI_Test":
-            return (TEST, m.request, where)
+            return Test(TEST, m.request, where)
         if op in ast.COMPLETIONS:
             requests = (m.request,) if op == "MPI_Wait" else (m.requests or None)
-            return (WAIT, op, requests, where)
-        return (COLLECTIVE, op, val(m.size), val(m.root, 0), where, m)
+            return Wait(WAIT, op, requests, where)
+        return Collective(COLLECTIVE, op, val(m.size), val(m.root, 0), where, m)
 
 
 # ------------------------------------------------------------ per-rank folding
 
-#: Positions of the value operands of each opcode (Runon and Condition arms aside).
-_VALUE_SLOTS = {SERIAL: (1,), SEND: (3, 4, 5), RECV: (3, 4, 5), SENDRECV: (1, 2, 3, 4, 5, 6),
-                COLLECTIVE: (2, 3), LOOP: (1,), REPEAT: (1,), UNTIL: (1,)}
+#: The value operands of each opcode, by field name (Runon and Condition arms aside).
+VALUE_FIELDS = {SERIAL: ("time",), SEND: ("size", "peer", "tag"), RECV: ("size", "peer", "tag"),
+                SENDRECV: ("size", "dst", "recv_size", "src", "send_tag", "recv_tag"),
+                COLLECTIVE: ("size", "root"), LOOP: ("count",), REPEAT: ("count",),
+                UNTIL: ("until",)}
 _UNFOLDED = object()
+
+
+def operands(ins: tuple) -> list[tuple[str, Value | None]]:
+    """The value operands of ``ins`` as (field name, value) pairs.
+
+    >>> operands(Jump(JUMP, 3)), [name for name, _ in operands(Loop(LOOP, None, "i", 4, "", None))]
+    ([], ['count'])
+    """
+    return [(name, getattr(ins, name)) for name in VALUE_FIELDS.get(ins.op, ())]
 
 
 def _fold(ins: tuple, env: Mapping[str, object]) -> tuple[tuple, tuple]:
     """``ins`` with its invariant values folded in ``env``, and the folded values
     (with their types: ``1`` and ``1.0`` are different operands)."""
-    op = ins[0]
-    if op == RUNON:
-        target = ins[2]
-        for predicate, pc in ins[1]:
+    if ins.op == RUNON:
+        target = ins.exit
+        for predicate, pc in ins.arms:
             value = _evaluate(predicate, env)
             if value is _UNFOLDED:
                 return (), ins
             if value:
                 target = pc
                 break
-        return (target,), (JUMP, target)
-    slots = _VALUE_SLOTS.get(op, ())
-    if op == CONDITION:
-        folded = [_evaluate(weight, env) for weight, _ in ins[1]]
+        return (target,), Jump(JUMP, target)
+    if ins.op == CONDITION:
+        folded = [_evaluate(weight, env) for weight, _ in ins.arms]
         if _UNFOLDED in folded:
             return (), ins
-        arms = tuple((constant_fn(w), pc) for w, (_, pc) in zip(folded, ins[1]))
-        return tuple((type(w), w) for w in folded), (CONDITION, arms, ins[2])
-    values, new = [], list(ins)
-    for slot in slots:
-        value = _evaluate(ins[slot], env)
+        arms = tuple((constant_fn(w), pc) for w, (_, pc) in zip(folded, ins.arms))
+        return tuple((type(w), w) for w in folded), ins._replace(arms=arms)
+    values, new = [], {}
+    for name, fn in operands(ins):
+        value = _evaluate(fn, env)
         if value is _UNFOLDED:
-            drawn = _drawn(ins[slot], env)
+            drawn = _drawn(fn, env)
             if drawn is not None:
-                values.append((slot, "draw", drawn.draw))
-                new[slot] = drawn
+                values.append((name, "draw", drawn.draw))
+                new[name] = drawn
         else:
             constant = constant_fn(value)
-            if constant is not ins[slot]:       # else a constant already
-                values.append((slot, type(value), value))
-                new[slot] = constant
-    return (tuple(values), tuple(new)) if values else ((), ins)
+            if constant is not fn:              # else a constant already
+                values.append((name, type(value), value))
+                new[name] = constant
+    return (tuple(values), ins._replace(**new)) if values else ((), ins)
 
 
 def _skip_arms_not_taken(code: list, runon: tuple, taken: int) -> None:
@@ -467,12 +484,11 @@ def _skip_arms_not_taken(code: list, runon: tuple, taken: int) -> None:
     ...             b.serial(1.0)
     ...             b.serial(2.0)
     >>> code = compile_model(b.build()).specialize({"procnum": 1, "numprocs": 2})
-    >>> [OPCODE_NAMES[ins[0]] for ins in code], code[1] is code[2] is code[3]
+    >>> [OPCODE_NAMES[ins.op] for ins in code], code[1] is code[2] is code[3]
     (['JUMP', 'JUMP', 'JUMP', 'JUMP', 'SERIAL', 'SERIAL', 'JUMP'], True)
     """
-    _, arms, end, _ = runon
-    starts = [pc for _, pc in arms] + [end]
-    skip = (JUMP, end)
+    starts = [pc for _, pc in runon.arms] + [runon.exit]
+    skip = Jump(JUMP, runon.exit)
     for start, stop in pairwise(starts):
         if start != taken:
             code[start:stop] = [skip] * (stop - start)
@@ -480,11 +496,10 @@ def _skip_arms_not_taken(code: list, runon: tuple, taken: int) -> None:
 
 def _may_fold(ins: tuple) -> bool:
     """Whether :func:`_fold` can change ``ins`` in some environment."""
-    if ins[0] in (RUNON, CONDITION):
+    if ins.op in (RUNON, CONDITION):
         return True
-    return any((getattr(ins[slot], "invariant", False) and not hasattr(ins[slot], "value"))
-               or getattr(ins[slot], "draw_call", None) is not None
-               for slot in _VALUE_SLOTS.get(ins[0], ()))
+    return any((getattr(fn, "invariant", False) and not hasattr(fn, "value"))
+               or getattr(fn, "draw_call", None) is not None for _, fn in operands(ins))
 
 
 def _evaluate(fn: Value | None, env: Mapping[str, object]):

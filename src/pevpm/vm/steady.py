@@ -104,8 +104,8 @@ def find_loop(program: vm.Program, model: Model, numprocs: int,
     code = program.code
     best, reason, pc = None, "the model has no outer loop", 0
     while pc < len(code):
-        if code[pc][0] == vm.LOOP:
-            found = _qualifies(code, pc, code[pc][3], env, numprocs)
+        if code[pc].op == vm.LOOP:
+            found = _qualifies(code, pc, code[pc].exit, env, numprocs)
             if isinstance(found, str):
                 reason = found
             elif best is None or found.count > best.count:
@@ -117,29 +117,27 @@ def find_loop(program: vm.Program, model: Model, numprocs: int,
 def _after(code, pc: int) -> int:
     """The pc after the statement starting at ``pc`` (a whole loop or branch)."""
     ins = code[pc]
-    if ins[0] in (vm.LOOP, vm.REPEAT):
-        return ins[3]
-    if ins[0] == vm.RUNON:
-        return ins[2]
-    if ins[0] == vm.CONDITION:
-        p = ins[1][0][1]
-        while code[p][0] != vm.JUMP:        # the first arm ends in a jump to the end
+    if ins.op in (vm.LOOP, vm.REPEAT, vm.RUNON):
+        return ins.exit
+    if ins.op == vm.CONDITION:
+        p = ins.arms[0][1]
+        while code[p].op != vm.JUMP:        # the first arm ends in a jump to the end
             p = _after(code, p)
-        return code[p][1]
+        return code[p].target
     return pc + 1
 
 
 def _qualifies(code, loop_pc: int, exit_pc: int, env: dict, numprocs: int) -> SteadyLoop | str:
     ins = code[loop_pc]
-    where = ins[4]
-    if not getattr(ins[1], "invariant", False):
+    where = ins.where
+    if not getattr(ins.count, "invariant", False):
         return f"the loop at {where} has a count that is not fixed for the run"
-    counts = {ins[1](dict(env, procnum=r)) for r in range(numprocs)}
+    counts = {ins.count(dict(env, procnum=r)) for r in range(numprocs)}
     if len(counts) != 1:
         return f"the loop at {where} has a different count on different ranks"
     count = counts.pop()
     for body in code[loop_pc + 1:exit_pc - 1]:
-        op = body[0]
+        op = body.op
         if op in (vm.CONDITION, vm.TEST, vm.LOOP, vm.REPEAT):
             return (f"the loop at {where} holds a {vm.OPCODE_NAMES[op].lower()}, whose "
                     "pattern may change from iteration to iteration")
@@ -148,7 +146,7 @@ def _qualifies(code, loop_pc: int, exit_pc: int, env: dict, numprocs: int) -> St
             return (f"the loop at {where} uses a value that changes from iteration to "
                     "iteration (the loop index or a receive status)")
         if op in (vm.RECV, vm.SENDRECV):
-            source = body[4]
+            source = body.peer if op == vm.RECV else body.src
             if not _fixed(source) or any(
                     source(dict(env, procnum=r)) == ANY_SOURCE for r in range(numprocs)):
                 return f"the loop at {where} receives from MPI_ANY_SOURCE (a race)"
@@ -158,10 +156,9 @@ def _qualifies(code, loop_pc: int, exit_pc: int, env: dict, numprocs: int) -> St
 
 
 def _operands(ins: tuple) -> list:
-    op = ins[0]
-    if op == vm.RUNON:
-        return [predicate for predicate, _ in ins[1]]
-    return [ins[slot] for slot in vm._VALUE_SLOTS.get(op, ()) if ins[slot] is not None]
+    if ins.op == vm.RUNON:
+        return [predicate for predicate, _ in ins.arms]
+    return [value for _, value in vm.operands(ins) if value is not None]
 
 
 def _fixed(value) -> bool:
@@ -178,8 +175,8 @@ def truncated(program: vm.Program, loop: SteadyLoop, iterations: int) -> vm.Prog
     """``program`` with ``loop`` cut to ``iterations`` and its iteration ends marked."""
     code = list(program.code)
     head = code[loop.loop_pc]
-    code[loop.loop_pc] = (head[0], vm.constant_fn(iterations), *head[2:])
-    code[loop.next_pc] = (vm.NEXT_MARKED, code[loop.next_pc][1])
+    code[loop.loop_pc] = head._replace(count=vm.constant_fn(iterations))
+    code[loop.next_pc] = code[loop.next_pc]._replace(op=vm.NEXT_MARKED)
     return replace(program, code=tuple(code))
 
 

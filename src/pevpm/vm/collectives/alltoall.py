@@ -104,7 +104,7 @@ def linear_code(call: CollectiveCall, opts: AlgorithmOptions, tag: int,
 
     >>> code = linear_code(CollectiveCall("MPI_Alltoall", 8, root=0, rank=1, numprocs=3),
     ...                    AlgorithmOptions(), -7, "a.c:1")
-    >>> [(ins[1], ins[4].value) if ins[1] != "MPI_Waitall" else ins[1] for ins in code]
+    >>> [(ins.call, ins.peer.value) if ins.call != "MPI_Waitall" else ins.call for ins in code]
     [('MPI_Irecv', 0), ('MPI_Irecv', 2), ('MPI_Isend', 0), ('MPI_Isend', 2), 'MPI_Waitall']
     """
     n = call.numprocs
@@ -120,7 +120,7 @@ def scattered_code(call: CollectiveCall, opts: AlgorithmOptions, tag: int,
 
     >>> code = scattered_code(CollectiveCall("MPI_Alltoall", 8, root=0, rank=1, numprocs=5),
     ...                       AlgorithmOptions(alltoall_throttle=2), -7, "a.c:1")
-    >>> [ins[1][4:] + str(ins[4].value) if ins[1] != "MPI_Waitall" else "Waitall"
+    >>> [ins.call[4:] + str(ins.peer.value) if ins.call != "MPI_Waitall" else "Waitall"
     ...  for ins in code]
     ['Irecv2', 'Isend0', 'Waitall', 'Irecv3', 'Irecv4', 'Isend4', 'Isend3', 'Waitall', 'Irecv0', 'Isend2', 'Waitall']
     """

@@ -16,9 +16,9 @@ for every outstanding request of the collective's own context.
 >>> s = RankScript(rank=0, tag=-2_000_001)
 >>> _ = s.isend(dst=1, size=64); _ = s.isend(dst=2, size=64)
 >>> code = compile_script(s.finish(), "a.c:3")
->>> [vm.OPCODE_NAMES[ins[0]] for ins in code], code[0][4].value, code[2][2]
+>>> [vm.OPCODE_NAMES[ins.op] for ins in code], code[0].peer.value, code[2].requests
 (['SEND', 'SEND', 'WAIT'], 1, None)
->>> code[0][7]
+>>> code[0].where
 'a.c:3: MPI_Isend'
 >>> compile_script(RankScript(5, -2_000_001).finish() + [s.steps[0]], "a.c:3")[0] is code[0]
 True
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from pevpm.model import ast
 from pevpm.vm import program as vm
+from pevpm.vm.instructions import Exchange, Message, Serial, Wait
 from pevpm.vm.collectives.script import (
     COMPUTE,
     EXCHANGE,
@@ -82,18 +83,18 @@ def _instruction(step: tuple, where: str) -> tuple:
         _, op, size, src, dst, tag, _request = step
         stmt = statement_of(step)             # for messages only: any request id will do
         if op in ast.SENDS:
-            return (vm.SEND, op, op in ast.BLOCKING_SENDS, c(size), c(dst), c(tag), None,
-                    f"{where}: {op}", stmt)
-        return (vm.RECV, op, op in ast.BLOCKING_RECVS, c(size), c(src), c(tag), None,
-                f"{where}: {op}", stmt)
+            return Message(vm.SEND, op, op in ast.BLOCKING_SENDS, c(size), c(dst), c(tag), None,
+                           f"{where}: {op}", stmt)
+        return Message(vm.RECV, op, op in ast.BLOCKING_RECVS, c(size), c(src), c(tag), None,
+                       f"{where}: {op}", stmt)
     if kind == EXCHANGE:
         _, size, src, dst, tag, recv = step
-        return (vm.SENDRECV, c(size), c(dst), c(recv), c(src), c(tag), c(tag),
-                f"{where}: MPI_Sendrecv", statement_of(step))
+        return Exchange(vm.SENDRECV, c(size), c(dst), c(recv), c(src), c(tag), c(tag),
+                        f"{where}: MPI_Sendrecv", statement_of(step))
     if kind == WAITALL:
-        return (vm.WAIT, "MPI_Waitall", None, f"{where}: MPI_Waitall")
+        return Wait(vm.WAIT, "MPI_Waitall", None, f"{where}: MPI_Waitall")
     assert kind == COMPUTE
-    return (vm.SERIAL, c(step[1]), None, f"{where}: Serial", statement_of(step))
+    return Serial(vm.SERIAL, c(step[1]), None, f"{where}: Serial", statement_of(step))
 
 
 __all__ = ["SHARED_LIMIT", "compile_script", "instruction_of"]
