@@ -124,7 +124,7 @@ def test_a_description_mistake_is_one_error_at_its_line(tmp_path, text, line, me
     ("torus:8x0", "torus dimension must be a whole number >= 1, got '0'"),
     ("torus:4x4,lat=1us", "lat= needs bw= too"),
     ("dragonfly:groups=2,chassis=1,routers=2", "missing nodes="),
-    ("torus:4096x4096", "16,777,216 nodes is more than pevpm builds .131,072."),
+    ("torus:4096x4096", "16,777,216 nodes is more than pevpm builds .2,097,152."),
     ("switch:nodes=4,colour=red", "unknown key 'colour'"),
     ("fat-tree:k=1,n=99", "a fat-tree of 99 levels: pevpm builds at most 16"),
     ("dragonfly:1,1;1,1;5000,1;1", "25,015,002 links is more than pevpm builds"),

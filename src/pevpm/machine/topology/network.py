@@ -23,8 +23,9 @@ from __future__ import annotations
 #: network figures but none for memory (SimGrid's loopback defaults).
 LOOPBACK_BANDWIDTH = 10e9
 LOOPBACK_LATENCY = 0.0
-#: Most nodes (and host-file slots) pevpm builds: twice the most ranks it runs.
-MAX_NODES = 1 << 17
+#: Most nodes (and host-file slots) pevpm builds: twice the most ranks the engine
+#: is measured at (a million, `benchmarks/engine_scale.py`).
+MAX_NODES = 1 << 21
 #: Most links pevpm builds (a network's descriptions are checked against it first).
 MAX_LINKS = 1 << 22
 
