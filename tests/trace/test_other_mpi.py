@@ -65,17 +65,23 @@ def test_a_program_built_with_open_mpi_is_traced(openmpi_chain):
 OPENMPI_FC = shutil.which("mpif90.openmpi")
 
 
+def traced_fortran(tmp_path, source: str):
+    """tests/trace/programs/SOURCE built with Open MPI's mpif90 and traced at 2 ranks
+    into ``tmp_path / "t"``; the finished ``pevpm trace`` command."""
+    exe = tmp_path / source.split(".")[0]
+    subprocess.run([OPENMPI_FC, "-O2", "-o", str(exe), str(PROGRAMS / source)],
+                   check=True, capture_output=True, timeout=120)
+    return pevpm_command("trace", "-o", str(tmp_path / "t"), "--", OPENMPI_RUN,
+                         "--oversubscribe", "-n", "2", str(exe))
+
+
 @pytest.mark.mpi
 @needs_openmpi
 @pytest.mark.skipif(not OPENMPI_FC, reason="needs Open MPI's mpif90.openmpi and gfortran")
 def test_a_fortran_program_is_traced(tmp_path, openmpi_chain):
     """Open MPI's Fortran bindings call the library directly, past the C wrappers:
     the tracer wraps gfortran's names (mpi_sendrecv_...) too."""
-    exe = tmp_path / "ring"
-    subprocess.run([OPENMPI_FC, "-O2", "-o", str(exe), str(PROGRAMS / "ring.f90")],
-                   check=True, capture_output=True, timeout=120)
-    done = pevpm_command("trace", "-o", str(tmp_path / "t"), "--", OPENMPI_RUN,
-                         "--oversubscribe", "-n", "2", str(exe))
+    done = traced_fortran(tmp_path, "ring.f90")
     assert done.returncode == 0, done.stderr
     assert "pevpm trace: 2 ranks, 44 MPI calls" in done.stderr
     trace = read_archive(tmp_path / "t")
@@ -92,11 +98,7 @@ def test_a_fortran_program_is_traced(tmp_path, openmpi_chain):
 def test_fortran_request_arrays_and_a_grid_are_traced(tmp_path, openmpi_chain):
     """tests/trace/programs/requests.f90: mpi_cart_create_, mpi_waitany_,
     mpi_waitsome_, mpi_testall_, mpi_allgather_ and mpi_comm_split_ are wrapped."""
-    exe = tmp_path / "requests"
-    subprocess.run([OPENMPI_FC, "-O2", "-o", str(exe), str(PROGRAMS / "requests.f90")],
-                   check=True, capture_output=True, timeout=120)
-    done = pevpm_command("trace", "-o", str(tmp_path / "t"), "--", OPENMPI_RUN,
-                         "--oversubscribe", "-n", "2", str(exe))
+    done = traced_fortran(tmp_path, "requests.f90")
     assert done.returncode == 0, done.stderr
     trace = read_archive(tmp_path / "t")
     assert trace.grids == (Grid((0, 1), (2,), (True,)),)

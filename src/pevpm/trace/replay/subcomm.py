@@ -28,6 +28,7 @@ from pevpm.model.expr import Expr
 #: The tag of the messages a sub-communicator's collective becomes.
 TAG = 1_073_741_823
 
+
 def _message(size: int, source: int, dest: int) -> Message:
     """An ``MPI_Sendrecv`` of ``size`` bytes each way."""
     return Message("MPI_Sendrecv", Expr.of(size), Expr.of(source), Expr.of(dest), Expr.of(TAG),
