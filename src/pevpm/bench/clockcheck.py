@@ -33,9 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skew-drift", type=float, default=0.0)
     args = parser.parse_args(argv)
 
-    from mpi4py import MPI
-
     from pevpm.bench.clock import GlobalClock, LocalClock, SkewedClock, synchronise
+    from pevpm.bench.mpi import MPI
 
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()

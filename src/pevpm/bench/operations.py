@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from mpi4py import MPI
 
 from pevpm.bench.catalog import CATALOG
+from pevpm.bench.mpi import MPI
 
 _TAG = 7302
 PAGE_BYTES = 4096

@@ -18,12 +18,12 @@ import zlib
 from dataclasses import dataclass, replace
 
 import numpy as np
-from mpi4py import MPI
 
 from pevpm.bench.ccore import CCore, CoreClock, core_library, load_core
 from pevpm.bench.clock import GlobalClock, pick_clock, synchronise
 from pevpm.bench.eager import measure_eager_limit
 from pevpm.bench.interrupts import InterruptWatch
+from pevpm.bench.mpi import MPI, thread_level
 from pevpm.bench.operations import (
     BarrierStart,
     ChainStart,
@@ -156,7 +156,7 @@ class _Run:
         local = self.clock.local
         self.run_id = self.writer.begin_run(
             n=place.n, p=place.p, hosts=place.hosts, mpi_library=library,
-            mpi_version=f"MPI {major}.{minor}",
+            mpi_version=f"MPI {major}.{minor}, {thread_level()}",
             clock=local.name + (", ranks bound to cores" if self.bound else ", ranks not bound"),
             clock_resolution=local.resolution_ns * 1e-9, sync_method=options.sync,
             resend_limit=options.resend_limit, plan=options.plan(),
