@@ -1,5 +1,5 @@
-"""Build pevpm's compiled engine core (pevpm.vm.fastcore) and max-min rates
-(pevpm.vm.fastflows) with Cython.
+"""Build pevpm's compiled engine core (pevpm.vm.kernel.fastcore) and max-min rates
+(pevpm.vm.kernel.fastflows) with Cython.
 
 Everything else lives in pyproject.toml.  The extension is optional: if it
 cannot be compiled, pevpm installs without it and runs the pure-Python
@@ -17,8 +17,8 @@ from setuptools import Extension, setup
 NPYRANDOM = Path(np.__file__).parent / "random" / "lib"
 
 setup(ext_modules=cythonize(
-    [Extension("pevpm.vm.fastcore", ["src/pevpm/vm/fastcore.pyx"], optional=True,
+    [Extension("pevpm.vm.kernel.fastcore", ["src/pevpm/vm/kernel/fastcore.pyx"], optional=True,
                include_dirs=[np.get_include()], library_dirs=[str(NPYRANDOM)],
                libraries=["npyrandom"]),
-     Extension("pevpm.vm.fastflows", ["src/pevpm/vm/fastflows.pyx"], optional=True)],
+     Extension("pevpm.vm.kernel.fastflows", ["src/pevpm/vm/kernel/fastflows.pyx"], optional=True)],
     compiler_directives={"language_level": 3}, quiet=True))

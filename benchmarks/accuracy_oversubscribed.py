@@ -35,7 +35,7 @@ from pevpm.machine.profile_model import machine_from_profile
 from pevpm.machine.topology import Topology
 from pevpm.model.loader import load_model
 from pevpm.validate.runner import find_mpiexec
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.strategies.montecarlo import predict
 
 
 def median_seconds(action, repeats: int) -> float:

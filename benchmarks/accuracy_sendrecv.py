@@ -93,8 +93,8 @@ def model_side(profile: str) -> dict:
     from pevpm.machine.presets import parse_machine
     from pevpm.machine.transfer import Transfer, for_placement
     from pevpm.model.builder import ModelBuilder
-    from pevpm.vm.fastengine import simulate
-    from pevpm.vm.explain import explain
+    from pevpm.vm.kernel.fastengine import simulate
+    from pevpm.vm.strategies.explain import explain
 
     machine = parse_machine(profile, ppn=2)
     comm = for_placement(machine.comm, [0, 0])

@@ -122,7 +122,7 @@ def predicted(profile: Path, iterations: int = 2000, runs: int = 3) -> dict[int,
 
     from pevpm.machine.profile_model import machine_from_profile
     from pevpm.model.kernels import blocking_pingpong
-    from pevpm.vm.fastengine import simulate
+    from pevpm.vm.kernel.fastengine import simulate
 
     machine = machine_from_profile(str(profile))
     seeds = np.random.SeedSequence(0).spawn(runs)

@@ -15,8 +15,8 @@ import time
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.collectives import CollectiveConfig, algorithm_for
-from pevpm.vm.fastengine import simulate
+from pevpm.vm.kernel.collectives import CollectiveConfig, algorithm_for
+from pevpm.vm.kernel.fastengine import simulate
 
 CASES = (("MPI_Bcast", 1024), ("MPI_Barrier", 0), ("MPI_Allreduce", 1024),
          ("MPI_Alltoall", 1024), ("MPI_Gather", 1024))

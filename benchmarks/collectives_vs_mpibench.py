@@ -27,8 +27,8 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
 from pevpm.profile.store import Profile
-from pevpm.vm.collectives import CollectiveConfig, algorithm_for
-from pevpm.vm.fastengine import simulate
+from pevpm.vm.kernel.collectives import CollectiveConfig, algorithm_for
+from pevpm.vm.kernel.fastengine import simulate
 
 TESTS = {"MPI_Bcast": "bcast", "MPI_Alltoall": "alltoall"}
 #: ``pevpm bench`` without the rest of the command line's modules.

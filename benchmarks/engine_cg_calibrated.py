@@ -29,7 +29,7 @@ import time
 
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.strategies.montecarlo import predict
 
 #: Calibrated kernel times (mean, sd in seconds) per iteration at 1,024 ranks.
 KERNELS = {"spmv": (4.0e-4, 6.0e-5), "dot": (6.0e-5, 1.2e-5), "axpy": (9.0e-5, 1.5e-5)}

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from pevpm.machine.presets import parse_machine
 from pevpm.model.loader import load_model
-from pevpm.vm.montecarlo import predict, simulate_runs
+from pevpm.vm.strategies.montecarlo import predict, simulate_runs
 
 MODEL = Path(__file__).resolve().parents[1] / "examples" / "jacobi" / "jacobi.c"
 

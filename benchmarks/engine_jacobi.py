@@ -25,7 +25,7 @@ from pevpm.machine.comm_models import Hockney
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.fastengine import simulate
+from pevpm.vm.kernel.fastengine import simulate
 
 ROW = "xsize * sizeof(float)"
 

@@ -30,7 +30,7 @@ def _one(case: str, numprocs: int, iterations: int, ppn: int | None) -> dict:
 
     from pevpm.machine.presets import parse_machine
     from pevpm.model.builder import ModelBuilder
-    from pevpm.vm.fastengine import simulate
+    from pevpm.vm.kernel.fastengine import simulate
 
     if case == "allreduce":
         b = ModelBuilder()

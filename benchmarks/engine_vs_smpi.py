@@ -46,7 +46,7 @@ import numpy as np
 
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm import engine, fastengine
+from pevpm.vm.kernel import engine, fastengine
 
 HERE = Path(__file__).resolve().parent
 SMPI_DIR = HERE / "smpi"

@@ -107,7 +107,7 @@ def predict(comm_model, size: int, reps: int, runs: int, seed: int) -> float:
 
     from pevpm.machine.machine import Machine
     from pevpm.machine.topology import Topology
-    from pevpm.vm.fastengine import simulate
+    from pevpm.vm.kernel.fastengine import simulate
 
     machine = Machine(comm_model, Topology(procs_per_node=2))
     model = pingpong_model(size, reps)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pevpm.machine.presets import parse_machine
 from pevpm.model.loader import load_model
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.strategies.montecarlo import predict
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 CASES = (

@@ -52,7 +52,7 @@ from engine_vs_smpi import SMPI_CONFIG, SMPI_DIR, ensure_smpi
 
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm import fastengine
+from pevpm.vm.kernel import fastengine
 
 PLATFORMS = SMPI_DIR / "topology"
 KERNELS = ("jacobi", "fft", "bag", "perm")

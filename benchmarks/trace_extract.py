@@ -57,7 +57,7 @@ from pevpm.model.loader import load_model
 from pevpm.trace.extract.extract import extract
 from pevpm.trace.otf2.read import read_archive
 from pevpm.validate.cases import CASES, ProblemSize
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.strategies.montecarlo import predict
 
 
 def hand_params(case, calibration: dict, n: int, size: ProblemSize) -> tuple[dict, str]:

@@ -44,9 +44,9 @@ from pevpm.machine.presets import parse_machine
 from pevpm.trace.otf2.read import read_archive
 from pevpm.trace.replay.delays import ready_times
 from pevpm.trace.replay.replay import replay_machine, trace_model
-from pevpm.vm import fastengine
-from pevpm.vm.montecarlo import run_generator
-from pevpm.vm.program import compile_model
+from pevpm.vm.kernel import fastengine
+from pevpm.vm.strategies.montecarlo import run_generator
+from pevpm.vm.kernel.program import compile_model
 
 
 @contextmanager

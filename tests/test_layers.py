@@ -41,8 +41,8 @@ def test_a_backwards_import_breaks_the_contract(tmp_path):
     shutil.copytree(ROOT / "src" / "pevpm", source / "pevpm",
                     ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.c"))
     histogram = source / "pevpm" / "stats" / "histogram.py"
-    histogram.write_text(histogram.read_text() + "\nfrom pevpm.vm.engine import simulate\n")
+    histogram.write_text(histogram.read_text() + "\nfrom pevpm.vm.kernel.engine import simulate\n")
     result = lint_imports(tmp_path, source)
     assert result.returncode != 0
     assert "pevpm layers BROKEN" in result.stdout
-    assert "pevpm.stats.histogram -> pevpm.vm.engine" in result.stdout
+    assert "pevpm.stats.histogram -> pevpm.vm.kernel.engine" in result.stdout

@@ -24,7 +24,7 @@ def test_the_names_a_program_needs_come_from_pevpm():
 
 
 def test_importing_pevpm_loads_nothing_heavy():
-    code = ("import sys, pevpm; heavy = [m for m in ('numpy', 'scipy', 'pevpm.vm.montecarlo') "
+    code = ("import sys, pevpm; heavy = [m for m in ('numpy', 'scipy', 'pevpm.vm.strategies.montecarlo') "
             "if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout

@@ -27,8 +27,8 @@ PUBLIC: dict[str, str] = {
     "ModelBuilder": "pevpm.model.builder",
     "load_model": "pevpm.model.loader",
     "parse_machine": "pevpm.machine.presets",
-    "predict": "pevpm.vm.montecarlo",
-    "Prediction": "pevpm.vm.prediction",
+    "predict": "pevpm.vm.strategies.montecarlo",
+    "Prediction": "pevpm.vm.strategies.prediction",
     "Profile": "pevpm.profile.store",
 }
 

@@ -13,7 +13,7 @@ from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.kernels import blocking_pingpong
 from pevpm.profile.imported import SAMPLES, parse_text, stated_shape
 from pevpm.profile.store import Profile
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel.engine import simulate
 
 DATA = Path(__file__).parent / "data"
 UP_TO_64K = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768,

@@ -15,7 +15,7 @@ from bench_helpers import mpi_env
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.kernels import blocking_pingpong
 from pevpm.profile.store import Profile
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel.engine import simulate
 
 MPIRUN = shutil.which("mpirun.openmpi")
 MPICC = shutil.which("mpicc.openmpi")

@@ -13,8 +13,8 @@ from pevpm.cli import main
 from pevpm.errors import SimulationError, WallClockLimitError
 from pevpm.machine.presets import parse_machine
 from pevpm.model.directives import parse_directives
-from pevpm.vm.engine import Limits, simulate
-from pevpm.vm.prediction import MAX_RUN_SECONDS, PredictionAccumulator, RunSummary
+from pevpm.vm.kernel.engine import Limits, simulate
+from pevpm.vm.strategies.prediction import MAX_RUN_SECONDS, PredictionAccumulator, RunSummary
 
 #: Rank 0 posts an Isend (line 3) that rank 1 never receives.
 LEAK = ("// PEVPM Runon c0 = procnum == 0\n// PEVPM {\n// PEVPM Message type = MPI_Isend\n"

@@ -8,7 +8,7 @@ from pevpm.cli import main
 from pevpm.cli.predict import PILOT_RUNS, runs_for_precision
 from pevpm.machine.presets import parse_machine
 from pevpm.model.loader import load_model
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.strategies.montecarlo import predict
 
 MODEL = """\
 from pevpm.model.builder import ModelBuilder

@@ -12,8 +12,8 @@ from pevpm.machine.topology import Topology
 from pevpm.machine.transfer import Transfer, for_placement
 from pevpm.model.builder import ModelBuilder
 from pevpm.profile.store import ProfileWriter
-from pevpm.vm import engine, fastengine
-from pevpm.vm.explain import explain
+from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.strategies.explain import explain
 
 approx = functools.partial(pytest.approx, rel=1e-4)
 

@@ -11,7 +11,7 @@ from pevpm.model.builder import ModelBuilder
 from pevpm.model.cartesian import cart_coord, cart_shift, dims_create, grid
 from pevpm.model.directives import parse_directives
 from pevpm.model.expr import PROC_NULL, Expr
-from pevpm.vm import engine, fastengine
+from pevpm.vm.kernel import engine, fastengine
 
 #: MPI_Dims_create of MPICH 5 (mpi4py's Compute_dims) for a few awkward counts.
 MPICH_DIMS = {(72, 2): (9, 8), (180, 2): (15, 12), (360, 3): (10, 6, 6), (16, 3): (4, 2, 2),

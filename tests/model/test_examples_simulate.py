@@ -17,7 +17,7 @@ import pytest
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.loader import load_model
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel.engine import simulate
 
 JACOBI = Path(__file__).resolve().parents[2] / "examples" / "jacobi" / "jacobi.c"
 L = 1e-4

@@ -15,7 +15,7 @@ from pevpm.report.side_by_side import (
     side_by_side_document,
 )
 from pevpm.trace.otf2.read import read_archive
-from pevpm.vm.fastengine import simulate
+from pevpm.vm.kernel.fastengine import simulate
 
 US = 1e-6
 

@@ -6,7 +6,7 @@ import pytest
 
 from pevpm.errors import PevpmError
 from pevpm.report.trace import trace_document, write_trace
-from pevpm.vm.result import MessageRecord, RankTimes, RunResult, Slice
+from pevpm.vm.kernel.result import MessageRecord, RankTimes, RunResult, Slice
 
 # Rank 0 computes 1 ms then sends 1 ms; rank 1 waits 1 ms then receives 1 ms;
 # rank 2 only computes.  One message 0 -> 1.

@@ -11,7 +11,7 @@ from pevpm.trace.extract.compress import compress
 from pevpm.trace.extract.extract import extract
 from pevpm.trace.extract.tokens import LoopNode, Token
 from pevpm.trace.replay.replay import replay
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.strategies.montecarlo import predict
 
 
 def tok(name):

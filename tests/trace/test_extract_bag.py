@@ -14,7 +14,7 @@ from pevpm.machine.machine import Machine
 from pevpm.model.loader import load_model
 from pevpm.trace.events import Call, Recv, Send, Trace
 from pevpm.trace.extract.extract import extract
-from pevpm.vm import fastengine
+from pevpm.vm.kernel import fastengine
 
 DEFN, WORK, DIE = 3001, 3002, 3003
 JOBS = 24

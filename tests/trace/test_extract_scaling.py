@@ -20,7 +20,7 @@ from pevpm.model.loader import load_model
 from pevpm.trace.events import Call, Collective, Recv, Send, Trace
 from pevpm.trace.extract.extract import extract
 from pevpm.trace.extract.scaling import fit
-from pevpm.vm import fastengine
+from pevpm.vm.kernel import fastengine
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -26,9 +26,9 @@ from pevpm.machine.presets import parse_machine
 from pevpm.machine.topology import Topology
 from pevpm.trace.events import Call, Collective, Posted, Recv, Send, SendDone, Trace, totals
 from pevpm.trace.replay.replay import _RankConverter, replay_machine, trace_model
-from pevpm.vm import engine, fastengine
-from pevpm.vm import program as vm
-from pevpm.vm.montecarlo import run_generator
+from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.kernel import program as vm
+from pevpm.vm.strategies.montecarlo import run_generator
 
 SIZES = (8, 1024, 65536)
 STEPS = ("sendrecv", "two_tags", "nonblocking", "polled", "pair", "allreduce", "bcast",

@@ -18,7 +18,7 @@ from pevpm.model.builder import ModelBuilder
 from pevpm.trace.events import Call, Collective, Posted, Recv, Send, SendDone
 from pevpm.trace.otf2.read import read_archive
 from pevpm.trace.replay.replay import replay
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.strategies.montecarlo import predict
 
 BASE = 5_000_000     # microseconds: the archive's first time stamp
 

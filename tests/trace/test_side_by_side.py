@@ -15,7 +15,7 @@ from pevpm.report.side_by_side import (
 )
 from pevpm.trace.events import Call, Recv, Send, Trace
 from pevpm.trace.replay.replay import trace_model
-from pevpm.vm import engine
+from pevpm.vm.kernel import engine
 
 
 def ping() -> Trace:

@@ -17,7 +17,7 @@ from pevpm.trace.extract.extract import extract, trial_run
 from pevpm.trace.extract.trees import TEMPLATES
 from pevpm.trace.otf2.read import read_archive
 from pevpm.trace.replay.replay import trace_model
-from pevpm.vm import fastengine
+from pevpm.vm.kernel import fastengine
 
 GAP = 1e-4          # computation between two calls
 SIZES = (8, 40)     # mpi4py's way: the length, then the pickle

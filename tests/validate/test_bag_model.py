@@ -7,7 +7,7 @@ import pytest
 from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
 from pevpm.validate.runner import EXAMPLES_DIR
-from pevpm.vm import engine, fastengine
+from pevpm.vm.kernel import engine, fastengine
 
 MODEL = load_model(EXAMPLES_DIR / "bag_of_tasks" / "model.py")
 

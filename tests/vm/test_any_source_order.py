@@ -7,7 +7,7 @@ import pytest
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm import engine, fastengine
+from pevpm.vm.kernel import engine, fastengine
 
 
 def _relay_model() -> ModelBuilder:

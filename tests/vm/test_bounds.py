@@ -5,8 +5,8 @@ from scipy import stats
 
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.engine import simulate as reference_simulate
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.kernel.engine import simulate as reference_simulate
+from pevpm.vm.strategies.montecarlo import predict
 
 
 def _gamma_model(collective: bool = True):
@@ -37,7 +37,7 @@ def test_bounds_never_inside_the_runs(seed, numprocs):
 
 
 def test_reference_and_compiled_engines_agree_on_bound_runs():
-    from pevpm.vm.fastengine import simulate
+    from pevpm.vm.kernel.fastengine import simulate
 
     model, machine = _gamma_model(), parse_machine("constant:latency=1e-5")
     for which in ("min", "max"):

@@ -8,12 +8,12 @@ from pevpm.machine.comm_models import Hockney
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Message
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm import engine, fastengine
-from pevpm.vm import program as vm
-from pevpm.vm.collectives import ALGORITHMS, CollectiveConfig, _script, expand, expand_code
-from pevpm.vm.collectives.compiled import compile_script
-from pevpm.vm.collectives.selection import CODE_WRITERS
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.kernel import program as vm
+from pevpm.vm.kernel.collectives import ALGORITHMS, CollectiveConfig, _script, expand, expand_code
+from pevpm.vm.kernel.collectives.compiled import compile_script
+from pevpm.vm.kernel.collectives.selection import CODE_WRITERS
+from pevpm.vm.kernel.engine import simulate
 
 OP_OF = {"barrier": "MPI_Barrier", "bcast": "MPI_Bcast", "scatter": "MPI_Scatter",
          "gather": "MPI_Gather", "allgather": "MPI_Allgather", "alltoall": "MPI_Alltoall",

@@ -6,7 +6,7 @@ import scipy.stats as st
 
 from pevpm.errors import ModelError, PevpmError
 from pevpm.machine.transfer import Transfer
-from pevpm.vm.collectives import (
+from pevpm.vm.kernel.collectives import (
     CollectiveConfig,
     DistributionTimes,
     HardwareTimes,

@@ -14,7 +14,7 @@ import pytest
 from pevpm.errors import ModelError
 from pevpm.model.ast import Message, Serial
 from pevpm.model.expr import ANY_TAG, PROC_NULL
-from pevpm.vm.collectives import (
+from pevpm.vm.kernel.collectives import (
     ALGORITHMS,
     COLLECTIVE_TAG_BASE,
     REQUEST_PREFIX,

@@ -15,8 +15,8 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.machine.transfer import Transfer
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.collectives import CollectiveConfig
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel.collectives import CollectiveConfig
+from pevpm.vm.kernel.engine import simulate
 
 T_S, T_LC = 1.0, 0.25          # exact in binary: sums compare exactly
 EAGER = 1 << 30
@@ -212,7 +212,7 @@ def test_hardware_barrier_in_the_engine_waits_for_the_last_rank():
 def test_measured_collective_in_the_engine_samples_the_distribution():
     import scipy.stats as st
 
-    from pevpm.vm.collectives import DistributionTimes
+    from pevpm.vm.kernel.collectives import DistributionTimes
 
     b = ModelBuilder()
     with b.loop(200):

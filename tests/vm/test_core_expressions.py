@@ -1,7 +1,7 @@
 """Operands that change during a run evaluated in C by the compiled core (issue 25).
 
 A loop index or a receive status makes an operand vary, so it is not folded
-per rank; :mod:`pevpm.vm.cexpr` writes it as postfix operations the core
+per rank; :mod:`pevpm.vm.kernel.cexpr` writes it as postfix operations the core
 evaluates on C numbers, random draws with such arguments included.  The
 runs must equal the reference engine's to the bit with the generator left
 in the same state, and the closures must not be called where C can answer
@@ -21,8 +21,8 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.expr import ANY_SOURCE, Expr
-from pevpm.vm import cexpr, engine, fastengine
-from pevpm.vm import program as vm
+from pevpm.vm.kernel import cexpr, engine, fastengine
+from pevpm.vm.kernel import program as vm
 
 pytestmark = pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core not built")
 
@@ -183,7 +183,7 @@ def _grow(children):
        i=st.integers(-2**62, 2**62) | st.integers(-9, 9),
        j=st.integers(-9, 9), x=st.floats(allow_nan=False, width=64) | st.floats(-9, 9))
 def test_c_evaluation_gives_the_closures_value_and_type(text, i, j, x):
-    from pevpm.vm import fastcore
+    from pevpm.vm.kernel import fastcore
     e = Expr.parse(text)
     ops = cexpr.postfix(e)
     env = {"i": i, "j": j, "x": x}

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from pevpm.vm.corrected import Correction, corrected_summary, estimated_error
-from pevpm.vm.prediction import RunSummary
+from pevpm.vm.strategies.corrected import Correction, corrected_summary, estimated_error
+from pevpm.vm.strategies.prediction import RunSummary
 
 
 def test_an_exact_linear_correction_is_recovered_with_no_error():

@@ -10,7 +10,7 @@ from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.directives import parse_directives
 from pevpm.model.printer import to_directives
-from pevpm.vm import engine, fastengine
+from pevpm.vm.kernel import engine, fastengine
 
 ENGINES = [engine.simulate] + ([fastengine.simulate] if fastengine.AVAILABLE else [])
 

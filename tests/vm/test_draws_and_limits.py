@@ -9,7 +9,7 @@ from pevpm.machine.presets import parse_machine
 from pevpm.model.directives import parse_directives
 from pevpm.model.expr import Expr
 from pevpm.model.inlining import MAX_INSTRUCTIONS, inlined_size
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel.engine import simulate
 
 MACHINE = parse_machine("constant:latency=1us")
 

@@ -6,9 +6,9 @@ import pytest
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel.engine import simulate
 
-collectives = pytest.importorskip("pevpm.vm.collectives")
+collectives = pytest.importorskip("pevpm.vm.kernel.collectives")
 
 #: every collective with each point-to-point algorithm of its family, at 5 and 8 ranks
 DECOMPOSED = [(op, algorithm, n) for op, family in collectives.FAMILY_OF.items()

@@ -22,8 +22,8 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.presets import parse_machine
 from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm import engine, fastengine
-from pevpm.vm import program as vm
+from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.kernel import program as vm
 
 pytestmark = pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core not built")
 

@@ -1,6 +1,6 @@
 """No run leaves the compiled core without saying so (issue 25).
 
-Every run :func:`pevpm.vm.fastengine.simulate` gives to the pure-Python
+Every run :func:`pevpm.vm.kernel.fastengine.simulate` gives to the pure-Python
 engine carries a note naming the engine and why; a Monte Carlo prediction
 says it once, with how many of its runs it concerns, and ``pevpm predict``
 prints it as a ``note:`` line.  Models the core runs whole carry no note.
@@ -19,8 +19,8 @@ from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm import engine, fastengine
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.strategies.montecarlo import predict
 
 pytestmark = pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core not built")
 
@@ -147,7 +147,7 @@ def test_the_core_runs_more_ranks_than_32_bit_keys_hold():
 
 
 def test_a_prediction_counts_the_runs_each_reason_concerns():
-    from pevpm.vm.prediction import PredictionAccumulator, RunSummary
+    from pevpm.vm.strategies.prediction import PredictionAccumulator, RunSummary
 
     run = fastengine.simulate(_mpi_test_model(), 2, Machine(Constant(0.25)))
     acc = PredictionAccumulator(2)
@@ -186,7 +186,7 @@ def test_predict_notes_the_engine_of_its_trace_and_explained_runs(tmp_path, caps
 #: The only modules that run the pure-Python engine themselves: the adapter
 #: (which notes why on the result) and the explained run (whose note
 #: ``pevpm predict --explain`` prints, above).
-REFERENCE_CALLERS = {"src/pevpm/vm/fastengine.py", "src/pevpm/vm/explain.py"}
+REFERENCE_CALLERS = {"src/pevpm/vm/kernel/fastengine.py", "src/pevpm/vm/strategies/explain.py"}
 
 
 def test_every_other_run_in_the_library_and_benchmarks_goes_through_the_adapter():
@@ -195,6 +195,6 @@ def test_every_other_run_in_the_library_and_benchmarks_goes_through_the_adapter(
     for path in [*root.glob("src/pevpm/**/*.py"), *root.glob("benchmarks/**/*.py")]:
         text = path.read_text()
         if ("engine.simulate(" in text.replace("fastengine.simulate(", "")
-                or "from pevpm.vm.engine import simulate\n" in text):
+                or "from pevpm.vm.kernel.engine import simulate\n" in text):
             callers.add(str(path.relative_to(root)))
     assert callers == REFERENCE_CALLERS

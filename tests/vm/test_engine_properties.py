@@ -9,7 +9,7 @@ from pevpm.machine.comm_models import Hockney, LogGP
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel.engine import simulate
 
 PEER = "procnum % 2 == 0 ? procnum + 1 : procnum - 1"
 STYLES = ("nonblocking", "sendrecv", "ordered")

@@ -9,7 +9,7 @@ from pevpm.errors import ModelError
 from pevpm.machine.comm_models import PerSizeDistribution
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel.engine import simulate
 
 MACHINE = Machine(PerSizeDistribution({1024: stats.uniform(1e-4, 2e-4)}, local=1e-6),
                   Topology(procs_per_node=2))

@@ -10,9 +10,9 @@ from pevpm.machine.comm_models import Constant, Hockney
 from pevpm.machine.machine import Machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.expr import ANY_SOURCE, ANY_TAG
-from pevpm.vm import program as vm
-from pevpm.vm.engine import simulate
-from pevpm.vm.matching import MatchingQueues, PostedRecv, PostedSend
+from pevpm.vm.kernel import program as vm
+from pevpm.vm.kernel.engine import simulate
+from pevpm.vm.kernel.matching import MatchingQueues, PostedRecv, PostedSend
 
 MACHINE = Machine(Hockney(latency=1e-5, bandwidth=1e8))
 
@@ -115,7 +115,7 @@ def test_the_receive_posted_first_wins_across_buckets(wildcard_first):
 
 
 def test_collective_expansions_are_shared_across_runs():
-    from pevpm.vm import engine
+    from pevpm.vm.kernel import engine
     b = ModelBuilder()
     b.collective("MPI_Allreduce", 64)
     engine._expansion.cache_clear()

@@ -13,7 +13,7 @@ from pevpm.model.ast import Location, Message
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.directives import parse_directives
 from pevpm.model.expr import Expr
-from pevpm.vm.engine import Limits, simulate
+from pevpm.vm.kernel.engine import Limits, simulate
 
 MACHINE = Machine(Constant(1.0))
 
@@ -127,7 +127,7 @@ def test_any_source_takes_the_earliest_arrival():
 
 def test_user_wildcards_never_match_collective_context():
     from pevpm.model.expr import ANY_SOURCE, ANY_TAG
-    from pevpm.vm.matching import COLLECTIVE, MatchingQueues, PostedRecv, PostedSend
+    from pevpm.vm.kernel.matching import COLLECTIVE, MatchingQueues, PostedRecv, PostedSend
     queues = MatchingQueues(2)
     internal = PostedSend(src=1, dst=0, tag=-2_000_016, context=COLLECTIVE, size=8, posted=0.0,
                           seq=1)

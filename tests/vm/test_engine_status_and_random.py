@@ -8,7 +8,7 @@ from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.expr import Expr
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel.engine import simulate
 
 
 def _farm(jobs_per_worker: int):

@@ -10,7 +10,7 @@ from pevpm.machine.comm_models import Constant, Hockney, LogGP
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.engine import simulate
+from pevpm.vm.kernel.engine import simulate
 
 
 def exchange_model(size: int):

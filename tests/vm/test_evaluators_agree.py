@@ -1,7 +1,7 @@
 """The two expression evaluators agree.
 
 :meth:`pevpm.model.expr.Expr.evaluate` walks the parsed tree (the loader and
-``pevpm show`` use it); :func:`pevpm.vm.program.compile_model` turns the same
+``pevpm show`` use it); :func:`pevpm.vm.kernel.program.compile_model` turns the same
 tree into closures for the engine (constant parts folded, ``name op
 number`` in one step).  For random expressions over ``procnum``,
 ``numprocs``, a loop index and a float parameter, both give the same value
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pevpm.errors import ModelError
 from pevpm.model.ast import Model, Serial
 from pevpm.model.expr import Expr
-from pevpm.vm.program import SERIAL, compile_model
+from pevpm.vm.kernel.program import SERIAL, compile_model
 
 BINARY = ("+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||")
 FUNCTIONS_1 = ("abs", "floor", "ceil", "sqrt")

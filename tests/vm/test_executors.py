@@ -3,7 +3,7 @@
 import pytest
 
 from pevpm.errors import PevpmError
-from pevpm.vm.executors import InlineExecutor, chunk_ranges, open_executor
+from pevpm.vm.strategies.executors import InlineExecutor, chunk_ranges, open_executor
 
 
 @pytest.mark.parametrize("count, chunks", [(10, 3), (7, 7), (3, 8), (1, 1), (100, 16)])

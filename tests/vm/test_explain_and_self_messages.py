@@ -13,7 +13,7 @@ from pevpm.machine.presets import parse_machine
 from pevpm.machine.transfer import LOCAL_COPY_RATE
 from pevpm.model.builder import ModelBuilder
 from pevpm.report.html import write_report
-from pevpm.vm import engine, fastengine
+from pevpm.vm.kernel import engine, fastengine
 
 RING = '''\
 from pevpm.model.builder import ModelBuilder

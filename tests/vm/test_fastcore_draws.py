@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-fastcore = pytest.importorskip("pevpm.vm.fastcore")
+fastcore = pytest.importorskip("pevpm.vm.kernel.fastcore")
 
 
 def cdfs(rng):

@@ -1,6 +1,6 @@
 """Max-min sharing of links with re-rating (``Machine.flow_sharing="max-min"``, issue 27).
 
-The network alone (pevpm.vm.maxmin), then the engine's match sweep holding a
+The network alone (pevpm.vm.kernel.maxmin), then the engine's match sweep holding a
 delivery back while an earlier decision can still start a flow on its links.
 """
 
@@ -15,9 +15,9 @@ from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm import engine, fastengine
-from pevpm.vm.explain import explain_network
-from pevpm.vm.maxmin import FLOW, RATES, MaxMinNetwork, flow_until_next, max_min_rates
+from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.strategies.explain import explain_network
+from pevpm.vm.kernel.maxmin import FLOW, RATES, MaxMinNetwork, flow_until_next, max_min_rates
 
 
 def test_equal_flows_on_one_link_end_together():
@@ -120,7 +120,7 @@ def test_an_unknown_sharing_is_refused():
         Machine(Constant(0.0), flow_sharing="fair")
 
 
-@pytest.mark.skipif(RATES is max_min_rates, reason="pevpm.vm.fastflows not built")
+@pytest.mark.skipif(RATES is max_min_rates, reason="pevpm.vm.kernel.fastflows not built")
 @settings(max_examples=200, deadline=None)
 @given(links=st.lists(st.sampled_from([1.0, 3.0, 10.0, 12.5, 1e9]), min_size=1, max_size=6),
        flows=st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=4, unique=True),
@@ -139,7 +139,7 @@ def test_the_compiled_rates_are_the_python_rates_in_the_same_order(links, flows,
     assert list(compiled.items()) == list(python.items())
 
 
-@pytest.mark.skipif(FLOW is flow_until_next, reason="pevpm.vm.fastflows not built")
+@pytest.mark.skipif(FLOW is flow_until_next, reason="pevpm.vm.kernel.fastflows not built")
 @settings(max_examples=200, deadline=None)
 @given(rates=st.lists(st.sampled_from([0.0, 1.0, 3.0, 12.5, 1e-3]), min_size=0, max_size=8),
        left=st.lists(st.floats(0.001, 1e6), min_size=8, max_size=8),

@@ -16,7 +16,7 @@ from pevpm.errors import ModelError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.montecarlo import predict, run_generator
+from pevpm.vm.strategies.montecarlo import predict, run_generator
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[1] / "src"
@@ -67,7 +67,7 @@ def test_same_numbers_on_mpi4py_futures(tmp_path):
         "import json, sys\n"
         f"sys.path.insert(0, {str(HERE)!r})\n"
         "from mc_models import noisy_machine, random_model\n"
-        "from pevpm.vm.montecarlo import predict\n"
+        "from pevpm.vm.strategies.montecarlo import predict\n"
         "if __name__ == '__main__':\n"
         f"    p = predict(random_model(), {NUMPROCS}, noisy_machine(), runs={RUNS}, "
         f"seed={SEED}, executor='mpi', workers=1)\n"

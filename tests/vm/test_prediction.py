@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from pevpm.vm.prediction import PredictionAccumulator, RunSummary
-from pevpm.vm.result import CollectiveRecord, RankTimes, RunResult
+from pevpm.vm.strategies.prediction import PredictionAccumulator, RunSummary
+from pevpm.vm.kernel.result import CollectiveRecord, RankTimes, RunResult
 
 
 def make_run(makespan, ranks, critical, collectives=()):

@@ -17,7 +17,7 @@ from pevpm.model.builder import ModelBuilder
 from pevpm.model.directives import parse_directives
 from pevpm.model.expr import Expr
 from pevpm.model.printer import to_directives
-from pevpm.vm import engine, fastengine
+from pevpm.vm.kernel import engine, fastengine
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MACHINE = Machine(Constant(0.25))

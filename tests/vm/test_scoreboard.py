@@ -6,8 +6,8 @@ from pevpm.machine.comm_models import Hockney
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.engine import simulate
-from pevpm.vm.scoreboard import ContentionScoreboard
+from pevpm.vm.kernel.engine import simulate
+from pevpm.vm.kernel.scoreboard import ContentionScoreboard
 
 
 class Recording:

@@ -14,9 +14,10 @@ from pevpm.errors import EventLimitError
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.loader import load_model
-from pevpm.vm import engine, fastengine, steady
-from pevpm.vm.montecarlo import predict
-from pevpm.vm.program import compile_model
+from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.strategies import steady
+from pevpm.vm.strategies.montecarlo import predict
+from pevpm.vm.kernel.program import compile_model
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RING = {"dest": "(procnum + 1) % numprocs", "source": "(procnum + numprocs - 1) % numprocs"}
@@ -217,7 +218,7 @@ def test_a_loop_that_never_settles_is_corrected_by_the_first_runs_simulated_whol
     """The trials are judged on the first PILOT_RUNS runs; when they refuse,
     those runs are simulated whole, the others cut at the first trial's length
     and extrapolated, corrected by what the whole runs added."""
-    from pevpm.vm import montecarlo
+    from pevpm.vm.strategies import montecarlo
 
     model, machine, runs = never_settling_model(), parse_machine("perseus"), \
         montecarlo.PILOT_RUNS + 10
@@ -242,7 +243,7 @@ def test_a_loop_that_never_settles_is_corrected_by_the_first_runs_simulated_whol
 
 
 def test_a_correction_too_uncertain_simulates_the_other_runs_whole(monkeypatch):
-    from pevpm.vm import montecarlo
+    from pevpm.vm.strategies import montecarlo
 
     monkeypatch.setattr(steady, "MAX_ERROR", 0.0)
     model, machine, runs = never_settling_model(), parse_machine("perseus"), \

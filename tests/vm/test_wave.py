@@ -5,7 +5,7 @@ that covers the truth."""
 import numpy as np
 import pytest
 
-from pevpm.vm.wave import Wave, project_wave
+from pevpm.vm.strategies.wave import Wave, project_wave
 
 SLOW, FAST = 1.0e-3, 0.75e-3
 

@@ -52,8 +52,8 @@ from pevpm.validate.cases import CASES, ProblemSize
 from pevpm.validate.runner import find_mpiexec
 from pevpm.validate.signature import EAGER, bcast_completion_times
 from pevpm.validate.validation import format_rows, validate_case
-from pevpm.vm.fastengine import simulate
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.kernel.fastengine import simulate
+from pevpm.vm.strategies.montecarlo import predict
 
 Progress = Callable[[str], None]
 

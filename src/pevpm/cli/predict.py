@@ -36,7 +36,7 @@ from pevpm.cli.event_budget import (
 )
 from pevpm.cli.paths import writable_file
 from pevpm.errors import EventLimitError, PevpmError, did_you_mean
-from pevpm.vm.executors import EXECUTOR_NAMES, default_workers
+from pevpm.vm.strategies.executors import EXECUTOR_NAMES, default_workers
 
 DEFAULT_MACHINE = "perseus"
 #: Runs a ``--precision`` request judges the spread on first.
@@ -238,10 +238,10 @@ def _extrapolation_note(extrapolation: dict | None) -> str | None:
 def run_predict(args) -> int:
     from pevpm.machine.presets import parse_machine
     from pevpm.model.loader import load_model, with_parameters
-    from pevpm.vm.engine import Limits
-    from pevpm.vm.executors import open_executor
-    from pevpm.vm.leftovers import warning_lines
-    from pevpm.vm.montecarlo import predict
+    from pevpm.vm.kernel.engine import Limits
+    from pevpm.vm.strategies.executors import open_executor
+    from pevpm.vm.strategies.leftovers import warning_lines
+    from pevpm.vm.strategies.montecarlo import predict
 
     if args.list_models:
         from pevpm.cli.machine import model_listing
@@ -344,7 +344,7 @@ def run_predict(args) -> int:
                      args.trace)
     explanations = {}
     if args.explain:
-        from pevpm.vm.explain import explain_network
+        from pevpm.vm.strategies.explain import explain_network
 
         explanations = {n: explain_network(model, n, machine, params=params, seed=args.seed,
                                            limits=limits_for(n)) for n in counts}
@@ -368,8 +368,8 @@ def run_predict(args) -> int:
     else:
         print(format_table(predictions, failures, weak=args.weak))
         if explanations:
-            from pevpm.vm.explain import format_explanation
-            from pevpm.vm.links import format_links
+            from pevpm.vm.strategies.explain import format_explanation
+            from pevpm.vm.kernel.links import format_links
 
             for n, explained in explanations.items():
                 print()
@@ -570,7 +570,7 @@ def format_table(predictions, failures: dict | None = None, weak: bool = False) 
 
     >>> from pevpm.model.builder import ModelBuilder
     >>> from pevpm.machine.presets import parse_machine
-    >>> from pevpm.vm.montecarlo import predict
+    >>> from pevpm.vm.strategies.montecarlo import predict
     >>> b = ModelBuilder()
     >>> b.serial("1.0 / numprocs")
     >>> ps = [predict(b.build(), n, parse_machine("constant:latency=0"), runs=2) for n in (1, 4)]
@@ -626,8 +626,8 @@ def _default_counts(model) -> list[int]:
 
 def _write_trace(model, numprocs, machine, params, seed, limits, path) -> None:
     from pevpm.report.trace import write_trace
-    from pevpm.vm.fastengine import simulate
-    from pevpm.vm.montecarlo import run_generator
+    from pevpm.vm.kernel.fastengine import simulate
+    from pevpm.vm.strategies.montecarlo import run_generator
 
     result = simulate(model, numprocs, machine, params=params, rng=run_generator(seed, 0),
                       trace=True, limits=limits)

@@ -9,7 +9,7 @@ megabytes for a loop of collectives on 1,024 ranks.
 
 >>> from pevpm.model.builder import ModelBuilder
 >>> from pevpm.machine.presets import parse_machine
->>> from pevpm.vm.montecarlo import predict
+>>> from pevpm.vm.strategies.montecarlo import predict
 >>> b = ModelBuilder()
 >>> with b.loop(3):
 ...     b.serial("1e-3 * (procnum + 1)")

@@ -78,8 +78,8 @@ def traced_count(trace, counts: list[int] | None) -> int:
 def model_run(model, trace, machine, *, name: str, params=None, seed: int = 0, limits=None):
     """Run 0 of ``model`` (file ``name``) at the trace's rank count, with time slices;
     a model that does not run there is one error saying so."""
-    from pevpm.vm.fastengine import simulate
-    from pevpm.vm.montecarlo import run_generator
+    from pevpm.vm.kernel.fastengine import simulate
+    from pevpm.vm.strategies.montecarlo import run_generator
 
     try:
         return simulate(model, trace.numprocs, machine, params=params,
@@ -93,8 +93,8 @@ def replay_run(trace, machine, *, source: str, seed: int = 0, speed: float = 1.0
                delays: bool = True):
     """Run 0 of the replay of ``trace`` on ``machine``, with time slices."""
     from pevpm.trace.replay.replay import replay_machine, trace_model
-    from pevpm.vm.fastengine import simulate
-    from pevpm.vm.montecarlo import run_generator
+    from pevpm.vm.kernel.fastengine import simulate
+    from pevpm.vm.strategies.montecarlo import run_generator
 
     return simulate(trace_model(trace, speed, source, delays), trace.numprocs,
                     replay_machine(machine, delays), rng=run_generator(seed, 0), trace=True)
@@ -149,7 +149,7 @@ def _predicted_run(args, trace, directory: Path, spec: str):
     title of its process group."""
     from pevpm.cli.event_budget import EventBudget
     from pevpm.machine.presets import parse_machine
-    from pevpm.vm.engine import Limits
+    from pevpm.vm.kernel.engine import Limits
 
     machine = parse_machine(spec)
     if not args.model:

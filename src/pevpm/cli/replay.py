@@ -64,8 +64,8 @@ def run_replay(args) -> int:
     from pevpm.machine.presets import parse_machine
     from pevpm.trace.otf2.read import read_archive
     from pevpm.trace.replay.replay import replay
-    from pevpm.vm.fastengine import no_cycle_collection
-    from pevpm.vm.leftovers import warning_lines
+    from pevpm.vm.kernel.fastengine import no_cycle_collection
+    from pevpm.vm.strategies.leftovers import warning_lines
 
     if args.runs is not None and args.runs < 1:
         raise PevpmError(f"--runs must be at least 1, got {args.runs}")

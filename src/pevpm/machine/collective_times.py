@@ -5,7 +5,7 @@ messages are a poor model of a switch that copies packets), and collectives
 whose algorithm is unknown, for which the measured per-rank distribution of
 completion times is sampled instead.  Both are a :class:`CollectiveTimes`:
 per-rank completion times measured from a synchronised start; the engine
-(:mod:`pevpm.vm.collectives.timed`) places them on the ranks' clocks.
+(:mod:`pevpm.vm.kernel.collectives.timed`) places them on the ranks' clocks.
 
 :class:`ProfileTimes` implements :class:`CollectiveTimes` from the MPIBench
 blocks of a machine profile (per-rank resampling, so a root that finishes

@@ -1,7 +1,7 @@
 """How a machine runs collectives: named algorithm sets, thresholds, overrides, options.
 
 This is configuration only: the algorithms themselves (point-to-point
-programs) are registered in :mod:`pevpm.vm.collectives.selection`, which
+programs) are registered in :mod:`pevpm.vm.kernel.collectives.selection`, which
 checks that it implements every name listed in :data:`ALGORITHM_NAMES`.
 
 An *algorithm set* names, per family, the algorithm an MPI library uses,

@@ -19,7 +19,7 @@ from pevpm.machine.transfer import CommModel
 #: When a message's bytes start to flow on a network with link figures.
 FLOW_STARTS = ("send", "match")
 #: How flows share a link: reserved in the order they are drawn, or max-min
-#: fairly with re-rating as flows start and end (pevpm.vm.maxmin), every flow
+#: fairly with re-rating as flows start and end (pevpm.vm.kernel.maxmin), every flow
 #: alike or weighted as SimGrid's SMPI network model weighs them.
 FLOW_SHARINGS = ("reserve", "max-min", "simgrid")
 

@@ -27,7 +27,7 @@ n x p), ``placement`` (``block``/``cyclic``), ``nodes``, ``backplane``
 in bytes, that returns without waiting for its receive), ``contention``
 (``on``, or ``off`` for the restricted PEVPM that costs every message at
 contention 1), ``cores`` (cores per node: more ranks than cores on a node
-share them, see :mod:`pevpm.vm.sharing`; without ``ppn`` or ``nodes``, every
+share them, see :mod:`pevpm.vm.kernel.sharing`; without ``ppn`` or ``nodes``, every
 rank on one such node), ``wait`` (``poll``: a rank blocked
 in MPI keeps its core busy, MPICH's default; ``sleep``: it does not),
 ``processor`` (the processor id ``Serial on`` selects),

@@ -72,7 +72,7 @@ class Serial:
     has that id (several ``Serial on`` nodes in a row give one time per model).
     With ``sleep`` the rank waits without using its core (a ``sleep()``, I/O):
     the time neither scales with processor speed nor stretches when ranks
-    share cores (:mod:`pevpm.vm.sharing`).
+    share cores (:mod:`pevpm.vm.kernel.sharing`).
     """
 
     time: Expr

@@ -16,7 +16,7 @@ def blocking_pingpong(size: int, iterations: int) -> Model:
     run time over ``iterations`` is their reported latency.
 
     >>> from pevpm.machine.presets import parse_machine
-    >>> from pevpm.vm.fastengine import simulate
+    >>> from pevpm.vm.kernel.fastengine import simulate
     >>> run = simulate(blocking_pingpong(0, 100), 2, parse_machine("constant:latency=1us"))
     >>> round(run.makespan / 100 / 2 * 1e6, 3)
     1.0

@@ -10,7 +10,7 @@ computation (a replay's traced delays inside calls are replayed as
 computation, so they count there).
 
 >>> from pevpm.trace.events import Call, Recv, Send, Trace
->>> from pevpm.vm.result import RankTimes, RunResult
+>>> from pevpm.vm.kernel.result import RankTimes, RunResult
 >>> trace = Trace(((Call("MPI_Init", 0.0, 1.0), Call("MPI_Send", 3.0, 4.0, (Send(1, 0, 8),)),
 ...                 Call("MPI_Finalize", 5.0, 5.0)),
 ...                (Call("MPI_Init", 0.0, 1.0), Call("MPI_Recv", 1.0, 4.0, (Recv(0, 0, 8),)),
@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from pevpm.errors import PevpmError
 from pevpm.report.side_by_side import recorded_slices
 from pevpm.trace.events import Trace
-from pevpm.vm.result import COMMUNICATION, COMPUTE, RunResult
+from pevpm.vm.kernel.result import COMMUNICATION, COMPUTE, RunResult
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from pathlib import Path
 from pevpm.errors import PevpmError
 from pevpm.report.trace import rank_track, slice_event, trace_document
 from pevpm.trace.events import Trace
-from pevpm.vm.result import COMMUNICATION, COMPUTE, RunResult, Slice
+from pevpm.vm.kernel.result import COMMUNICATION, COMPUTE, RunResult, Slice
 
 RECORDED_PID, PREDICTED_PID = 1, 2
 

@@ -7,7 +7,7 @@ matched message is a flow arrow (``"s"`` then ``"f"`` with a shared ``id``)
 from the slice where the send started to the slice where the receive
 completed.  Times are microseconds of virtual time.
 
->>> from pevpm.vm.result import MessageRecord, RankTimes, RunResult, Slice
+>>> from pevpm.vm.kernel.result import MessageRecord, RankTimes, RunResult, Slice
 >>> run = RunResult(2e-3, [RankTimes(1e-3, 1e-3, 0, 2e-3), RankTimes(0, 1e-3, 1e-3, 2e-3)],
 ...                 {}, slices=[Slice(0, "compute", 0, 1e-3, "Serial"),
 ...                             Slice(0, "communication", 1e-3, 2e-3, "MPI_Send"),
@@ -26,7 +26,7 @@ import json
 from pathlib import Path
 
 from pevpm.errors import PevpmError
-from pevpm.vm.result import COMMUNICATION, COMPUTE, WAITING, RunResult, Slice
+from pevpm.vm.kernel.result import COMMUNICATION, COMPUTE, WAITING, RunResult, Slice
 
 #: Colour names the Chrome viewer knows, one per kind of time.
 COLOURS = {COMPUTE: "thread_state_running", COMMUNICATION: "thread_state_iowait",

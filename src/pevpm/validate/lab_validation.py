@@ -41,7 +41,7 @@ from pevpm.validate.cases import CASES, ProblemSize, with_machine
 from pevpm.validate.lab import measure_in_lab
 from pevpm.validate.runner import Measurement
 from pevpm.validate.validation import format_rows
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.strategies.montecarlo import predict
 
 CASE = CASES["bag_of_tasks"]
 #: Messages the lab's (unshaped) switch carries at once: never the bottleneck.

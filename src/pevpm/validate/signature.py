@@ -46,7 +46,7 @@ CONFIGURATIONS = {
 def bcast_completion_times(spec: str, eager_limit: int, numprocs: int, runs: int,
                            seed: int) -> np.ndarray:
     """Per-rank completion times (runs x numprocs) of one broadcast per run."""
-    from pevpm.vm.fastengine import simulate
+    from pevpm.vm.kernel.fastengine import simulate
 
     builder = ModelBuilder()
     builder.collective("MPI_Bcast", SIZE, root=0)

@@ -42,7 +42,7 @@ from pevpm.validate.runner import (
     run_example,
     with_others,
 )
-from pevpm.vm.montecarlo import predict
+from pevpm.vm.strategies.montecarlo import predict
 
 #: Models compared at every point ("full" is PEVPM proper; see
 #: :data:`pevpm.machine.profile_model.COMM_MODELS`).

@@ -23,7 +23,7 @@ that node's ``down`` link.
 
 A node has ``cores`` cores (``None``: as many as it has ranks, the thesis's
 one process per processor).  With more ranks than cores the ranks share them
-(see :mod:`pevpm.vm.sharing`); ``wait`` says whether a rank blocked in an MPI
+(see :mod:`pevpm.vm.kernel.sharing`); ``wait`` says whether a rank blocked in an MPI
 call keeps its core busy polling (``"poll"``, MPICH's default) or sleeps
 (``"sleep"``):
 

@@ -82,8 +82,8 @@ from pevpm.trace.extract.tokens import (
 from pevpm.trace.extract.trees import Tree, find_trees, model_lines
 from pevpm.trace.replay.delays import ready_times
 from pevpm.trace.replay.subcomm import TAG as SUBCOMM_TAG
-from pevpm.vm import fastengine
-from pevpm.vm.engine import Limits
+from pevpm.vm.kernel import fastengine
+from pevpm.vm.kernel.engine import Limits
 
 #: The width comments in a model file are wrapped to.
 MODEL_WIDTH = 100

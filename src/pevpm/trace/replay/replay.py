@@ -71,7 +71,7 @@ from pevpm.trace.events import (
 )
 from pevpm.trace.replay.delays import ready_times, size_class, usual_times
 from pevpm.trace.replay.subcomm import point_to_point
-from pevpm.vm.fastengine import no_cycle_collection
+from pevpm.vm.kernel.fastengine import no_cycle_collection
 
 POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
          "MPI_Improbe", "MPI_Mprobe")
@@ -473,7 +473,7 @@ class Replay:
 
     traced: float                   # traced run time (seconds)
     ranks: list[RankSummary]
-    prediction: object              # pevpm.vm.prediction.Prediction
+    prediction: object              # pevpm.vm.strategies.prediction.Prediction
     speed: float
     delays: bool = True             # whether the traced delays were replayed
 
@@ -510,7 +510,7 @@ def replay(trace: Trace, machine, speed: float = 1.0, runs: int | None = None, s
     (``delays=False``: without the traced delays inside calls).  ``runs=None``:
     one with the delays (every message at its quiet time, every gap as traced:
     each run is the same), 10 without."""
-    from pevpm.vm.montecarlo import predict
+    from pevpm.vm.strategies.montecarlo import predict
 
     if runs is None:
         runs = 1 if delays else 10
