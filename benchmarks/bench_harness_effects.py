@@ -24,8 +24,8 @@ import argparse
 import time
 
 import numpy as np
-from mpi4py import MPI
 
+from pevpm.bench.mpi import MPI
 from pevpm.bench.operations import (
     BarrierStart,
     ChainStart,

@@ -11,6 +11,9 @@ Recv; ``isend``: Irecv, Isend + Wait) with barrier and with chained starts,
 * ``half rtt``: the pinger's median round trip / 2 (one clock, no offset);
 * ``osu``: chained only, the pinger's median repetition period / 2, which is
   what osu_latency's loop measures (round trip plus the loop's own work);
+* ``osu mean``: chained only, the pinger's *mean* repetition period / 2 over
+  the block: osu_latency's own statistic (its total loop time / 2 / iterations)
+  computed on MPIBench's loop, slow repetitions included;
 * ``ping`` / ``pong``: median true one-way times of the two directions;
 * ``gap``: the ponger's median time between stamping the ping's arrival and
   stamping its reply's start (one clock read and one store: the C loop's
@@ -65,6 +68,8 @@ def measure(comm, core, clock, test: str, start_mode: str, size: int, reps: int)
     row = {
         "half rtt": np.median(recv_done[0] - send_start[0]) / 2,
         "osu": np.median(np.diff(send_start[0])) / 2 if start_mode == "chain" else np.nan,
+        "osu mean": (np.mean(np.diff(send_start[0])) / 2 if start_mode == "chain"
+                     else np.nan),
         "ping": np.median(recv_done[1] - send_start[0]),
         "pong": np.median(recv_done[0] - send_start[1]),
         "gap": np.median(send_start[1] - recv_done[1]),
@@ -78,10 +83,9 @@ def measure(comm, core, clock, test: str, start_mode: str, size: int, reps: int)
 
 
 def worker(args) -> None:
-    from mpi4py import MPI
-
     from pevpm.bench.ccore import CoreClock, load_core
     from pevpm.bench.clock import GlobalClock, synchronise
+    from pevpm.bench.mpi import MPI     # at MPIBench's thread level
 
     comm = MPI.COMM_WORLD
     if args.bind and hasattr(os, "sched_setaffinity"):
@@ -94,7 +98,7 @@ def worker(args) -> None:
     rows = []
     for round_ in range(args.rounds):
         for test in TESTS:
-            for start_mode in STARTS:
+            for start_mode in args.starts.split(","):
                 for size in sizes:
                     row = measure(comm, core, clock, test, start_mode, size, args.reps)
                     if row is not None:
@@ -104,7 +108,7 @@ def worker(args) -> None:
 
 
 def report(rows: list, rounds: int) -> None:
-    columns = ("half rtt", "osu", "ping", "pong", "gap", "offset", "stored median",
+    columns = ("half rtt", "osu", "osu mean", "ping", "pong", "gap", "offset", "stored median",
                "stored mean", "excess")
     print(f"microseconds, median over {rounds} round(s) (range in brackets for excess)")
     print(f"{'block':<22}" + "".join(f"{c:>14}" for c in columns))
@@ -129,8 +133,13 @@ def report(rows: list, rounds: int) -> None:
     print(f"  stored one-way median - half round trip: "
           f"{np.median([r['excess'] for r in every]):+.3f}")
     chained = [r for k, r in rows if k[1] == "chain"]
-    print(f"  the C loop's own work per repetition (osu - half rtt, chained): "
-          f"{np.median([r['osu'] - r['half rtt'] for r in chained]):.3f}")
+    if chained:
+        print(f"  the C loop's own work per repetition (osu - half rtt, chained): "
+              f"{np.median([r['osu'] - r['half rtt'] for r in chained]):.3f}")
+        print(f"  slow repetitions in osu_latency's statistic (osu mean - osu, chained): "
+              f"{np.median([r['osu mean'] - r['osu'] for r in chained]):+.3f}")
+    if {k[1] for k in keys} != set(STARTS):
+        return
     for test in TESTS:
         for size in dict.fromkeys(k[2] for k in keys):
             def half(start_mode, test=test, size=size):
@@ -144,6 +153,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=2000)
     parser.add_argument("--sizes", default="0,8,1024,16384,65536")
+    parser.add_argument("--starts", default=",".join(STARTS),
+                        help="start rules to run: barrier, chain or both")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-bind", dest="bind", action="store_false",
                         help="leave the ranks unpinned (MPIBench pins them by default)")
@@ -155,7 +166,8 @@ def main() -> int:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         filter(None, [str(SRC), os.environ.get("PYTHONPATH")])))
     command = [str(MPIEXEC), "-n", "2", sys.executable, __file__, "--worker",
-               "--reps", str(args.reps), "--sizes", args.sizes, "--rounds", str(args.rounds)]
+               "--reps", str(args.reps), "--sizes", args.sizes, "--rounds", str(args.rounds),
+               "--starts", args.starts]
     if not args.bind:
         command.append("--no-bind")
     return subprocess.run(command, env=env, check=False).returncode

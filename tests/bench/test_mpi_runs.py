@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from bench_helpers import MPIEXEC, mpi_env, needs_mpiexec, run_mpi
 
+from pevpm.bench.options import CHAIN_MIN_REPS
 from pevpm.bench.results import CSV_HEADER, describe
 from pevpm.errors import ProfileError
 from pevpm.host import usable_cores
@@ -57,14 +58,22 @@ def test_small_benchmark_writes_every_block(small_profile):
                           ("scatter", "total", 1024, "1x2")]
         run = prof.runs()[0]
         assert run.finished and run.hosts and 0 < run.max_sync_error < 1e-3
+        # MPI as a compiled program's MPI_Init gives it: no thread-multiple locks.
+        assert run.mpi_version.endswith(", MPI_THREAD_FUNNELED")
+        one_way = "chain" if usable_cores() >= 2 else "barrier"
+        # Chained blocks: at least CHAIN_MIN_REPS timed repetitions, after --warmup
+        # (10) more in the same loop; barrier-started blocks: --reps.
+        chained = one_way == "chain"
         times = prof.samples("isend", 1024, by_rank=True)
-        assert times.shape == (2, 20)
+        assert times.shape == (2, CHAIN_MIN_REPS if chained else 20)
+        info = prof.block_info(prof.resolve("isend", 1024))
+        assert (info["reps"], info["warmup"]) == ((CHAIN_MIN_REPS, 20) if chained else (20, 10))
+        assert not info["budget_limited"]
         assert np.all(times > -run.max_sync_error)
         assert prof.summary("bcast", 1024).count == 40
         # The default start rule: one-way tests chained (where each rank has a core),
         # the others after a barrier.
         starts = {k.test: prof.block_info(k)["start_mode"] for k in prof.blocks()}
-        one_way = "chain" if usable_cores() >= 2 else "barrier"
         assert starts == {"isend": one_way, "bcast": "barrier", "scatter": "barrier",
                           "barrier": "barrier"}
         assert run.plan["start"] == "auto"
@@ -190,8 +199,10 @@ def test_placements_inside_one_launch_and_resume_across_them(tmp_path):
     assert "4 blocks for 1x2" in result.stdout and "4 blocks for 1x4" in result.stdout
     with Profile.open(path) as prof:
         assert [(r.n, r.p, len(r.hosts)) for r in prof.runs()] == [(1, 2, 2), (1, 4, 4)]
-        assert prof.samples("send", 1024, nxp="1x2", by_rank=True).shape == (2, 20)
-        assert prof.samples("send", 1024, nxp="1x4", by_rank=True).shape == (4, 20)
+        pair = CHAIN_MIN_REPS if usable_cores() >= 2 else 20      # chained where it can be
+        four = CHAIN_MIN_REPS if usable_cores() >= 4 else 20
+        assert prof.samples("send", 1024, nxp="1x2", by_rank=True).shape == (2, pair)
+        assert prof.samples("send", 1024, nxp="1x4", by_rank=True).shape == (4, four)
         assert np.all(prof.samples("send", 0, nxp="1x2") > 0)
         launches = {run.plan["launch"] for run in prof.runs()}
     assert len(launches) == 1 and launches != {""}
@@ -248,7 +259,8 @@ def test_compute_gap_and_chained_starts_are_recorded(tmp_path, start, recorded):
         key = prof.resolve("send", 1024)
         assert prof.block_info(key)["start_mode"] == f"{recorded}+gap 20us"
         times = prof.samples(key)
-        assert times.shape == (80,) and np.all(times > -prof.runs()[0].max_sync_error)
+        reps = CHAIN_MIN_REPS if recorded == "chain" else 40
+        assert times.shape == (2 * reps,) and np.all(times > -prof.runs()[0].max_sync_error)
 
 
 def test_progress_into_a_log_file_has_no_carriage_return_frames(tmp_path):

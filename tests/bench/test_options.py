@@ -1,7 +1,13 @@
 import pytest
 
 from pevpm.bench.catalog import resolve_test
-from pevpm.bench.options import BenchOptions, parse_duration, parse_placements, parse_sizes
+from pevpm.bench.options import (
+    CHAIN_MIN_REPS,
+    BenchOptions,
+    parse_duration,
+    parse_placements,
+    parse_sizes,
+)
 from pevpm.errors import BenchmarkError
 
 
@@ -95,3 +101,14 @@ def test_sizes_beyond_memory_are_refused():
     with pytest.raises(BenchmarkError, match="MiB of buffers"):
         opts.validate(4, memory=8 << 30)
     BenchOptions(output="x.db", tests=[("alltoall", "each")], sizes=[1 << 20]).validate(4, 8 << 30)
+
+
+@pytest.mark.parametrize("reps, warmup, mode, expected", [
+    (100, 10, "chain", (CHAIN_MIN_REPS, 10)),       # --quick's 100: chained blocks take more
+    (5000, 3, "chain", (5000, 3)),                  # more asked for: as asked
+    (100, 10, "barrier", (100, 0)),                 # a barrier starts every repetition
+    (100, 10, "time", (100, 0)),
+])
+def test_chained_blocks_get_their_floor_of_repetitions_and_a_lead(reps, warmup, mode, expected):
+    options = BenchOptions(output="x.db", reps=reps, warmup=warmup)
+    assert (options.reps_for(mode), options.lead_for(mode)) == expected

@@ -41,6 +41,12 @@ MAX_SIZES = 10_000
 #: Largest message size (1 TiB): more than any buffer a benchmark can send, and
 #: well inside the profile's 64-bit integers.
 MAX_SIZE = 2**40
+#: Fewest timed repetitions of a chained block.  A chained small-message
+#: repetition costs microseconds, so a thousand cost milliseconds, and a
+#: prediction reads the block's mean: from ``--quick``'s 100 a single slow
+#: repetition moved the mean 0.1-0.2 us (OSU's latency loop times 1,000-10,000
+#: iterations per size, IMB's 1,000).
+CHAIN_MIN_REPS = 1000
 
 
 def _bytes(digits: str, unit: str) -> int:
@@ -206,6 +212,28 @@ class BenchOptions:
         if self.start != "auto":
             return self.start
         return "chain" if CATALOG[test].one_way and not shared_cores else "barrier"
+
+    def reps_for(self, mode: str) -> int:
+        """The timed repetitions of a block started by ``mode`` (before the time
+        budget's cap): ``--reps``, and at least :data:`CHAIN_MIN_REPS` when chained.
+
+        >>> options = BenchOptions("x.db", reps=100)
+        >>> options.reps_for("chain"), options.reps_for("barrier")
+        (1000, 100)
+        """
+        return max(self.reps, CHAIN_MIN_REPS) if mode == "chain" else self.reps
+
+    def lead_for(self, mode: str) -> int:
+        """Untimed repetitions run in the same loop just before the timed ones and
+        discarded: ``--warmup`` for chained blocks (as OSU's skipped iterations; a
+        barrier-started repetition needs none), so the first timed repetition does
+        not pay for the collectives that agree the repetition count after the
+        warm-up.
+
+        >>> BenchOptions("x.db").lead_for("chain"), BenchOptions("x.db").lead_for("barrier")
+        (10, 0)
+        """
+        return self.warmup if mode == "chain" else 0
 
     @property
     def paired_tests(self) -> list[str]:

@@ -56,6 +56,13 @@ TIMED_START_LEAD_NS = 2_000_000
 IDLE_POLL_S = 0.05
 
 
+def _timed_run(op, reps: int, lead: int, start, now) -> dict[str, np.ndarray]:
+    """``op``'s stamps of ``reps`` repetitions, after ``lead`` more run in the same loop
+    just before them and dropped (:meth:`BenchOptions.lead_for`)."""
+    stamps = op.run(lead + reps, start, now)
+    return {name: values[lead:] for name, values in stamps.items()}
+
+
 class PeerFailed(Exception):
     """Rank 0 refused the run; it reports why, the other ranks leave quietly."""
 
@@ -95,6 +102,7 @@ class _Measured:
     times: np.ndarray | None
     sync_rows: list[dict] | None
     reps: int
+    wanted: int
     warmup: int
     start_mode: str
     elapsed: float
@@ -189,7 +197,7 @@ class _Run:
                     self.run_id, key, block.times, reps=block.reps, warmup=block.warmup,
                     start_mode=block.start_mode,
                     sync_error=max(row["error"] for row in block.sync_rows),
-                    elapsed=block.elapsed, budget_limited=block.reps < options.reps,
+                    elapsed=block.elapsed, budget_limited=block.reps < block.wanted,
                     outlier_rule=(options.outlier_percentile, options.outlier_multiplier),
                     bin_width=options.bin_width, max_raw_samples=options.max_raw,
                     seed=[options.seed, zlib.crc32(key.label.encode())],
@@ -225,12 +233,13 @@ class _Run:
         op = build(comm, test, variant, size, self.partner)
         mode = options.start_for(test, shared_cores=self.placement.p > self.host_cores)
         start, per_rep = self._start(mode, self._probe(op, mode))
-        reps = int(min(options.reps, max(min(MIN_REPS, options.reps), reps_cap_ns // per_rep)))
+        wanted, lead = options.reps_for(mode), options.lead_for(mode)
+        reps = int(min(wanted, max(min(MIN_REPS, wanted), reps_cap_ns // per_rep)))
         reps = comm.bcast(reps, root=0)
         meter = BusyMeter().start() if self.rank == 0 else None
         cpu_began = own_cpu_seconds()
         began = time.perf_counter()
-        stamps = op.run(reps, start, self.now)
+        stamps = _timed_run(op, reps, lead, start, self.now)
         elapsed = time.perf_counter() - began
         conditions = self._conditions(meter, own_cpu_seconds() - cpu_began)
         times, sync_rows = self._derive(op, stamps, reps)
@@ -238,10 +247,10 @@ class _Run:
         if options.binding_cost and self.core:
             python_op = build_operation(comm, test, variant, size, self.partner)
             python_start, _ = self._start(mode, self._probe(python_op, mode))
-            python, _ = self._derive(python_op, python_op.run(reps, python_start, self.now),
-                                     reps)
-        return _Measured(times, sync_rows, reps, max(options.warmup, 1), start.mode, elapsed,
-                         conditions, python)
+            python, _ = self._derive(
+                python_op, _timed_run(python_op, reps, lead, python_start, self.now), reps)
+        return _Measured(times, sync_rows, reps, wanted, max(options.warmup, 1) + lead,
+                         start.mode, elapsed, conditions, python)
 
     def _probe(self, op, mode: str) -> float:
         """Warm ``op`` up; the slowest rank's mean repetition of the last half (ns).
