@@ -54,7 +54,8 @@ def main() -> int:
     print(f"{args.size} B, {args.reps} chained repetitions a run, {args.rounds} rounds: "
           "median half round trip (us), median over rounds (range)")
     loops = list(dict.fromkeys(loop for loop, _ in figures))
-    print(f"{'loop':<10}" + "".join(f"{level:>22}" for level in LEVELS) + f"{'multiple - single':>20}")
+    print(f"{'loop':<10}" + "".join(f"{level:>22}" for level in LEVELS)
+          + f"{'multiple - single':>20}")
     for loop in loops:
         cells = [figures[(loop, level)] for level in LEVELS]
         text = "".join(f"{statistics.median(v):8.3f} ({min(v):.3f}-{max(v):.3f})" for v in cells)
