@@ -3,7 +3,7 @@ obtained, and a stationary curve is estimated alike at every count (issue 29).""
 
 import pytest
 
-from pevpm.cli.demo import DemoPlan, scaling_predictions, simulated_iterations
+from pevpm.cli.demo_pipeline import DemoPlan, scaling_predictions, simulated_iterations
 from pevpm.profile.builtin import resolve_profile
 from pevpm.validate.cases import CASES, ProblemSize
 

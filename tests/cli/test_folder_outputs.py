@@ -74,9 +74,9 @@ def fake_demo(outdir, *, then=None, **kwargs):
 
 
 def test_demo_does_not_write_into_a_folder_of_other_files(foreign, monkeypatch, capsys):
-    from pevpm.cli import demo
+    from pevpm.cli import demo_pipeline
 
-    monkeypatch.setattr(demo, "run_demo", fake_demo)
+    monkeypatch.setattr(demo_pipeline, "run_demo", fake_demo)
     before = tree(foreign)
     assert main(["demo", "-o", str(foreign), "--profile", "default"]) == 2
     assert "is a folder of other files, not a report folder pevpm wrote; pass --force" \
@@ -85,9 +85,9 @@ def test_demo_does_not_write_into_a_folder_of_other_files(foreign, monkeypatch, 
 
 
 def test_demo_with_force_replaces_its_files_and_keeps_the_others(foreign, monkeypatch):
-    from pevpm.cli import demo
+    from pevpm.cli import demo_pipeline
 
-    monkeypatch.setattr(demo, "run_demo", fake_demo)
+    monkeypatch.setattr(demo_pipeline, "run_demo", fake_demo)
     assert main(["demo", "-o", str(foreign), "--profile", "default", "--force"]) == 0
     assert (foreign / "notes.txt").read_text() == "my notes"
     assert (foreign / "index.html").read_text() == "half a report"
@@ -105,9 +105,9 @@ def test_demo_refuses_the_folder_of_its_own_profile(report, capsys):
 @pytest.mark.parametrize("failure", [KeyboardInterrupt(), PevpmError("MPIBench failed")])
 def test_an_interrupted_or_failed_demo_leaves_the_old_report_whole(report, monkeypatch,
                                                                    failure, capsys):
-    from pevpm.cli import demo
+    from pevpm.cli import demo_pipeline
 
-    monkeypatch.setattr(demo, "run_demo", lambda outdir, **kw: fake_demo(outdir, then=failure))
+    monkeypatch.setattr(demo_pipeline, "run_demo", lambda outdir, **kw: fake_demo(outdir, then=failure))
     before = tree(report)
     assert main(["demo", "-o", str(report), "--profile", "default"]) in (2, 130)
     assert tree(report) == before

@@ -72,3 +72,12 @@ def test_contention_switch_gives_the_restricted_machine():
         is False
     with pytest.raises(PevpmError, match="contention='maybe' must be on or off"):
         parse_machine("constant:latency=1us,contention=maybe")
+
+
+def test_a_wrong_sharing_on_a_profile_machine_names_the_spec_as_typed():
+    """Checked before the profile is read, and named as the user wrote it, not
+    by the built-in profile's resolved path."""
+    with pytest.raises(PevpmError) as caught:
+        parse_machine("default:sharing=bogus")
+    assert str(caught.value) == ("--machine default:sharing=bogus: sharing must be one of "
+                                 "reserve, max-min, simgrid, got 'bogus'")

@@ -15,16 +15,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from pevpm.errors import AnalyticError
 
 SURFACE_KINDS = ("heatmap", "3d")
 
 
-def _save(fig: Figure, path: str | Path) -> None:
+def _figure(size: tuple[float, float]):
+    """A new Agg figure (matplotlib is imported here, so ``pevpm analytic --help``
+    and the laws load without it)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=size)
     FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig, path: str | Path) -> None:
     try:
         fig.savefig(path, dpi=120, bbox_inches="tight")
     except (OSError, ValueError) as exc:
@@ -34,7 +41,7 @@ def _save(fig: Figure, path: str | Path) -> None:
 def plot_speedup_curves(counts, curves: dict, path: str | Path, xlabel: str = "processors",
                         title: str = "Speedup") -> None:
     """One speedup curve per entry of ``curves`` (label -> values at ``counts``)."""
-    fig = Figure(figsize=(6.4, 4.4))
+    fig = _figure((6.4, 4.4))
     ax = fig.add_subplot()
     for label, values in curves.items():
         ax.plot(counts, values, marker="o", markersize=3, label=label)
@@ -62,7 +69,7 @@ def plot_speedup_surface(p_values, d_values, surface, path: str | Path, kind: st
         raise AnalyticError(f"surface kind must be one of {', '.join(SURFACE_KINDS)}")
     s = np.asarray(surface, dtype=float)
     lp, ld = np.log2(np.asarray(p_values, float)), np.log2(np.asarray(d_values, float))
-    fig = Figure(figsize=(6.4, 4.8))
+    fig = _figure((6.4, 4.8))
     if kind == "heatmap":
         ax = fig.add_subplot()
         image = ax.imshow(s.T, origin="lower", aspect="auto", cmap="viridis")

@@ -196,7 +196,7 @@ def _parse_machine(spec: str, ppn: int | None, processor: str | None,
     kind, _, rest = spec.partition(":")
     profile = profile_of(spec)
     if profile is not None:
-        return _profile_machine(str(profile), rest, ppn, processor, nodes)
+        return _profile_machine(str(profile), rest, ppn, processor, nodes, f"--machine {spec}")
     where = f"--machine {spec}"
     if kind not in KINDS:
         hint = did_you_mean(kind, KINDS)
@@ -245,12 +245,16 @@ PROFILE_KEYS = ("model", "source", "eager", "ppn", "nodes", "contention", "bindi
 
 
 def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | None,
-                     nodes: int | None = None) -> Machine:
+                     nodes: int | None, where: str) -> Machine:
     """``PATH[:model=mean2x1,source=fitted,eager=0,ppn=2,nodes=1,contention=off]``: a
-    measured machine."""
+    measured machine; ``where`` (the spec as typed) names it in errors."""
     from pevpm.machine.profile_model import machine_from_profile
 
-    values = _parse_pairs(rest, PROFILE_KEYS, f"--machine {path}") if rest else {}
+    values = _parse_pairs(rest, PROFILE_KEYS, where) if rest else {}
+    try:
+        sharing = _sharing(values)      # checked before the profile is read
+    except ValueError as exc:
+        raise PevpmError(str(exc), where) from None
     machine = machine_from_profile(path, ppn=ppn or (int(values["ppn"]) if "ppn" in values else None),
                                 nodes=nodes or (int(values["nodes"]) if "nodes" in values
                                                 else None),
@@ -259,10 +263,7 @@ def _profile_machine(path: str, rest: str, ppn: int | None, processor: str | Non
                                 eager_limit=int(values["eager"]) if "eager" in values else None,
                                 node_contention=values.get("contention", True),
                                 binding=str(values.get("binding", "c")))
-    try:
-        return replace(machine, flow_sharing=_sharing(values))
-    except ValueError as exc:
-        raise PevpmError(str(exc), f"--machine {path}") from None
+    return replace(machine, flow_sharing=sharing)
 
 
 def _sharing(values: dict) -> str:
