@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from bench_helpers import MPIEXEC, mpi_env, needs_mpiexec, run_mpi
 
-from pevpm.bench.options import CHAIN_MIN_REPS
+from pevpm.bench.options import CHAIN_MIN_LEAD, CHAIN_MIN_REPS
 from pevpm.bench.results import CSV_HEADER, describe
 from pevpm.errors import ProfileError
 from pevpm.host import usable_cores
@@ -61,13 +61,15 @@ def test_small_benchmark_writes_every_block(small_profile):
         # MPI as a compiled program's MPI_Init gives it: no thread-multiple locks.
         assert run.mpi_version.endswith(", MPI_THREAD_FUNNELED")
         one_way = "chain" if usable_cores() >= 2 else "barrier"
-        # Chained blocks: at least CHAIN_MIN_REPS timed repetitions, after --warmup
-        # (10) more in the same loop; barrier-started blocks: --reps.
+        # Chained blocks: at least CHAIN_MIN_REPS timed repetitions, after
+        # CHAIN_MIN_LEAD more in the same loop (and --warmup's 10 before); barrier-started
+        # blocks: --reps.
         chained = one_way == "chain"
         times = prof.samples("isend", 1024, by_rank=True)
         assert times.shape == (2, CHAIN_MIN_REPS if chained else 20)
         info = prof.block_info(prof.resolve("isend", 1024))
-        assert (info["reps"], info["warmup"]) == ((CHAIN_MIN_REPS, 20) if chained else (20, 10))
+        assert (info["reps"], info["warmup"]) == ((CHAIN_MIN_REPS, 10 + CHAIN_MIN_LEAD)
+                                                  if chained else (20, 10))
         assert not info["budget_limited"]
         assert np.all(times > -run.max_sync_error)
         assert prof.summary("bcast", 1024).count == 40

@@ -2,6 +2,7 @@ import pytest
 
 from pevpm.bench.catalog import resolve_test
 from pevpm.bench.options import (
+    CHAIN_MIN_LEAD,
     CHAIN_MIN_REPS,
     BenchOptions,
     parse_duration,
@@ -104,8 +105,8 @@ def test_sizes_beyond_memory_are_refused():
 
 
 @pytest.mark.parametrize("reps, warmup, mode, expected", [
-    (100, 10, "chain", (CHAIN_MIN_REPS, 10)),       # --quick's 100: chained blocks take more
-    (5000, 3, "chain", (5000, 3)),                  # more asked for: as asked
+    (100, 10, "chain", (CHAIN_MIN_REPS, CHAIN_MIN_LEAD)),   # --quick: chained blocks take more
+    (5000, 300, "chain", (5000, 300)),              # more asked for: as asked
     (100, 10, "barrier", (100, 0)),                 # a barrier starts every repetition
     (100, 10, "time", (100, 0)),
 ])

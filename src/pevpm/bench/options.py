@@ -47,6 +47,11 @@ MAX_SIZE = 2**40
 #: repetition moved the mean 0.1-0.2 us (OSU's latency loop times 1,000-10,000
 #: iterations per size, IMB's 1,000).
 CHAIN_MIN_REPS = 1000
+#: Fewest untimed repetitions a chained block runs in its timed loop first.
+#: After a block change, the first 50-100 chained repetitions at 1-64 KiB ran
+#: 0.2-0.5 us slower than the rest here (``benchmarks/bench_block_reps.py``);
+#: OSU skips 100 iterations below 8 KiB.
+CHAIN_MIN_LEAD = 100
 
 
 def _bytes(digits: str, unit: str) -> int:
@@ -225,15 +230,15 @@ class BenchOptions:
 
     def lead_for(self, mode: str) -> int:
         """Untimed repetitions run in the same loop just before the timed ones and
-        discarded: ``--warmup`` for chained blocks (as OSU's skipped iterations; a
-        barrier-started repetition needs none), so the first timed repetition does
-        not pay for the collectives that agree the repetition count after the
-        warm-up.
+        discarded, for chained blocks: ``--warmup``, at least :data:`CHAIN_MIN_LEAD`
+        (as OSU's skipped iterations), so the timed repetitions start on a warm
+        path and not after the collectives that agree the repetition count.  A
+        barrier-started repetition gets none: it starts after a barrier anyway.
 
         >>> BenchOptions("x.db").lead_for("chain"), BenchOptions("x.db").lead_for("barrier")
-        (10, 0)
+        (100, 0)
         """
-        return self.warmup if mode == "chain" else 0
+        return max(self.warmup, CHAIN_MIN_LEAD) if mode == "chain" else 0
 
     @property
     def paired_tests(self) -> list[str]:
