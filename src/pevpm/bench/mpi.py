@@ -1,16 +1,16 @@
 """mpi4py's ``MPI`` for MPIBench, initialised at ``MPI_THREAD_FUNNELED``.
 
 mpi4py asks for ``MPI_THREAD_MULTIPLE`` unless told otherwise, and at that
-level MPICH (and Open MPI) take a lock around every call.  A compiled program
+level MPICH takes a lock around every call.  A compiled program
 that calls ``MPI_Init`` runs without those locks, and so should the loops that
 time MPI for it: on the development machine the C core's chained 8-byte
-``isend`` ping-pong (four calls a side per message) took 0.15-0.4 us more per
+``isend`` ping-pong (four calls a side per message) took 0.1-0.4 us more per
 message under ``MPI_THREAD_MULTIPLE`` than under ``MPI_THREAD_SINGLE``, with
 the same loop (``benchmarks/bench_thread_level.py``).  Only the main thread
 of a benchmark rank calls MPI (the interrupt watcher never does), so
 ``MPI_THREAD_FUNNELED`` is the level it needs.  Each run records the level
-it got in the profile (:func:`thread_level`); it is ``multiple`` only where
-something imported ``mpi4py.MPI`` before MPIBench did.
+it got in the profile (:func:`thread_level`); it is ``MPI_THREAD_MULTIPLE``
+only where something imported ``mpi4py.MPI`` before MPIBench did.
 
 Every MPIBench module imports MPI from here:
 
