@@ -42,7 +42,10 @@ def register(subparsers) -> None:
                        f"known: {','.join(sorted(CATALOG))})")
     bench.add_argument("--sizes", help="message sizes: START-STEP-STOP, START-*FACTOR-STOP, "
                        f"lists, K/M suffixes (default {FULL_PRESET['sizes']})")
-    bench.add_argument("--reps", type=int, help="repetitions per size (default 1000)")
+    bench.add_argument("--reps", type=int,
+                       help="repetitions per size (default 1000, --quick 100); point-to-point "
+                            "tests chained back to back (--start auto/chain) time at least 1000 "
+                            "after 100 untimed lead repetitions")
     bench.add_argument("--warmup", type=numbers.whole(0, 10**9), default=10,
                        help="warm-up repetitions (10)")
     bench.add_argument("--ppn", type=numbers.procs_per_node,
