@@ -5,17 +5,18 @@ in a fresh process (what a user waits for; with the traced delays, 1 run, and
 ``--no-delays --runs R``), then, in this process, the phases one replay goes
 through with the cycle collector paused as ``replay`` pauses it:
 
-* read     -- ``read_archive`` (the ``otf2`` package's reader, one Python object per event),
+* read     -- ``read_archive``: the C reader into arrays, then one object per call and event
+  (``reference read`` -- the ``otf2`` package's Python reader -- is timed beside it),
 * delays   -- ``ready_times`` (when each call's peers were there),
 * convert  -- ``trace_model`` less the delays: statements per call, the model,
 * compile  -- ``compile_model`` (the model into instructions),
 * simulate -- the runs on the compiled core (``fastengine.simulate``), first and later
   (the first run also folds and translates every rank's code).
 
-Prints the calls in the trace, each phase's seconds, the messages the virtual
-machine simulated, and calls per CPU second end to end (the wall time is
-printed too; on a shared machine the CPU time varies less).  Timings depend on the load
-(printed): run it on a quiet machine to quote them.
+Prints the calls in the trace, each phase's CPU seconds, the messages the virtual
+machine simulated, calls per CPU second end to end and the end-to-end run's peak
+memory (the wall time is printed too; on a shared machine the CPU time varies
+less).  Timings depend on the load (printed): run it on a quiet machine to quote them.
 
 Run: PYTHONPATH=src python benchmarks/trace_replay_speed.py --machine machine.db DIR [DIR ...]
      [--runs 10] [--repeats 3]
@@ -51,20 +52,22 @@ from pevpm.vm.kernel.program import compile_model
 
 @contextmanager
 def timed(into: list[float]):
-    """Append the wall seconds of the block to ``into``, the cycle collector paused."""
+    """Append the CPU seconds of the block to ``into``, the cycle collector paused."""
     was = gc.isenabled()
     gc.disable()
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         yield
     finally:
-        into.append(time.perf_counter() - start)
+        into.append(time.process_time() - start)
         if was:
             gc.enable()
 
 
-def end_to_end(directory: str, machine: str, extra: list[str]) -> tuple[float, float, float]:
-    """Wall and CPU seconds of ``pevpm replay`` in a fresh process, and its predicted mean."""
+def end_to_end(directory: str, machine: str,
+               extra: list[str]) -> tuple[float, float, float, float]:
+    """Wall and CPU seconds of ``pevpm replay`` in a fresh process, its predicted mean
+    and its peak resident memory (GiB; the largest of this process's children so far)."""
     env = {**os.environ, "PYTHONPATH": str(Path(pevpm.__file__).parents[1])}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -74,13 +77,15 @@ def end_to_end(directory: str, machine: str, extra: list[str]) -> tuple[float, f
     took = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return took, cpu, json.loads(done.stdout)["mean"]
+    return took, cpu, json.loads(done.stdout)["mean"], after.ru_maxrss / 2**20
 
 
 def phases(directory: str, machine, runs: int, delays: bool) -> dict:
     """Seconds of each phase of one replay of ``directory`` (``runs`` runs)."""
-    t: dict[str, list[float]] = {k: [] for k in ("read", "delays", "convert", "compile",
-                                                 "first", "later")}
+    t: dict[str, list[float]] = {k: [] for k in ("reference read", "read", "delays", "convert",
+                                                 "compile", "first", "later")}
+    with timed(t["reference read"]):
+        read_archive(directory, reference=True)
     with timed(t["read"]):
         trace = read_archive(directory)
     if delays:
@@ -118,16 +123,18 @@ def main() -> None:
                                     (False, ["--no-delays", "--runs", str(args.runs)],
                                      args.runs)):
             p = phases(directory, machine, runs, delays)
-            walls, cpus, means = zip(*(end_to_end(directory, args.machine, extra)
-                                       for _ in range(args.repeats)))
+            walls, cpus, means, peaks = zip(*(end_to_end(directory, args.machine, extra)
+                                              for _ in range(args.repeats)))
             wall, cpu = statistics.median(walls), statistics.median(cpus)
             label = " ".join(extra) or "(traced delays, 1 run)"
             print(f"{directory} {label}: {p['calls']} calls, {p['numprocs']} ranks, "
                   f"{p['messages']} messages a run; load {os.getloadavg()[0]:.1f}")
             print(f"  pevpm replay end to end: {wall:.2f} s (median of {args.repeats}: "
                   f"{', '.join(f'{w:.2f}' for w in walls)}), CPU {cpu:.2f} s; "
-                  f"{p['calls'] / cpu:,.0f} calls per CPU second; mean {means[0]!r}")
-            print(f"  phases: read {p['read']:.2f} s, delays {p['delays']:.2f} s, convert "
+                  f"{p['calls'] / cpu:,.0f} calls per CPU second; mean {means[0]!r}; "
+                  f"peak memory {max(peaks):.2f} GiB")
+            print(f"  phases (CPU s): reference read {p['reference read']:.2f} s, "
+                  f"read {p['read']:.2f} s, delays {p['delays']:.2f} s, convert "
                   f"{p['convert']:.2f} s, compile {p['compile']:.2f} s, simulate first run "
                   f"{p['first']:.2f} s, later runs {p['later_each']:.3f} s each "
                   f"({p['messages'] / p['later_each'] if p['later_each'] else 0:,.0f} "

@@ -109,10 +109,12 @@ class _Columns:
         mpi = np.zeros(size, dtype=np.uint8)
         for ref, name in self.region_names.items():
             mpi[ref] = name.startswith("MPI_")
-        handle = self.reader._get_global_evt_reader_handle(None)
-        return fastread.read_records(functions, ctypes.cast(handle, ctypes.c_void_p).value,
-                                     refs[order], order.astype(np.intc), mpi,
-                                     self.attribute_refs())
+        handle = ctypes.cast(self.reader._get_global_evt_reader_handle(None),
+                             ctypes.c_void_p).value
+        if not handle:                  # no events to read: the reference reader says why
+            raise _Unusual("no global event reader")
+        return fastread.read_records(functions, handle, refs[order], order.astype(np.intc),
+                                     mpi, self.attribute_refs())
 
     def world(self, comm_ref: int) -> np.ndarray:
         """World rank of each member of communicator ``comm_ref``."""
