@@ -6,7 +6,8 @@ in a fresh process (what a user waits for; with the traced delays, 1 run, and
 through with the cycle collector paused as ``replay`` pauses it:
 
 * read     -- ``read_archive``: the C reader into arrays, then one object per call and event
-  (``reference read`` -- the ``otf2`` package's Python reader -- is timed beside it),
+  (timed beside it: ``arrays``, the C reader's arrays alone, and ``reference read``, the
+  ``otf2`` package's Python reader),
 * delays   -- ``ready_times`` (when each call's peers were there),
 * convert  -- ``trace_model`` less the delays: statements per call, the model,
 * compile  -- ``compile_model`` (the model into instructions),
@@ -40,9 +41,12 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import otf2
+
 import pevpm
 from pevpm.machine.presets import parse_machine
-from pevpm.trace.otf2.read import read_archive
+from pevpm.trace.otf2.columns import record_arrays
+from pevpm.trace.otf2.read import anchor_file, read_archive
 from pevpm.trace.replay.delays import ready_times
 from pevpm.trace.replay.replay import replay_machine, trace_model
 from pevpm.vm.kernel import fastengine
@@ -82,8 +86,10 @@ def end_to_end(directory: str, machine: str,
 
 def phases(directory: str, machine, runs: int, delays: bool) -> dict:
     """Seconds of each phase of one replay of ``directory`` (``runs`` runs)."""
-    t: dict[str, list[float]] = {k: [] for k in ("reference read", "read", "delays", "convert",
-                                                 "compile", "first", "later")}
+    t: dict[str, list[float]] = {k: [] for k in ("reference read", "arrays", "read", "delays",
+                                                 "convert", "compile", "first", "later")}
+    with otf2.reader.open(str(anchor_file(directory))) as reader, timed(t["arrays"]):
+        record_arrays(reader, list(reader.definitions.locations))
     with timed(t["reference read"]):
         read_archive(directory, reference=True)
     with timed(t["read"]):
@@ -133,7 +139,8 @@ def main() -> None:
                   f"{', '.join(f'{w:.2f}' for w in walls)}), CPU {cpu:.2f} s; "
                   f"{p['calls'] / cpu:,.0f} calls per CPU second; mean {means[0]!r}; "
                   f"peak memory {max(peaks):.2f} GiB")
-            print(f"  phases (CPU s): reference read {p['reference read']:.2f} s, "
+            print(f"  phases (CPU s): reference read {p['reference read']:.2f} s, arrays "
+                  f"{p['arrays']:.2f} s ({p['calls'] / p['arrays']:,.0f} calls/s), "
                   f"read {p['read']:.2f} s, delays {p['delays']:.2f} s, convert "
                   f"{p['convert']:.2f} s, compile {p['compile']:.2f} s, simulate first run "
                   f"{p['first']:.2f} s, later runs {p['later_each']:.3f} s each "

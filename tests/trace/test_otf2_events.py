@@ -9,6 +9,7 @@ import pytest
 from otf2.enums import Paradigm, Type
 from test_scorep_archive import write_scorep_like
 
+from pevpm.cli import main
 from pevpm.errors import PevpmError
 from pevpm.trace.events import CPU_ATTRIBUTE
 from pevpm.trace.otf2 import callbacks as otf2_events
@@ -97,3 +98,12 @@ def test_without_the_c_reader_the_reference_reads(c_trace, monkeypatch):
     fast = read_archive(c_trace[0])
     monkeypatch.setattr(columns, "fastread", None)
     assert read_archive(c_trace[0]) == fast
+
+
+def test_replay_says_when_the_c_reader_is_not_built(tmp_path, monkeypatch, capsys):
+    write_with_attributes(tmp_path)
+    monkeypatch.setattr(columns, "UNAVAILABLE", "the compiled OTF2 reader is not built (test)")
+    monkeypatch.setattr(columns, "fastread", None)
+    assert main(["replay", str(tmp_path), "--machine", "constant:latency=1us"]) == 0
+    assert capsys.readouterr().err == ("pevpm replay: note: the compiled OTF2 reader is not "
+                                       "built (test)\n")

@@ -62,6 +62,16 @@ COLLECTIVE_NAMES = {int(getattr(CollectiveOp, name).value): name
                     for name in dir(CollectiveOp) if name.isupper()}
 
 
+def record_arrays(reader, locations: list) -> tuple[np.ndarray, np.ndarray]:
+    """The C reader's arrays alone (:data:`~pevpm.trace.otf2.fastread.CALL` and
+    :data:`~pevpm.trace.otf2.fastread.EVENT` records, refs not yet translated),
+    for timing the read without the objects; raises where :func:`read_columns`
+    gives None."""
+    if fastread is None:
+        raise RuntimeError(UNAVAILABLE)
+    return _Columns(reader, locations).records()
+
+
 class _Unusual(Exception):
     """The reference reader must read (or report) this archive."""
 
