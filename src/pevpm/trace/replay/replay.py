@@ -361,7 +361,9 @@ def _by_type(events) -> tuple[list, list, list, list, list]:
     """
     out: tuple[list, list, list, list, list] = ([], [], [], [], [])
     for e in events:
-        out[_TYPE_PLACE[type(e)]].append(e)
+        place = _TYPE_PLACE.get(type(e))
+        if place is not None:       # anything else adds nothing
+            out[place].append(e)
     return out
 
 
