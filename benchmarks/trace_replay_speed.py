@@ -20,7 +20,10 @@ memory (the wall time is printed too; on a shared machine the CPU time varies
 less).  Timings depend on the load (printed): run it on a quiet machine to quote them.
 
 Run: PYTHONPATH=src python benchmarks/trace_replay_speed.py --machine machine.db DIR [DIR ...]
-     [--runs 10] [--repeats 3]
+     [--runs 10] [--repeats 3] [--read-only]
+
+``--read-only`` times only the reading (the C reader's arrays, then the whole
+read with its objects), for a trace too long to replay in memory.
 
 To compare with an older version, run the same command with ``PYTHONPATH``
 pointing at that version's ``src`` (the end-to-end timing runs ``python -m
@@ -115,16 +118,35 @@ def phases(directory: str, machine, runs: int, delays: bool) -> dict:
             "later_each": statistics.mean(t["later"]) if t["later"] else 0.0}
 
 
+def reading(directory: str) -> None:
+    """Print the CPU seconds of the C reader's arrays and of the whole read."""
+    t: dict[str, list[float]] = {"arrays": [], "read": []}
+    with otf2.reader.open(str(anchor_file(directory))) as reader, timed(t["arrays"]):
+        calls, _ = record_arrays(reader, list(reader.definitions.locations))
+    with timed(t["read"]):
+        read_archive(directory)
+    n = len(calls)
+    print(f"{directory}: {n} calls; C reader's arrays {t['arrays'][0]:.2f} CPU s "
+          f"({n / t['arrays'][0]:,.0f} calls/s); the trace's objects too {t['read'][0]:.2f} "
+          f"CPU s ({n / t['read'][0]:,.0f} calls/s); load {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("traces", nargs="+", help="trace directories (pevpm trace -o DIR)")
     parser.add_argument("--machine", required=True)
     parser.add_argument("--runs", type=int, default=10, help="runs of the --no-delays replay")
     parser.add_argument("--repeats", type=int, default=3, help="end-to-end timings per case")
+    parser.add_argument("--read-only", action="store_true",
+                        help="time only the C reader (arrays, then the trace's objects): "
+                             "for traces too long to replay in this machine's memory")
     args = parser.parse_args()
     machine = parse_machine(args.machine)
     print(f"pevpm from {Path(pevpm.__file__).parent}; load average {os.getloadavg()[0]:.2f}")
     for directory in args.traces:
+        if args.read_only:
+            reading(directory)
+            continue
         for delays, extra, runs in ((True, [], 1),
                                     (False, ["--no-delays", "--runs", str(args.runs)],
                                      args.runs)):
