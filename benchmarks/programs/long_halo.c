@@ -3,8 +3,10 @@
  * millions of MPI calls.  Each iteration every rank posts receives from both
  * neighbours, sends to both (MPI_Irecv/MPI_Isend) and waits for all four;
  * every 16th iteration it also passes a value round the ring with a blocking
- * MPI_Sendrecv, and every 64th joins an 8-byte MPI_Allreduce.  That is 5
- * calls per rank and iteration.  Usage: long_halo [ITERATIONS] (default 1000). */
+ * MPI_Sendrecv, and every 64th joins an 8-byte MPI_Allreduce: about 5.08
+ * calls per rank and iteration (100,000 iterations at 2 ranks: 1,015,630
+ * calls with MPI_Init and MPI_Finalize).  Usage: long_halo [ITERATIONS]
+ * (default 1000). */
 #include <mpi.h>
 #include <stdlib.h>
 
