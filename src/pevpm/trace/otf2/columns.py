@@ -8,8 +8,9 @@ their MPI records into arrays; numpy then turns times into seconds and
 peers into world ranks, and one object is made per call and per event.
 Where the archive holds something the reference reader reports (a Leave
 without its Enter, an attribute that is not a number of seconds, a peer
-outside its communicator...) or reads its own way (regions nested under
-another name), :func:`read_columns` returns None and the reference reader
+outside its communicator, a reference to no definition...) or reads its own
+way (regions nested under another name, attributes other than numbers),
+:func:`read_columns` returns None and the reference reader
 runs, so errors read the same.  :data:`UNAVAILABLE` says why the C reader
 cannot be used at all (then the reference reader runs and ``pevpm replay``
 says so).
@@ -84,7 +85,7 @@ def read_columns(reader, locations: list) -> tuple[tuple[Call, ...], ...] | None
         return None
     try:
         return _Columns(reader, locations).calls()
-    except (_Unusual, fastread.Unusual):
+    except (_Unusual, fastread.Unusual, KeyError, IndexError):  # a definition not there
         return None
 
 

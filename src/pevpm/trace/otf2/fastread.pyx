@@ -133,7 +133,8 @@ cdef double _number(uint8_t kind, uint64_t raw, int *ok) noexcept nogil:
 
 cdef int _attributes(State *s, void *attributes, CallRec *c) noexcept nogil:
     """The pevpm attributes of an Enter into ``c``; -1 for a value the reference
-    reader refuses (not a number, not finite, negative)."""
+    reader refuses (not a number, not finite, negative) and for any attribute
+    not a number (the reference reader decodes those, and may refuse them)."""
     cdef uint32_t n, k, ref
     cdef uint8_t kind
     cdef uint64_t raw
@@ -146,12 +147,12 @@ cdef int _attributes(State *s, void *attributes, CallRec *c) noexcept nogil:
         raw = 0
         if s.get(attributes, k, &ref, &kind, &raw) != 0:
             return -1
-        if ref != s.cpu_ref and ref != s.sleep_ref and ref != s.any_source_ref:
-            continue
         ok = 1
         v = _number(kind, raw, &ok)
         if not ok:
             return -1
+        if ref != s.cpu_ref and ref != s.sleep_ref and ref != s.any_source_ref:
+            continue
         if ref == s.any_source_ref:
             c.any_source = 1 if v != 0 else 0
         elif not isfinite(v) or v < 0:
