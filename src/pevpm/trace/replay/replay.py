@@ -59,7 +59,9 @@ from pevpm.errors import PevpmError
 from pevpm.machine.profile_comm import ProfileCommModel
 from pevpm.model.ast import Message, Model, Serial, Statement
 from pevpm.model.builder import ModelBuilder
+from pevpm.model import inlining
 from pevpm.model.expr import Expr, Num
+from pevpm.model.inlining import inlined_size
 from pevpm.trace.events import (
     Call,
     Collective,
@@ -492,6 +494,17 @@ def rank_summaries(trace: Trace, delays: bool = True) -> list[RankSummary]:
     return _summaries(trace, _converted(trace, 1.0, delays))
 
 
+def _check_size(model: Model, trace: Trace, source: str | None) -> None:
+    """Refuse a model too long to compile (:data:`pevpm.model.inlining.MAX_INSTRUCTIONS`),
+    saying so in a trace's terms (its calls), not a model's."""
+    size, limit = inlined_size(model), inlining.MAX_INSTRUCTIONS
+    if size > limit:
+        calls = sum(len(c) for c in trace.ranks)
+        raise PevpmError(f"the trace's {calls:,} calls make a model of {size:,} instructions; "
+                         f"a replay compiles at most {limit:,} (about {calls * limit // size:,} "
+                         "calls of this trace)", source or "trace")
+
+
 @dataclass(frozen=True)
 class Replay:
     """A trace replayed: what was traced and what the virtual machine predicts."""
@@ -544,6 +557,7 @@ def replay(trace: Trace, machine, speed: float = 1.0, runs: int | None = None, s
     with no_cycle_collection():     # a long trace's statements are many small objects
         converters = _converted(trace, speed, delays)
         model = _model(converters, source)
+        _check_size(model, trace, source)
         # exact: a straight-line program has no loop to extrapolate; looking for one
         # would compile the (long) model once more
         prediction = predict(model, trace.numprocs, replay_machine(machine, delays),
