@@ -57,6 +57,8 @@ FUNCTIONS = ("OTF2_AttributeList_GetNumberOfElements", "OTF2_AttributeList_GetAt
                  "Enter", "Leave", "MpiSend", "MpiIsend", "MpiIsendComplete",
                  "MpiIrecvRequest", "MpiRecv", "MpiIrecv", "MpiCollectiveEnd")))
 NO_REF = 2**32 - 1      # OTF2's undefined 32-bit reference (no such attribute, no root)
+#: Region references the C reader's table covers (one byte each); beyond, the reference reads.
+MAX_REGION_REF = 1 << 24
 
 #: OTF2's collective operation codes and their names (as ``Collective.op`` holds them).
 COLLECTIVE_NAMES = {int(getattr(CollectiveOp, name).value): name
@@ -117,6 +119,8 @@ class _Columns:
         if len(np.unique(refs)) != len(refs):
             raise _Unusual("two ranks on one location")
         size = max(self.region_names, default=-1) + 1
+        if size > MAX_REGION_REF:
+            raise _Unusual(f"region references up to {size}")
         mpi = np.zeros(size, dtype=np.uint8)
         for ref, name in self.region_names.items():
             mpi[ref] = name.startswith("MPI_")
