@@ -1,5 +1,5 @@
-"""Build pevpm's compiled engine core (pevpm.vm.kernel.fastcore) and max-min rates
-(pevpm.vm.kernel.fastflows) with Cython.
+"""Build pevpm's compiled engine core (pevpm.vm.kernel.fastcore), max-min rates
+(pevpm.vm.kernel.fastflows) and OTF2 reader (pevpm.trace.otf2.fastread) with Cython.
 
 Everything else lives in pyproject.toml.  The extension is optional: if it
 cannot be compiled, pevpm installs without it and runs the pure-Python
@@ -20,5 +20,7 @@ setup(ext_modules=cythonize(
     [Extension("pevpm.vm.kernel.fastcore", ["src/pevpm/vm/kernel/fastcore.pyx"], optional=True,
                include_dirs=[np.get_include()], library_dirs=[str(NPYRANDOM)],
                libraries=["npyrandom"]),
-     Extension("pevpm.vm.kernel.fastflows", ["src/pevpm/vm/kernel/fastflows.pyx"], optional=True)],
+     Extension("pevpm.vm.kernel.fastflows", ["src/pevpm/vm/kernel/fastflows.pyx"], optional=True),
+     Extension("pevpm.trace.otf2.fastread", ["src/pevpm/trace/otf2/fastread.pyx"], optional=True,
+               include_dirs=[np.get_include()])],
     compiler_directives={"language_level": 3}, quiet=True))

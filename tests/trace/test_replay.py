@@ -136,3 +136,12 @@ def test_bad_speed_is_an_error():
 def test_collective_totals_read_back_as_bytes_per_peer(op, is_root):
     sent, received = totals(op, 24, 4, is_root)
     assert per_peer_size(op, sent, received, 4, is_root) == 24
+
+
+def test_a_trace_too_long_to_compile_is_refused_in_calls(monkeypatch):
+    from pevpm.model import inlining
+    monkeypatch.setattr(inlining, "MAX_INSTRUCTIONS", 5)
+    with pytest.raises(PevpmError, match=r"run: the trace's 8 calls make a model of 14 "
+                                         r"instructions; a replay compiles at most 5 "
+                                         r"\(about 2 calls of this trace\)"):
+        replay(two_ranks(), parse_machine("constant:latency=0.25"), source="run")

@@ -62,6 +62,7 @@ def register(subparsers) -> None:
 
 def run_replay(args) -> int:
     from pevpm.machine.presets import parse_machine
+    from pevpm.trace.otf2.columns import UNAVAILABLE as READER_UNAVAILABLE
     from pevpm.trace.otf2.read import read_archive
     from pevpm.trace.replay.replay import replay
     from pevpm.vm.kernel.fastengine import no_cycle_collection
@@ -80,6 +81,8 @@ def run_replay(args) -> int:
                             seed=args.seed)
     if args.coll:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
+    if READER_UNAVAILABLE:
+        print(f"pevpm replay: note: {READER_UNAVAILABLE}", file=sys.stderr)
     with no_cycle_collection():     # a long trace is many small objects
         trace = read_archive(Path(args.trace))
     result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,

@@ -16,6 +16,7 @@ import contextlib
 import ctypes
 import io
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import _otf2
@@ -40,6 +41,7 @@ from pevpm.trace.events import (
     Trace,
 )
 from pevpm.trace.otf2.callbacks import events
+from pevpm.trace.otf2.columns import read_columns
 
 ARCHIVE_NAME = "traces.otf2"
 
@@ -111,11 +113,18 @@ def quiet_otf2():
         register(_ErrorCallback(previous) if previous else _ErrorCallback(), None)
 
 
-def read_archive(path: Path) -> Trace:
-    """Every rank's MPI calls in the archive at ``path``."""
+def read_archive(path: Path, reference: bool = False) -> Trace:
+    """Every rank's MPI calls in the archive at ``path``: read in C
+    (:mod:`pevpm.trace.otf2.columns`) where it can be, else (and with
+    ``reference``) by the ``otf2`` package's Python reader."""
     anchor = anchor_file(path)
     with quiet_otf2() as reports:
         try:
+            if not reference:
+                with otf2.reader.open(str(anchor)) as trace:
+                    calls = read_columns(trace, _rank_order(trace.definitions))
+                    if calls is not None:
+                        return _trace(trace.definitions, calls, str(anchor))
             with otf2.reader.open(str(anchor)) as trace:
                 return _read(trace, str(anchor))
         except (_otf2.ErrorCodes.Error, otf2.error.Error) as exc:
@@ -136,6 +145,31 @@ def _attribute(named: dict, name: str, default, rank: int, where: str):
     return value
 
 
+def _world(rank_of: dict, where: str, rank: Callable[[], int]) -> Callable:
+    """``world(comm, rank in comm) -> world rank``; ``rank()``: the rank reading it."""
+    def world(comm, rank_in_comm: int) -> int:
+        members = comm.group.members
+        if not 0 <= rank_in_comm < len(members) or members[rank_in_comm] not in rank_of:
+            raise PevpmError(f"rank {rank()}: a message names rank {rank_in_comm} of "
+                             f"{comm.name}, which has {len(members)} ranks", where)
+        return rank_of[members[rank_in_comm]]
+    return world
+
+
+def _trace(defs, calls, where: str) -> Trace:
+    """The trace of ``calls`` (per rank) with the archive's cores and grids."""
+    rank_of = {loc: r for r, loc in enumerate(_rank_order(defs))}
+    world = _world(rank_of, where, lambda: 0)
+    cores = [p.value for p in defs.system_tree_node_properties if p.name == CORES_PROPERTY]
+    grids = tuple(Grid(tuple(world(t.communicator, i)
+                             for i in range(len(t.communicator.group.members))),
+                       tuple(d.size for d in t.dimensions),
+                       tuple(d.cart_periodicity == CartPeriodicity.TRUE for d in t.dimensions))
+                  for t in defs.cart_topologies)
+    return Trace(tuple(tuple(c) for c in calls), int(cores[0]) if len(cores) == 1 else None,
+                 grids)
+
+
 def _read(trace, where: str) -> Trace:
     defs = trace.definitions
     clock = defs.clock_properties
@@ -145,13 +179,8 @@ def _read(trace, where: str) -> Trace:
     rank_of = {loc: r for r, loc in enumerate(locations)}
     calls: list[list[Call]] = [[] for _ in locations]
     open_calls: dict[int, list] = {r: [] for r in range(len(locations))}
-
-    def world(comm, rank_in_comm: int) -> int:
-        members = comm.group.members
-        if not 0 <= rank_in_comm < len(members) or members[rank_in_comm] not in rank_of:
-            raise PevpmError(f"rank {r}: a message names rank {rank_in_comm} of "
-                             f"{comm.name}, which has {len(members)} ranks", where)
-        return rank_of[members[rank_in_comm]]
+    r = 0
+    world = _world(rank_of, where, lambda: r)
 
     for location, event in events(trace):     # otf2_events: several times faster
         if location not in rank_of:
@@ -186,14 +215,7 @@ def _read(trace, where: str) -> Trace:
         item = _event(kind, event, world)
         if item is not None:
             mpi.events.append(item)
-    cores = [p.value for p in defs.system_tree_node_properties if p.name == CORES_PROPERTY]
-    grids = tuple(Grid(tuple(world(t.communicator, i)
-                             for i in range(len(t.communicator.group.members))),
-                       tuple(d.size for d in t.dimensions),
-                       tuple(d.cart_periodicity == CartPeriodicity.TRUE for d in t.dimensions))
-                  for t in defs.cart_topologies)
-    return Trace(tuple(tuple(c) for c in calls), int(cores[0]) if len(cores) == 1 else None,
-                 grids)
+    return _trace(defs, calls, where)
 
 
 def _event(kind, event, world):

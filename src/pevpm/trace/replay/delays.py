@@ -45,20 +45,18 @@ def ready_times(trace: Trace) -> list[dict[int, float]]:
     posting for a call completing sends (a send the library had to hold until then),
     the members' entries for a collective.  Calls not listed waited for nobody."""
     sends: dict[tuple, deque] = defaultdict(deque)
-    for rank, calls in enumerate(trace.ranks):
-        completing = _send_completions(calls)
-        for index, call in enumerate(calls):
-            for e in call.events:
-                if isinstance(e, Send):
-                    done = index if e.request is None else completing.get((index, e.request))
-                    sends[(rank, e.dest, e.tag)].append((call.start, e.size, done))
+    read = [_RankEvents(rank, calls) for rank, calls in enumerate(trace.ranks)]
+    for r in read:
+        for key, start, size, index, request in r.sends:
+            done = index if request is None else r.completing.get((index, request))
+            sends[key].append((start, size, done))
     ready: list[dict[int, float]] = [{} for _ in trace.ranks]
 
     def wait_until(rank: int, index: int, moment: float) -> None:
         ready[rank][index] = max(ready[rank].get(index, moment), moment)
 
-    for rank, calls in enumerate(trace.ranks):
-        for index, posted, recv in _receives_in_posting_order(calls):
+    for rank, r in enumerate(read):
+        for index, posted, recv in r.receives_in_posting_order():
             queue = sends.get((recv.source, rank, recv.tag))
             if not queue:
                 continue
@@ -67,39 +65,57 @@ def ready_times(trace: Trace) -> list[dict[int, float]]:
                 wait_until(rank, index, start)
                 if done is not None:
                     wait_until(recv.source, done, posted)
-    _collective_ready(trace, ready)
+    _collective_ready(read, ready)
     return ready
 
 
-def _send_completions(calls) -> dict[tuple[int, int], int]:
-    """(index of an ``Isend``'s call, its request) -> index of the call that completed it."""
-    out, open_sends = {}, {}
-    for index, call in enumerate(calls):
-        for e in call.events:
-            if isinstance(e, Send) and e.request is not None:
-                open_sends[e.request] = index
-            elif isinstance(e, SendDone) and e.request in open_sends:
-                out[(open_sends.pop(e.request), e.request)] = index
-    return out
+class _RankEvents:
+    """One rank's events in one pass (a long trace has millions): its sends, the
+    call completing each ``Isend``, its receives as posted, its collectives."""
 
+    def __init__(self, rank: int, calls):
+        self.rank = rank
+        # (key (rank, dest, tag), call's start, size, call index, request)
+        self.sends: list[tuple] = []
+        self.completing: dict[tuple[int, int], int] = {}   # (Isend's index, request) -> index
+        # in posting order: a blocking receive (index, start, Recv), or a Posted's
+        # place [request, start] filled with its completion afterwards
+        self.posted: list = []
+        self.completions: dict[int, deque] = defaultdict(deque)  # request -> (index, Recv)
+        self.collectives: list[tuple[int, float, Collective]] = []
+        open_sends: dict[int, int] = {}
+        for index, call in enumerate(calls):
+            for e in call.events:
+                kind = type(e)
+                if kind is Send:
+                    self.sends.append(((rank, e.dest, e.tag), call.start, e.size, index,
+                                       e.request))
+                    if e.request is not None:
+                        open_sends[e.request] = index
+                elif kind is SendDone:
+                    if e.request in open_sends:
+                        self.completing[(open_sends.pop(e.request), e.request)] = index
+                elif kind is Recv:
+                    if e.request is None:
+                        self.posted.append((index, call.start, e))
+                    else:
+                        self.completions[e.request].append((index, e))
+                elif kind is Posted:
+                    self.posted.append([e.request, call.start])
+                elif kind is Collective:
+                    self.collectives.append((index, call.start, e))
 
-def _receives_in_posting_order(calls) -> list[tuple[int, float, Recv]]:
-    """(index of the completing call, when it was posted, the receive), in the order
-    the receives were posted."""
-    completions: dict[int, deque] = defaultdict(deque)
-    for index, call in enumerate(calls):
-        for e in call.events:
-            if isinstance(e, Recv) and e.request is not None:
-                completions[e.request].append((index, e))
-    out = []
-    for index, call in enumerate(calls):
-        for e in call.events:
-            if isinstance(e, Recv) and e.request is None:
-                out.append((index, call.start, e))
-            elif isinstance(e, Posted) and completions.get(e.request):
-                done, recv = completions[e.request].popleft()
-                out.append((done, call.start, recv))
-    return out
+    def receives_in_posting_order(self) -> list[tuple[int, float, Recv]]:
+        """(index of the completing call, when it was posted, the receive), in the
+        order the receives were posted (a posting never completed is left out)."""
+        out = []
+        for item in self.posted:
+            if type(item) is tuple:
+                out.append(item)
+            elif self.completions.get(item[0]):
+                done, recv = self.completions[item[0]].popleft()
+                out.append((done, item[1], recv))
+        return out
 
 
 #: Collectives no member leaves before every member entered.
@@ -111,17 +127,16 @@ ROOT_WAITS = ("GATHER", "GATHERV", "REDUCE")
 WAIT_FOR_ROOT = ("BCAST", "SCATTER", "SCATTERV")
 
 
-def _collective_ready(trace: Trace, ready: list[dict[int, float]]) -> None:
+def _collective_ready(read: list[_RankEvents], ready: list[dict[int, float]]) -> None:
     """Each member's ready time of every collective all its members made: the
     latest entry of the members it must wait for (a scan: those before it)."""
     instances: dict[tuple, list] = defaultdict(list)   # (members, k) -> [(rank, index, start)]
-    for rank, calls in enumerate(trace.ranks):
+    for r in read:
         seen: dict[tuple, int] = defaultdict(int)
-        for index, call in enumerate(calls):
-            for e in call.events:
-                if isinstance(e, Collective) and len(e.members) > 1:
-                    instances[(e.members, seen[e.members])].append((rank, index, call.start, e))
-                    seen[e.members] += 1
+        for index, start, e in r.collectives:
+            if len(e.members) > 1:
+                instances[(e.members, seen[e.members])].append((r.rank, index, start, e))
+                seen[e.members] += 1
     for (members, _), calls in instances.items():
         if len(calls) != len(members):
             continue        # some member's call is missing: no ready time

@@ -52,13 +52,16 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import NamedTuple
 
 from pevpm.errors import PevpmError
 from pevpm.machine.profile_comm import ProfileCommModel
 from pevpm.model.ast import Message, Model, Serial, Statement
 from pevpm.model.builder import ModelBuilder
+from pevpm.model import inlining
 from pevpm.model.expr import Expr, Num
+from pevpm.model.inlining import inlined_size
 from pevpm.trace.events import (
     Call,
     Collective,
@@ -94,8 +97,16 @@ PROCNUM = Expr.of("procnum")
 
 
 def _num(value) -> Expr:
-    """A traced number (or :data:`PROCNUM`) as an expression."""
+    """A traced number (or :data:`PROCNUM`) as an expression; whole numbers (the
+    peers, tags and sizes a long trace repeats) share one."""
+    if type(value) is int:
+        return _whole(value)
     return value if isinstance(value, Expr) else Expr(Num(value))
+
+
+@lru_cache(maxsize=65536)
+def _whole(value: int) -> Expr:
+    return Expr(Num(value))
 
 
 def _message(op, size=0, *, source=None, dest=None, tag=None, request=None, requests=(),
@@ -236,11 +247,11 @@ class _RankConverter:
     def kind(call: Call) -> tuple:
         """Calls of one kind take alike once they are ready: the function, the peers
         received from and sent to, and the size class of the bytes they move."""
-        sources = tuple(sorted({e.source for e in call.events if isinstance(e, Recv)}))
-        dests = tuple(sorted({e.dest for e in call.events if isinstance(e, Send)}))
-        size = sum(e.size for e in call.events if isinstance(e, (Recv, Send)))
-        size += sum(e.sent + e.received for e in call.events if isinstance(e, Collective))
-        return call.name, sources, dests, size_class(size)
+        sends, recvs, _, _, colls = _by_type(call.events)
+        size = sum(e.size for e in sends) + sum(e.size for e in recvs)
+        size += sum(e.sent + e.received for e in colls)
+        return (call.name, tuple(sorted({e.source for e in recvs})),
+                tuple(sorted({e.dest for e in sends})), size_class(size))
 
     def insert_delays(self, usual: dict[tuple, float]) -> None:
         """After each call that took longer than ``usual[kind]`` once it was ready,
@@ -275,11 +286,8 @@ class _RankConverter:
 
     def convert_call(self, call: Call) -> tuple[Statement, ...] | None:
         """:meth:`statements`, converted afresh."""
-        sends = [e for e in call.events if isinstance(e, Send)]
-        recvs = [e for e in call.events if isinstance(e, Recv)]
-        posted = [e for e in call.events if isinstance(e, Posted)]
-        done = [e.request for e in call.events if isinstance(e, SendDone)]
-        colls = [e for e in call.events if isinstance(e, Collective)]
+        sends, recvs, posted, done, colls = _by_type(call.events)
+        done = [e.request for e in done]
         out: list[Statement] = [m for c in colls if len(c.members) > 1
                                 for m in self.collective(call, c)]
         blocking_sends = [s for s in sends if s.request is None]
@@ -340,6 +348,25 @@ class _RankConverter:
         if c.members != self.world:
             return point_to_point(c.members, self.rank, size)
         return [_message(COLLECTIVE_OPS[c.op], size, root=c.root)]
+
+
+#: Each event type's place in what :func:`_by_type` returns.
+_TYPE_PLACE = {Send: 0, Recv: 1, Posted: 2, SendDone: 3, Collective: 4}
+
+
+def _by_type(events) -> tuple[list, list, list, list, list]:
+    """A call's events by type, in order: sends, receives, posted receives,
+    completed sends, collectives (one pass: a long trace has millions of calls).
+
+    >>> _by_type((Send(1, 0, 8), Posted(3), Send(2, 0, 8)))
+    ([Send(dest=1, tag=0, size=8, request=None), Send(dest=2, tag=0, size=8, request=None)], [], [Posted(request=3)], [], [])
+    """
+    out: tuple[list, list, list, list, list] = ([], [], [], [], [])
+    for e in events:
+        place = _TYPE_PLACE.get(type(e))
+        if place is not None:       # anything else adds nothing
+            out[place].append(e)
+    return out
 
 
 def _begins(trace: Trace) -> list[float]:
@@ -467,6 +494,17 @@ def rank_summaries(trace: Trace, delays: bool = True) -> list[RankSummary]:
     return _summaries(trace, _converted(trace, 1.0, delays))
 
 
+def _check_size(model: Model, trace: Trace, source: str | None) -> None:
+    """Refuse a model too long to compile (:data:`pevpm.model.inlining.MAX_INSTRUCTIONS`),
+    saying so in a trace's terms (its calls), not a model's."""
+    size, limit = inlined_size(model), inlining.MAX_INSTRUCTIONS
+    if size > limit:
+        calls = sum(len(c) for c in trace.ranks)
+        raise PevpmError(f"the trace's {calls:,} calls make a model of {size:,} instructions; "
+                         f"a replay compiles at most {limit:,} (about {calls * limit // size:,} "
+                         "calls of this trace)", source or "trace")
+
+
 @dataclass(frozen=True)
 class Replay:
     """A trace replayed: what was traced and what the virtual machine predicts."""
@@ -519,6 +557,7 @@ def replay(trace: Trace, machine, speed: float = 1.0, runs: int | None = None, s
     with no_cycle_collection():     # a long trace's statements are many small objects
         converters = _converted(trace, speed, delays)
         model = _model(converters, source)
+        _check_size(model, trace, source)
         # exact: a straight-line program has no loop to extrapolate; looking for one
         # would compile the (long) model once more
         prediction = predict(model, trace.numprocs, replay_machine(machine, delays),
