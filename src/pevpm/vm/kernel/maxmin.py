@@ -257,16 +257,23 @@ class MaxMinNetwork:
         del self._known[k + 1:]
 
 
-def network_for(machine, placement) -> MaxMinNetwork | None:
+def network_for(machine, placement):
     """The max-min network of a run on ``placement`` (one with link figures)
     when ``machine.flow_sharing`` asks for one, else None: ``"max-min"``
     weighs all flows alike, ``"simgrid"`` as SMPI does
-    (:data:`SIMGRID_WEIGHT_S`)."""
+    (:data:`SIMGRID_WEIGHT_S`).  It is the compiled, incremental
+    ``fastflows.FluidNetwork`` (both engines take the same one, so they agree
+    to the bit); :class:`MaxMinNetwork`, its reference, where that is not built."""
     if placement.link_bandwidth is None or machine.flow_sharing == "reserve":
         return None
     weight_s = SIMGRID_WEIGHT_S if machine.flow_sharing == "simgrid" else None
-    return MaxMinNetwork(placement.link_bandwidth, placement.link_latency, weight_s)
+    return NETWORK(placement.link_bandwidth, placement.link_latency, weight_s)
 
+
+try:
+    from pevpm.vm.kernel.fastflows import FluidNetwork as NETWORK
+except ImportError:                     # not compiled: the reference, slower
+    NETWORK = MaxMinNetwork
 
 #: SimGrid's ``network/weight-S`` for SMPI's network model (bytes), SimGrid 3.32.
 SIMGRID_WEIGHT_S = 8775.0
