@@ -69,6 +69,9 @@ cdef class FluidNetwork:
     cdef int *count
     cdef int *component         # the links of the current re-rating
     cdef int stamp
+    cdef int *touched           # stamps: level changed by the link filled now
+    cdef int *changed           # those links
+    cdef int filled             # the stamp of the link filled now
     # heaps of (time, flow): starts to come, ends at the current rates
     cdef Timed *pending
     cdef int npending, cappending

@@ -283,13 +283,15 @@ cdef class FluidNetwork:
         self.count = <int *> calloc(max(n, 1), sizeof(int))
         self.reached = <int *> calloc(max(n, 1), sizeof(int))
         self.component = <int *> calloc(max(n, 1), sizeof(int))
+        self.touched = <int *> calloc(max(n, 1), sizeof(int))
+        self.changed = <int *> calloc(max(n, 1), sizeof(int))
         self.nusers = <int *> calloc(max(n, 1), sizeof(int))
         self.capusers = <int *> calloc(max(n, 1), sizeof(int))
         self.users = <int **> calloc(max(n, 1), sizeof(int *))
         if (self.bandwidth == NULL or self.latency == NULL or self.spare == NULL
                 or self.total == NULL or self.count == NULL or self.reached == NULL
                 or self.component == NULL or self.nusers == NULL or self.capusers == NULL
-                or self.users == NULL):
+                or self.users == NULL or self.touched == NULL or self.changed == NULL):
             raise MemoryError()
         for k in range(n):
             self.bandwidth[k] = checked[k]
@@ -310,6 +312,8 @@ cdef class FluidNetwork:
         free(self.count)
         free(self.reached)
         free(self.component)
+        free(self.touched)
+        free(self.changed)
         free(self.nusers)
         free(self.capusers)
         free(self.flows)
@@ -474,7 +478,7 @@ cdef class FluidNetwork:
         """Fill again the links reachable from ``component[:n]`` through flows
         in transit; a flow whose rate changes is run on to ``event`` at its
         old rate and gets a new end."""
-        cdef int i = 0, a, b, f, link, other, nheap = 0, hopsum = 0
+        cdef int i = 0, a, b, f, link, other, nheap = 0, hopsum = 0, nchanged
         cdef int *on
         cdef Flow *fl
         cdef Entry e
@@ -507,6 +511,8 @@ cdef class FluidNetwork:
                 continue                    # stale: the link's level has risen since
             level = e.level if e.level > 0.0 else 0.0
             on = self.users[link]
+            self.filled += 1
+            nchanged = 0
             for a in range(self.nusers[link]):
                 f = on[a]
                 fl = &self.flows[f]
@@ -519,10 +525,19 @@ cdef class FluidNetwork:
                     self.spare[other] -= rate
                     self.total[other] -= fl.weight
                     self.count[other] -= 1
-                    if other != link and self.count[other]:
-                        _push(self.fill, &nheap,
-                              Entry(self.spare[other] / self.total[other], other, other))
+                    if other != link and self.touched[other] != self.filled:
+                        self.touched[other] = self.filled
+                        self.changed[nchanged] = other
+                        nchanged += 1
                 self._rated(f, rate, event)
+            # each link's new level once, after the whole link is filled: no pop
+            # comes between, so the entries that count are those the Python
+            # network pushes last for each link
+            for a in range(nchanged):
+                other = self.changed[a]
+                if self.count[other]:
+                    _push(self.fill, &nheap,
+                          Entry(self.spare[other] / self.total[other], other, other))
         return 0
 
     cdef int _rated(self, int f, double rate, double event) except -1:
