@@ -18,7 +18,7 @@ cdef struct Flow:
     double since
     double end          # once it has ended
     double fresh        # its rate from the current filling
-    int version         # an end entry holds while the flow's version is this
+    int at              # its place in the end heap, -1: none
     int seen            # stamp: reached by the current re-rating
     int fixed           # stamp: rate fixed by the current filling
     char state          # PENDING, TRANSIT or ENDED
@@ -32,7 +32,6 @@ cdef struct Hop:
 cdef struct Timed:
     double time
     int flow
-    int version
 
 
 cdef struct Undo:
@@ -72,7 +71,8 @@ cdef class FluidNetwork:
     cdef int *touched           # stamps: level changed by the link filled now
     cdef int *changed           # those links
     cdef int filled             # the stamp of the link filled now
-    # heaps of (time, flow): starts to come, ends at the current rates
+    # heaps of (time, flow): starts to come; ends at the current rates, one
+    # entry per flow in transit with a rate, placed by Flow.at
     cdef Timed *pending
     cdef int npending, cappending
     cdef Timed *endheap
@@ -93,9 +93,8 @@ cdef class FluidNetwork:
     cdef int _rerate(self, double event, int n) except -1
     cdef int _rated(self, int f, double rate, double event) except -1
     cdef int _push_end(self, int f) except -1
-    cdef inline bint _stale(self, Timed *e) noexcept
-    cdef void _clean(self) noexcept
-    cdef void _clean_all(self) noexcept
+    cdef void _drop_end(self, int f) noexcept
+    cdef void _sift(self, int i) noexcept
     cdef int _join(self, int f) except -1
     cdef void _leave(self, int f) noexcept
     cdef int _mark(self, double time) except -1

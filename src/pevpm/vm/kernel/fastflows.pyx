@@ -388,7 +388,8 @@ cdef class FluidNetwork:
         fl.start = start if start > self.now else self.now
         fl.size = size if fl.length else 0.0
         fl.rate = fl.left = fl.since = fl.end = fl.fresh = 0.0
-        fl.version = fl.seen = fl.fixed = 0
+        fl.seen = fl.fixed = 0
+        fl.at = -1
         if fl.size == 0.0:
             fl.state = ENDED
             fl.end = fl.start
@@ -398,7 +399,7 @@ cdef class FluidNetwork:
         if self.frontier > start:
             self._rewind(start)
         _grow(<void **> &self.pending, &self.cappending, self.npending + 1, sizeof(Timed))
-        _tpush(self.pending, &self.npending, Timed(start, f, 0))
+        _tpush(self.pending, &self.npending, Timed(start, f))
         return f
 
     cdef double end_c(self, int flow) except? -1.0:
@@ -426,7 +427,6 @@ cdef class FluidNetwork:
         cdef Timed e
         cdef int f, n = 0
         cdef Flow *fl
-        self._clean()
         if self.nends:
             event = self.endheap[0].time
         if self.npending and self.pending[0].time < event:
@@ -436,11 +436,9 @@ cdef class FluidNetwork:
             raise SimulationError(f"flows {stuck} get no bandwidth")
         self._mark(event)
         self.stamp += 1
-        while True:
-            self._clean()
-            if self.nends == 0 or self.endheap[0].time > event:
-                break
-            f = _tpop(self.endheap, &self.nends).flow
+        while self.nends and self.endheap[0].time <= event:
+            f = self.endheap[0].flow
+            self._drop_end(f)
             self._log(f, UNDO_END)
             fl = &self.flows[f]
             fl.state, fl.end = ENDED, event
@@ -452,14 +450,11 @@ cdef class FluidNetwork:
             self._log(f, UNDO_START)
             fl = &self.flows[f]
             fl.state, fl.left, fl.since, fl.rate = TRANSIT, fl.size, event, -1.0
-            fl.version += 1
             self.ntransit += 1
             self._join(f)
             n = self._reach(f, n)
         self.frontier = event
         self._rerate(event, n)
-        if self.nends > 2 * self.ntransit + 1024:
-            self._clean_all()
         return 0
 
     cdef int _reach(self, int f, int n) noexcept:
@@ -553,34 +548,62 @@ cdef class FluidNetwork:
                 fl.left = 0.0
             fl.since = event
         fl.rate = rate
-        fl.version += 1
         if rate > 0.0:
             self._push_end(f)
+        else:
+            self._drop_end(f)
         return 0
 
     cdef int _push_end(self, int f) except -1:
+        """Put (or move) ``f``'s end, at its rate from ``since``, in the end heap."""
         cdef Flow *fl = &self.flows[f]
-        _grow(<void **> &self.endheap, &self.capends, self.nends + 1, sizeof(Timed))
-        _tpush(self.endheap, &self.nends,
-               Timed(fl.since + fl.left / fl.rate, f, fl.version))
+        if fl.at < 0:
+            _grow(<void **> &self.endheap, &self.capends, self.nends + 1, sizeof(Timed))
+            fl = &self.flows[f]
+            fl.at = self.nends
+            self.nends += 1
+        self.endheap[fl.at] = Timed(fl.since + fl.left / fl.rate, f)
+        self._sift(fl.at)
         return 0
 
-    cdef inline bint _stale(self, Timed *e) noexcept:
-        cdef Flow *fl = &self.flows[e.flow]
-        return fl.state != TRANSIT or fl.version != e.version
+    cdef void _drop_end(self, int f) noexcept:
+        """Take ``f``'s end out of the end heap, if there."""
+        cdef int i = self.flows[f].at
+        if i < 0:
+            return
+        self.flows[f].at = -1
+        self.nends -= 1
+        if i == self.nends:
+            return
+        self.endheap[i] = self.endheap[self.nends]
+        self.flows[self.endheap[i].flow].at = i
+        self._sift(i)
 
-    cdef void _clean(self) noexcept:
-        """Drop the stale entries at the top of the end heap."""
-        while self.nends and self._stale(&self.endheap[0]):
-            _tpop(self.endheap, &self.nends)
-
-    cdef void _clean_all(self) noexcept:
-        """Keep only the end heap's live entries."""
-        cdef int i, n = self.nends
-        self.nends = 0
-        for i in range(n):
-            if not self._stale(&self.endheap[i]):
-                _tpush(self.endheap, &self.nends, self.endheap[i])
+    cdef void _sift(self, int i) noexcept:
+        """Move the end heap's entry ``i`` up or down to its place."""
+        cdef Timed e = self.endheap[i]
+        cdef Timed *heap = self.endheap
+        cdef int parent, child
+        while i > 0:
+            parent = (i - 1) >> 1
+            if not _sooner(&e, &heap[parent]):
+                break
+            heap[i] = heap[parent]
+            self.flows[heap[i].flow].at = i
+            i = parent
+        while True:
+            child = 2 * i + 1
+            if child >= self.nends:
+                break
+            if child + 1 < self.nends and _sooner(&heap[child + 1], &heap[child]):
+                child += 1
+            if not _sooner(&heap[child], &e):
+                break
+            heap[i] = heap[child]
+            self.flows[heap[i].flow].at = i
+            i = child
+        heap[i] = e
+        self.flows[e.flow].at = i
 
     # ------------------------------------------------------------ links
     cdef int _join(self, int f) except -1:
@@ -603,6 +626,7 @@ cdef class FluidNetwork:
         cdef int j, k, link, at, last, g
         for j in range(fl.first, fl.first + fl.length):
             link, at = self.hops[j].link, self.hops[j].slot
+            self.hops[j].slot = -1          # gone: a later hop on the same link never matches it
             self.nusers[link] -= 1
             last = self.nusers[link]
             if at == last:
@@ -651,16 +675,16 @@ cdef class FluidNetwork:
         for i in range(self.nundo - 1, start - 1, -1):
             u = &self.undo[i]
             fl = &self.flows[u.flow]
-            fl.version += 1
             if u.kind == UNDO_RATE:
                 fl.left, fl.rate, fl.since = u.left, u.rate, u.since
             elif u.kind == UNDO_START:
+                self._drop_end(u.flow)
                 self._leave(u.flow)
                 fl.state = PENDING
                 self.ntransit -= 1
                 _grow(<void **> &self.pending, &self.cappending, self.npending + 1,
                       sizeof(Timed))
-                _tpush(self.pending, &self.npending, Timed(fl.start, u.flow, 0))
+                _tpush(self.pending, &self.npending, Timed(fl.start, u.flow))
             else:
                 self._join(u.flow)
                 fl = &self.flows[u.flow]
@@ -674,6 +698,8 @@ cdef class FluidNetwork:
                 fl.seen = self.stamp
                 if fl.rate > 0.0:
                     self._push_end(f)
+                else:
+                    self._drop_end(f)
         self.nundo = start
         self.nmarks = k + 1
         self.frontier = self.marks[k].time
