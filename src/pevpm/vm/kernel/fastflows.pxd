@@ -82,8 +82,9 @@ cdef class FluidNetwork:
     cdef int base, nmarks, capmarks
     cdef Undo *undo
     cdef int nundo, capundo
-    cdef Entry *fill            # the filling's heap of (level, link)
-    cdef int capfill
+    cdef double *level          # a link's level while it is filled
+    cdef int *place             # its place in ``order``, -1: none
+    cdef int *order             # heap of the links to fill, by (level, link id)
 
     cdef int add_c(self, const int *links, int n, double start, double size) except -1
     cdef double end_c(self, int flow) except? -1.0
@@ -95,6 +96,8 @@ cdef class FluidNetwork:
     cdef int _push_end(self, int f) except -1
     cdef void _drop_end(self, int f) noexcept
     cdef void _sift(self, int i) noexcept
+    cdef void _order(self, int i, int n) noexcept
+    cdef void _unorder(self, int link, int *n) noexcept
     cdef int _join(self, int f) except -1
     cdef void _leave(self, int f) noexcept
     cdef int _mark(self, double time) except -1

@@ -284,6 +284,9 @@ cdef class FluidNetwork:
         self.reached = <int *> calloc(max(n, 1), sizeof(int))
         self.component = <int *> calloc(max(n, 1), sizeof(int))
         self.touched = <int *> calloc(max(n, 1), sizeof(int))
+        self.level = <double *> calloc(max(n, 1), sizeof(double))
+        self.place = <int *> calloc(max(n, 1), sizeof(int))
+        self.order = <int *> calloc(max(n, 1), sizeof(int))
         self.changed = <int *> calloc(max(n, 1), sizeof(int))
         self.nusers = <int *> calloc(max(n, 1), sizeof(int))
         self.capusers = <int *> calloc(max(n, 1), sizeof(int))
@@ -291,7 +294,8 @@ cdef class FluidNetwork:
         if (self.bandwidth == NULL or self.latency == NULL or self.spare == NULL
                 or self.total == NULL or self.count == NULL or self.reached == NULL
                 or self.component == NULL or self.nusers == NULL or self.capusers == NULL
-                or self.users == NULL or self.touched == NULL or self.changed == NULL):
+                or self.users == NULL or self.touched == NULL or self.changed == NULL
+                or self.level == NULL or self.place == NULL or self.order == NULL):
             raise MemoryError()
         for k in range(n):
             self.bandwidth[k] = checked[k]
@@ -322,7 +326,9 @@ cdef class FluidNetwork:
         free(self.endheap)
         free(self.marks)
         free(self.undo)
-        free(self.fill)
+        free(self.level)
+        free(self.place)
+        free(self.order)
 
     # ------------------------------------------------------------ Python API
     def add(self, route, double start, size):
@@ -488,7 +494,6 @@ cdef class FluidNetwork:
                     fl.seen = self.stamp
                     hopsum += fl.length
                     n = self._reach(on[a], n)
-        _grow(<void **> &self.fill, &self.capfill, n + hopsum + 1, sizeof(Entry))
         for i in range(n):
             link = self.component[i]
             self.spare[link] = self.bandwidth[link]
@@ -497,14 +502,17 @@ cdef class FluidNetwork:
             on = self.users[link]
             for a in range(self.nusers[link]):
                 self.total[link] += self.flows[on[a]].weight
+            self.place[link] = -1
             if self.count[link]:
-                _push(self.fill, &nheap, Entry(self.spare[link] / self.total[link], link, link))
-        while nheap > 0:
-            e = _pop(self.fill, &nheap)
-            link = e.at
-            if self.count[link] == 0 or e.level != self.spare[link] / self.total[link]:
-                continue                    # stale: the link's level has risen since
-            level = e.level if e.level > 0.0 else 0.0
+                self.level[link] = self.spare[link] / self.total[link]
+                self.order[nheap] = link
+                self.place[link] = nheap
+                nheap += 1
+                self._order(nheap - 1, nheap)
+        while nheap > 0:                    # the link that fills first
+            link = self.order[0]
+            level = self.level[link] if self.level[link] > 0.0 else 0.0
+            self._unorder(link, &nheap)
             on = self.users[link]
             self.filled += 1
             nchanged = 0
@@ -525,15 +533,57 @@ cdef class FluidNetwork:
                         self.changed[nchanged] = other
                         nchanged += 1
                 self._rated(f, rate, event)
-            # each link's new level once, after the whole link is filled: no pop
-            # comes between, so the entries that count are those the Python
-            # network pushes last for each link
+            # each link's new level, moved to its place (the Python network
+            # pushes it anew, and skips the old entries as stale)
             for a in range(nchanged):
                 other = self.changed[a]
                 if self.count[other]:
-                    _push(self.fill, &nheap,
-                          Entry(self.spare[other] / self.total[other], other, other))
+                    self.level[other] = self.spare[other] / self.total[other]
+                    self._order(self.place[other], nheap)
+                elif self.place[other] >= 0:
+                    self._unorder(other, &nheap)
         return 0
+
+    cdef void _unorder(self, int link, int *n) noexcept:
+        """Take ``link`` out of the heap of links to fill."""
+        cdef int i = self.place[link]
+        self.place[link] = -1
+        n[0] -= 1
+        if i == n[0]:
+            return
+        self.order[i] = self.order[n[0]]
+        self.place[self.order[i]] = i
+        self._order(i, n[0])
+
+    cdef void _order(self, int i, int n) noexcept:
+        """Move the link at ``order[i]`` up or down to its place (heap of ``n``)."""
+        cdef int link = self.order[i], parent, child, other
+        cdef double mine = self.level[link]
+        while i > 0:
+            parent = (i - 1) >> 1
+            other = self.order[parent]
+            if not (mine < self.level[other] or (mine == self.level[other] and link < other)):
+                break
+            self.order[i] = other
+            self.place[other] = i
+            i = parent
+        while True:
+            child = 2 * i + 1
+            if child >= n:
+                break
+            if child + 1 < n and (
+                    self.level[self.order[child + 1]] < self.level[self.order[child]]
+                    or (self.level[self.order[child + 1]] == self.level[self.order[child]]
+                        and self.order[child + 1] < self.order[child])):
+                child += 1
+            other = self.order[child]
+            if not (self.level[other] < mine or (self.level[other] == mine and other < link)):
+                break
+            self.order[i] = other
+            self.place[other] = i
+            i = child
+        self.order[i] = link
+        self.place[link] = i
 
     cdef int _rated(self, int f, double rate, double event) except -1:
         """Give flow ``f`` its new ``rate`` from ``event`` on (logged)."""
