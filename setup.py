@@ -1,4 +1,4 @@
-"""Build pevpm's compiled engine core (pevpm.vm.kernel.fastcore) and max-min rates
+"""Build pevpm's compiled engine core (pevpm.vm.kernel.fastcore) and incremental max-min
 (pevpm.vm.kernel.fastflows) with Cython.
 
 Everything else lives in pyproject.toml.  The extension is optional: if it

@@ -17,8 +17,7 @@ from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm.kernel import engine, fastengine
 from pevpm.vm.strategies.explain import explain_network
-from pevpm.vm.kernel.maxmin import (FLOW, NETWORK, RATES, MaxMinNetwork, flow_until_next,
-                                    max_min_rates)
+from pevpm.vm.kernel.maxmin import NETWORK, MaxMinNetwork
 
 #: The Python network (the reference) and the compiled, incremental one.
 NETWORKS = pytest.mark.parametrize("Network", sorted({MaxMinNetwork, NETWORK}, key=str))
@@ -128,39 +127,6 @@ def test_the_compiled_core_runs_max_min_alike():
 def test_an_unknown_sharing_is_refused():
     with pytest.raises(ValueError, match="flow_sharing must be one of"):
         Machine(Constant(0.0), flow_sharing="fair")
-
-
-@pytest.mark.skipif(RATES is max_min_rates, reason="pevpm.vm.kernel.fastflows not built")
-@settings(max_examples=200, deadline=None)
-@given(links=st.lists(st.sampled_from([1.0, 3.0, 10.0, 12.5, 1e9]), min_size=1, max_size=6),
-       flows=st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=4, unique=True),
-                      min_size=1, max_size=12),
-       seed=st.integers(0, 3), weights=st.lists(st.sampled_from([1.0, 0.5, 1 / 3, 7e4]),
-                                                min_size=12, max_size=12))
-def test_the_compiled_rates_are_the_python_rates_in_the_same_order(links, flows, seed, weights):
-    """Bit for bit and in the same (fixing) order, which later steps depend on."""
-    routes = [tuple(link % len(links) for link in route) for route in flows]
-    routes = [tuple(dict.fromkeys(route)) for route in routes]
-    order = list(range(len(routes)))
-    order = order[seed:] + order[:seed]
-    given_flows = {flow: 1.0 for flow in order}
-    compiled = RATES(links, routes, given_flows, weights)
-    python = max_min_rates(links, routes, given_flows, weights)
-    assert list(compiled.items()) == list(python.items())
-
-
-@pytest.mark.skipif(FLOW is flow_until_next, reason="pevpm.vm.kernel.fastflows not built")
-@settings(max_examples=200, deadline=None)
-@given(rates=st.lists(st.sampled_from([0.0, 1.0, 3.0, 12.5, 1e-3]), min_size=0, max_size=8),
-       left=st.lists(st.floats(0.001, 1e6), min_size=8, max_size=8),
-       now=st.floats(0, 10), start=st.sampled_from([float("inf"), 10.5, 3.0]))
-def test_the_compiled_step_is_the_python_step(rates, left, now, start):
-    rates = {flow: rate for flow, rate in enumerate(rates)}
-    python_left = {flow: left[flow] for flow in rates}
-    compiled_left = dict(python_left)
-    assert (FLOW(rates, compiled_left, now, start)
-            == flow_until_next(rates, python_left, now, start))
-    assert list(compiled_left.items()) == list(python_left.items())
 
 
 @pytest.mark.skipif(NETWORK is MaxMinNetwork, reason="pevpm.vm.kernel.fastflows not built")

@@ -1,12 +1,6 @@
 # The incremental max-min network (fastflows.pyx), for the compiled core to
 # call without Python: FluidNetwork.add_c / end_c / advance_c.
 
-cdef struct Entry:
-    double level
-    long link           # the link's id: ties go to the lower id
-    int at              # its index (max_min_rates) or id (FluidNetwork)
-
-
 cdef struct Flow:
     int first           # its links: hops[first .. first + length)
     int length

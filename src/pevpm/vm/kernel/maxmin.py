@@ -58,9 +58,9 @@ class _Fluid:
     def step(self) -> list[int]:
         """Move to the next start or end; the flows that ended there."""
         if self.rates is None:
-            self.rates = RATES(self.bandwidth, self.routes, self.left, self.weights)
+            self.rates = max_min_rates(self.bandwidth, self.routes, self.left, self.weights)
         left = self.left
-        event, finished = FLOW(self.rates, left, self.now,
+        event, finished = flow_until_next(self.rates, left, self.now,
                                self.pending[0][0] if self.pending else float("inf"))
         if event == float("inf"):
             raise SimulationError(f"flows {sorted(left)} get no bandwidth")
@@ -141,13 +141,6 @@ def max_min_rates(bandwidth: list[float], routes: list[tuple[int, ...]],
                 if other != link and count[other]:
                     heapq.heappush(heap, (free[other] / total[other], other))
     return rates
-
-
-try:
-    from pevpm.vm.kernel.fastflows import flow_until_next as FLOW
-    from pevpm.vm.kernel.fastflows import max_min_rates as RATES
-except ImportError:                     # not compiled: the same numbers, slower
-    FLOW, RATES = flow_until_next, max_min_rates
 
 
 class MaxMinNetwork:
