@@ -1,5 +1,5 @@
-"""Build pevpm's compiled engine core (pevpm.vm.kernel.fastcore), max-min rates
-(pevpm.vm.kernel.fastflows) and OTF2 reader (pevpm.trace.otf2.fastread) with Cython.
+"""Build pevpm's compiled engine core (pevpm.vm.kernel.fastcore), incremental max-min
+network (pevpm.vm.kernel.fastflows) and OTF2 reader (pevpm.trace.otf2.fastread) with Cython.
 
 Everything else lives in pyproject.toml.  The extension is optional: if it
 cannot be compiled, pevpm installs without it and runs the pure-Python

@@ -32,6 +32,7 @@ spend in MPI_Isend + MPI_Wait when sends up to 12 KiB are eager.
 
     PYTHONPATH=src python benchmarks/topology_vs_smpi.py --ranks 64,256
     PYTHONPATH=src python benchmarks/topology_vs_smpi.py --no-smpi --ranks 64,256,1024
+    PYTHONPATH=src python benchmarks/topology_vs_smpi.py --no-smpi --max-min-only --ranks 1024
     PYTHONPATH=src python benchmarks/topology_vs_smpi.py --saturation --no-smpi --ranks 0
     PYTHONPATH=src python benchmarks/topology_vs_smpi.py --ranks 0 --speed 1024 \
         --kernels jacobi,perm
@@ -140,12 +141,13 @@ def run_pevpm(kernel: str, kind: str, numprocs: int, flow_start: str = "send",
                             topology=None if kind == "switch" else str(platform(kind, numprocs)))
     machine = replace(machine, flow_start=flow_start, flow_sharing=sharing)
     model = kernel_model(kernel, numprocs)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = fastengine.simulate(model, numprocs, machine, rng=np.random.default_rng(0))
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     if result.engine_note:
         print(f"note: {kernel} {kind} {numprocs}: {result.engine_note}", file=sys.stderr)
-    return {"time": result.makespan, "wall": wall, "messages": result.messages_simulated}
+    return {"time": result.makespan, "wall": wall, "cpu": cpu,
+            "messages": result.messages_simulated}
 
 
 def run_smpi(binary: Path, kernel: str, kind: str, numprocs: int, workdir: Path) -> dict:
@@ -245,6 +247,8 @@ def main(argv=None) -> int:
                         help="the third run's Machine.flow_sharing (default: %(default)s)")
     parser.add_argument("--no-max-min", action="store_true",
                         help="skip the third run (slow on all-to-all traffic)")
+    parser.add_argument("--max-min-only", action="store_true",
+                        help="the third run alone (the reserved runs print '-')")
     parser.add_argument("--saturation", action="store_true",
                         help="also the two-switch inter-switch saturation experiment")
     args = parser.parse_args(argv)
@@ -268,25 +272,31 @@ def main(argv=None) -> int:
               f"wall / pevpm wall ({args.sharing})")
         print(f"{'network':>10} {'kernel':>7} {'ranks':>6} {'messages':>9} {'send s':>10} "
               f"{'match s':>10} {args.sharing + ' s':>10} {'SMPI s':>10} {'send':>7} {'match':>7} "
-              f"{args.sharing:>7} | {'pevpm wall':>10} {'SMPI wall':>9} {'speed-up':>8}")
+              f"{args.sharing:>7} | {'pevpm wall':>10} {'SMPI wall':>9} {'speed-up':>8} "
+              f"{'pevpm CPU':>9}")
     for kind in args.kinds.split(","):
         for kernel in args.kernels.split(","):
             for n in counts:
-                runs = [run_pevpm(kernel, kind, n), run_pevpm(kernel, kind, n, "match")]
+                runs = [] if args.max_min_only else [run_pevpm(kernel, kind, n),
+                                                     run_pevpm(kernel, kind, n, "match")]
                 if not args.no_max_min:
                     runs.append(run_pevpm(kernel, kind, n, "match", args.sharing))
                 ours = runs[-1]
+                skipped = 2 if args.max_min_only else 0
                 line = (f"{kind:>10} {kernel:>7} {n:>6} {ours['messages']:>9} "
-                        + " ".join(f"{run['time']:>10.6f}" for run in runs))
+                        + " ".join([f"{'-':>10}"] * skipped
+                                   + [f"{run['time']:>10.6f}" for run in runs]))
                 if smpi:
                     theirs = run_smpi(binary, kernel, kind, n, workdir)
                     line += (f" {theirs['time']:>10.6f} "
-                             + " ".join(f"{(run['time'] - theirs['time']) / theirs['time']:>+7.1%}"
-                                        for run in runs)
+                             + " ".join([f"{'-':>7}"] * skipped
+                                        + [f"{(run['time'] - theirs['time']) / theirs['time']:>+7.1%}"
+                                           for run in runs])
                              + f" | {ours['wall']:>10.3f} {theirs['wall']:>9.2f} "
-                             f"{theirs['wall'] / ours['wall']:>8.1f}")
+                             f"{theirs['wall'] / ours['wall']:>8.1f} {ours['cpu']:>9.2f}")
                 else:
-                    line += f" {'-':>10} {'-':>7} {'-':>7} {'-':>7} | {ours['wall']:>10.3f}"
+                    line += (f" {'-':>10} {'-':>7} {'-':>7} {'-':>7} | {ours['wall']:>10.3f} "
+                             f"{'-':>9} {'-':>8} {ours['cpu']:>9.2f}")
                 if args.no_max_min:
                     line += "  (no max-min run: the last run is the match's)"
                 print(line, flush=True)

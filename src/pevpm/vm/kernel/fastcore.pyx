@@ -49,6 +49,7 @@ from pevpm.model.expr import RNG_NAME
 from pevpm.vm.kernel import collectives, engine
 from pevpm.vm.kernel import program as vm
 from pevpm.vm.kernel.instructions import Collective, Exchange, Loop, Message, Serial, Until
+from pevpm.vm.kernel.fastflows cimport FluidNetwork
 from pevpm.vm.kernel.maxmin import network_for
 from pevpm.vm.kernel.result import CollectiveRecord, MessageRecord
 
@@ -1347,7 +1348,7 @@ cdef class Core:
     cdef int capsegments
     cdef int *walk             # per link of the route: the walk's segment index
     cdef int capwalk
-    cdef object maxmin         # Machine.flow_sharing "max-min": the pevpm.vm.kernel.maxmin network
+    cdef FluidNetwork maxmin   # Machine.flow_sharing "max-min"/"simgrid": maxmin.network_for
     cdef dict maxmin_flows     # max-min: a send's request -> [its flow, base seconds]
     cdef double copy_rate
 
@@ -1600,7 +1601,7 @@ cdef class Core:
         while self.nheap > 0:
             d = self.heap_pop()
             if self.maxmin is not None:
-                self.maxmin.advance(d.time)
+                self.maxmin.advance_c(d.time)
             limit = self.count_event()
             if limit:
                 raise self.limit_error(limit, None, None)
@@ -1618,7 +1619,7 @@ cdef class Core:
                     self.heap_push(match, d.req)
                     continue
                 if self.maxmin is not None and best in self.maxmin_flows:
-                    match = self.maxmin.end(self.maxmin_flows[best][0])
+                    match = self.maxmin.end_c(self.maxmin_flows[best][0])
                     if self.nheap > 0 and self.heap[0].time < match:
                         r.flags |= QUEUED   # an earlier decision may start a flow beside it
                         self.heap_push(match, d.req)
@@ -2149,8 +2150,7 @@ cdef class Core:
             q.completion = spent if spent > 0 else 0.0
         if (self.maxmin is not None and not self.flow_from_match and dst != rank.id
                 and self.node_of[rank.id] != self.node_of[dst]):
-            self.maxmin_flows[s] = [self.maxmin.add(self.route_tuple(rank.id, dst), q.posted,
-                                                    size), 0.0]
+            self.maxmin_flows[s] = [self.flow_add(rank.id, dst, q.posted, size), 0.0]
             q = &self.reqs[s]
         q.refs += 1
         self.append(&self.send_queues, <uint64_t> dst * self.numprocs + rank.id, s)
@@ -2529,8 +2529,7 @@ cdef class Core:
         cdef Req *q = &self.reqs[s]
         flow = self.maxmin_flows.get(s)
         if flow is None:
-            flow = self.maxmin_flows[s] = [
-                self.maxmin.add(self.route_tuple(q.rank, q.peer), start, q.size), 0.0]
+            flow = self.maxmin_flows[s] = [self.flow_add(q.rank, q.peer, start, q.size), 0.0]
         flow[1] = base
         self.rerate(s)
         self.reqs[s].flags |= DRAWN
@@ -2539,15 +2538,16 @@ cdef class Core:
     cdef int rerate(self, int s) except -1:
         """A max-min flow's transfer time given the flows known now."""
         flow, base = self.maxmin_flows[s]
-        end = self.maxmin.end(flow)
+        end = self.maxmin.end_c(flow)
         self.reqs[s].transfer = base + end - self.reqs[s].posted
         return 0
 
-    cdef tuple route_tuple(self, int src, long dst):
-        """The links from ``src``'s node to ``dst``'s, as a tuple."""
-        cdef int nl, k
+    cdef int flow_add(self, int src, long dst, double start, long size) except -1:
+        """A max-min flow of ``size`` bytes from ``src``'s node to ``dst``'s."""
+        cdef int nl
         cdef int first = self.route_of(src, dst, &nl)
-        return tuple([self.route_links[first + k] for k in range(nl)])
+        return self.maxmin.add_c(&self.route_links[first], nl, start,
+                                 <double> size if size > 0 else 0.0)
 
     # pevpm.vm.kernel.flows.FlowNetwork in C arrays: the same walk, the same sums.
     cdef double flow_occupy(self, int first, int nl, double start, long size) except? -1.0:

@@ -1,46 +1,44 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True
-"""Max-min fair rates in C: :func:`pevpm.vm.kernel.maxmin.max_min_rates` and
-:func:`pevpm.vm.kernel.maxmin.flow_until_next` compiled.
-
-The same progressive filling as the Python function, with the same
-arithmetic in the same order -- links filled in the order of their
-(level, link id), each link's flows in the order they were given -- so the
-rates are the same to the bit, and the same dict order (the order flows were
-fixed in), which the network's later steps depend on.
-
->>> max_min_rates([100.0, 10.0], [(0,), (0, 1), (1,)], {0: 95.0, 1: 5.0, 2: 5.0},
-...               [1.0, 1.0, 1.0])
-{1: 5.0, 2: 5.0, 0: 95.0}
+"""Max-min sharing of network links in C, re-rated incrementally:
+:class:`FluidNetwork`, the compiled counterpart of
+:class:`pevpm.vm.kernel.maxmin.MaxMinNetwork` (the Python reference), which
+the engines take whenever this extension is built (``maxmin.network_for``).
 """
 
 from libc.math cimport INFINITY
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memmove
+
+from pevpm.errors import SimulationError
 
 
-cdef struct Entry:
-    double level
-    long link           # the link's id: ties go to the lower id
-    int at              # its index here
+cdef enum:
+    PENDING = 0
+    TRANSIT = 1
+    ENDED = 2
+    UNDO_RATE = 0       # the flow's (left, rate, since) before a re-rating
+    UNDO_START = 1      # the flow started: back to the starts to come
+    UNDO_END = 2        # the flow ended: back in transit
 
 
-cdef inline bint _before(Entry *a, Entry *b) noexcept:
-    return a.level < b.level or (a.level == b.level and a.link < b.link)
+cdef inline bint _sooner(Timed *a, Timed *b) noexcept:
+    return a.time < b.time or (a.time == b.time and a.flow < b.flow)
 
 
-cdef void _push(Entry *heap, int *n, Entry e) noexcept:
+cdef void _tpush(Timed *heap, int *n, Timed e) noexcept:
     cdef int i = n[0], parent
     n[0] += 1
     while i > 0:
         parent = (i - 1) >> 1
-        if not _before(&e, &heap[parent]):
+        if not _sooner(&e, &heap[parent]):
             break
         heap[i] = heap[parent]
         i = parent
     heap[i] = e
 
 
-cdef Entry _pop(Entry *heap, int *n) noexcept:
-    cdef Entry top = heap[0], last
+cdef Timed _tpop(Timed *heap, int *n) noexcept:
+    cdef Timed top = heap[0], last
     cdef int i = 0, child
     n[0] -= 1
     last = heap[n[0]]
@@ -48,9 +46,9 @@ cdef Entry _pop(Entry *heap, int *n) noexcept:
         child = 2 * i + 1
         if child >= n[0]:
             break
-        if child + 1 < n[0] and _before(&heap[child + 1], &heap[child]):
+        if child + 1 < n[0] and _sooner(&heap[child + 1], &heap[child]):
             child += 1
-        if not _before(&heap[child], &last):
+        if not _sooner(&heap[child], &last):
             break
         heap[i] = heap[child]
         i = child
@@ -58,119 +56,547 @@ cdef Entry _pop(Entry *heap, int *n) noexcept:
     return top
 
 
-def max_min_rates(list bandwidth, list routes, dict flows, list weights):
-    """Each flow's weighted max-min fair rate: ``flows`` maps flow ids
-    (indices of ``routes`` and ``weights``) to anything, ``bandwidth`` is
-    per link id."""
-    cdef int nf = len(flows), nl = 0, hops = 0, f, k, j, a, b, nheap = 0
-    cdef dict index = {}
-    ids = list(flows)
-    for flow in ids:
-        hops += len(<tuple> routes[flow])
-    cdef int *first = <int *> malloc((nf + 1) * sizeof(int))
-    cdef int *route = <int *> malloc(max(hops, 1) * sizeof(int))
-    cdef long *link_id = <long *> malloc(max(hops, 1) * sizeof(long))
-    cdef double *spare = <double *> malloc(max(hops, 1) * sizeof(double))
-    cdef int *count = <int *> malloc(max(hops, 1) * sizeof(int))
-    cdef double *total = <double *> malloc(max(hops, 1) * sizeof(double))
-    cdef double *weight = <double *> malloc(max(nf, 1) * sizeof(double))
-    cdef int *ustart = <int *> malloc((hops + 1) * sizeof(int))
-    cdef int *users = <int *> malloc(max(hops, 1) * sizeof(int))
-    cdef char *fixed = <char *> malloc(max(nf, 1))
-    cdef Entry *heap = <Entry *> malloc(max(2 * hops + 1, 1) * sizeof(Entry))
-    cdef Entry e
-    cdef double level, rate
-    rates = {}
-    try:
-        if (first == NULL or route == NULL or link_id == NULL or spare == NULL
-                or count == NULL or ustart == NULL or users == NULL or fixed == NULL
-                or heap == NULL or total == NULL or weight == NULL):
+cdef int _grow(void **array, int *cap, int need, size_t item) except -1:
+    """Make ``*array`` hold at least ``need`` items (doubling)."""
+    cdef int size = cap[0] if cap[0] > 0 else 16
+    cdef void *grown
+    if need <= cap[0]:
+        return 0
+    while size < need:
+        size *= 2
+    grown = realloc(array[0], size * item)
+    if grown == NULL:
+        raise MemoryError()
+    array[0], cap[0] = grown, size
+    return 0
+
+
+cdef class _Starts:
+    """``FluidNetwork.starts[flow]``: when a flow started (read-only)."""
+    cdef FluidNetwork net
+
+    def __getitem__(self, int flow):
+        if not 0 <= flow < self.net.nflows:
+            raise IndexError(flow)
+        return self.net.flows[flow].start
+
+
+cdef class FluidNetwork:
+    """:class:`pevpm.vm.kernel.maxmin.MaxMinNetwork` in C, re-rating only
+    what a start or end touches.
+
+    The same questions and answers (``add``, ``end``, ``advance``, ``load``,
+    ``weights``, ``starts``, ``now``) and the same model, after SimGrid's
+    LMM solver and its set of modified constraints: when flows start or
+    end, only the links reachable from theirs through flows in transit (the
+    part of the network they share) are filled again; a flow elsewhere
+    keeps its rate, its bytes left and its end.  A flow's bytes are brought
+    up to date only when its rate changes, so an end may differ from the
+    Python network's in the last bits (that one runs every flow on at every
+    event).  Instead of a copy of the state after each event, each event
+    logs what it changed; a flow added behind the run undoes the log back
+    to the last event at or before its start.  The compiled core calls
+    ``add_c``, ``end_c`` and ``advance_c`` without Python.
+
+    >>> net = FluidNetwork([100.0, 50.0])
+    >>> a = net.add((0,), 0.0, 100)
+    >>> b = net.add((0, 1), 0.0, 50)
+    >>> net.end(a), net.end(b)
+    (1.5, 1.0)
+    >>> c = net.add((1,), 0.5, 10)
+    >>> net.end(a), net.end(b), net.end(c)
+    (1.5, 1.2, 0.9)
+    """
+
+    def __init__(self, bandwidth, latency=None, weight_s=None):
+        from pevpm.vm.kernel.flows import checked_bandwidth
+        checked = checked_bandwidth(bandwidth)
+        cdef int k, n = len(checked)
+        self.nlinks = n
+        self.bandwidth = <double *> calloc(max(n, 1), sizeof(double))
+        self.latency = <double *> calloc(max(n, 1), sizeof(double))
+        self.spare = <double *> calloc(max(n, 1), sizeof(double))
+        self.total = <double *> calloc(max(n, 1), sizeof(double))
+        self.count = <int *> calloc(max(n, 1), sizeof(int))
+        self.reached = <int *> calloc(max(n, 1), sizeof(int))
+        self.component = <int *> calloc(max(n, 1), sizeof(int))
+        self.touched = <int *> calloc(max(n, 1), sizeof(int))
+        self.level = <double *> calloc(max(n, 1), sizeof(double))
+        self.place = <int *> calloc(max(n, 1), sizeof(int))
+        self.order = <int *> calloc(max(n, 1), sizeof(int))
+        self.changed = <int *> calloc(max(n, 1), sizeof(int))
+        self.nusers = <int *> calloc(max(n, 1), sizeof(int))
+        self.capusers = <int *> calloc(max(n, 1), sizeof(int))
+        self.users = <int **> calloc(max(n, 1), sizeof(int *))
+        if (self.bandwidth == NULL or self.latency == NULL or self.spare == NULL
+                or self.total == NULL or self.count == NULL or self.reached == NULL
+                or self.component == NULL or self.nusers == NULL or self.capusers == NULL
+                or self.users == NULL or self.touched == NULL or self.changed == NULL
+                or self.level == NULL or self.place == NULL or self.order == NULL):
             raise MemoryError()
-        j = 0
-        for f in range(nf):                 # links numbered in order of first use
-            first[f] = j
-            fixed[f] = 0
-            weight[f] = weights[ids[f]]
-            for link in <tuple> routes[ids[f]]:
-                at = index.get(link)
-                if at is None:
-                    at = index[link] = nl
-                    link_id[nl] = link
-                    spare[nl] = bandwidth[link]
-                    count[nl] = 0
-                    nl += 1
-                route[j] = at
-                count[<int> at] += 1
-                j += 1
-        first[nf] = j
-        ustart[0] = 0
-        for k in range(nl):
-            ustart[k + 1] = ustart[k] + count[k]
-        for k in range(nl):
-            count[k] = 0
-        for f in range(nf):                 # each link's flows in the order given
-            for j in range(first[f], first[f + 1]):
-                k = route[j]
-                users[ustart[k] + count[k]] = f
-                count[k] += 1
-        for k in range(nl):
-            total[k] = 0.0
-            for a in range(ustart[k], ustart[k + 1]):
-                total[k] += weight[users[a]]
-            e.level, e.link, e.at = spare[k] / total[k], link_id[k], k
-            _push(heap, &nheap, e)
-        while nheap > 0:
-            e = _pop(heap, &nheap)
-            if count[e.at] == 0 or e.level != spare[e.at] / total[e.at]:
-                continue                    # stale: the link's level has risen since
-            level = e.level if e.level > 0.0 else 0.0
-            for a in range(ustart[e.at], ustart[e.at + 1]):
-                f = users[a]
-                if fixed[f]:
+        for k in range(n):
+            self.bandwidth[k] = checked[k]
+            self.latency[k] = 0.0 if latency is None else float(latency[k])
+        self.weight_s = -1.0 if weight_s is None else float(weight_s)
+        self._mark(0.0)
+
+    def __dealloc__(self):
+        cdef int k
+        if self.users != NULL:
+            for k in range(self.nlinks):
+                free(self.users[k])
+        free(self.users)
+        free(self.bandwidth)
+        free(self.latency)
+        free(self.spare)
+        free(self.total)
+        free(self.count)
+        free(self.reached)
+        free(self.component)
+        free(self.touched)
+        free(self.changed)
+        free(self.nusers)
+        free(self.capusers)
+        free(self.flows)
+        free(self.hops)
+        free(self.pending)
+        free(self.endheap)
+        free(self.marks)
+        free(self.undo)
+        free(self.level)
+        free(self.place)
+        free(self.order)
+
+    # ------------------------------------------------------------ Python API
+    def add(self, route, double start, size):
+        """A flow of ``size`` bytes over the links ``route`` from ``start`` (at
+        least the settled time); its number for :meth:`end`."""
+        cdef int n = len(route), k
+        cdef int *links = <int *> malloc(max(n, 1) * sizeof(int))
+        if links == NULL:
+            raise MemoryError()
+        try:
+            for k in range(n):
+                links[k] = route[k]
+                if not 0 <= links[k] < self.nlinks:
+                    raise IndexError(f"link {links[k]} of {self.nlinks}")
+            return self.add_c(links, n, start, float(size) if size > 0 else 0.0)
+        finally:
+            free(links)
+
+    def end(self, int flow):
+        """When ``flow`` ends, given the flows added so far."""
+        if not 0 <= flow < self.nflows:
+            raise IndexError(flow)
+        return self.end_c(flow)
+
+    def advance(self, double to):
+        """Settle time up to ``to``: no flow will be added that starts earlier."""
+        self.advance_c(to)
+
+    def load(self, int link, double at):
+        """The inverse of ``link``'s bandwidth (as MaxMinNetwork.load)."""
+        return 1.0 / self.bandwidth[link]
+
+    @property
+    def weights(self):
+        return [self.flows[f].weight for f in range(self.nflows)]
+
+    @property
+    def starts(self):
+        view = _Starts()
+        view.net = self
+        return view
+
+    # ------------------------------------------------------------ C API
+    cdef int add_c(self, const int *links, int n, double start, double size) except -1:
+        """A flow over ``links[:n]`` (link ids); its number."""
+        cdef int f = self.nflows, k, link
+        cdef double penalty = 0.0
+        cdef Flow *fl
+        _grow(<void **> &self.flows, &self.capflows, f + 1, sizeof(Flow))
+        _grow(<void **> &self.hops, &self.caphops, self.nhops + n, sizeof(Hop))
+        self.nflows = f + 1
+        fl = &self.flows[f]
+        fl.first = self.nhops
+        fl.length = 0
+        for k in range(n):
+            link = links[k]
+            penalty += self.latency[link] + self.weight_s / self.bandwidth[link]
+            if self.bandwidth[link] != INFINITY:
+                self.hops[self.nhops].link = link
+                self.nhops += 1
+                fl.length += 1
+        fl.weight = 1.0 / penalty if self.weight_s >= 0 and penalty > 0 else 1.0
+        fl.start = start if start > self.now else self.now
+        fl.size = size if fl.length else 0.0
+        fl.rate = fl.left = fl.since = fl.end = fl.fresh = 0.0
+        fl.seen = fl.fixed = 0
+        fl.at = -1
+        if fl.size == 0.0:
+            fl.state = ENDED
+            fl.end = fl.start
+            return f
+        fl.state = PENDING
+        start = fl.start
+        if self.frontier > start:
+            self._rewind(start)
+        _grow(<void **> &self.pending, &self.cappending, self.npending + 1, sizeof(Timed))
+        _tpush(self.pending, &self.npending, Timed(start, f))
+        return f
+
+    cdef double end_c(self, int flow) except? -1.0:
+        """When ``flow`` ends, the run going on as far as that needs."""
+        while self.flows[flow].state != ENDED:
+            self._step()
+        return self.flows[flow].end
+
+    cdef void advance_c(self, double to) noexcept:
+        """Settle time up to ``to``; the log before the last event at or before it goes."""
+        cdef int keep
+        if to <= self.now:
+            return
+        self.now = to
+        keep = self._last_mark(to)
+        if keep > self.base:
+            self.base = keep
+        if self.base > 4096 and 2 * self.base > self.nmarks:
+            self._compact()
+
+    # ------------------------------------------------------------ the run
+    cdef int _step(self) except -1:
+        """Run to the next start or end, re-rating what it touches."""
+        cdef double event = INFINITY
+        cdef Timed e
+        cdef int f, n = 0
+        cdef Flow *fl
+        if self.nends:
+            event = self.endheap[0].time
+        if self.npending and self.pending[0].time < event:
+            event = self.pending[0].time
+        if event == INFINITY:
+            stuck = [f for f in range(self.nflows) if self.flows[f].state == TRANSIT]
+            raise SimulationError(f"flows {stuck} get no bandwidth")
+        self._mark(event)
+        self.stamp += 1
+        while self.nends and self.endheap[0].time <= event:
+            f = self.endheap[0].flow
+            self._drop_end(f)
+            self._log(f, UNDO_END)
+            fl = &self.flows[f]
+            fl.state, fl.end = ENDED, event
+            self.ntransit -= 1
+            self._leave(f)
+            n = self._reach(f, n)
+        while self.npending and self.pending[0].time <= event:
+            f = _tpop(self.pending, &self.npending).flow
+            self._log(f, UNDO_START)
+            fl = &self.flows[f]
+            fl.state, fl.left, fl.since, fl.rate = TRANSIT, fl.size, event, -1.0
+            self.ntransit += 1
+            self._join(f)
+            n = self._reach(f, n)
+        self.frontier = event
+        self._rerate(event, n)
+        return 0
+
+    cdef int _reach(self, int f, int n) noexcept:
+        """Add ``f``'s links not yet reached to the component (``n`` so far)."""
+        cdef Flow *fl = &self.flows[f]
+        cdef int j, link
+        for j in range(fl.first, fl.first + fl.length):
+            link = self.hops[j].link
+            if self.reached[link] != self.stamp:
+                self.reached[link] = self.stamp
+                self.component[n] = link
+                n += 1
+        return n
+
+    cdef int _rerate(self, double event, int n) except -1:
+        """Fill again the links reachable from ``component[:n]`` through flows
+        in transit; a flow whose rate changes is run on to ``event`` at its
+        old rate and gets a new end."""
+        cdef int i = 0, a, b, f, link, other, nheap = 0, nchanged
+        cdef int *on
+        cdef Flow *fl
+        cdef double level, rate
+        while i < n:                        # the component, breadth first
+            link = self.component[i]
+            i += 1
+            on = self.users[link]
+            for a in range(self.nusers[link]):
+                fl = &self.flows[on[a]]
+                if fl.seen != self.stamp:
+                    fl.seen = self.stamp
+                    n = self._reach(on[a], n)
+        for i in range(n):
+            link = self.component[i]
+            self.spare[link] = self.bandwidth[link]
+            self.count[link] = self.nusers[link]
+            self.total[link] = 0.0
+            on = self.users[link]
+            for a in range(self.nusers[link]):
+                self.total[link] += self.flows[on[a]].weight
+            self.place[link] = -1
+            if self.count[link]:
+                self.level[link] = self.spare[link] / self.total[link]
+                self.order[nheap] = link
+                self.place[link] = nheap
+                nheap += 1
+                self._order(nheap - 1, nheap)
+        while nheap > 0:                    # the link that fills first
+            link = self.order[0]
+            level = self.level[link] if self.level[link] > 0.0 else 0.0
+            self._unorder(link, &nheap)
+            on = self.users[link]
+            self.filled += 1
+            nchanged = 0
+            for a in range(self.nusers[link]):
+                f = on[a]
+                fl = &self.flows[f]
+                if fl.fixed == self.stamp:
                     continue
-                fixed[f] = 1
-                rate = weight[f] * level
-                rates[ids[f]] = rate
-                for b in range(first[f], first[f + 1]):
-                    k = route[b]
-                    spare[k] -= rate
-                    total[k] -= weight[f]
-                    count[k] -= 1
-                    if k != e.at and count[k]:
-                        _push(heap, &nheap, Entry(spare[k] / total[k], link_id[k], k))
-        return rates
-    finally:
-        free(first)
-        free(route)
-        free(link_id)
-        free(spare)
-        free(count)
-        free(total)
-        free(weight)
-        free(ustart)
-        free(users)
-        free(fixed)
-        free(heap)
+                fl.fixed = self.stamp
+                rate = fl.weight * level
+                for b in range(fl.first, fl.first + fl.length):
+                    other = self.hops[b].link
+                    self.spare[other] -= rate
+                    self.total[other] -= fl.weight
+                    self.count[other] -= 1
+                    if other != link and self.touched[other] != self.filled:
+                        self.touched[other] = self.filled
+                        self.changed[nchanged] = other
+                        nchanged += 1
+                self._rated(f, rate, event)
+            # each link's new level, moved to its place (the Python network
+            # pushes it anew, and skips the old entries as stale)
+            for a in range(nchanged):
+                other = self.changed[a]
+                if self.count[other]:
+                    self.level[other] = self.spare[other] / self.total[other]
+                    self._order(self.place[other], nheap)
+                elif self.place[other] >= 0:
+                    self._unorder(other, &nheap)
+        return 0
 
+    cdef void _unorder(self, int link, int *n) noexcept:
+        """Take ``link`` out of the heap of links to fill."""
+        cdef int i = self.place[link]
+        self.place[link] = -1
+        n[0] -= 1
+        if i == n[0]:
+            return
+        self.order[i] = self.order[n[0]]
+        self.place[self.order[i]] = i
+        self._order(i, n[0])
 
-def flow_until_next(dict rates, dict left, double now, double start):
-    """The next event and the flows ending there, the bytes left run on to it
-    (maxmin.flow_until_next, the same sums in the same order)."""
-    cdef double event = start, rate, t, span
-    for flow, r in rates.items():
-        rate = r
-        if rate > 0:
-            t = now + <double> left[flow] / rate
-            if t < event:
-                event = t
-    if event == INFINITY:
-        return event, []
-    finished = []
-    for flow, r in rates.items():
-        rate = r
-        if rate > 0 and now + <double> left[flow] / rate <= event:
-            finished.append(flow)
-    span = event - now
-    for flow, r in rates.items():
-        left[flow] = <double> left[flow] - <double> r * span
-    return event, finished
+    cdef void _order(self, int i, int n) noexcept:
+        """Move the link at ``order[i]`` up or down to its place (heap of ``n``)."""
+        cdef int link = self.order[i], parent, child, other
+        cdef double mine = self.level[link]
+        while i > 0:
+            parent = (i - 1) >> 1
+            other = self.order[parent]
+            if not (mine < self.level[other] or (mine == self.level[other] and link < other)):
+                break
+            self.order[i] = other
+            self.place[other] = i
+            i = parent
+        while True:
+            child = 2 * i + 1
+            if child >= n:
+                break
+            if child + 1 < n and (
+                    self.level[self.order[child + 1]] < self.level[self.order[child]]
+                    or (self.level[self.order[child + 1]] == self.level[self.order[child]]
+                        and self.order[child + 1] < self.order[child])):
+                child += 1
+            other = self.order[child]
+            if not (self.level[other] < mine or (self.level[other] == mine and other < link)):
+                break
+            self.order[i] = other
+            self.place[other] = i
+            i = child
+        self.order[i] = link
+        self.place[link] = i
+
+    cdef int _rated(self, int f, double rate, double event) except -1:
+        """Give flow ``f`` its new ``rate`` from ``event`` on (logged)."""
+        cdef Flow *fl = &self.flows[f]
+        if fl.rate == rate:
+            return 0
+        if fl.rate >= 0.0:                  # not started at this event
+            self._log(f, UNDO_RATE)
+            fl = &self.flows[f]
+            fl.left -= fl.rate * (event - fl.since)
+            if fl.left < 0.0:
+                fl.left = 0.0
+            fl.since = event
+        fl.rate = rate
+        if rate > 0.0:
+            self._push_end(f)
+        else:
+            self._drop_end(f)
+        return 0
+
+    cdef int _push_end(self, int f) except -1:
+        """Put (or move) ``f``'s end, at its rate from ``since``, in the end heap."""
+        cdef Flow *fl = &self.flows[f]
+        if fl.at < 0:
+            _grow(<void **> &self.endheap, &self.capends, self.nends + 1, sizeof(Timed))
+            fl = &self.flows[f]
+            fl.at = self.nends
+            self.nends += 1
+        self.endheap[fl.at] = Timed(fl.since + fl.left / fl.rate, f)
+        self._sift(fl.at)
+        return 0
+
+    cdef void _drop_end(self, int f) noexcept:
+        """Take ``f``'s end out of the end heap, if there."""
+        cdef int i = self.flows[f].at
+        if i < 0:
+            return
+        self.flows[f].at = -1
+        self.nends -= 1
+        if i == self.nends:
+            return
+        self.endheap[i] = self.endheap[self.nends]
+        self.flows[self.endheap[i].flow].at = i
+        self._sift(i)
+
+    cdef void _sift(self, int i) noexcept:
+        """Move the end heap's entry ``i`` up or down to its place."""
+        cdef Timed e = self.endheap[i]
+        cdef Timed *heap = self.endheap
+        cdef int parent, child
+        while i > 0:
+            parent = (i - 1) >> 1
+            if not _sooner(&e, &heap[parent]):
+                break
+            heap[i] = heap[parent]
+            self.flows[heap[i].flow].at = i
+            i = parent
+        while True:
+            child = 2 * i + 1
+            if child >= self.nends:
+                break
+            if child + 1 < self.nends and _sooner(&heap[child + 1], &heap[child]):
+                child += 1
+            if not _sooner(&heap[child], &e):
+                break
+            heap[i] = heap[child]
+            self.flows[heap[i].flow].at = i
+            i = child
+        heap[i] = e
+        self.flows[e.flow].at = i
+
+    # ------------------------------------------------------------ links
+    cdef int _join(self, int f) except -1:
+        """Put ``f`` on its links' lists of flows in transit."""
+        cdef Flow *fl = &self.flows[f]
+        cdef int j, link
+        for j in range(fl.first, fl.first + fl.length):
+            link = self.hops[j].link
+            _grow(<void **> &self.users[link], &self.capusers[link], self.nusers[link] + 1,
+                  sizeof(int))
+            self.hops[j].slot = self.nusers[link]
+            self.users[link][self.nusers[link]] = f
+            self.nusers[link] += 1
+        return 0
+
+    cdef void _leave(self, int f) noexcept:
+        """Take ``f`` off its links' lists (the last flow of a list fills its place)."""
+        cdef Flow *fl = &self.flows[f]
+        cdef Flow *moved
+        cdef int j, k, link, at, last, g
+        for j in range(fl.first, fl.first + fl.length):
+            link, at = self.hops[j].link, self.hops[j].slot
+            self.hops[j].slot = -1          # gone: a later hop on the same link never matches it
+            self.nusers[link] -= 1
+            last = self.nusers[link]
+            if at == last:
+                continue
+            g = self.users[link][last]
+            self.users[link][at] = g
+            moved = &self.flows[g]
+            for k in range(moved.first, moved.first + moved.length):
+                if self.hops[k].link == link and self.hops[k].slot == last:
+                    self.hops[k].slot = at
+                    break
+
+    # ------------------------------------------------------------ the log
+    cdef int _mark(self, double time) except -1:
+        _grow(<void **> &self.marks, &self.capmarks, self.nmarks + 1, sizeof(Mark))
+        self.marks[self.nmarks] = Mark(time, self.nundo)
+        self.nmarks += 1
+        return 0
+
+    cdef int _log(self, int f, int kind) except -1:
+        cdef Flow *fl = &self.flows[f]
+        _grow(<void **> &self.undo, &self.capundo, self.nundo + 1, sizeof(Undo))
+        self.undo[self.nundo] = Undo(f, kind, fl.left, fl.rate, fl.since)
+        self.nundo += 1
+        return 0
+
+    cdef int _last_mark(self, double to) noexcept:
+        """The last event (from ``base``) at or before ``to``; ``base`` if none."""
+        cdef int lo = self.base, hi = self.nmarks, mid
+        while hi - lo > 1:
+            mid = (lo + hi) >> 1
+            if self.marks[mid].time <= to:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
+    cdef int _rewind(self, double to) except -1:
+        """Undo the events after the last one at or before ``to``."""
+        cdef int k = self._last_mark(to), i, f, start
+        cdef Undo *u
+        cdef Flow *fl
+        if k + 1 >= self.nmarks:
+            return 0
+        start = self.marks[k + 1].undo
+        for i in range(self.nundo - 1, start - 1, -1):
+            u = &self.undo[i]
+            fl = &self.flows[u.flow]
+            if u.kind == UNDO_RATE:
+                fl.left, fl.rate, fl.since = u.left, u.rate, u.since
+            elif u.kind == UNDO_START:
+                self._drop_end(u.flow)
+                self._leave(u.flow)
+                fl.state = PENDING
+                self.ntransit -= 1
+                _grow(<void **> &self.pending, &self.cappending, self.npending + 1,
+                      sizeof(Timed))
+                _tpush(self.pending, &self.npending, Timed(fl.start, u.flow))
+            else:
+                self._join(u.flow)
+                fl = &self.flows[u.flow]
+                fl.state = TRANSIT
+                self.ntransit += 1
+        self.stamp += 1
+        for i in range(start, self.nundo):   # new ends for the flows back in transit
+            f = self.undo[i].flow
+            fl = &self.flows[f]
+            if fl.state == TRANSIT and fl.seen != self.stamp:
+                fl.seen = self.stamp
+                if fl.rate > 0.0:
+                    self._push_end(f)
+                else:
+                    self._drop_end(f)
+        self.nundo = start
+        self.nmarks = k + 1
+        self.frontier = self.marks[k].time
+        return 0
+
+    cdef void _compact(self) noexcept:
+        """Forget the events before ``base`` and their log."""
+        cdef int i, drop = self.marks[self.base].undo
+        memmove(self.undo, self.undo + drop, (self.nundo - drop) * sizeof(Undo))
+        self.nundo -= drop
+        memmove(self.marks, self.marks + self.base, (self.nmarks - self.base) * sizeof(Mark))
+        self.nmarks -= self.base
+        self.base = 0
+        for i in range(self.nmarks):
+            self.marks[i].undo -= drop

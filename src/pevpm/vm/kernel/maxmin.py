@@ -58,9 +58,9 @@ class _Fluid:
     def step(self) -> list[int]:
         """Move to the next start or end; the flows that ended there."""
         if self.rates is None:
-            self.rates = RATES(self.bandwidth, self.routes, self.left, self.weights)
+            self.rates = max_min_rates(self.bandwidth, self.routes, self.left, self.weights)
         left = self.left
-        event, finished = FLOW(self.rates, left, self.now,
+        event, finished = flow_until_next(self.rates, left, self.now,
                                self.pending[0][0] if self.pending else float("inf"))
         if event == float("inf"):
             raise SimulationError(f"flows {sorted(left)} get no bandwidth")
@@ -141,13 +141,6 @@ def max_min_rates(bandwidth: list[float], routes: list[tuple[int, ...]],
                 if other != link and count[other]:
                     heapq.heappush(heap, (free[other] / total[other], other))
     return rates
-
-
-try:
-    from pevpm.vm.kernel.fastflows import flow_until_next as FLOW
-    from pevpm.vm.kernel.fastflows import max_min_rates as RATES
-except ImportError:                     # not compiled: the same numbers, slower
-    FLOW, RATES = flow_until_next, max_min_rates
 
 
 class MaxMinNetwork:
@@ -257,16 +250,23 @@ class MaxMinNetwork:
         del self._known[k + 1:]
 
 
-def network_for(machine, placement) -> MaxMinNetwork | None:
+def network_for(machine, placement):
     """The max-min network of a run on ``placement`` (one with link figures)
     when ``machine.flow_sharing`` asks for one, else None: ``"max-min"``
     weighs all flows alike, ``"simgrid"`` as SMPI does
-    (:data:`SIMGRID_WEIGHT_S`)."""
+    (:data:`SIMGRID_WEIGHT_S`).  It is the compiled, incremental
+    ``fastflows.FluidNetwork`` (both engines take the same one, so they agree
+    to the bit); :class:`MaxMinNetwork`, its reference, where that is not built."""
     if placement.link_bandwidth is None or machine.flow_sharing == "reserve":
         return None
     weight_s = SIMGRID_WEIGHT_S if machine.flow_sharing == "simgrid" else None
-    return MaxMinNetwork(placement.link_bandwidth, placement.link_latency, weight_s)
+    return NETWORK(placement.link_bandwidth, placement.link_latency, weight_s)
 
+
+try:
+    from pevpm.vm.kernel.fastflows import FluidNetwork as NETWORK
+except ImportError:                     # not compiled: the reference, slower
+    NETWORK = MaxMinNetwork
 
 #: SimGrid's ``network/weight-S`` for SMPI's network model (bytes), SimGrid 3.32.
 SIMGRID_WEIGHT_S = 8775.0
