@@ -37,7 +37,7 @@ from cpython.dict cimport PyDict_GetItem
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_CheckExact
 from cpython.object cimport PyObject
-from libc.limits cimport LLONG_MIN
+from libc.limits cimport INT_MAX, INT_MIN, LLONG_MIN
 from libc.math cimport INFINITY, fmod, isfinite, pow
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
@@ -82,7 +82,12 @@ cdef extern from *:
 
 # numpy's own samplers (libnpyrandom), on the run's bit generator: the numbers
 # Generator.uniform, .exponential and .gamma give, in the same order.
+cdef extern from "stdlib.h":
+    int posix_memalign(void **memptr, size_t alignment, size_t size) nogil
+
+
 cdef extern from *:
+    void __builtin_prefetch(const void *address) noexcept nogil
     bint __builtin_add_overflow(long long a, long long b, long long *r) noexcept nogil
     bint __builtin_sub_overflow(long long a, long long b, long long *r) noexcept nogil
     bint __builtin_mul_overflow(long long a, long long b, long long *r) noexcept nogil
@@ -391,20 +396,26 @@ cdef int *_ints(Py_ssize_t n, int value) except NULL:
 
 # ------------------------------------------------------------------ instructions
 
+cdef union Operands:
+    int iv[10]          # per operand slot (its field number in the record): a constant
+    double dv[5]        # SERIAL: dv[0] a constant time, or a draw's two parameters;
+                        #   LOOP: dv[0] a constant count
+
+
 cdef struct Ins:
-    int op
-    int target          # JUMP target, LOOP exit, NEXT and UNTIL body
-    int blocking        # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
-    int everywhere      # SERIAL: on every rank (its record's ``on`` is None)
-    int named           # SEND/RECV: the call names a request (reading it touches the record)
-    int opid            # index of the MPI op name in OP_NAMES
-    int konst           # bit k: operand slot k is a valid constant in iv/dv
-    int draw            # SERIAL: its time is a draw (DRAW_*) with parameters dv, dv2
-    int status          # RECV: the matched sender and tag are bound to its status names
-    void **cx           # NULL, or per operand slot its CExpr (NULL: constant or closure)
-    long iv[7]          # per operand slot (its field number in the record): a constant
-    double dv
-    double dv2
+    # One cache line (64 bytes, the user codes' arrays aligned to lines): a
+    # rank just woken reads its next instruction with one miss at most.
+    unsigned char op
+    unsigned char blocking  # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
+    unsigned char named     # SEND/RECV: the call names a request (reading it touches the record)
+    unsigned char draw      # SERIAL: its time is a draw (DRAW_*) with parameters dv[0], dv[1]
+    unsigned char status    # RECV: the matched sender and tag are bound to its status names
+    unsigned char konst     # bit k: operand slot k is a valid constant in iv/dv
+    unsigned short opid     # index of the MPI op name in OP_NAMES
+    int target              # JUMP target, LOOP exit, NEXT and UNTIL body
+    int on                  # SERIAL: EVERYWHERE, or its ``on`` value's number (place_number)
+    void **cx               # NULL, or per operand slot its CExpr (NULL: constant or closure)
+    Operands u
 
 
 cdef enum:
@@ -763,8 +774,8 @@ cdef class Code:
         self.boxes = []
         self.exprs = []
         if not collective:
-            self.own = <Ins *> malloc(max(self.n, 1) * sizeof(Ins))
-            if self.own == NULL:
+            if posix_memalign(<void **> &self.own, 64, max(self.n, 1) * sizeof(Ins)) != 0:
+                self.own = NULL
                 raise MemoryError()
             last = None
             for pc in range(self.n):
@@ -831,15 +842,28 @@ cdef InsBox box_for(py):
     return box
 
 
+cdef int EVERYWHERE = -1          # Ins.on of a Serial that runs on every rank
+cdef dict _PLACES = {}              # a Serial's ``on`` value, or a rank's processor -> its number
+
+
+cdef int place_number(value) except -2:
+    """``value``'s number: equal values (a Serial's ``on``, a rank's processor
+    name) get equal numbers, so the core compares them as ints."""
+    try:
+        return _PLACES.setdefault(value, len(_PLACES))
+    except TypeError:
+        raise Unsupported(f"a processor name that is not hashable ({value!r})") from None
+
+
 cdef int _translate(Ins *i, ins, bint collective) except -1:
     i.op = ins.op
     i.konst = 0
     i.target = 0
     i.blocking = 0
-    i.everywhere = 0
+    i.on = EVERYWHERE
     i.named = 0
     i.opid = 0
-    i.dv = i.dv2 = 0.0
+    i.u.dv[0] = i.u.dv[1] = 0.0
     i.draw = NO_DRAW
     i.status = 0
     i.cx = NULL
@@ -848,13 +872,13 @@ cdef int _translate(Ins *i, ins, bint collective) except -1:
         value = getattr(ins.time, "value", None)
         plan = getattr(ins.time, "draw", None)
         if _is_number(value) and value >= 0:
-            i.dv = value
+            i.u.dv[0] = value
             i.konst = 1 << S_TIME
         elif plan is not None:          # program.drawn_fn: drawn here, in C
             i.draw = DRAW_KINDS[plan[0]]
-            i.dv, i.dv2 = plan[1], plan[2]
+            i.u.dv[0], i.u.dv[1] = plan[1], plan[2]
         i.blocking = 1 if ins.stmt is not None and ins.stmt.sleep else 0
-        i.everywhere = ins.on is None
+        i.on = EVERYWHERE if ins.on is None else place_number(ins.on)
     elif op == SEND or op == RECV:
         i.opid = op_id(ins.call)
         i.blocking = 1 if ins.blocking else 0
@@ -874,7 +898,7 @@ cdef int _translate(Ins *i, ins, bint collective) except -1:
         i.target = ins.exit
         value = getattr(ins.count, "value", None)
         if _is_number(value) and value == int(value):
-            i.dv = value
+            i.u.dv[0] = value
             i.konst = 1 << L_COUNT
     elif op == NEXT or op == NEXT_MARKED:
         i.target = ins.body
@@ -891,8 +915,8 @@ cdef int _translate(Ins *i, ins, bint collective) except -1:
         i.blocking = ins.call in ROOTED_COLLECTIVES       # here: the call has a root
         for slot, fn in ((C_SIZE, ins.size), (C_ROOT, ins.root)):
             value = getattr(fn, "value", None)        # whole numbers, as at run time
-            if type(value) is int and value >= 0:
-                i.iv[slot] = value
+            if type(value) is int and 0 <= value <= INT_MAX:
+                i.u.iv[slot] = value
                 i.konst |= 1 << slot
     return 0
 
@@ -911,7 +935,9 @@ cdef int _integer_slot(Ins *i, int slot, fn, int kind) except -1:
         return 0
     if kind != 1 and type(value) is not int:
         return 0                # a float tag: the reference keeps it a float
-    i.iv[slot] = int(value)
+    if not INT_MIN <= value <= INT_MAX:
+        return 0                # read from the closure (a size past 2 GiB; a tag fails there)
+    i.u.iv[slot] = int(value)
     i.konst |= 1 << slot
     return 0
 
@@ -922,7 +948,9 @@ cdef int _peer_slot(Ins *i, int slot, fn, bint source) except -1:
         return 0
     if value < 0 and not (value == _PROC_NULL or (source and value == _ANY_SOURCE)):
         return 0
-    i.iv[slot] = value          # the upper bound is checked per run
+    if value > INT_MAX:
+        return 0                # past every rank: the closure's value fails the check
+    i.u.iv[slot] = value        # the upper bound is checked per run
     i.konst |= 1 << slot
     return 0
 
@@ -1238,7 +1266,7 @@ cdef class Rank:
     cdef list marks
     cdef list frames            # Frames of the collectives the rank is inside
     cdef dict env
-    cdef object proc_id
+    cdef int place              # its processor name's place_number (a Serial's ``on``)
     cdef double factor
     cdef dict requests          # request name -> record (user code only)
     cdef int *out               # outstanding records in post order (-1: waited by name)
@@ -1447,7 +1475,7 @@ cdef class Core:
             rank.marks = []
             rank.frames = []
             rank.env = envs[r]
-            rank.proc_id = proc_ids[r]
+            rank.place = place_number(proc_ids[r])
             rank.factor = factors[r]
             rank.requests = {}
             rank.pending = 0
@@ -1757,9 +1785,9 @@ cdef class Core:
                 raise self.limit_error(limit, rank, code.code[pc])
             pc += 1
             if op == SERIAL:
-                if ins.everywhere or code.code[pc - 1].on == rank.proc_id:
+                if ins.on == EVERYWHERE or ins.on == rank.place:
                     if ins.konst & (1 << S_TIME):
-                        seconds = ins.dv
+                        seconds = ins.u.dv[0]
                     elif ins.draw:
                         seconds = self.draw(ins)
                         if not seconds >= 0:
@@ -1792,7 +1820,7 @@ cdef class Core:
             elif op == LOOP:
                 py = code.code[pc - 1]
                 if ins.konst & (1 << L_COUNT):
-                    count = ins.dv
+                    count = ins.u.dv[0]
                 else:
                     count = self.operand(ins, L_COUNT, py.count, rank)
                     if count != int(count):
@@ -1841,7 +1869,7 @@ cdef class Core:
 
     cdef double draw(self, Ins *ins) except? -1.0:
         """A Serial time drawn as ``ins`` says (its plan folded per rank)."""
-        return self.draw_plan(ins.draw, ins.dv, ins.dv2)
+        return self.draw_plan(ins.draw, ins.u.dv[0], ins.u.dv[1])
 
     cdef double draw_plan(self, int kind, double a, double b) except? -1.0:
         """One number drawn by numpy's samplers from the run's bit generator as the
@@ -1925,7 +1953,7 @@ cdef class Core:
     cdef long size_of(self, Code code, int pc, int slot, Rank rank) except -1:
         cdef Ins *ins = code.ins[pc]
         if ins.konst & (1 << slot):
-            return ins.iv[slot]
+            return ins.u.iv[slot]
         value = self.operand(ins, slot, code.code[pc][slot], rank)
         if type(value) is int and value >= 0:
             return value
@@ -1937,7 +1965,7 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         cdef long value
         if ins.konst & (1 << slot):
-            value = ins.iv[slot]
+            value = ins.u.iv[slot]
         else:
             v = self.operand(ins, slot, code.code[pc][slot], rank)
             if type(v) is not int:
@@ -1953,7 +1981,7 @@ cdef class Core:
     cdef long tag_of(self, Code code, int pc, int slot, Rank rank, bint receiving) except? -99:
         cdef Ins *ins = code.ins[pc]
         if ins.konst & (1 << slot):
-            return ins.iv[slot]
+            return ins.u.iv[slot]
         value = self.operand(ins, slot, code.code[pc][slot], rank)
         if type(value) is int and (value >= 0 or rank.context != USER
                                    or (receiving and value == ANY_TAG)):
@@ -2835,6 +2863,8 @@ cdef class Core:
         if resume:
             if self.sharing is not None:
                 self.sharing.resume(rank.id, rank.clock)
+            if rank.pc < rank.code.n:   # its next instruction, on the way while the sweep ends
+                __builtin_prefetch(rank.code.ins[rank.pc])
             if pevpm_push(&self.runnable, &self.nrun, &self.caprun, rank.id) < 0:
                 raise MemoryError()
         return 0
@@ -2855,7 +2885,7 @@ cdef class Core:
         cdef Frame frame
         cdef long size, root = 0
         if ins.konst & (1 << C_SIZE):
-            size = ins.iv[C_SIZE]
+            size = ins.u.iv[C_SIZE]
         else:
             value = self.operand(ins, C_SIZE, code.code[pc].size, rank)
             if type(value) is not int or value < 0:
@@ -2863,7 +2893,7 @@ cdef class Core:
             size = value
         if ins.blocking:                # a rooted call
             if ins.konst & (1 << C_ROOT):
-                root = ins.iv[C_ROOT]
+                root = ins.u.iv[C_ROOT]
             else:
                 value = self.operand(ins, C_ROOT, code.code[pc].root, rank)
                 if type(value) is not int:
