@@ -52,6 +52,7 @@ from pevpm.vm.kernel.instructions import Collective, Exchange, Loop, Message, Se
 from pevpm.vm.kernel.maxmin import network_for
 from pevpm.vm.kernel.result import CollectiveRecord, MessageRecord
 
+import gc
 import time
 
 import numpy as np
@@ -921,6 +922,13 @@ cdef int _translate(Ins *i, ins, bint collective) except -1:
     return 0
 
 
+cdef long long loop_count(count) except -1:
+    """A loop's count (a whole number) as a C integer."""
+    if count > 1LL << 62:
+        raise Unsupported("a loop of more than 2**62 iterations")
+    return <long long> int(count)
+
+
 cdef bint _is_number(value):
     return value is not None and (type(value) is int or type(value) is float)
 
@@ -1235,7 +1243,7 @@ cdef class Frame:
     where it writes its completion time of that call (CallTimes)."""
     cdef Code code
     cdef int pc
-    cdef list loops
+    cdef int loopbase
     cdef dict requests
     cdef int outbase            # where the collective's outstanding records start
     cdef double *completion
@@ -1262,9 +1270,13 @@ cdef class Rank:
     cdef double spent[3]
     cdef Code code
     cdef int pc
-    cdef list loops
+    cdef long long *loop        # per open loop: its iteration, its count, whether it is named
+    cdef int nloops, caploops
+    cdef int loopbase           # the running collective's loops start here
+    cdef list loop_names        # per open loop: (its index variable or None, its place)
     cdef list marks
     cdef list frames            # Frames of the collectives the rank is inside
+    cdef Frame spare            # a Frame to reuse (a rank is in one collective at a time)
     cdef dict env
     cdef int place              # its processor name's place_number (a Serial's ``on``)
     cdef double factor
@@ -1287,6 +1299,8 @@ cdef class Rank:
     def __cinit__(self):
         self.out = NULL
         self.waits = NULL
+        self.loop = NULL
+        self.nloops = self.caploops = self.loopbase = 0
         self.nout = self.capout = self.outbase = self.nlive = self.ntomb = 0
         self.nwait = self.capwait = 0
         self.timed_calls = 0
@@ -1294,6 +1308,41 @@ cdef class Rank:
     def __dealloc__(self):
         free(self.out)
         free(self.waits)
+        free(self.loop)
+
+    cdef int open_loop(self, long long count, index, where) except -1:
+        """Enter a loop of ``count`` iterations (index variable ``index``, or None)."""
+        cdef long long *grown
+        if self.nloops == self.caploops:
+            self.caploops = max(4, 2 * self.caploops)
+            grown = <long long *> realloc(self.loop, 3 * self.caploops * sizeof(long long))
+            if grown == NULL:
+                raise MemoryError()
+            self.loop = grown
+        self.loop[3 * self.nloops] = 0
+        self.loop[3 * self.nloops + 1] = count
+        self.loop[3 * self.nloops + 2] = bool(index)
+        self.nloops += 1
+        self.loop_names.append((index, where))
+        if index:
+            self.env[index] = 0
+        return 0
+
+    cdef inline int close_loop(self) except -1:
+        self.nloops -= 1
+        self.loop_names.pop()
+        return 0
+
+    cdef int bind_index(self) except -1:
+        """Bind the innermost loop's index variable to its iteration."""
+        self.env[(<tuple> self.loop_names[-1])[0]] = self.loop[3 * (self.nloops - 1)]
+        return 0
+
+    cdef list open_loops(self):
+        """The running code's open loops as the reference lists them:
+        [iteration, count, index variable, place] each."""
+        return [[self.loop[3 * k], self.loop[3 * k + 1], self.loop_names[k][0],
+                 self.loop_names[k][1]] for k in range(self.loopbase, self.nloops)]
 
 
 cdef class Core:
@@ -1471,7 +1520,7 @@ cdef class Core:
                 rank.spent[k] = 0.0
             rank.code = code_for(codes[r], False, statuses)
             rank.pc = 0
-            rank.loops = []
+            rank.loop_names = []
             rank.marks = []
             rank.frames = []
             rank.env = envs[r]
@@ -1602,6 +1651,18 @@ cdef class Core:
 
     # -------------------------------------------------------------- main loop
     def run(self):
+        """Simulate the run to its end; its RunResult.  Python's cycle collector
+        is off meanwhile: the run makes no cycles, and a collection's walk over
+        every rank's objects would cost more than the run's own work."""
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self.run_all()
+        finally:
+            if collecting:
+                gc.enable()
+
+    cdef run_all(self):
         cdef Rank rank
         while True:
             while self.runhead < self.nrun:
@@ -1688,7 +1749,8 @@ cdef class Core:
         """The reference engine's error for the event (``which`` = EVENT_LIMIT) or
         wall-clock limit, built here: a rerun would take as long again. ``rank``
         was about to run ``ins`` (None in a match sweep)."""
-        running = (None, None, ()) if rank is None else (rank.id, vm.place_of(ins), rank.loops)
+        running = (None, None, ()) if rank is None else (rank.id, vm.place_of(ins),
+                                                             rank.open_loops())
         if which == EVENT_LIMIT:
             return engine.event_limit(self.max_events, *running)
         return engine.wall_limit(self.max_wall, self.events, *running)
@@ -1765,7 +1827,7 @@ cdef class Core:
         cdef Code code = rank.code
         cdef Ins *ins
         cdef int pc = rank.pc, op, limit, k
-        cdef list top
+        cdef long long *loop
         cdef double seconds
         while True:
             if pc == code.n:
@@ -1809,14 +1871,14 @@ cdef class Core:
                 if op == NEXT_MARKED:
                     rank.marks.append((rank.clock, rank.spent[0], rank.spent[1], rank.spent[2],
                                        self.messages))
-                top = rank.loops[-1]
-                top[0] += 1
-                if top[0] < top[1]:
-                    if top[2]:
-                        rank.env[top[2]] = top[0]
+                loop = &rank.loop[3 * (rank.nloops - 1)]
+                loop[0] += 1
+                if loop[0] < loop[1]:
+                    if loop[2]:
+                        rank.bind_index()
                     pc = ins.target
                 else:
-                    rank.loops.pop()
+                    rank.close_loop()
             elif op == LOOP:
                 py = code.code[pc - 1]
                 if ins.konst & (1 << L_COUNT):
@@ -1826,9 +1888,7 @@ cdef class Core:
                     if count != int(count):
                         raise Unsupported("a loop count that is not a whole number")
                 if count > 0:
-                    rank.loops.append([0, int(count), py.index, py.where])   # i, n, index, place
-                    if py.index:
-                        rank.env[py.index] = 0
+                    rank.open_loop(loop_count(count), py.index, py.where)
                 else:
                     pc = ins.target
             elif op == REPEAT:
@@ -1836,19 +1896,17 @@ cdef class Core:
                 count = self.operand(ins, L_COUNT, py.count, rank)
                 if count != int(count) or count < 1:
                     raise Unsupported(REPEAT_CAP)
-                rank.loops.append([0, int(count), py.index, py.where])   # i, n, index, place
-                if py.index:
-                    rank.env[py.index] = 0
+                rank.open_loop(loop_count(count), py.index, py.where)
             elif op == UNTIL:
                 if self.operand(ins, U_UNTIL, code.code[pc - 1].until, rank):
-                    rank.loops.pop()
+                    rank.close_loop()
                 else:
-                    top = rank.loops[-1]
-                    top[0] += 1
-                    if top[0] >= top[1]:
+                    loop = &rank.loop[3 * (rank.nloops - 1)]
+                    loop[0] += 1
+                    if loop[0] >= loop[1]:
                         raise Unsupported(REPEAT_CAP)
-                    if top[2]:
-                        rank.env[top[2]] = top[0]
+                    if loop[2]:
+                        rank.bind_index()
                     pc = ins.target
             elif op == JUMP:
                 pc = ins.target
@@ -2917,12 +2975,16 @@ cdef class Core:
             return self.join_timed_collective(rank, op, size, root, where)
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
-        frame = Frame.__new__(Frame)
-        frame.code, frame.pc, frame.loops = rank.code, rank.pc, rank.loops
+        if rank.spare is not None:
+            frame, rank.spare = rank.spare, None
+        else:
+            frame = Frame.__new__(Frame)
+        frame.code, frame.pc, frame.loopbase = rank.code, rank.pc, rank.loopbase
         frame.requests, frame.outbase = rank.requests, rank.outbase
         frame.completion = self.call_times(op, where, occurrence)
         rank.frames.append(frame)
-        rank.code, rank.pc, rank.loops, rank.context = expansion, 0, [], COLLECTIVE_CONTEXT
+        rank.code, rank.pc, rank.loopbase, rank.context = (expansion, 0, rank.nloops,
+                                                           COLLECTIVE_CONTEXT)
         rank.requests, rank.outbase = _NO_NAMES, rank.nout
         return False
 
@@ -2976,7 +3038,8 @@ cdef class Core:
                 rank.ntomb -= 1
         rank.nout = rank.outbase
         frame = <Frame> rank.frames.pop()
-        rank.code, rank.pc, rank.loops = frame.code, frame.pc, frame.loops
+        rank.code, rank.pc, rank.loopbase = frame.code, frame.pc, frame.loopbase
+        rank.spare = frame
         rank.requests, rank.outbase = frame.requests, frame.outbase
         rank.context = USER
         frame.completion[rank.id] = rank.clock
