@@ -1405,7 +1405,8 @@ cdef class Core:
     cdef int *nends
     cdef int *capends
     cdef long *load            # per link: sum over rank pairs of the busier direction
-    cdef pevpm_htab_t pair_counts   # (link * P + src) * P + dst -> messages in transit
+    cdef pevpm_htab_t pair_counts   # (link * P + low) * P + high -> messages in transit
+                                    #   from low to high (v1) and from high to low (v2)
     cdef bint duplex           # the last contention() query met an opposite message
     cdef pevpm_htab_t routes   # a * nodes + b -> where node a's route to b starts, its length
     cdef int *route_links      # every route asked so far, one after another
@@ -1652,8 +1653,8 @@ cdef class Core:
     # -------------------------------------------------------------- main loop
     def run(self):
         """Simulate the run to its end; its RunResult.  Python's cycle collector
-        is off meanwhile: the run makes no cycles, and a collection's walk over
-        every rank's objects would cost more than the run's own work."""
+        is off meanwhile (what cycles a run makes wait for the next collection):
+        its walks over every rank's objects cost more than the run's own work."""
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -2374,8 +2375,7 @@ cdef class Core:
             if self.nends[link] == 0:           # an empty link: no counts to look up
                 mine = theirs = 0
             else:
-                mine = self.pairs_in_transit(link, src, dst)
-                theirs = self.pairs_in_transit(link, dst, src)
+                mine = self.pairs_in_transit(link, src, dst, &theirs)
             if theirs > 0:
                 self.duplex = True
             c = (self.load[link] + (mine >= theirs) + self.capacity[link] - 1) \
@@ -2409,12 +2409,20 @@ cdef class Core:
         return first
 
     cdef inline uint64_t pair_key(self, int link, long src, long dst) noexcept:
+        """The key of the two ranks' counts on ``link``, both directions in one entry."""
         cdef uint64_t P = self.numprocs
+        if src > dst:
+            src, dst = dst, src
         return (<uint64_t> link * P + <uint64_t> src) * P + <uint64_t> dst
 
-    cdef inline int pairs_in_transit(self, int link, long src, long dst) noexcept:
+    cdef inline int pairs_in_transit(self, int link, long src, long dst, int *theirs) noexcept:
+        """Messages on ``link`` from ``src`` to ``dst`` now; ``theirs``: the other way."""
         cdef pevpm_hent_t *e = pevpm_ht_find(&self.pair_counts, self.pair_key(link, src, dst))
-        return 0 if e == NULL else e.v1
+        if e == NULL:
+            theirs[0] = 0
+            return 0
+        theirs[0] = e.v2 if src < dst else e.v1
+        return e.v1 if src < dst else e.v2
 
     cdef int scoreboard_add(self, int src, long dst, double end) except -1:
         if not self.contention_matters or src == dst:
@@ -2428,17 +2436,19 @@ cdef class Core:
     cdef int link_push(self, int link, double end, int src, int dst) except -1:
         cdef Transit *h
         cdef int i, parent, mine, theirs
-        cdef pevpm_hent_t *e = pevpm_ht_find(&self.pair_counts, self.pair_key(link, src, dst))
-        mine = 0 if e == NULL else e.v1
-        theirs = 0 if self.nends[link] == 0 else self.pairs_in_transit(link, dst, src)
+        cdef pevpm_hent_t *e = pevpm_ht_get(&self.pair_counts, self.pair_key(link, src, dst))
+        if e == NULL:
+            raise MemoryError()
+        if e.v1 < 0:                    # a new entry
+            e.v1 = e.v2 = 0
+        if src < dst:
+            mine, theirs = e.v1, e.v2
+            e.v1 += 1
+        else:
+            mine, theirs = e.v2, e.v1
+            e.v2 += 1
         if mine >= theirs:
             self.load[link] += 1
-        if e == NULL:
-            e = pevpm_ht_add(&self.pair_counts, self.pair_key(link, src, dst))
-            if e == NULL:
-                raise MemoryError()
-            e.v1 = 0
-        e.v1 += 1
         if self.nends[link] == self.capends[link]:
             h = <Transit *> realloc(self.ends[link],
                                     max(8, 2 * self.capends[link]) * sizeof(Transit))
@@ -2478,11 +2488,14 @@ cdef class Core:
         if n > 0:
             h[i] = last
         e = pevpm_ht_find(&self.pair_counts, self.pair_key(link, first.src, first.dst))
-        e.v1 -= 1
-        left = e.v1
-        if left == 0:
+        if first.src < first.dst:
+            e.v1 -= 1
+            left, theirs = e.v1, e.v2
+        else:
+            e.v2 -= 1
+            left, theirs = e.v2, e.v1
+        if left == 0 and theirs == 0:
             pevpm_ht_del(&self.pair_counts, e)
-        theirs = 0 if n == 0 else self.pairs_in_transit(link, first.dst, first.src)
         if left >= theirs:
             self.load[link] -= 1
 
