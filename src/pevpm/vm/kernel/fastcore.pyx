@@ -37,7 +37,7 @@ from cpython.dict cimport PyDict_GetItem
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_CheckExact
 from cpython.object cimport PyObject
-from libc.limits cimport LLONG_MIN
+from libc.limits cimport INT_MAX, INT_MIN, LLONG_MIN
 from libc.math cimport INFINITY, fmod, isfinite, pow
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
@@ -53,6 +53,7 @@ from pevpm.vm.kernel.fastflows cimport FluidNetwork
 from pevpm.vm.kernel.maxmin import network_for
 from pevpm.vm.kernel.result import CollectiveRecord, MessageRecord
 
+import gc
 import time
 
 import numpy as np
@@ -83,7 +84,12 @@ cdef extern from *:
 
 # numpy's own samplers (libnpyrandom), on the run's bit generator: the numbers
 # Generator.uniform, .exponential and .gamma give, in the same order.
+cdef extern from "stdlib.h":
+    int posix_memalign(void **memptr, size_t alignment, size_t size) nogil
+
+
 cdef extern from *:
+    void __builtin_prefetch(const void *address) noexcept nogil
     bint __builtin_add_overflow(long long a, long long b, long long *r) noexcept nogil
     bint __builtin_sub_overflow(long long a, long long b, long long *r) noexcept nogil
     bint __builtin_mul_overflow(long long a, long long b, long long *r) noexcept nogil
@@ -392,20 +398,26 @@ cdef int *_ints(Py_ssize_t n, int value) except NULL:
 
 # ------------------------------------------------------------------ instructions
 
+cdef union Operands:
+    int iv[10]          # per operand slot (its field number in the record): a constant
+    double dv[5]        # SERIAL: dv[0] a constant time, or a draw's two parameters;
+                        #   LOOP: dv[0] a constant count
+
+
 cdef struct Ins:
-    int op
-    int target          # JUMP target, LOOP exit, NEXT and UNTIL body
-    int blocking        # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
-    int everywhere      # SERIAL: on every rank (its record's ``on`` is None)
-    int named           # SEND/RECV: the call names a request (reading it touches the record)
-    int opid            # index of the MPI op name in OP_NAMES
-    int konst           # bit k: operand slot k is a valid constant in iv/dv
-    int draw            # SERIAL: its time is a draw (DRAW_*) with parameters dv, dv2
-    int status          # RECV: the matched sender and tag are bound to its status names
-    void **cx           # NULL, or per operand slot its CExpr (NULL: constant or closure)
-    long iv[7]          # per operand slot (its field number in the record): a constant
-    double dv
-    double dv2
+    # One cache line (64 bytes, the user codes' arrays aligned to lines): a
+    # rank just woken reads its next instruction with one miss at most.
+    unsigned char op
+    unsigned char blocking  # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
+    unsigned char named     # SEND/RECV: the call names a request (reading it touches the record)
+    unsigned char draw      # SERIAL: its time is a draw (DRAW_*) with parameters dv[0], dv[1]
+    unsigned char status    # RECV: the matched sender and tag are bound to its status names
+    unsigned char konst     # bit k: operand slot k is a valid constant in iv/dv
+    unsigned short opid     # index of the MPI op name in OP_NAMES
+    int target              # JUMP target, LOOP exit, NEXT and UNTIL body
+    int on                  # SERIAL: EVERYWHERE, or its ``on`` value's number (place_number)
+    void **cx               # NULL, or per operand slot its CExpr (NULL: constant or closure)
+    Operands u
 
 
 cdef enum:
@@ -764,8 +776,8 @@ cdef class Code:
         self.boxes = []
         self.exprs = []
         if not collective:
-            self.own = <Ins *> malloc(max(self.n, 1) * sizeof(Ins))
-            if self.own == NULL:
+            if posix_memalign(<void **> &self.own, 64, max(self.n, 1) * sizeof(Ins)) != 0:
+                self.own = NULL
                 raise MemoryError()
             last = None
             for pc in range(self.n):
@@ -832,15 +844,28 @@ cdef InsBox box_for(py):
     return box
 
 
+cdef int EVERYWHERE = -1          # Ins.on of a Serial that runs on every rank
+cdef dict _PLACES = {}              # a Serial's ``on`` value, or a rank's processor -> its number
+
+
+cdef int place_number(value) except -2:
+    """``value``'s number: equal values (a Serial's ``on``, a rank's processor
+    name) get equal numbers, so the core compares them as ints."""
+    try:
+        return _PLACES.setdefault(value, len(_PLACES))
+    except TypeError:
+        raise Unsupported(f"a processor name that is not hashable ({value!r})") from None
+
+
 cdef int _translate(Ins *i, ins, bint collective) except -1:
     i.op = ins.op
     i.konst = 0
     i.target = 0
     i.blocking = 0
-    i.everywhere = 0
+    i.on = EVERYWHERE
     i.named = 0
     i.opid = 0
-    i.dv = i.dv2 = 0.0
+    i.u.dv[0] = i.u.dv[1] = 0.0
     i.draw = NO_DRAW
     i.status = 0
     i.cx = NULL
@@ -849,13 +874,13 @@ cdef int _translate(Ins *i, ins, bint collective) except -1:
         value = getattr(ins.time, "value", None)
         plan = getattr(ins.time, "draw", None)
         if _is_number(value) and value >= 0:
-            i.dv = value
+            i.u.dv[0] = value
             i.konst = 1 << S_TIME
         elif plan is not None:          # program.drawn_fn: drawn here, in C
             i.draw = DRAW_KINDS[plan[0]]
-            i.dv, i.dv2 = plan[1], plan[2]
+            i.u.dv[0], i.u.dv[1] = plan[1], plan[2]
         i.blocking = 1 if ins.stmt is not None and ins.stmt.sleep else 0
-        i.everywhere = ins.on is None
+        i.on = EVERYWHERE if ins.on is None else place_number(ins.on)
     elif op == SEND or op == RECV:
         i.opid = op_id(ins.call)
         i.blocking = 1 if ins.blocking else 0
@@ -875,7 +900,7 @@ cdef int _translate(Ins *i, ins, bint collective) except -1:
         i.target = ins.exit
         value = getattr(ins.count, "value", None)
         if _is_number(value) and value == int(value):
-            i.dv = value
+            i.u.dv[0] = value
             i.konst = 1 << L_COUNT
     elif op == NEXT or op == NEXT_MARKED:
         i.target = ins.body
@@ -892,10 +917,17 @@ cdef int _translate(Ins *i, ins, bint collective) except -1:
         i.blocking = ins.call in ROOTED_COLLECTIVES       # here: the call has a root
         for slot, fn in ((C_SIZE, ins.size), (C_ROOT, ins.root)):
             value = getattr(fn, "value", None)        # whole numbers, as at run time
-            if type(value) is int and value >= 0:
-                i.iv[slot] = value
+            if type(value) is int and 0 <= value <= INT_MAX:
+                i.u.iv[slot] = value
                 i.konst |= 1 << slot
     return 0
+
+
+cdef long long loop_count(count) except -1:
+    """A loop's count (a whole number) as a C integer."""
+    if count > 1LL << 62:
+        raise Unsupported("a loop of more than 2**62 iterations")
+    return <long long> int(count)
 
 
 cdef bint _is_number(value):
@@ -912,7 +944,9 @@ cdef int _integer_slot(Ins *i, int slot, fn, int kind) except -1:
         return 0
     if kind != 1 and type(value) is not int:
         return 0                # a float tag: the reference keeps it a float
-    i.iv[slot] = int(value)
+    if not INT_MIN <= value <= INT_MAX:
+        return 0                # read from the closure (a size past 2 GiB; a tag fails there)
+    i.u.iv[slot] = int(value)
     i.konst |= 1 << slot
     return 0
 
@@ -923,7 +957,9 @@ cdef int _peer_slot(Ins *i, int slot, fn, bint source) except -1:
         return 0
     if value < 0 and not (value == _PROC_NULL or (source and value == _ANY_SOURCE)):
         return 0
-    i.iv[slot] = value          # the upper bound is checked per run
+    if value > INT_MAX:
+        return 0                # past every rank: the closure's value fails the check
+    i.u.iv[slot] = value        # the upper bound is checked per run
     i.konst |= 1 << slot
     return 0
 
@@ -1208,7 +1244,7 @@ cdef class Frame:
     where it writes its completion time of that call (CallTimes)."""
     cdef Code code
     cdef int pc
-    cdef list loops
+    cdef int loopbase
     cdef dict requests
     cdef int outbase            # where the collective's outstanding records start
     cdef double *completion
@@ -1235,11 +1271,15 @@ cdef class Rank:
     cdef double spent[3]
     cdef Code code
     cdef int pc
-    cdef list loops
+    cdef long long *loop        # per open loop: its iteration, its count, whether it is named
+    cdef int nloops, caploops
+    cdef int loopbase           # the running collective's loops start here
+    cdef list loop_names        # per open loop: (its index variable or None, its place)
     cdef list marks
     cdef list frames            # Frames of the collectives the rank is inside
+    cdef Frame spare            # a Frame to reuse (a rank is in one collective at a time)
     cdef dict env
-    cdef object proc_id
+    cdef int place              # its processor name's place_number (a Serial's ``on``)
     cdef double factor
     cdef dict requests          # request name -> record (user code only)
     cdef int *out               # outstanding records in post order (-1: waited by name)
@@ -1260,6 +1300,8 @@ cdef class Rank:
     def __cinit__(self):
         self.out = NULL
         self.waits = NULL
+        self.loop = NULL
+        self.nloops = self.caploops = self.loopbase = 0
         self.nout = self.capout = self.outbase = self.nlive = self.ntomb = 0
         self.nwait = self.capwait = 0
         self.timed_calls = 0
@@ -1267,6 +1309,41 @@ cdef class Rank:
     def __dealloc__(self):
         free(self.out)
         free(self.waits)
+        free(self.loop)
+
+    cdef int open_loop(self, long long count, index, where) except -1:
+        """Enter a loop of ``count`` iterations (index variable ``index``, or None)."""
+        cdef long long *grown
+        if self.nloops == self.caploops:
+            self.caploops = max(4, 2 * self.caploops)
+            grown = <long long *> realloc(self.loop, 3 * self.caploops * sizeof(long long))
+            if grown == NULL:
+                raise MemoryError()
+            self.loop = grown
+        self.loop[3 * self.nloops] = 0
+        self.loop[3 * self.nloops + 1] = count
+        self.loop[3 * self.nloops + 2] = bool(index)
+        self.nloops += 1
+        self.loop_names.append((index, where))
+        if index:
+            self.env[index] = 0
+        return 0
+
+    cdef inline int close_loop(self) except -1:
+        self.nloops -= 1
+        self.loop_names.pop()
+        return 0
+
+    cdef int bind_index(self) except -1:
+        """Bind the innermost loop's index variable to its iteration."""
+        self.env[(<tuple> self.loop_names[-1])[0]] = self.loop[3 * (self.nloops - 1)]
+        return 0
+
+    cdef list open_loops(self):
+        """The running code's open loops as the reference lists them:
+        [iteration, count, index variable, place] each."""
+        return [[self.loop[3 * k], self.loop[3 * k + 1], self.loop_names[k][0],
+                 self.loop_names[k][1]] for k in range(self.loopbase, self.nloops)]
 
 
 cdef class Core:
@@ -1329,7 +1406,8 @@ cdef class Core:
     cdef int *nends
     cdef int *capends
     cdef long *load            # per link: sum over rank pairs of the busier direction
-    cdef pevpm_htab_t pair_counts   # (link * P + src) * P + dst -> messages in transit
+    cdef pevpm_htab_t pair_counts   # (link * P + low) * P + high -> messages in transit
+                                    #   from low to high (v1) and from high to low (v2)
     cdef bint duplex           # the last contention() query met an opposite message
     cdef pevpm_htab_t routes   # a * nodes + b -> where node a's route to b starts, its length
     cdef int *route_links      # every route asked so far, one after another
@@ -1444,11 +1522,11 @@ cdef class Core:
                 rank.spent[k] = 0.0
             rank.code = code_for(codes[r], False, statuses)
             rank.pc = 0
-            rank.loops = []
+            rank.loop_names = []
             rank.marks = []
             rank.frames = []
             rank.env = envs[r]
-            rank.proc_id = proc_ids[r]
+            rank.place = place_number(proc_ids[r])
             rank.factor = factors[r]
             rank.requests = {}
             rank.pending = 0
@@ -1575,6 +1653,18 @@ cdef class Core:
 
     # -------------------------------------------------------------- main loop
     def run(self):
+        """Simulate the run to its end; its RunResult.  Python's cycle collector
+        is off meanwhile (what cycles a run makes wait for the next collection):
+        its walks over every rank's objects cost more than the run's own work."""
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self.run_all()
+        finally:
+            if collecting:
+                gc.enable()
+
+    cdef run_all(self):
         cdef Rank rank
         while True:
             while self.runhead < self.nrun:
@@ -1661,7 +1751,8 @@ cdef class Core:
         """The reference engine's error for the event (``which`` = EVENT_LIMIT) or
         wall-clock limit, built here: a rerun would take as long again. ``rank``
         was about to run ``ins`` (None in a match sweep)."""
-        running = (None, None, ()) if rank is None else (rank.id, vm.place_of(ins), rank.loops)
+        running = (None, None, ()) if rank is None else (rank.id, vm.place_of(ins),
+                                                             rank.open_loops())
         if which == EVENT_LIMIT:
             return engine.event_limit(self.max_events, *running)
         return engine.wall_limit(self.max_wall, self.events, *running)
@@ -1738,7 +1829,7 @@ cdef class Core:
         cdef Code code = rank.code
         cdef Ins *ins
         cdef int pc = rank.pc, op, limit, k
-        cdef list top
+        cdef long long *loop
         cdef double seconds
         while True:
             if pc == code.n:
@@ -1758,9 +1849,9 @@ cdef class Core:
                 raise self.limit_error(limit, rank, code.code[pc])
             pc += 1
             if op == SERIAL:
-                if ins.everywhere or code.code[pc - 1].on == rank.proc_id:
+                if ins.on == EVERYWHERE or ins.on == rank.place:
                     if ins.konst & (1 << S_TIME):
-                        seconds = ins.dv
+                        seconds = ins.u.dv[0]
                     elif ins.draw:
                         seconds = self.draw(ins)
                         if not seconds >= 0:
@@ -1782,26 +1873,24 @@ cdef class Core:
                 if op == NEXT_MARKED:
                     rank.marks.append((rank.clock, rank.spent[0], rank.spent[1], rank.spent[2],
                                        self.messages))
-                top = rank.loops[-1]
-                top[0] += 1
-                if top[0] < top[1]:
-                    if top[2]:
-                        rank.env[top[2]] = top[0]
+                loop = &rank.loop[3 * (rank.nloops - 1)]
+                loop[0] += 1
+                if loop[0] < loop[1]:
+                    if loop[2]:
+                        rank.bind_index()
                     pc = ins.target
                 else:
-                    rank.loops.pop()
+                    rank.close_loop()
             elif op == LOOP:
                 py = code.code[pc - 1]
                 if ins.konst & (1 << L_COUNT):
-                    count = ins.dv
+                    count = ins.u.dv[0]
                 else:
                     count = self.operand(ins, L_COUNT, py.count, rank)
                     if count != int(count):
                         raise Unsupported("a loop count that is not a whole number")
                 if count > 0:
-                    rank.loops.append([0, int(count), py.index, py.where])   # i, n, index, place
-                    if py.index:
-                        rank.env[py.index] = 0
+                    rank.open_loop(loop_count(count), py.index, py.where)
                 else:
                     pc = ins.target
             elif op == REPEAT:
@@ -1809,19 +1898,17 @@ cdef class Core:
                 count = self.operand(ins, L_COUNT, py.count, rank)
                 if count != int(count) or count < 1:
                     raise Unsupported(REPEAT_CAP)
-                rank.loops.append([0, int(count), py.index, py.where])   # i, n, index, place
-                if py.index:
-                    rank.env[py.index] = 0
+                rank.open_loop(loop_count(count), py.index, py.where)
             elif op == UNTIL:
                 if self.operand(ins, U_UNTIL, code.code[pc - 1].until, rank):
-                    rank.loops.pop()
+                    rank.close_loop()
                 else:
-                    top = rank.loops[-1]
-                    top[0] += 1
-                    if top[0] >= top[1]:
+                    loop = &rank.loop[3 * (rank.nloops - 1)]
+                    loop[0] += 1
+                    if loop[0] >= loop[1]:
                         raise Unsupported(REPEAT_CAP)
-                    if top[2]:
-                        rank.env[top[2]] = top[0]
+                    if loop[2]:
+                        rank.bind_index()
                     pc = ins.target
             elif op == JUMP:
                 pc = ins.target
@@ -1842,7 +1929,7 @@ cdef class Core:
 
     cdef double draw(self, Ins *ins) except? -1.0:
         """A Serial time drawn as ``ins`` says (its plan folded per rank)."""
-        return self.draw_plan(ins.draw, ins.dv, ins.dv2)
+        return self.draw_plan(ins.draw, ins.u.dv[0], ins.u.dv[1])
 
     cdef double draw_plan(self, int kind, double a, double b) except? -1.0:
         """One number drawn by numpy's samplers from the run's bit generator as the
@@ -1926,7 +2013,7 @@ cdef class Core:
     cdef long size_of(self, Code code, int pc, int slot, Rank rank) except -1:
         cdef Ins *ins = code.ins[pc]
         if ins.konst & (1 << slot):
-            return ins.iv[slot]
+            return ins.u.iv[slot]
         value = self.operand(ins, slot, code.code[pc][slot], rank)
         if type(value) is int and value >= 0:
             return value
@@ -1938,7 +2025,7 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         cdef long value
         if ins.konst & (1 << slot):
-            value = ins.iv[slot]
+            value = ins.u.iv[slot]
         else:
             v = self.operand(ins, slot, code.code[pc][slot], rank)
             if type(v) is not int:
@@ -1954,7 +2041,7 @@ cdef class Core:
     cdef long tag_of(self, Code code, int pc, int slot, Rank rank, bint receiving) except? -99:
         cdef Ins *ins = code.ins[pc]
         if ins.konst & (1 << slot):
-            return ins.iv[slot]
+            return ins.u.iv[slot]
         value = self.operand(ins, slot, code.code[pc][slot], rank)
         if type(value) is int and (value >= 0 or rank.context != USER
                                    or (receiving and value == ANY_TAG)):
@@ -2288,8 +2375,7 @@ cdef class Core:
             if self.nends[link] == 0:           # an empty link: no counts to look up
                 mine = theirs = 0
             else:
-                mine = self.pairs_in_transit(link, src, dst)
-                theirs = self.pairs_in_transit(link, dst, src)
+                mine = self.pairs_in_transit(link, src, dst, &theirs)
             if theirs > 0:
                 self.duplex = True
             c = (self.load[link] + (mine >= theirs) + self.capacity[link] - 1) \
@@ -2323,12 +2409,20 @@ cdef class Core:
         return first
 
     cdef inline uint64_t pair_key(self, int link, long src, long dst) noexcept:
+        """The key of the two ranks' counts on ``link``, both directions in one entry."""
         cdef uint64_t P = self.numprocs
+        if src > dst:
+            src, dst = dst, src
         return (<uint64_t> link * P + <uint64_t> src) * P + <uint64_t> dst
 
-    cdef inline int pairs_in_transit(self, int link, long src, long dst) noexcept:
+    cdef inline int pairs_in_transit(self, int link, long src, long dst, int *theirs) noexcept:
+        """Messages on ``link`` from ``src`` to ``dst`` now; ``theirs``: the other way."""
         cdef pevpm_hent_t *e = pevpm_ht_find(&self.pair_counts, self.pair_key(link, src, dst))
-        return 0 if e == NULL else e.v1
+        if e == NULL:
+            theirs[0] = 0
+            return 0
+        theirs[0] = e.v2 if src < dst else e.v1
+        return e.v1 if src < dst else e.v2
 
     cdef int scoreboard_add(self, int src, long dst, double end) except -1:
         if not self.contention_matters or src == dst:
@@ -2342,17 +2436,19 @@ cdef class Core:
     cdef int link_push(self, int link, double end, int src, int dst) except -1:
         cdef Transit *h
         cdef int i, parent, mine, theirs
-        cdef pevpm_hent_t *e = pevpm_ht_find(&self.pair_counts, self.pair_key(link, src, dst))
-        mine = 0 if e == NULL else e.v1
-        theirs = 0 if self.nends[link] == 0 else self.pairs_in_transit(link, dst, src)
+        cdef pevpm_hent_t *e = pevpm_ht_get(&self.pair_counts, self.pair_key(link, src, dst))
+        if e == NULL:
+            raise MemoryError()
+        if e.v1 < 0:                    # a new entry
+            e.v1 = e.v2 = 0
+        if src < dst:
+            mine, theirs = e.v1, e.v2
+            e.v1 += 1
+        else:
+            mine, theirs = e.v2, e.v1
+            e.v2 += 1
         if mine >= theirs:
             self.load[link] += 1
-        if e == NULL:
-            e = pevpm_ht_add(&self.pair_counts, self.pair_key(link, src, dst))
-            if e == NULL:
-                raise MemoryError()
-            e.v1 = 0
-        e.v1 += 1
         if self.nends[link] == self.capends[link]:
             h = <Transit *> realloc(self.ends[link],
                                     max(8, 2 * self.capends[link]) * sizeof(Transit))
@@ -2392,11 +2488,14 @@ cdef class Core:
         if n > 0:
             h[i] = last
         e = pevpm_ht_find(&self.pair_counts, self.pair_key(link, first.src, first.dst))
-        e.v1 -= 1
-        left = e.v1
-        if left == 0:
+        if first.src < first.dst:
+            e.v1 -= 1
+            left, theirs = e.v1, e.v2
+        else:
+            e.v2 -= 1
+            left, theirs = e.v2, e.v1
+        if left == 0 and theirs == 0:
             pevpm_ht_del(&self.pair_counts, e)
-        theirs = 0 if n == 0 else self.pairs_in_transit(link, first.dst, first.src)
         if left >= theirs:
             self.load[link] -= 1
 
@@ -2835,6 +2934,8 @@ cdef class Core:
         if resume:
             if self.sharing is not None:
                 self.sharing.resume(rank.id, rank.clock)
+            if rank.pc < rank.code.n:   # its next instruction, on the way while the sweep ends
+                __builtin_prefetch(rank.code.ins[rank.pc])
             if pevpm_push(&self.runnable, &self.nrun, &self.caprun, rank.id) < 0:
                 raise MemoryError()
         return 0
@@ -2855,7 +2956,7 @@ cdef class Core:
         cdef Frame frame
         cdef long size, root = 0
         if ins.konst & (1 << C_SIZE):
-            size = ins.iv[C_SIZE]
+            size = ins.u.iv[C_SIZE]
         else:
             value = self.operand(ins, C_SIZE, code.code[pc].size, rank)
             if type(value) is not int or value < 0:
@@ -2863,7 +2964,7 @@ cdef class Core:
             size = value
         if ins.blocking:                # a rooted call
             if ins.konst & (1 << C_ROOT):
-                root = ins.iv[C_ROOT]
+                root = ins.u.iv[C_ROOT]
             else:
                 value = self.operand(ins, C_ROOT, code.code[pc].root, rank)
                 if type(value) is not int:
@@ -2887,12 +2988,16 @@ cdef class Core:
             return self.join_timed_collective(rank, op, size, root, where)
         occurrence = rank.collective_calls.get(where, 0)
         rank.collective_calls[where] = occurrence + 1
-        frame = Frame.__new__(Frame)
-        frame.code, frame.pc, frame.loops = rank.code, rank.pc, rank.loops
+        if rank.spare is not None:
+            frame, rank.spare = rank.spare, None
+        else:
+            frame = Frame.__new__(Frame)
+        frame.code, frame.pc, frame.loopbase = rank.code, rank.pc, rank.loopbase
         frame.requests, frame.outbase = rank.requests, rank.outbase
         frame.completion = self.call_times(op, where, occurrence)
         rank.frames.append(frame)
-        rank.code, rank.pc, rank.loops, rank.context = expansion, 0, [], COLLECTIVE_CONTEXT
+        rank.code, rank.pc, rank.loopbase, rank.context = (expansion, 0, rank.nloops,
+                                                           COLLECTIVE_CONTEXT)
         rank.requests, rank.outbase = _NO_NAMES, rank.nout
         return False
 
@@ -2946,7 +3051,8 @@ cdef class Core:
                 rank.ntomb -= 1
         rank.nout = rank.outbase
         frame = <Frame> rank.frames.pop()
-        rank.code, rank.pc, rank.loops = frame.code, frame.pc, frame.loops
+        rank.code, rank.pc, rank.loopbase = frame.code, frame.pc, frame.loopbase
+        rank.spare = frame
         rank.requests, rank.outbase = frame.requests, frame.outbase
         rank.context = USER
         frame.completion[rank.id] = rank.clock
