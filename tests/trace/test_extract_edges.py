@@ -50,11 +50,13 @@ def test_a_chain_of_three_is_one_program_with_its_ends_sending_to_proc_null():
     assert [p[0].body[0].values for p in out] == [(1.0, 1.0, 1.0)] * 3
 
 
-def test_ranks_that_differ_in_a_collective_or_a_loop_stay_apart():
+def test_ranks_that_differ_in_a_collective_a_loop_or_every_side_stay_apart():
     allreduce = Token(("MPI_Allreduce", 8, None, None, None, None, (), None, None), ())
     barrier = Token(("MPI_Barrier", 0, None, None, None, None, (), None, None), ())
     assert united([[allreduce], [barrier]], [0, 1]) is None
     assert united([exchange(0, [(1, 1)]), exchange(1, [(0, 0)])[0].body], [0, 1]) is None
+    # a ping-pong: no message of one rank goes to the side another's does
+    assert united([exchange(0, [(1, 1)]), exchange(1, [(0, 0)])], [0, 1]) is None
 
 
 @pytest.fixture(scope="module")

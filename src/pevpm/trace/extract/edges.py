@@ -13,7 +13,8 @@ tracer's -1), which the virtual machine completes at once, a computation it did
 not have has no samples of its own (the others' are drawn), and requests are
 renamed by slot in the union, each completion waiting for what any rank
 waited for there (the first of them, where ranks waited for one request at
-different places).  Collectives, trees, loops and repeats must be in every
+different places).  Every rank must make some message to the same side as
+another rank: a ping-pong's two ranks stay apart.  Collectives, trees, loops and repeats must be in every
 rank's program; where they are not, or a request cannot be followed, the
 ranks stay apart (None).  Whether the union's peers are expressions of
 ``procnum`` (``cart_shift`` without periods) is the caller's to check.
@@ -131,6 +132,27 @@ def _pairs(a: list, b: list) -> list[tuple[int | None, int | None]]:
             out.append((None, j))
             j += 1
     return out
+
+
+def _messages(entries: list) -> set:
+    """The point-to-point messages among ``entries``, loops' bodies included."""
+    out = set()
+    for e in entries:
+        if isinstance(e, _Loop):
+            out |= _messages(e.body)
+        elif e[0] == "p2p":
+            out.add(e)
+    return out
+
+
+def _neighbours(entries: list[list]) -> bool:
+    """Whether every rank makes some message to the same side as another rank
+    does: ranks of one grid that lack some sides, not ranks in roles of their
+    own (a ping-pong's sender and receiver, whose union would be a grid
+    nobody laid out)."""
+    sets = [_messages(e) for e in entries]
+    return all(any(mine & other for k, other in enumerate(sets) if k != i)
+               for i, mine in enumerate(sets))
 
 
 def _union(a: list, b: list) -> list | None:
@@ -285,7 +307,7 @@ def united(programs: list[list], ranks: list[int]) -> list[list] | None:
     """The ``programs`` of ``ranks`` (one count), each padded to their union,
     requests renamed alike (see the module's text), or None."""
     entries = [_entries(p, r, {}) for p, r in zip(programs, ranks)]
-    if any(e is None for e in entries):
+    if any(e is None for e in entries) or not _neighbours(entries):
         return None
     union = entries[0]
     for other in entries[1:]:

@@ -10,10 +10,8 @@ member ``2^k`` places after it and receiving from the one ``2^k`` before
 root plays no part of its own, so every member runs one program, which
 ``pevpm extract`` can write once for all of them.  Each message carries the
 per-peer size replay computes for the collective and the tag :data:`TAG`,
-in the range the virtual machine keeps for its own collectives' messages
-(:data:`pevpm.vm.collectives.tags.COLLECTIVE_TAG_BASE` and below), which no
-user tag and no ``MPI_ANY_TAG`` receive can match: the messages match only
-one another (MPI keeps the messages of one pair and tag in order).
+which MPI programs rarely use, so the messages match only one another (MPI
+keeps the messages of one pair and tag in order).
 
 >>> [(m.op, m.src.evaluate({}), m.dst.evaluate({}), m.size.evaluate({}))
 ...  for m in point_to_point((0, 2, 4), 2, 8)]
@@ -24,15 +22,11 @@ one another (MPI keeps the messages of one pair and tag in order).
 
 from __future__ import annotations
 
-from pevpm.machine.collectives import FAMILIES
 from pevpm.model.ast import Message
 from pevpm.model.expr import Expr
-from pevpm.vm.collectives.tags import collective_tag
 
-#: The tag of the messages a sub-communicator's collective becomes: the data tag
-#: a collective family after the virtual machine's last would have, so it is in
-#: the collective range and apart from every family's own tags.
-TAG = 2 * collective_tag(FAMILIES[-1]) - collective_tag(FAMILIES[-2])
+#: The tag of the messages a sub-communicator's collective becomes.
+TAG = 1_073_741_823
 
 
 def _message(size: int, source: int, dest: int) -> Message:
