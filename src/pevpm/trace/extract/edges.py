@@ -7,16 +7,17 @@ of the same count, their bodies aligned in turn): a point-to-point message
 matches one with the same operation, tag, size and offsets of its peers from
 the rank (the same side of the grid), an ``MPI_Wait`` one that waits for such
 a match, an ``MPI_Waitall`` or ``MPI_Test`` one with the same operation,
-anything else only its equal.  :func:`united` gives every rank the union of those programs: a
-message the rank did not make is made to or from ``MPI_PROC_NULL`` (the
-tracer's -1), which the virtual machine completes at once, a computation it did
-not have has no samples of its own (the others' are drawn), and requests are
-renamed by slot in the union, each completion waiting for what any rank
-waited for there (the first of them, where ranks waited for one request at
-different places).  Every rank must make some message to the same side as
-another rank: a ping-pong's two ranks stay apart.  Collectives, trees, loops and repeats must be in every
-rank's program; where they are not, or a request cannot be followed, the
-ranks stay apart (None).  Whether the union's peers are expressions of
+anything else only its equal.  :func:`united` gives every rank the union of
+those programs: a message the rank did not make is made to or from
+``MPI_PROC_NULL`` (the tracer's -1), which the virtual machine completes at
+once, a computation it did not have has no samples of its own (the others'
+are drawn), and requests are renamed by slot in the union, each completion
+waiting for what any rank waited for there (the first of them, where ranks
+waited for one request at different places).  Every rank must make some
+message to the same side as another rank: a ping-pong's two ranks stay
+apart.  Collectives, trees, loops and repeats must be in every rank's
+program; where they are not, or a request cannot be followed, the ranks
+stay apart (None).  Whether the union's peers are expressions of
 ``procnum`` (``cart_shift`` without periods) is the caller's to check.
 
 >>> from pevpm.trace.extract.tokens import LoopNode, Token
