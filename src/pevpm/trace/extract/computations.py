@@ -23,7 +23,8 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
              own: tuple[str, ...] = ()) -> str:
     """Python source of a computation measured at each count (its samples: the
     aligned gaps of every rank and repetition): a constant or a quoted
-    ``gamma(mean, sd)`` draw (0 when there is none: a rank loop of one pass,
+    ``gamma(mean, sd)`` draw (its sd from the faster half of the samples,
+    :func:`lower_sd`) (0 when there is none: a rank loop of one pass,
     :mod:`pevpm.trace.extract.rank_loops`; counts without samples are left out).  The
     mean's law is the simplest its noise (the standard error of the samples)
     does not reject, trying the program's own ``laws`` after the constant
@@ -62,8 +63,9 @@ def seconds_source(samples: dict[int, tuple[float, ...]], notes: list, where: st
     if all(sds[p] <= NEGLIGIBLE_SPREAD * means[p] for p in means):
         return argument(mean)
     # sd in units of the mean, over the counts with a mean (a poll's lateness can be
-    # 0 at every repetition of a count)
-    cv = statistics.fmean([sds[p] / means[p] for p in means if means[p] > 0] or [0.0])
+    # 0 at every repetition of a count), from the faster half of the samples
+    spreads = {p: lower_sd(samples[p]) for p in means}
+    cv = statistics.fmean([spreads[p] / means[p] for p in means if means[p] > 0] or [0.0])
     if argument(mean) == mean:
         return repr(f"gamma({mean}, {float(mean) * cv:.3g})")
     return repr(f"gamma({mean}, {cv:.3g} * ({mean}))")
@@ -111,6 +113,27 @@ def robust_sd(values) -> float:
     middle = statistics.median(values)
     mad = statistics.median(abs(v - middle) for v in values)
     return 1.4826 * mad if mad > 0 else statistics.stdev(values)
+
+
+def lower_sd(values) -> float:
+    """The spread of ``values`` from their faster half: the median distance of
+    the values below the median from it, times 1.4826 (a normal sample's
+    sd); :func:`robust_sd` where that is 0.  A host's other work only ever
+    lengthens a computation, so the slower half holds its interruptions as
+    well as the program's own variability, and a model that drew them on every
+    rank would have a thousand ranks wait for the slowest at each collective;
+    the faster half holds the program's (and the timer's) alone.
+
+    >>> times = [1.0, 0.9, 1.1, 1.0, 1.3, 1.6, 2.0]
+    >>> round(lower_sd(times), 3), round(robust_sd(times), 3)
+    (0.148, 0.297)
+    """
+    if len(values) < 2:
+        return 0.0
+    middle = statistics.median(values)
+    below = [middle - v for v in values if v < middle]
+    low = statistics.median(below) if below else 0.0
+    return 1.4826 * low if low > 0 else robust_sd(values)
 
 
 def argument(text: str) -> str:

@@ -41,6 +41,7 @@ from pevpm.trace.extract.any_source import any_source, any_source_passes, single
 from pevpm.trace.extract.compress import POINT_TO_POINT, compressed, is_loose
 from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
 from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
+from pevpm.trace.extract.edges import united
 from pevpm.trace.extract.grids import GridRule, grid_rule, world_grids
 from pevpm.trace.extract.peers import (
     RANK_PREDICATES,
@@ -150,6 +151,7 @@ class _Group:
     numprocs: int
     ranks: list[int]
     programs: list[list]
+    united: bool = False    # the union of programs that differed in their neighbours
 
     def peer_slots(self) -> list[list[tuple[int, int, int]]]:
         values = [_peer_values(p) for p in self.programs]
@@ -193,6 +195,38 @@ def _first(grid: GridRule | None, slot: int) -> tuple[str, ...]:
     return () if grid is None or field == ROOT else grid.candidates(source=field == SRC)
 
 
+def _expressible(group: _Group, grid: GridRule | None) -> bool:
+    """Whether an expression of procnum and numprocs gives each of the group's peers."""
+    return all(peer_expression(slot, first=_first(grid, i)) is not None
+               for i, slot in enumerate(group.peer_slots()) if isinstance(slot[0][2], int))
+
+
+def _united(by_count: dict[int, list[_Group]], grid: GridRule | None,
+            notes: list[str]) -> None:
+    """The largest count's groups as one (:mod:`pevpm.trace.extract.edges`: the
+    messages a rank did not make are made to MPI_PROC_NULL), noted, where some
+    of them match no other count's and the union's peers are expressions."""
+    top = max(by_count)
+    groups = by_count[top]
+    if len(groups) < 2 or (len(by_count) > 1 and all(
+            len(_best_match(g, by_count)[1]) > 1 for g in groups)):
+        return
+    programs = {r: p for g in groups for r, p in zip(g.ranks, g.programs)}
+    ranks = sorted(programs)
+    padded = united([programs[r] for r in ranks], ranks)
+    if padded is None:
+        return
+    group = _Group(top, ranks, padded, united=True)
+    if not _expressible(group, grid):
+        return
+    by_count[top] = [group]
+    notes.append(f"the {len(groups)} programs of the {top}-rank trace differ only in which "
+                 "neighbours they exchange with (a grid without periods): they are one, each "
+                 "message a rank did not make made to or from MPI_PROC_NULL there, its peers "
+                 "guarded by whether the neighbour exists (inferred: the traced count's "
+                 "pattern at every count past the traced ones)")
+
+
 def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = None,
             found: _Hints | None = None, grid: GridRule | None = None) -> list[_Group]:
     """Ranks grouped by program; a group whose peers no expression gives is split
@@ -207,8 +241,7 @@ def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = No
     out = []
     for ranks in by_shape.values():
         group = _Group(n, ranks, [programs[r] for r in ranks])
-        if all(peer_expression(slot, first=_first(grid, i)) is not None
-               for i, slot in enumerate(group.peer_slots()) if isinstance(slot[0][2], int)):
+        if _expressible(group, grid):
             out.append(group)
         else:
             out += _split_by_offsets(group)
@@ -670,7 +703,7 @@ def _plan(by_count: dict[int, list[_Group]], notes: list[str]) -> list[tuple[str
     while pending:
         group = pending.pop(0)
         guard, chosen = _best_match(group, by_count)
-        if len(chosen) < 2 and len(by_count) > 1:
+        if len(chosen) < 2 and len(by_count) > 1 and not group.united:
             pieces = _split_by_offsets(group)
             # peers that fit by coincidence at this count: split, where a piece then
             # matches at more counts (not ranks seen at this count only, whose peers
@@ -776,6 +809,7 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     if len(by_count) != len(traces):
         raise PevpmError("two traces have the same number of ranks; give one per count",
                          source)
+    _united(by_count, grid, grid_notes)
     counts = sorted(by_count)
     events = sum(t.call_count() for t in traces)
     notes = [f"extracted from {source}: "

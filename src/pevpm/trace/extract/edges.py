@@ -1,0 +1,340 @@
+"""The ranks of one count as one program where they differ only in which
+neighbours they exchange with: a grid that is not periodic, whose edge and
+corner ranks skip the messages to the sides they have no neighbour on.
+
+Each rank's compressed program is aligned with the others' (loops with loops
+of the same count, their bodies aligned in turn): a point-to-point message
+matches one with the same operation, tag, size and offsets of its peers from
+the rank (the same side of the grid), an ``MPI_Wait`` one that waits for such
+a match, an ``MPI_Waitall`` or ``MPI_Test`` one with the same operation,
+anything else only its equal.  :func:`united` gives every rank the union of
+those programs: a message the rank did not make is made to or from
+``MPI_PROC_NULL`` (the tracer's -1), which the virtual machine completes at
+once, a computation it did not have has no samples of its own (the others'
+are drawn), and requests are renamed by slot in the union, each completion
+waiting for what any rank waited for there (the first of them, where ranks
+waited for one request at different places).  Every rank must make some
+message to the same side as another rank: a ping-pong's two ranks stay
+apart.  Collectives, trees, loops and repeats must be in every rank's
+program; where they are not, or a request cannot be followed, the ranks
+stay apart (None).  Whether the union's peers are expressions of
+``procnum`` (``cart_shift`` without periods) is the caller's to check.
+
+>>> from pevpm.trace.extract.tokens import LoopNode, Token
+>>> def send(rank, peer):
+...     return Token(("MPI_Send", 8, rank, peer, 1, None, (), None, None), ())
+>>> ends = united([[send(0, 1)], [send(1, 0), send(1, 2)], [send(2, 1)]], [0, 1, 2])
+>>> [[t.key[2:4] for t in program] for program in ends]    # (source, dest)
+[[(0, -1), (0, 1)], [(1, 0), (1, 2)], [(2, 1), (2, -1)]]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pevpm.model.ast import COMPLETIONS
+from pevpm.trace.extract.compress import POINT_TO_POINT
+from pevpm.trace.extract.peers import TRACED_PROC_NULL
+from pevpm.trace.extract.tokens import DST, OP, REQ, REQS, SIZE, SRC, TAG, LoopNode, Token
+
+#: The most pairs of entries one alignment compares (a level of ``n`` entries
+#: against one of ``m``: ``n * m``).  CloverLeaf's 4 corners (785 entries each)
+#: need under a million; LULESH's 8 (about 1,300 each, a union of 3,700) took
+#: 2-4 minutes and were not united anyway, so larger programs stay apart.
+MAX_PAIRS = 1_500_000
+
+#: Operations that post a request a completion later names.
+POSTS = ("MPI_Isend", "MPI_Issend", "MPI_Irecv")
+COMPLETION_OPS = tuple(sorted(COMPLETIONS))
+
+
+@dataclass
+class _Loop:
+    """A loop of the union: its count and its body's entries."""
+
+    count: int
+    body: list
+
+
+def _side(rank: int, peer):
+    """Which side ``peer`` lies on from ``rank``: its offset (a symbol as it is)."""
+    if not isinstance(peer, int) or peer == TRACED_PROC_NULL:
+        return peer
+    return peer - rank
+
+
+def _leaf(node, rank: int, posts: dict) -> tuple | None:
+    """What a token matches by (None: a repeat, which is never aligned); a Wait
+    by the message it waits for (``posts``: the rank's requests, by name); the
+    sides of peers by :func:`_side`."""
+    if isinstance(node, LoopNode) or not isinstance(node, Token):
+        return None
+    key = node.key
+    if key[0] in ("serial", "tree") or key[OP] not in POINT_TO_POINT + COMPLETION_OPS:
+        return ("fixed", key)
+    if key[OP] in COMPLETION_OPS:
+        return ("done", key[OP], posts.pop(key[REQ], None) if key[OP] == "MPI_Wait" else None)
+    sides = tuple(_side(rank, v) for v in (key[SRC], key[DST]))
+    out = ("p2p", key[OP], key[TAG], key[SIZE], sides, key[REQ] is not None)
+    if key[OP] in POSTS and key[REQ] is not None:
+        posts[key[REQ]] = out
+    return out
+
+
+def _optional(entry) -> bool:
+    """Whether a rank may lack ``entry`` (a message to a side it has no neighbour
+    on, its completion, a computation)."""
+    return not isinstance(entry, _Loop) and (entry[0] in ("p2p", "done") or (
+        entry[0] == "fixed" and entry[1][0] == "serial"))
+
+
+def _entries(program: list, rank: int, posts: dict) -> list | None:
+    out = []
+    for node in program:
+        if isinstance(node, LoopNode):
+            body = _entries(list(node.body), rank, posts)
+            if body is None:
+                return None
+            out.append(_Loop(node.count, body))
+        else:
+            leaf = _leaf(node, rank, posts)
+            if leaf is None:
+                return None
+            out.append(leaf)
+    return out
+
+
+def _weight(a, b) -> int:
+    """How much matching ``a`` with ``b`` is worth: 0 where they differ; a
+    computation less than anything else, so that messages line up first."""
+    if isinstance(a, _Loop) or isinstance(b, _Loop):
+        return 4 if isinstance(a, _Loop) and isinstance(b, _Loop) and a.count == b.count else 0
+    if a != b:
+        return 0
+    return 1 if a[0] == "fixed" and a[1][0] == "serial" else 4
+
+
+def _pairs(a: list, b: list) -> list[tuple[int | None, int | None]]:
+    """The heaviest common alignment of ``a`` and ``b`` (:func:`_weight`) as
+    (index in a, index in b) in order, None where one side has nothing there
+    (a's first)."""
+    n, m = len(a), len(b)
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            w = _weight(a[i], b[j])
+            best[i][j] = max(best[i + 1][j], best[i][j + 1],
+                             best[i + 1][j + 1] + w if w else 0)
+    out: list[tuple[int | None, int | None]] = []
+    i = j = 0
+    while i < n or j < m:
+        w = _weight(a[i], b[j]) if i < n and j < m else 0
+        if w and best[i][j] == best[i + 1][j + 1] + w:
+            out.append((i, j))
+            i, j = i + 1, j + 1
+        elif i < n and (j == m or best[i + 1][j] >= best[i][j + 1]):
+            out.append((i, None))
+            i += 1
+        else:
+            out.append((None, j))
+            j += 1
+    return out
+
+
+def _messages(entries: list) -> set:
+    """The point-to-point messages among ``entries``, loops' bodies included."""
+    out = set()
+    for e in entries:
+        if isinstance(e, _Loop):
+            out |= _messages(e.body)
+        elif e[0] == "p2p":
+            out.add(e)
+    return out
+
+
+def _neighbours(entries: list[list]) -> bool:
+    """Whether every rank makes some message to the same side as another rank
+    does: ranks of one grid that lack some sides, not ranks in roles of their
+    own (a ping-pong's sender and receiver, whose union would be a grid
+    nobody laid out)."""
+    sets = [_messages(e) for e in entries]
+    return all(any(mine & other for k, other in enumerate(sets) if k != i)
+               for i, mine in enumerate(sets))
+
+
+def _union(a: list, b: list) -> list | None:
+    """The shortest program both ``a`` and ``b`` are in, or None where one has
+    a loop, a collective or a tree the other lacks, or where aligning them
+    would compare more than :data:`MAX_PAIRS` pairs."""
+    if len(a) * len(b) > MAX_PAIRS:
+        return None
+    out = []
+    for i, j in _pairs(a, b):
+        entry = a[i] if i is not None else b[j]
+        if i is None or j is None:
+            if not _optional(entry):
+                return None
+            out.append(entry)
+        elif isinstance(entry, _Loop):
+            body = _union(a[i].body, b[j].body)
+            if body is None:
+                return None
+            out.append(_Loop(entry.count, body))
+        else:
+            out.append(entry)
+    return out
+
+
+def _padded(program: list, entries: list, union: list, rank: int,
+            examples: dict) -> list | None:
+    """``program`` (its ``entries``) with what the ``union`` has and it lacks,
+    each position's tokens collected in ``examples`` by the path down to it."""
+    out = []
+    pairs = _pairs(union, entries)
+    if any(i is None for i, _ in pairs):
+        return None
+    for i, j in pairs:
+        if isinstance(union[i], _Loop):
+            if j is None:
+                return None
+            body = _padded(list(program[j].body), entries[j].body, union[i].body, rank,
+                           examples.setdefault(i, {}))
+            if body is None:
+                return None
+            out.append(LoopNode(program[j].count, tuple(body)))
+        elif j is None:
+            out.append(None)            # filled once every rank's tokens are known
+        else:
+            out.append(program[j])
+            examples.setdefault(i, []).append((rank, program[j]))
+    return out
+
+
+def _pruned(programs: list[list], examples: dict) -> tuple[list[list], dict]:
+    """The padded ``programs`` without the positions no rank filled (a union
+    may hold one token twice, each rank's aligned with the one copy)."""
+    keep = [i for i in range(len(programs[0])) if i in examples]
+    out: list[list] = [[] for _ in programs]
+    found: dict = {}
+    for k, i in enumerate(keep):
+        if isinstance(examples[i], dict):
+            bodies, found[k] = _pruned([list(p[i].body) for p in programs], examples[i])
+            for p, new, body in zip(programs, out, bodies):
+                new.append(LoopNode(p[i].count, tuple(body)))
+        else:
+            found[k] = examples[i]
+            for p, new in zip(programs, out):
+                new.append(p[i])
+    return out, found
+
+
+def _stand_in(example: Token, rank: int, seen: int) -> Token:
+    """The token a rank that lacks it makes instead: the same message with its
+    peers ``MPI_PROC_NULL``; a computation with no samples."""
+    key = example.key
+    if key[0] == "serial":
+        return Token(key, ())
+    peers = [TRACED_PROC_NULL if isinstance(v, int) and v not in (seen, TRACED_PROC_NULL)
+             else (rank if v == seen else v) for v in (key[SRC], key[DST])]
+    return Token(key[:SRC] + tuple(peers) + key[DST + 1:], (), example.any_source)
+
+
+def _filled(program: list, examples: dict, rank: int) -> list:
+    out = []
+    for i, node in enumerate(program):
+        if isinstance(node, LoopNode):
+            out.append(LoopNode(node.count, tuple(_filled(list(node.body), examples[i], rank))))
+        elif node is None:
+            seen, example = examples[i][0]
+            out.append(_stand_in(example, rank, seen))
+        else:
+            out.append(node)
+    return out
+
+
+def _waits(program: list, path: tuple, names: dict, waits: dict) -> bool:
+    """Follows one rank's own requests through its padded ``program`` (None where
+    it lacks the union's token): which positions each of its completions waits
+    for, by the completion's position, into ``waits``; False where a request
+    cannot be followed."""
+    for i, node in enumerate(program):
+        here = (*path, i)
+        if isinstance(node, LoopNode):
+            if not _waits(list(node.body), here, names, waits):
+                return False
+            continue
+        if node is None or node.key[0] == "serial" or node.key[OP] not in POSTS + COMPLETION_OPS:
+            continue
+        key = node.key
+        if key[OP] in POSTS:
+            if key[REQ] is not None:
+                names[key[REQ]] = here
+            continue
+        named = [q for q in (key[REQ], *key[REQS]) if q is not None]
+        if any(q not in names for q in named):
+            return False
+        waits.setdefault(here, set()).update(names.pop(q) for q in named)
+    return True
+
+
+def _renamed(program: list, path: tuple, waits: dict, slots: dict) -> list | None:
+    """``program`` with its requests named by slot in the union (the lowest free
+    when posted, freed by the completion that waits for it; a Wait for several
+    a Waitall, a completion left nothing to wait for dropped), or None where a
+    completion waits for a request posted after it."""
+    out = []
+    for i, node in enumerate(program):
+        here = (*path, i)
+        if isinstance(node, LoopNode):
+            body = _renamed(list(node.body), here, waits, slots)
+            if body is None:
+                return None
+            out.append(LoopNode(node.count, tuple(body)))
+            continue
+        key = node.key
+        if key[0] == "serial" or key[OP] not in POSTS + COMPLETION_OPS:
+            out.append(node)
+        elif key[OP] in POSTS:
+            used = set(slots.values())
+            name = next(f"r{k}" for k in range(len(used) + 1) if f"r{k}" not in used)
+            slots[here] = name
+            out.append(Token(key[:REQ] + (name,) + key[REQ + 1:], node.values, node.any_source))
+        else:
+            targets = sorted(waits.get(here, ()))
+            if any(t not in slots for t in targets):
+                return None
+            names = sorted((slots.pop(t) for t in targets), key=lambda q: int(q[1:]))
+            if len(names) == 1 and key[REQ] is not None:
+                out.append(Token(key[:REQ] + (names[0],) + key[REQ + 1:], node.values))
+            elif names:         # ranks waited here for different requests: for them all
+                out.append(Token(("MPI_Waitall" if key[REQ] is not None else key[OP],)
+                                 + key[OP + 1:REQ] + (None, tuple(names)) + key[REQS + 1:],
+                                 node.values))
+    return out
+
+
+def united(programs: list[list], ranks: list[int]) -> list[list] | None:
+    """The ``programs`` of ``ranks`` (one count), each padded to their union,
+    requests renamed alike (see the module's text), or None."""
+    entries = [_entries(p, r, {}) for p, r in zip(programs, ranks)]
+    if any(e is None for e in entries) or not _neighbours(entries):
+        return None
+    union = entries[0]
+    for other in entries[1:]:
+        union = _union(union, other)
+        if union is None:
+            return None
+    examples: dict = {}
+    padded = [_padded(p, e, union, r, examples) for p, e, r in zip(programs, entries, ranks)]
+    if any(p is None for p in padded):
+        return None
+    padded, examples = _pruned(padded, examples)
+    waits: dict = {}
+    if not all(_waits(p, (), {}, waits) for p in padded):
+        return None
+    filled = [_filled(p, examples, r) for p, r in zip(padded, ranks)]
+    first: dict = {}        # where ranks wait for one request at different places: the first
+    for here in sorted(waits):
+        waits[here] = {t for t in waits[here] if first.setdefault(t, here) == here}
+    out = [_renamed(p, (), waits, {}) for p in filled]
+    return None if any(p is None for p in out) else out
