@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from pevpm.errors import ModelError
 from pevpm.profile.store import (
@@ -41,7 +42,9 @@ from pevpm.profile.store import (
     block_contention,
     parse_nxp,
 )
-from pevpm.stats.distributions import PearsonV, as_generator
+
+if TYPE_CHECKING:      # scipy loads with the distributions: not for `machine --help`
+    from pevpm.stats.distributions import PearsonV
 
 DEFAULT_SIZES = (0, 256, 1024, 4096, 16384, 65536)
 DEFAULT_PLACEMENTS = ("1x2", "2x1", "2x2", "2x4", "2x8")
@@ -108,6 +111,8 @@ class HypotheticalMachine:
         return 1.0 + (self.shape - 1.0) * contention ** (-self.shape_decay)
 
     def _pearson(self, location: float, contention: int) -> PearsonV:
+        from pevpm.stats.distributions import PearsonV
+
         shape = self._shape(contention)
         excess = self.spread * location * contention**self.contention_exponent
         return PearsonV(shape=shape, scale=(shape - 1.0) * excess, loc=location)
@@ -153,6 +158,8 @@ def write_profile(
             raise ModelError(
                 f"placement {text}: point-to-point blocks need an even rank count >= 2"
             )
+    from pevpm.stats.distributions import as_generator
+
     rng = as_generator(random_state)
     written = 0
     with ProfileWriter.open(path, machine=name) as writer:
