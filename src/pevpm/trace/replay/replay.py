@@ -57,11 +57,10 @@ from typing import NamedTuple
 
 from pevpm.errors import PevpmError
 from pevpm.machine.profile_comm import ProfileCommModel
+from pevpm.model import inlining
 from pevpm.model.ast import Message, Model, Serial, Statement
 from pevpm.model.builder import ModelBuilder
-from pevpm.model import inlining
 from pevpm.model.expr import Expr, Num
-from pevpm.model.inlining import inlined_size
 from pevpm.trace.events import (
     Call,
     Collective,
@@ -497,7 +496,7 @@ def rank_summaries(trace: Trace, delays: bool = True) -> list[RankSummary]:
 def _check_size(model: Model, trace: Trace, source: str | None) -> None:
     """Refuse a model too long to compile (:data:`pevpm.model.inlining.MAX_INSTRUCTIONS`),
     saying so in a trace's terms (its calls), not a model's."""
-    size, limit = inlined_size(model), inlining.MAX_INSTRUCTIONS
+    size, limit = inlining.inlined_size(model), inlining.MAX_INSTRUCTIONS
     if size > limit:
         calls = sum(len(c) for c in trace.ranks)
         raise PevpmError(f"the trace's {calls:,} calls make a model of {size:,} instructions; "
