@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from pevpm.analytic.spmd import TIME_PARAMETERS, SpmdParameters, speedups
 from pevpm.errors import AnalyticError
@@ -139,6 +138,8 @@ def fit_spmd(model: str, p, d, observed, base: SpmdParameters, free=DEFAULT_FREE
         shifted = [x] + [x + step[i] * np.eye(len(x))[i] for i in range(len(x))]
         s = speedups(model, [parameters(v) for v in shifted], p, d)
         return ((s[1:] - s[0]) / step[:, None] / s_obs).T
+
+    from scipy.optimize import least_squares  # here, so `pevpm analytic --help` stays light
 
     best, completed = None, 0
     for x0 in _start_points(free, base, starts, np.random.default_rng(seed)):

@@ -36,7 +36,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
 
 from pevpm.analytic.ctmc import compositions
 from pevpm.analytic.mva import single_class_trajectory
@@ -241,6 +240,8 @@ def _log_power(base: float, exponents: np.ndarray) -> np.ndarray:
 
 
 def _log_factorial(n) -> np.ndarray:
+    from scipy.special import gammaln  # here, so `pevpm analytic --help` stays light
+
     return gammaln(np.asarray(n, dtype=float) + 1.0)
 
 

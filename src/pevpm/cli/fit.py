@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import TYPE_CHECKING
 
 from pevpm.cli import numbers, outputs
 from pevpm.cli.paths import writable_folder
 from pevpm.errors import ModelError
-from pevpm.profile.fits import BlockFit, TrendGroup, fit_profile, pearson_trends
-from pevpm.stats.fitting import DEFAULT_FAMILIES
+from pevpm.stats.family_names import DEFAULT_FAMILIES
+
+if TYPE_CHECKING:  # the fits load scipy: imported when the command runs
+    from pevpm.profile.fits import BlockFit, TrendGroup
 
 TIME_PARAMETERS = ("scale", "loc")
 
@@ -113,6 +116,7 @@ def trend_lines(groups: list[TrendGroup]) -> list[str]:
 
 def run_fit(args) -> int:
     from pevpm.profile.builtin import is_builtin, resolve_profile
+    from pevpm.profile.fits import fit_profile, pearson_trends
     from pevpm.report.fit_plots import plot_block_fits, plot_trends
 
     if is_builtin(args.profile):

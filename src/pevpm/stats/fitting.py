@@ -51,10 +51,8 @@ from pevpm.stats.distributions import (
     Weibull,
     as_generator,
 )
+from pevpm.stats.family_names import DEFAULT_FAMILIES
 
-#: Families tried by :func:`select_family` unless told otherwise.  The
-#: generalised gamma nests all of them, so it is a diagnostic, not a candidate.
-DEFAULT_FAMILIES = ("pearson5", "weibull", "gamma", "lognormal", "exponential")
 
 #: Points used for the goodness-of-fit tests (the thesis used 500).
 GOF_POINTS = 500
