@@ -5,7 +5,8 @@ stops says the figure to pass (issue 29: the heat example's 1,024-rank predictio
 from pathlib import Path
 
 from pevpm.cli import main
-from pevpm.cli.event_budget import CEILING, EventBudget, estimated_events
+from pevpm.cli.event_budget import EventBudget
+from pevpm.model.event_estimate import CEILING, estimated_events
 from pevpm.errors import EventLimitError
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.loader import load_model

@@ -161,3 +161,38 @@ def test_collective_completions_are_summarised_per_call():
     assert first.mean_completion.min() >= 0.004
     assert second.mean_completion.min() >= first.mean_completion.max() + 0.004
     assert p.mean == pytest.approx(second.mean_completion.max())
+
+
+def _never_ending_model():
+    """A Repeat whose condition never holds: its passes cannot be counted before the run."""
+    b = ModelBuilder()
+    with b.loop(1000), b.repeat("0", max=10**8):
+        b.serial("1e-9")
+    return b.build()
+
+
+def test_the_api_stops_a_never_ending_model_at_the_default_limit_and_says_what_to_pass():
+    from pevpm.errors import EventLimitError
+
+    machine = Machine(Constant(0.0))
+    with pytest.raises(EventLimitError) as stopped:
+        predict(_never_ending_model(), 1, machine, runs=1, workers=1, bounds=False,
+                exact=True)
+    message = str(stopped.value)
+    assert message.startswith("simulation stopped after 5000000 events while rank 0 ran at")
+    assert message.endswith("; predict()'s default limit at 1 rank is 5,000,000 (the "
+                            "model's loop counts imply about 4,001 events a run): pass "
+                            "limits=Limits(max_events=...) for another, or Limits() for none")
+
+
+def test_the_api_s_own_limits_replace_the_default():
+    from pevpm.errors import EventLimitError
+    from pevpm.vm.kernel.engine import Limits
+
+    machine = Machine(Constant(0.0))
+    with pytest.raises(EventLimitError) as stopped:
+        predict(_never_ending_model(), 1, machine, runs=1, workers=1, bounds=False,
+                exact=True, limits=Limits(max_events=1000))
+    message = str(stopped.value)
+    assert message.startswith("simulation stopped after 1000 events while rank 0 ran at")
+    assert "default limit" not in message

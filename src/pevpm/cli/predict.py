@@ -26,16 +26,16 @@ from pevpm.cli.arguments import (
     collective_config,
     parse_defines,
 )
-from pevpm.cli.event_budget import (
+from pevpm.cli.event_budget import EventBudget
+from pevpm.cli.paths import writable_file
+from pevpm.errors import EventLimitError, PevpmError, did_you_mean
+from pevpm.model.event_estimate import (
     ABSURD,
     CEILING,
     DEFAULT_EVENTS_PER_RANK,
     DEFAULT_MAX_EVENTS,
     MARGIN,
-    EventBudget,
 )
-from pevpm.cli.paths import writable_file
-from pevpm.errors import EventLimitError, PevpmError, did_you_mean
 from pevpm.vm.strategies.executors import EXECUTOR_NAMES, default_workers
 
 DEFAULT_MACHINE = "perseus"

@@ -35,6 +35,7 @@ import numpy as np
 
 from pevpm.errors import EventLimitError, PevpmError
 from pevpm.model.ast import Model
+from pevpm.model.event_estimate import default_max_events, estimated_events
 from pevpm.vm.strategies.executors import chunk_ranges, default_workers, open_executor
 from pevpm.vm.strategies.prediction import Prediction, PredictionAccumulator, RunSummary
 
@@ -151,8 +152,10 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
     process when ``workers`` is 1).  ``seed=None`` draws fresh entropy and
     records it in :attr:`Prediction.seed`.  ``progress(k)`` is called each
     time ``k`` more runs have finished.  ``limits`` (a
-    :class:`pevpm.vm.kernel.engine.Limits`) stops runaway runs.  ``exact``: never
-    extrapolate a steady loop.
+    :class:`pevpm.vm.kernel.engine.Limits`) stops runaway runs; ``None`` sets
+    the event limit from the model's own loop counts, as ``pevpm predict``
+    does (:mod:`pevpm.model.event_estimate`), and ``Limits()`` sets none.
+    ``exact``: never extrapolate a steady loop.
 
     >>> from pevpm.model.builder import ModelBuilder
     >>> from pevpm.machine.presets import parse_machine
@@ -172,6 +175,28 @@ def predict(model: Model, numprocs: int, machine, runs: int = 100, seed: int | N
         raise PevpmError(f"process count must be at least 1, got {numprocs}")
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)
+    if limits is not None:
+        return _predict(model, numprocs, machine, runs, seed, params, executor, workers,
+                        bounds, progress, limits, exact)
+    from pevpm.vm.kernel.engine import Limits
+
+    estimate = estimated_events(model, numprocs, params)
+    default = Limits(max_events=default_max_events(numprocs, estimate))
+    try:
+        return _predict(model, numprocs, machine, runs, seed, params, executor, workers,
+                        bounds, progress, default, exact)
+    except EventLimitError as exc:
+        raise EventLimitError(
+            f"{exc.message}; predict()'s default limit at {numprocs} "
+            f"rank{'s' if numprocs > 1 else ''} is "
+            f"{default.max_events:,} (the model's loop counts imply about {estimate:,} "
+            "events a run): pass limits=Limits(max_events=...) for another, or Limits() "
+            "for none", exc.where) from exc
+
+
+def _predict(model, numprocs, machine, runs, seed, params, executor, workers, bounds,
+             progress, limits, exact) -> Prediction:
+    """:func:`predict` once its arguments are checked and its limits set."""
     if isinstance(executor, Executor):
         context = nullcontext(executor)
     else:
