@@ -14,7 +14,8 @@
 #   PROGRAM: hpccg comd cloverleaf lulesh npb-cg npb-mg npb-is lammps (default: all)
 # Each count is traced REPEATS times (default 3) and the median run kept, each
 # run inside `flock LOCK` (default /tmp/pevpm-measure.lock); the inputs run for
-# a second or more on one rank of this 2-core host (NPB class A).
+# a second or more on one rank of this 2-core host (NPB class A; the step
+# counts of the smaller inputs kept, so that the models stay as long).
 # Needs root or the packages: apt-get install -y openmpi-bin libopenmpi-dev gfortran lammps
 set -e
 src=$(cd "$1" && pwd); work=$2; shift 2
@@ -62,17 +63,17 @@ for program in ${@:-hpccg comd cloverleaf lulesh npb-cg npb-mg npb-is lammps}; d
         [ -x "$src/CloverLeaf_ref/clover_leaf" ] || make -C "$src/CloverLeaf_ref" COMPILER=GNU \
             MPI_COMPILER=mpif90.openmpi C_MPI_COMPILER=mpicc.openmpi OMP_GNU=
         mkdir -p "$work/cloverleaf"
-        # the benchmark's own deck, shrunk to 256 x 256 cells and 100 steps
-        sed -e 's/x_cells=.*/x_cells=256/' -e 's/y_cells=.*/y_cells=256/' \
-            -e 's/end_step=.*/end_step=100/' -e '/visit_frequency/d' \
+        # the benchmark's own deck, shrunk to 320 x 320 cells and 40 steps
+        sed -e 's/x_cells=.*/x_cells=320/' -e 's/y_cells=.*/y_cells=320/' \
+            -e 's/end_step=.*/end_step=40/' -e '/visit_frequency/d' \
             "$src/CloverLeaf_ref/clover.in" > "$work/cloverleaf/clover.in"
-        run "CloverLeaf 1.3 (UK-MAC ref), 256^2, 100 steps" Fortran cloverleaf -- \
+        run "CloverLeaf 1.3 (UK-MAC ref), 320^2, 40 steps" Fortran cloverleaf -- \
             "$src/CloverLeaf_ref/clover_leaf" ;;
     lulesh)
         [ -x "$src/LULESH/lulesh2.0" ] || make -C "$src/LULESH" \
             MPICXX="mpicxx.openmpi -DUSE_MPI=1" CXXFLAGS="-O3 -I. -w" LDFLAGS=-O3
-        run "LULESH 2.0 (LLNL), 18^3 per rank, 100 cycles" "C++" lulesh --ranks 1,8 \
-            --check cubes..1000 -- "$src/LULESH/lulesh2.0" -s 18 -i 100 -q ;;
+        run "LULESH 2.0 (LLNL), 30^3 per rank, 20 cycles" "C++" lulesh --ranks 1,8 \
+            --check cubes..1000 -- "$src/LULESH/lulesh2.0" -s 30 -i 20 -q ;;
     npb-cg|npb-mg|npb-is)
         bench=${program#npb-}
         npb "$bench"
@@ -80,8 +81,9 @@ for program in ${@:-hpccg comd cloverleaf lulesh npb-cg npb-mg npb-is lammps}; d
             "$([ "$bench" = is ] && echo C || echo Fortran 77)" "$program" -- \
             "$src/NPB3.3-MPI/bin/$bench.A.{n}" ;;
     lammps)
-        sed 's/^run.*/run 200/' /usr/share/lammps/examples/melt/in.melt > "$work/in.melt"
-        run "LAMMPS melt (Debian lammps), 4,000 atoms, 200 steps" "C++" lammps -- \
+        sed -e 's/^run.*/run 100/' -e 's/block 0 10 0 10 0 10/block 0 13 0 13 0 13/' \
+            /usr/share/lammps/examples/melt/in.melt > "$work/in.melt"
+        run "LAMMPS melt (Debian lammps), 8,788 atoms, 100 steps" "C++" lammps -- \
             lmp -in "$work/in.melt" -log none -screen none ;;
     *) echo "corpus.sh: unknown program $program" >&2; exit 2 ;;
     esac
