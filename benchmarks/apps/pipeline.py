@@ -49,6 +49,10 @@ def pevpm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           env={**os.environ, "PEVPM_TRACE_CPU": "1"})
 
 
+#: What a count's row keeps from the run that took its trace, when it is reused.
+RECORDED = ("trace_wall_s", "trace", "runs_s", "load")
+
+
 def traced(trace: Path, launch: list[str], work: Path, repeats: int, lock: str | None
            ) -> dict | str:
     """Trace ``launch`` into ``trace`` ``repeats`` times and keep the run whose
@@ -123,9 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     out: dict = {"name": args.name, "command": command, "machine": args.machine, "counts": {}}
+    # a reused trace keeps what the run that took it recorded (its runs, the load)
+    before = (json.loads((work / "pipeline.json").read_text())["counts"]
+              if args.reuse and (work / "pipeline.json").exists() else {})
     for n in args.ranks:
         trace = work / f"trace{n}"
-        row = {}
+        row = {k: v for k, v in before.get(str(n), {}).items() if k in RECORDED}
         if not (args.reuse and (trace / "traces.otf2").exists()):
             if trace.exists():
                 shutil.rmtree(trace)
