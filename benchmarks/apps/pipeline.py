@@ -8,6 +8,11 @@ model from them all and predict with it: the rows of docs/apps.md.
 command after ``--`` may hold ``{n}`` too: NPB's ``cg.S.{n}``); it runs in
 ``--work`` (where the traces, the model and ``pipeline.json`` go); with
 ``--reuse`` a count whose trace is there already is not traced again.
+``--repeats K`` traces each count K times and keeps the trace whose run
+(end of ``MPI_Init`` to start of ``MPI_Finalize``) is the median, the
+others' times and the load average around each run kept in the JSON;
+``--lock FILE`` holds ``flock FILE`` while each run is traced (only then),
+so that two people's measurements never overlap.
 For each count of ``--ranks`` (1,2,4): ``pevpm trace``, then ``pevpm replay
 --machine M --json``; then ``pevpm extract`` of all of them
 (``--allow-broken``, so that a model that fails its self-check is still
@@ -23,9 +28,11 @@ Nothing of the program is kept here: build it where you like
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -40,6 +47,43 @@ def pevpm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pevpm", *args], cwd=cwd, text=True,
                           capture_output=True, check=False,
                           env={**os.environ, "PEVPM_TRACE_CPU": "1"})
+
+
+#: What a count's row keeps from the run that took its trace, when it is reused.
+RECORDED = ("trace_wall_s", "trace", "runs_s", "load")
+
+
+def traced(trace: Path, launch: list[str], work: Path, repeats: int, lock: str | None
+           ) -> dict | str:
+    """Trace ``launch`` into ``trace`` ``repeats`` times and keep the run whose
+    time is the median (its own folder renamed to ``trace``): what the JSON
+    keeps of the runs, or the tracer's error."""
+    runs = []
+    for k in range(repeats):
+        folder = trace.with_name(f"{trace.name}.run{k}")
+        with open(lock or os.devnull, "a") as held:
+            if lock:
+                fcntl.flock(held, fcntl.LOCK_EX)
+            load = os.getloadavg()[0]
+            start = time.perf_counter()
+            done = pevpm("trace", "-o", str(folder), "--", *launch, cwd=work)
+            wall = time.perf_counter() - start
+            load_after = os.getloadavg()[0]
+        if done.returncode != 0:
+            return done.stderr
+        from pevpm.trace.otf2.read import read_archive
+
+        runs.append({"folder": folder, "elapsed_s": read_archive(folder).elapsed,
+                     "trace_wall_s": round(wall, 2), "load": [load, load_after],
+                     "trace": done.stderr.strip().splitlines()[-1].replace(str(folder), str(trace))})
+    kept = sorted(runs, key=lambda r: r["elapsed_s"])[(len(runs) - 1) // 2]
+    kept["folder"].rename(trace)
+    for r in runs:
+        if r is not kept:
+            shutil.rmtree(r["folder"])
+    return {"trace_wall_s": kept["trace_wall_s"], "trace": kept["trace"],
+            "runs_s": [round(r["elapsed_s"], 4) for r in runs],
+            "load": [r["load"] for r in runs]}
 
 
 def counts(text: str) -> list[int]:
@@ -70,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--machine", default="default")
     parser.add_argument("--runs", default="3")
     parser.add_argument("--reuse", action="store_true")
+    parser.add_argument("--repeats", default=1, type=int,
+                        help="trace each count this many times, keep the median run")
+    parser.add_argument("--lock", help="hold flock on this file while tracing")
     parser.add_argument("--check", default="1..1024", type=counts,
                         help="counts the model is run at on a 1 us machine (trial runs)")
     parser.add_argument("--language", default="C")
@@ -80,19 +127,21 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
     out: dict = {"name": args.name, "command": command, "machine": args.machine, "counts": {}}
+    # a reused trace keeps what the run that took it recorded (its runs, the load)
+    before = (json.loads((work / "pipeline.json").read_text())["counts"]
+              if args.reuse and (work / "pipeline.json").exists() else {})
     for n in args.ranks:
         trace = work / f"trace{n}"
-        row = {}
+        row = {k: v for k, v in before.get(str(n), {}).items() if k in RECORDED}
         if not (args.reuse and (trace / "traces.otf2").exists()):
-            start = time.perf_counter()
-            done = pevpm("trace", "-o", str(trace), "--",
-                         *shlex.split(args.launcher.format(n=n)),
-                         *(word.replace("{n}", str(n)) for word in command), cwd=work)
-            if done.returncode != 0:
-                print(done.stderr, file=sys.stderr)
+            if trace.exists():
+                shutil.rmtree(trace)
+            row = traced(trace, [*shlex.split(args.launcher.format(n=n)),
+                                 *(word.replace("{n}", str(n)) for word in command)],
+                         work, args.repeats, args.lock)
+            if isinstance(row, str):
+                print(row, file=sys.stderr)
                 return 1
-            row = {"trace_wall_s": round(time.perf_counter() - start, 2),
-                   "trace": done.stderr.strip().splitlines()[-1]}
         replay = pevpm("replay", str(trace), "--machine", args.machine, "--json", cwd=work)
         if replay.returncode == 0:
             result = json.loads(replay.stdout)

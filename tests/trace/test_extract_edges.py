@@ -76,3 +76,43 @@ def test_corner_ranks_become_one_program_that_runs_at_every_count(corner_traces,
         assert f"dest='cart_shift(procnum, numprocs, 2, {side}, 0)'" in text
     model = load_model(tmp_path / "corners_model.py")
     assert [n for n in (8, 9, 12, 16, 64, 1024) if trial_run(model, n) is not None] == []
+
+
+@pytest.fixture(scope="module")
+def strong_corner_traces(tmp_path_factory, cache_home):
+    """corners.c on one 96 x 96 mesh (4 iterations) traced at 1, 2 and 4 ranks:
+    a row of 96 + 2 doubles (784 B) at 2 ranks (a 2 x 1 grid), 48 + 2 (400 B)
+    at 4 (2 x 2)."""
+    return traced_at_counts(tmp_path_factory.mktemp("strong"), "corners", "4", "96")
+
+
+@pytest.mark.mpi
+@needs_mpi
+def test_one_count_messages_of_a_strong_scaling_grid_shrink_with_its_faces(
+        strong_corner_traces, tmp_path):
+    """The united corners were seen at 4 ranks only: their 400 B messages follow
+    the largest message's law over the grid's face, 16 + 768 / dims, so 112 B
+    (12 + 2 doubles) on the 8 x 8 grid of 64 ranks, 64 B (6 + 2) at 256."""
+    from pevpm.model.expr import Expr
+
+    text, err = extracted_model(strong_corner_traces, tmp_path / "strong_model.py")
+    assert "the largest point-to-point message is 784 B at 2, 400 B at 4 ranks: 16 + 768 *" \
+           in err.replace("\n", " ").replace("pevpm extract: note: ", "")
+    assert "pevpm extract: the model runs at 1, 2, 4, 8, 64, 1024 ranks" in err
+    sizes = {line.split("'MPI_Isend', ")[1].split(", source")[0]
+             for line in text.splitlines() if "'MPI_Isend', '400" in line}
+    assert sizes == {"'400 * (16 + 768 / dims_create(numprocs, 2, 0)) / 400'",
+                     "'400 * (16 + 768 / dims_create(numprocs, 2, 1)) / 400'"}
+    law = Expr.parse("400 * (16 + 768 / dims_create(numprocs, 2, 0)) / 400")
+    assert [law.evaluate({"numprocs": n}) for n in (4, 64, 256)] == [400, 112, 64]
+    model = load_model(tmp_path / "strong_model.py")
+    assert [n for n in (8, 9, 12, 16, 64, 1024) if trial_run(model, n) is not None] == []
+
+
+def test_a_weak_scaling_grid_keeps_its_sizes():
+    """The same largest message at 2 and 4 ranks: no law, the sizes stay."""
+    from pevpm.trace.extract.faces import face_law
+
+    assert face_law({1: 0, 2: 400, 4: 400}, 2, False) is None
+    assert face_law({4: 400}, 2, False) is None         # one count says nothing
+    assert face_law({2: 400, 4: 784}, 2, False) is None  # growing faces: not a shrinking grid

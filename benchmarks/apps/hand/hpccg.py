@@ -14,15 +14,15 @@ is the same on every rank at every count (weak scaling): ``t_iter``, measured
 on one rank (the whole run's time over its iterations).
 
     pevpm predict benchmarks/apps/hand/hpccg.py -n 64 -D t_iter=0.000146
+    pevpm predict benchmarks/apps/hand/hpccg.py -n 64 -D t_iter=0.005 -D nx=48 -D ny=48
 """
 
 from pevpm.model.builder import ModelBuilder
 
 
 def model():
-    b = ModelBuilder(constants={"nx": 16, "ny": 16},
-                     parameters={"iterations": 149, "t_iter": 1.5e-4})
-    plane = "8 * nx * ny"
+    b = ModelBuilder(parameters={"iterations": 149, "t_iter": 1.5e-4, "nx": 16, "ny": 16})
+    plane = "8 * parameter nx * parameter ny"
     below, above = "procnum > 0", "procnum < numprocs - 1"
     with b.loop("parameter iterations"):
         b.collective("MPI_Allreduce", 8)                        # r.r

@@ -15,20 +15,23 @@ Reduce).  The computation of a ranking divides among the ranks: ``t_iter /
 numprocs``, ``t_iter`` measured on one rank.
 
     pevpm predict benchmarks/apps/hand/npb_is.py -n 64 -D t_iter=0.0015
+    pevpm predict benchmarks/apps/hand/npb_is.py -n 64 -D t_iter=0.2 -D keys=8388608 -D buckets=1024
+
+(class A: ``2^23`` keys, 1,024 buckets).
 """
 
 from pevpm.model.builder import ModelBuilder
 
 
 def model():
-    b = ModelBuilder(constants={"keys": 2**16, "buckets": 512},
-                     parameters={"iterations": 11, "t_iter": 1.5e-3})
+    b = ModelBuilder(parameters={"iterations": 11, "t_iter": 1.5e-3,
+                                 "keys": 2**16, "buckets": 512})
     b.collective("MPI_Bcast", 4, root="0")
     with b.loop("parameter iterations"):
         b.serial("0.5 * parameter t_iter / numprocs")               # bucket counts
-        b.collective("MPI_Allreduce", "4 * (buckets + 5)")
+        b.collective("MPI_Allreduce", "4 * (parameter buckets + 5)")
         b.collective("MPI_Alltoall", 4)
-        b.collective("MPI_Alltoall", "4 * keys / (numprocs * numprocs)")   # the Alltoallv
+        b.collective("MPI_Alltoall", "4 * parameter keys / (numprocs * numprocs)")   # the Alltoallv
         b.serial("0.5 * parameter t_iter / numprocs")               # ranking
     b.collective("MPI_Reduce", 8, root="0")
     with b.on_ranks("procnum < numprocs - 1"):

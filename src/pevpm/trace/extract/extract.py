@@ -42,6 +42,7 @@ from pevpm.trace.extract.compress import POINT_TO_POINT, compressed, is_loose
 from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
 from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
 from pevpm.trace.extract.edges import united
+from pevpm.trace.extract.faces import FaceLaw, face_law, shift_of
 from pevpm.trace.extract.grids import GridRule, grid_rule, world_grids
 from pevpm.trace.extract.peers import (
     RANK_PREDICATES,
@@ -409,6 +410,10 @@ class _Writer:
         self.parameters = parameters    # loop counts made parameters, shared by the groups
         self.disturbed: tuple[int, ...] = ()    # counts traced with more ranks than cores
         self.largest: dict[int, int] = {}       # the largest message at each count
+        # the largest point-to-point message at each count and the laws it gives the
+        # grids' faces (pevpm.trace.extract.faces), by (dimensions, ascending)
+        self.largest_p2p: dict[int, int] = {}
+        self.faces: dict[tuple[int, bool], FaceLaw | None] = {}
         self.laws = laws        # the program's own laws: found here, used for computations
         self.loop_laws = loop_laws      # those of each loop's own sizes, by loop number
         self.open: list[int] = []       # the loops being written, innermost last
@@ -612,6 +617,31 @@ class _Writer:
             return count
         return f"parameter {name}"
 
+    def on_faces(self, op: str, size: str, at: dict, src, dst) -> str:
+        """``size`` (a number seen at one count only) scaled with the face of the
+        grid its message crosses where the program's largest messages shrink
+        with the grid's largest face (:mod:`pevpm.trace.extract.faces`), noted."""
+        shifts = {shift_of(v) for v in (src, dst)} - {None}
+        if len(at) > 1 or len(shifts) != 1 or op not in POINT_TO_POINT:
+            return size
+        try:
+            value = float(size)
+        except ValueError:
+            return size
+        (ndims, ascending, dim), = shifts
+        if (ndims, ascending) not in self.faces:
+            law = face_law(self.largest_p2p, ndims, ascending)
+            self.faces[ndims, ascending] = law
+            if law is not None:
+                self.notes.append(
+                    "the largest point-to-point message is " + ", ".join(
+                        f"{v} B at {p}" for p, v in sorted(self.largest_p2p.items()) if v)
+                    + f" ranks: {law.describe()} fits it, so the messages seen at the largest "
+                    "count only, along a grid dimension, scale with the face they cross "
+                    "(inferred: a strong-scaling grid; pevpm.trace.extract.faces)")
+        law = self.faces[ndims, ascending]
+        return size if law is None else law.size(value, dim, max(at))
+
     def place(self) -> str:
         if not self.loops:
             return "before the first loop"
@@ -634,6 +664,7 @@ class _Writer:
                               " is written, at every count (approximate)")
         else:
             size = self.size(op, {p: t.key[SIZE] for p, t in at.items()})
+        size = self.on_faces(op, size, at, src, dst)
         args = [repr(op), argument(size)]
         tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
@@ -643,12 +674,14 @@ class _Writer:
                             ("request", key[REQ]), ("root", root)):
             if value is not None:
                 args.append(f"{name}={value!r}")
+        recv = None
         if is_loose(at[max(at)]) and op == "MPI_Sendrecv":     # its receive: a buffer too
-            args.append(f"recv_size={max(self.largest.get(p, 0) for p in at)}")
+            recv = str(max(self.largest.get(p, 0) for p in at))
         elif key[RECV_SIZE] is not None:
             recv = _fitted({p: t.key[RECV_SIZE] for p, t in at.items()}, True, self.notes,
                            f"{op} {self.place()}: recv_size")
-            args.append(f"recv_size={argument(recv)}")
+        if recv is not None:
+            args.append(f"recv_size={argument(self.on_faces(op, recv, at, src, dst))}")
         if key[REQS]:
             args.append(f"requests={list(key[REQS])!r}")
         return f"b.message({', '.join(args)})"
@@ -782,6 +815,11 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
                               for t in _tokens_in_order(program) if is_loose(t)
                               for v in t.values), default=0)
                       for n, groups in (by_count or {}).items()}
+    writer.largest_p2p = {n: max((v for g in groups for program in g.programs
+                                  for t in _tokens_in_order(program) if t.key[OP] in POINT_TO_POINT
+                                  for v in (t.values if is_loose(t) else (t.key[SIZE],))),
+                                 default=0)
+                          for n, groups in (by_count or {}).items()}
     return writer.lines(merged, indent)
 
 
