@@ -1428,6 +1428,8 @@ cdef class Core:
     cdef int capwalk
     cdef FluidNetwork maxmin   # Machine.flow_sharing "max-min"/"simgrid": maxmin.network_for
     cdef dict maxmin_flows     # max-min: a send's request -> [its flow, base seconds]
+    cdef dict maxmin_waits     # max-min: a receive queued until a flow ends -> the flow
+    cdef dict maxmin_stale     # max-min: a receive -> the times of its outdated heap entries
     cdef double copy_rate
 
     def __cinit__(self):
@@ -1630,6 +1632,8 @@ cdef class Core:
         self.flow_from_match = self.machine.flow_start == "match"
         self.maxmin = network_for(self.machine, placement)
         self.maxmin_flows = {}
+        self.maxmin_waits = {}
+        self.maxmin_stale = {}
         if self.network:
             self._flow_links(placement.link_bandwidth, placement.link_latency)
 
@@ -1689,8 +1693,13 @@ cdef class Core:
         cdef int best, limit
         cdef double match
         while self.nheap > 0:
+            if self.maxmin is not None:
+                self.flow_events()
             d = self.heap_pop()
             if self.maxmin is not None:
+                if self.maxmin_stale and self.flow_stale(d):
+                    continue
+                self.flow_unwait(d.req)
                 self.maxmin.advance_c(d.time)
             limit = self.count_event()
             if limit:
@@ -1708,12 +1717,9 @@ cdef class Core:
                     r.flags |= QUEUED       # decide later: an earlier source may still send
                     self.heap_push(match, d.req)
                     continue
-                if self.maxmin is not None and best in self.maxmin_flows:
-                    match = self.maxmin.end_c(self.maxmin_flows[best][0])
-                    if self.nheap > 0 and self.heap[0].time < match:
-                        r.flags |= QUEUED   # an earlier decision may start a flow beside it
-                        self.heap_push(match, d.req)
-                        continue
+                if (self.maxmin is not None and best in self.maxmin_flows
+                        and self.flow_wait(self.maxmin_flows[best][0], d.req)):
+                    continue
                 self.deliver(best, d.req)
                 self.release(d.req)
                 return True
@@ -2622,7 +2628,64 @@ cdef class Core:
 
     # ------------------------------------------------------ flow-level sharing
     # Max-min sharing (Machine.flow_sharing "max-min"): pevpm.vm.kernel.maxmin's network
-    # itself, asked as the reference engine asks it (draw_flow, rerate).
+    # itself, asked as the reference engine asks it (draw_flow, rerate, and the match
+    # sweep's flow_events, flow_stale, flow_unwait, flow_wait).
+    cdef int flow_events(self) except -1:
+        """Run the network up to the next decision; a receive waiting for a
+        flow that ends before the time it was queued at comes back at the end
+        (its entry at the old time is outdated)."""
+        cdef FluidNetwork net = self.maxmin
+        cdef int k, n, f, r
+        cdef double t
+        while self.nheap > 0:
+            t = net.next_c()
+            if t > self.heap[0].time:
+                return 0
+            n = net.step_c()
+            for k in range(n):
+                f = net.done[k]
+                r = net.flows[f].waiter
+                if r >= 0 and net.flows[f].key > t:
+                    self.maxmin_stale.setdefault(r, []).append(net.flows[f].key)
+                    net.flows[f].key = t
+                    self.reqs[r].refs += 1
+                    self.heap_push(t, r)
+        return 0
+
+    cdef bint flow_stale(self, Decision d) except -1:
+        """Whether ``d`` is an outdated entry (then released)."""
+        times = self.maxmin_stale.get(d.req)
+        if times is None or d.time not in times:
+            return False
+        times.remove(d.time)
+        if not times:
+            del self.maxmin_stale[d.req]
+        self.release(d.req)
+        return True
+
+    cdef int flow_unwait(self, int r) except -1:
+        """Receive ``r`` is decided now: it no longer waits for a flow."""
+        cdef int f
+        if self.maxmin_waits:
+            f = self.maxmin_waits.pop(r, -1)
+            if f >= 0 and self.maxmin.flows[f].waiter == r:
+                self.maxmin.flows[f].waiter = -1
+        return 0
+
+    cdef bint flow_wait(self, int f, int r) except -1:
+        """Queue receive ``r`` again until flow ``f`` ends, at the time it
+        would end at the rates now; False if it has ended."""
+        cdef double key
+        if self.maxmin.ended_c(f):
+            return False
+        key = self.maxmin.end_c(f)
+        self.maxmin.flows[f].waiter = r
+        self.maxmin.flows[f].key = key
+        self.maxmin_waits[r] = f
+        self.reqs[r].flags |= QUEUED
+        self.heap_push(key, r)
+        return True
+
     cdef int draw_flow(self, int s, double start, double base) except -1:
         """A max-min message's time: ``base`` plus its flow's, provisional."""
         cdef Req *q = &self.reqs[s]
