@@ -83,6 +83,10 @@ class FatTree(Network):
                         for level, count_ in enumerate(self.per_level)]
         self._ports = [up[level] * count[level] for level in range(levels)]
         self._up_prefix = [prod(up[:level]) for level in range(levels)]
+        # a switch of level L is above node d when the digits from L on agree:
+        # its position // _above[L] against d // _below[L]
+        self._above = [self._scales[level][level] for level in range(levels)]
+        self._below = [prod(down[:level]) for level in range(levels)]
         self._parents: list[list[int]] = []
         self._cable_base = []
         for level in range(levels):
@@ -136,10 +140,10 @@ class FatTree(Network):
     # -- routing --------------------------------------------------------------------
     def _route(self, a: int, b: int) -> list[int]:
         route: list[int] = []
-        lim, labels, ports, base = self._limiters, self._labels, self._ports, self._cable_base
+        lim, ports, base, scales = self._limiters, self._ports, self._cable_base, self._scales
+        above, below, top = self._above, self._below, len(self.down)
         level, pos = 0, a
-        dest = labels[0][b]
-        while level == 0 or labels[level][pos][level:] != dest[level:]:
+        while level == 0 or (level < top and pos // above[level] != b // below[level]):
             port = (b // self._up_prefix[level]) % ports[level]
             if lim:
                 route.append(lim[level][pos])
@@ -147,18 +151,21 @@ class FatTree(Network):
             pos = self._parents[level][pos * ports[level] + port]
             level += 1
         # down, as SimGrid's loop walks it: the child index runs on across levels
-        # (jumping straight to the next index whose child digit is the destination's)
+        # (jumping straight to the next index whose child digit is the destination's);
+        # the child is the switch with digit level-1 set to the index's, the
+        # digits below and above it kept
         while level > 0:
             down = self.down[level - 1]
             i = (a % self.count[level - 1]) * down
             while level > 0:
-                i += (dest[level - 1] - i) % down
+                i += ((b // below[level - 1]) % down - i) % down
                 if i >= down * self.count[level - 1]:
                     break
-                label = list(labels[level][pos])
-                port = label[level - 1] + (i // down) * self.up[level - 1]
-                label[level - 1] = i % down
-                child = _position(label, self._scales[level - 1])
+                place = scales[level][level - 1]
+                port = (pos // place) % self.up[level - 1] + (i // down) * self.up[level - 1]
+                child = pos % place + (i % down) * scales[level - 1][level - 1]
+                if level < top:
+                    child += (pos // above[level]) * scales[level - 1][level]
                 route.append(base[level - 1] + 2 * (child * ports[level - 1] + port) + 1)
                 if lim:
                     route.append(lim[level][pos])
