@@ -156,6 +156,39 @@ def test_the_compiled_core_runs_max_min_alike():
     assert run.engine_note is None and run.ranks[2].finish == 1.5
 
 
+def sooner_end_model():
+    """Rank 0 sends 1 MB to 2 and rank 1 0.5 MB to 3, both at 0 s over the
+    trunk between the leaves (1 MB/s: 0.5 MB/s each); rank 2, once it has
+    its message, sends 1 MB back to rank 0."""
+    b = ModelBuilder()
+    with b.runon() as ranks:
+        with ranks.case("procnum == 0"):
+            b.send(10**6, dest=2)
+            b.recv(10**6, source=2)
+        with ranks.case("procnum == 1"):
+            b.send(5 * 10**5, dest=3)
+        with ranks.case("procnum == 2"):
+            b.recv(10**6, source=0)
+            b.send(10**6, dest=0)
+        with ranks.case("procnum == 3"):
+            b.recv(5 * 10**5, source=1)
+    return b.build()
+
+
+@pytest.mark.parametrize("start", ["send", "match"])
+def test_a_receive_comes_back_when_its_flow_ends_sooner_than_it_expected(start):
+    """Rank 2's receive is queued again at 2 s, the end its flow expects while
+    sharing the trunk; rank 1's flow ends at 1 s, so rank 0's ends at 1.5 s.
+    The receive is decided then, not at 2 s: rank 2's reply starts at 1.5 s
+    and reaches rank 0 at 2.5 s (3 s had the settled time passed 2 s)."""
+    topology = Tree(per_leaf=2, bandwidth=1e6, trunk_bandwidth=1e6, latency=0.0)
+    machine = Machine(Constant(0.0), topology, flow_sharing="max-min", flow_start=start)
+    run = engine.simulate(sooner_end_model(), 4, machine)
+    assert [rank.finish for rank in run.ranks] == [2.5, 1.0, 2.5, 1.0]
+    if fastengine.AVAILABLE:
+        check_same(sooner_end_model(), 4, machine, 0)
+
+
 def test_an_unknown_sharing_is_refused():
     with pytest.raises(ValueError, match="flow_sharing must be one of"):
         Machine(Constant(0.0), flow_sharing="fair")

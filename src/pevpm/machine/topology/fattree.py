@@ -27,7 +27,10 @@ from __future__ import annotations
 
 from math import prod
 
+import numpy as np
+
 from pevpm.machine.topology.network import Network, check_size
+from pevpm.machine.topology.rows import Rows
 
 #: Most levels of switches a fat-tree may have.
 MAX_LEVELS = 16
@@ -102,6 +105,7 @@ class FatTree(Network):
                     self._add_link(f"down {level + 1}:{parent}>{level}:{child}{tag}",
                                    latency, bandwidth)
         self._limiters: list[list[int]] | None = None
+        self._tables: tuple | None = None       # numpy copies for _routes_from
         if limiter is not None:
             self._limiters = [[self._add_link(f"limiter {level}:{k}", 0.0, limiter)
                                for k in range(self.per_level[level])]
@@ -176,6 +180,67 @@ class FatTree(Network):
         if lim:
             route.append(lim[0][b])
         return route
+
+    def _routes_from(self, a: int) -> Rows:
+        """:meth:`_route` from ``a`` to every node, each step for all of them at once."""
+        n, top = self.nodes, len(self.down)
+        if self._tables is None:
+            self._tables = self._array_tables()
+        down, count, up, ports, base, below, above, scales, parents, limits = self._tables
+        rows = Rows(n, (2 * top + 1) * (2 if limits is not None else 1))
+        level, pos = np.zeros(n, dtype=np.int64), np.full(n, a, dtype=np.int64)
+        idx = np.flatnonzero(np.arange(n) != a)
+        others = idx
+        for lv in range(top):                         # up
+            if lv:
+                idx = idx[pos[idx] // above[lv] != idx // below[lv]]
+            if not idx.size:
+                break
+            slot = pos[idx] * ports[lv] + (idx // self._up_prefix[lv]) % ports[lv]
+            if limits is not None:
+                rows.append(idx, limits[lv] + pos[idx])
+            rows.append(idx, base[lv] + 2 * slot)
+            pos[idx] = parents[lv][slot]
+            level[idx] = lv + 1
+        index, fresh = np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool)
+        idx = np.flatnonzero(level > 0)
+        while idx.size:                               # down, SimGrid's index walk
+            lv, p = level[idx], pos[idx]
+            d = down[lv - 1]
+            start = fresh[idx]
+            index[idx[start]] = (a % count[lv - 1][start]) * d[start]
+            fresh[idx] = False
+            i = index[idx]
+            i += ((idx // below[lv - 1]) % d - i) % d
+            index[idx] = i
+            over = i >= d * count[lv - 1]
+            fresh[idx[over]] = True
+            go, lv, p, i, d = idx[~over], lv[~over], p[~over], i[~over], d[~over]
+            place = scales[lv, lv - 1]
+            port = (p // place) % up[lv - 1] + (i // d) * up[lv - 1]
+            child = (p % place + (i % d) * scales[lv - 1, lv - 1]
+                     + (p // above[lv]) * scales[lv - 1, lv])
+            rows.append(go, base[lv - 1] + 2 * (child * ports[lv - 1] + port) + 1)
+            if limits is not None:
+                rows.append(go, limits[lv] + p)
+            level[go], pos[go], index[go] = lv - 1, child, i + 1
+            idx = np.flatnonzero(level > 0)
+        if limits is not None:
+            rows.append(others, limits[0] + others)
+        return rows
+
+    def _array_tables(self) -> tuple:
+        """What :meth:`_routes_from` reads, as numpy arrays (made once)."""
+        top = len(self.down)
+        scales = np.zeros((top + 1, top + 1), dtype=np.int64)
+        for level, row in enumerate(self._scales):
+            scales[level, :top] = row
+        above = np.array(self._above + [self.nodes * max(self.per_level)], dtype=np.int64)
+        limits = (np.array([ids[0] for ids in self._limiters], dtype=np.int64)
+                  if self._limiters else None)
+        return (*(np.array(v, dtype=np.int64) for v in (
+                    self.down, self.count, self.up, self._ports, self._cable_base, self._below)),
+                above, scales, [np.array(p, dtype=np.int64) for p in self._parents], limits)
 
     def _far_pairs(self):
         return [(0, b) for b in range(self.nodes)]

@@ -1011,6 +1011,7 @@ DEF WAITED = 16        # its own rank waits on it
 DEF ZERO_COMM = 32     # a send completed before it was delivered: no communication time
 DEF HAS_STATUS = 64    # a receive with a status (Core.status_of)
 DEF EAGER = 128        # a send done when posted, before its delivery needs its origin
+DEF ROUTES_ONE_AT_A_TIME = 16   # then the routes from that node to all, at once
 
 
 cdef struct Decision:
@@ -1412,6 +1413,8 @@ cdef class Core:
     cdef pevpm_htab_t routes   # a * nodes + b -> where node a's route to b starts, its length
     cdef int *route_links      # every route asked so far, one after another
     cdef int nroute_links, caproute_links
+    cdef int *route_asks       # per node: routes from it made one at a time (NULL: none yet)
+    cdef object route_rows     # the placement's node_routes_from, or None
     # flow-level sharing (pevpm.vm.kernel.flows) on a network with link bandwidths
     cdef bint network
     cdef bint flow_from_match  # Machine.flow_start == "match"
@@ -1452,6 +1455,7 @@ cdef class Core:
         self.routes.e = NULL
         self.route_links = NULL
         self.nroute_links = self.caproute_links = 0
+        self.route_asks = NULL
         self.network = False
         self.link_bandwidth = self.link_latency = NULL
         self.flow_times = self.flow_rates = NULL
@@ -1487,6 +1491,7 @@ cdef class Core:
         free(self.load)
         pevpm_ht_free(&self.routes)
         free(self.route_links)
+        free(self.route_asks)
         if self.flow_times != NULL:
             for k in range(self.nlinks):
                 free(self.flow_times[k])
@@ -1628,6 +1633,7 @@ cdef class Core:
             self.load[k] = 0
         if pevpm_ht_init(&self.routes, 64) < 0:
             raise MemoryError()
+        self.route_rows = getattr(placement, "node_routes_from", None)
         self.network = placement.link_bandwidth is not None
         self.flow_from_match = self.machine.flow_start == "match"
         self.maxmin = network_for(self.machine, placement)
@@ -2393,26 +2399,70 @@ cdef class Core:
     cdef int route_of(self, int src, long dst, int *length) except -1:
         """Where the route from ``src``'s node to ``dst``'s starts in
         ``route_links`` (its ``length`` links follow): the placement's
-        ``node_route``, asked once per pair of nodes."""
+        ``node_route``, asked once per pair of nodes, or, once a node has
+        asked ROUTES_ONE_AT_A_TIME, its ``node_routes_from``."""
         cdef int a = self.node_of[src], b = self.node_of[dst], k
         cdef pevpm_hent_t *e = pevpm_ht_find(&self.routes, <uint64_t> a * self.nodes + b)
+        if e == NULL and self.route_rows is not None:
+            if self.route_asks == NULL:
+                self.route_asks = <int *> calloc(self.nodes, sizeof(int))
+                if self.route_asks == NULL:
+                    raise MemoryError()
+            self.route_asks[a] += 1
+            if self.route_asks[a] > ROUTES_ONE_AT_A_TIME:
+                self.route_row(a)
+                e = pevpm_ht_find(&self.routes, <uint64_t> a * self.nodes + b)
         if e != NULL:
             length[0] = e.v2
             return e.v1
         route = self.placement.node_route(a, b)
-        cdef int first = self.nroute_links
-        for link in route:
-            if not 0 <= link < self.nlinks:
-                raise Unsupported(f"a route through link {link!r}, which the placement lacks")
+        cdef int n = len(route)
+        cdef int *links = <int *> malloc(max(n, 1) * sizeof(int))
+        if links == NULL:
+            raise MemoryError()
+        try:
+            for k in range(n):
+                link = route[k]
+                if not 0 <= link < self.nlinks:
+                    raise Unsupported(f"a route through link {link!r}, which the placement lacks")
+                links[k] = link
+            self.keep_route(a, b, links, n)
+        finally:
+            free(links)
+        length[0] = n
+        return self.nroute_links - n
+
+    cdef int keep_route(self, int a, int b, const int *links, int n) except -1:
+        """Put node ``a``'s route to ``b`` (``n`` link ids) at the end of the table."""
+        cdef int k
+        cdef pevpm_hent_t *e
+        for k in range(n):
             if pevpm_push(&self.route_links, &self.nroute_links, &self.caproute_links,
-                          link) < 0:
+                          links[k]) < 0:
                 raise MemoryError()
         e = pevpm_ht_add(&self.routes, <uint64_t> a * self.nodes + b)
         if e == NULL:
             raise MemoryError()
-        e.v1, e.v2 = first, self.nroute_links - first
-        length[0] = e.v2
-        return first
+        e.v1, e.v2 = self.nroute_links - n, n
+        return 0
+
+    cdef int route_row(self, int a) except -1:
+        """Put node ``a``'s routes to every node not yet in the table there,
+        made all at once (``Placement.node_routes_from``)."""
+        cdef int b, k, at = 0
+        lengths, links = self.route_rows(a)
+        cdef const int[::1] length = np.ascontiguousarray(lengths, dtype=np.int32)
+        cdef const int[::1] link = np.ascontiguousarray(links, dtype=np.int32)
+        if length.shape[0] != self.nodes or link.shape[0] != np.sum(lengths):
+            raise Unsupported(f"node {a}'s routes to all nodes do not match the network")
+        for k in range(link.shape[0]):
+            if not 0 <= link[k] < self.nlinks:
+                raise Unsupported(f"a route through link {link[k]}, which the placement lacks")
+        for b in range(self.nodes):
+            if pevpm_ht_find(&self.routes, <uint64_t> a * self.nodes + b) == NULL:
+                self.keep_route(a, b, &link[at] if length[b] else NULL, length[b])
+            at += length[b]
+        return 0
 
     cdef inline uint64_t pair_key(self, int link, long src, long dst) noexcept:
         """The key of the two ranks' counts on ``link``, both directions in one entry."""
