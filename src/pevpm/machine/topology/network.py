@@ -114,16 +114,14 @@ class Network:
             self._routes[(a, b)] = route
         return route
 
-    def node_routes_from(self, a: int) -> tuple[np.ndarray, np.ndarray]:
+    def node_routes_from(self, a: int) -> tuple[np.ndarray, np.ndarray] | None:
         """The routes from node ``a`` to every node in turn, as :meth:`node_route`
         gives them: each one's length and all their links one after another
-        (int32 arrays), made in array operations where the topology can
-        (:meth:`_routes_from`), else one at a time."""
+        (int32 arrays), made in array operations; None where this topology
+        makes its routes one at a time only (:meth:`_routes_from`)."""
         rows = self._routes_from(a)
         if rows is None:
-            routes = [self.node_route(a, b) for b in range(self.nodes)]
-            return (np.array([len(route) for route in routes], dtype=np.int32),
-                    np.array([link for route in routes for link in route], dtype=np.int32))
+            return None
         rows.links[a, 0], rows.lengths[a] = self._mem[a], 1
         return rows.flat()
 

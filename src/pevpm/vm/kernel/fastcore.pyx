@@ -1011,7 +1011,7 @@ DEF WAITED = 16        # its own rank waits on it
 DEF ZERO_COMM = 32     # a send completed before it was delivered: no communication time
 DEF HAS_STATUS = 64    # a receive with a status (Core.status_of)
 DEF EAGER = 128        # a send done when posted, before its delivery needs its origin
-DEF ROUTES_ONE_AT_A_TIME = 16   # then the routes from that node to all, at once
+DEF ROUTES_ONE_AT_A_TIME = 16   # and a 16th of the nodes: then that node's routes to all, at once
 
 
 cdef struct Decision:
@@ -2400,7 +2400,8 @@ cdef class Core:
         """Where the route from ``src``'s node to ``dst``'s starts in
         ``route_links`` (its ``length`` links follow): the placement's
         ``node_route``, asked once per pair of nodes, or, once a node has
-        asked ROUTES_ONE_AT_A_TIME, its ``node_routes_from``."""
+        asked for ROUTES_ONE_AT_A_TIME routes and a 16th of the nodes, its
+        ``node_routes_from`` (if the topology makes rows)."""
         cdef int a = self.node_of[src], b = self.node_of[dst], k
         cdef pevpm_hent_t *e = pevpm_ht_find(&self.routes, <uint64_t> a * self.nodes + b)
         if e == NULL and self.route_rows is not None:
@@ -2409,7 +2410,7 @@ cdef class Core:
                 if self.route_asks == NULL:
                     raise MemoryError()
             self.route_asks[a] += 1
-            if self.route_asks[a] > ROUTES_ONE_AT_A_TIME:
+            if self.route_asks[a] > max(ROUTES_ONE_AT_A_TIME, self.nodes >> 4):
                 self.route_row(a)
                 e = pevpm_ht_find(&self.routes, <uint64_t> a * self.nodes + b)
         if e != NULL:
@@ -2448,9 +2449,14 @@ cdef class Core:
 
     cdef int route_row(self, int a) except -1:
         """Put node ``a``'s routes to every node not yet in the table there,
-        made all at once (``Placement.node_routes_from``)."""
+        made all at once (``Placement.node_routes_from``; a topology that
+        makes none is not asked again)."""
         cdef int b, k, at = 0
-        lengths, links = self.route_rows(a)
+        row = self.route_rows(a)
+        if row is None:
+            self.route_rows = None
+            return 0
+        lengths, links = row
         cdef const int[::1] length = np.ascontiguousarray(lengths, dtype=np.int32)
         cdef const int[::1] link = np.ascontiguousarray(links, dtype=np.int32)
         if length.shape[0] != self.nodes or link.shape[0] != np.sum(lengths):
