@@ -318,15 +318,16 @@ def main(argv=None) -> int:
 
 
 def speed(numprocs: int, kernels: list[str], kinds: list[str]) -> None:
-    """pevpm's wall seconds per kernel on the single switch and on each network."""
-    print(f"\npevpm wall seconds at {numprocs} ranks: the single switch (no link figures) "
-          "beside each network (flow model); ratio = network / switch")
-    print(f"{'kernel':>7} {'switch':>8} " + " ".join(f"{k:>10} {'ratio':>5}" for k in kinds))
+    """pevpm's wall and CPU seconds per kernel on the single switch and on each network."""
+    print(f"\npevpm at {numprocs} ranks: the single switch (no link figures) beside each "
+          "network (flows reserved); wall / CPU seconds, ratio = network / switch (CPU)")
+    print(f"{'kernel':>7} {'switch':>13} " + " ".join(f"{k:>19}" for k in kinds))
     for kernel in kernels:
-        switch = run_pevpm(kernel, "switch", numprocs)["wall"]
-        walls = [run_pevpm(kernel, kind, numprocs)["wall"] for kind in kinds]
-        print(f"{kernel:>7} {switch:>8.3f} "
-              + " ".join(f"{w:>10.3f} {w / switch:>5.2f}" for w in walls), flush=True)
+        switch = run_pevpm(kernel, "switch", numprocs)
+        runs = [run_pevpm(kernel, kind, numprocs) for kind in kinds]
+        print(f"{kernel:>7} {switch['wall']:>6.2f} {switch['cpu']:>6.2f} "
+              + " ".join(f"{run['wall']:>6.2f} {run['cpu']:>6.2f} {run['cpu'] / switch['cpu']:>5.2f}"
+                         for run in runs), flush=True)
 
 
 if __name__ == "__main__":
