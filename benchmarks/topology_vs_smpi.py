@@ -19,7 +19,8 @@ all flows alike).  SMPI
 runs with its latency and bandwidth correction factors off (as in
 benchmarks/engine_vs_smpi.py).  Prints, per case, pevpm's three predicted
 times, SMPI's simulated time, the differences, the wall times (pevpm: the
-third run) and their ratio.
+third run) and their ratio, and the CPU seconds of each (SMPI's: smpirun and
+its children) and their ratio, which a loaded machine sways less.
 
 ``--speed RANKS`` times pevpm alone on today's single switch and on each
 network (item 5 of issue 27: within 2x).  ``--saturation`` adds the thesis's inter-switch experiment: a two-switch
@@ -41,6 +42,7 @@ spend in MPI_Isend + MPI_Wait when sends up to 12 KiB are eager.
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
 import tempfile
@@ -155,16 +157,23 @@ def run_smpi(binary: Path, kernel: str, kind: str, numprocs: int, workdir: Path)
     hosts.write_text("".join(f"node-{i}\n" for i in range(numprocs)))
     cmd = ["smpirun", "-np", str(numprocs), "-platform", str(platform(kind, numprocs)),
            "-hostfile", str(hosts), *SMPI_CONFIG, str(binary), kernel]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, _children_cpu() - cpu
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("simulated_seconds=")]
     if out.returncode != 0 or not line:
         raise RuntimeError(f"smpirun failed ({out.returncode}):\n{out.stdout[-1500:]}"
                            f"{out.stderr[-1500:]}")
     fields = dict(part.split("=") for part in line[0].split())
-    return {"time": float(fields["simulated_seconds"]), "wall": wall,
+    return {"time": float(fields["simulated_seconds"]), "wall": wall, "cpu": cpu,
             "messages": int(fields["messages"])}
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children so far:
+    smpirun and the simulation it runs."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def saturation_network(nodes: int):
@@ -273,7 +282,7 @@ def main(argv=None) -> int:
         print(f"{'network':>10} {'kernel':>7} {'ranks':>6} {'messages':>9} {'send s':>10} "
               f"{'match s':>10} {args.sharing + ' s':>10} {'SMPI s':>10} {'send':>7} {'match':>7} "
               f"{args.sharing:>7} | {'pevpm wall':>10} {'SMPI wall':>9} {'speed-up':>8} "
-              f"{'pevpm CPU':>9}")
+              f"{'pevpm CPU':>9} {'SMPI CPU':>8} {'CPU ratio':>9}")
     for kind in args.kinds.split(","):
         for kernel in args.kernels.split(","):
             for n in counts:
@@ -293,7 +302,8 @@ def main(argv=None) -> int:
                                         + [f"{(run['time'] - theirs['time']) / theirs['time']:>+7.1%}"
                                            for run in runs])
                              + f" | {ours['wall']:>10.3f} {theirs['wall']:>9.2f} "
-                             f"{theirs['wall'] / ours['wall']:>8.1f} {ours['cpu']:>9.2f}")
+                             f"{theirs['wall'] / ours['wall']:>8.1f} {ours['cpu']:>9.2f} "
+                             f"{theirs['cpu']:>8.2f} {theirs['cpu'] / max(ours['cpu'], 1e-3):>9.1f}")
                 else:
                     line += (f" {'-':>10} {'-':>7} {'-':>7} {'-':>7} | {ours['wall']:>10.3f} "
                              f"{'-':>9} {'-':>8} {ours['cpu']:>9.2f}")
@@ -308,15 +318,16 @@ def main(argv=None) -> int:
 
 
 def speed(numprocs: int, kernels: list[str], kinds: list[str]) -> None:
-    """pevpm's wall seconds per kernel on the single switch and on each network."""
-    print(f"\npevpm wall seconds at {numprocs} ranks: the single switch (no link figures) "
-          "beside each network (flow model); ratio = network / switch")
-    print(f"{'kernel':>7} {'switch':>8} " + " ".join(f"{k:>10} {'ratio':>5}" for k in kinds))
+    """pevpm's wall and CPU seconds per kernel on the single switch and on each network."""
+    print(f"\npevpm at {numprocs} ranks: the single switch (no link figures) beside each "
+          "network (flows reserved); wall / CPU seconds, ratio = network / switch (CPU)")
+    print(f"{'kernel':>7} {'switch':>13} " + " ".join(f"{k:>19}" for k in kinds))
     for kernel in kernels:
-        switch = run_pevpm(kernel, "switch", numprocs)["wall"]
-        walls = [run_pevpm(kernel, kind, numprocs)["wall"] for kind in kinds]
-        print(f"{kernel:>7} {switch:>8.3f} "
-              + " ".join(f"{w:>10.3f} {w / switch:>5.2f}" for w in walls), flush=True)
+        switch = run_pevpm(kernel, "switch", numprocs)
+        runs = [run_pevpm(kernel, kind, numprocs) for kind in kinds]
+        print(f"{kernel:>7} {switch['wall']:>6.2f} {switch['cpu']:>6.2f} "
+              + " ".join(f"{run['wall']:>6.2f} {run['cpu']:>6.2f} {run['cpu'] / switch['cpu']:>5.2f}"
+                         for run in runs), flush=True)
 
 
 if __name__ == "__main__":

@@ -164,3 +164,33 @@ def test_flows_start_at_the_match_when_the_machine_says_so():
         machine = Machine(Constant(0.0), topology, eager_limit=1024, flow_start=flow_start)
         assert engine.simulate(b.build(), 2, machine).makespan == pytest.approx(end)
         check_same(b.build(), 2, machine, 0)
+
+
+@pytest.mark.parametrize("network", ["fat-tree:k=6,n=2,oversub=3,bw=10Gbit/s,lat=1us",
+                                     "torus:4x3x2,bw=10Gbit/s,lat=1us"])
+def test_an_alltoall_takes_each_nodes_routes_in_one_row_and_the_engines_still_agree(network):
+    """24 ranks, one per node, all to all: past its 16th route a node's routes
+    come as one row (``node_routes_from``); the reference asks pair by pair."""
+    b = ModelBuilder()
+    add_block(b, "alltoall", 20_000, 0)
+    machine = parse_machine("default", topology=network)
+    placement = machine.topology.place(24)
+    rows, asked = placement.node_routes_from, []
+    placement.node_routes_from = lambda a: asked.append(a) or rows(a)
+    core = fastengine.simulate(b.build(), 24, replace(machine, topology=_Placed(placement)))
+    assert sorted(asked) == list(range(24))
+    for sharing in ("reserve", "simgrid"):
+        reference = engine.simulate(b.build(), 24, replace(machine, flow_sharing=sharing))
+        ours = fastengine.simulate(b.build(), 24, replace(machine, flow_sharing=sharing))
+        assert [r.finish for r in ours.ranks] == [r.finish for r in reference.ranks]
+    assert core.makespan == engine.simulate(b.build(), 24, machine).makespan
+
+
+class _Placed:
+    """A topology whose ``place`` gives one placement already made."""
+
+    def __init__(self, placement):
+        self.placement = placement
+
+    def place(self, numprocs):
+        return self.placement

@@ -27,7 +27,10 @@ from __future__ import annotations
 
 from math import prod
 
+import numpy as np
+
 from pevpm.machine.topology.network import Network, check_size
+from pevpm.machine.topology.rows import Rows
 
 #: Most levels of switches a fat-tree may have.
 MAX_LEVELS = 16
@@ -83,6 +86,10 @@ class FatTree(Network):
                         for level, count_ in enumerate(self.per_level)]
         self._ports = [up[level] * count[level] for level in range(levels)]
         self._up_prefix = [prod(up[:level]) for level in range(levels)]
+        # a switch of level L is above node d when the digits from L on agree:
+        # its position // _above[L] against d // _below[L]
+        self._above = [self._scales[level][level] for level in range(levels)]
+        self._below = [prod(down[:level]) for level in range(levels)]
         self._parents: list[list[int]] = []
         self._cable_base = []
         for level in range(levels):
@@ -98,6 +105,7 @@ class FatTree(Network):
                     self._add_link(f"down {level + 1}:{parent}>{level}:{child}{tag}",
                                    latency, bandwidth)
         self._limiters: list[list[int]] | None = None
+        self._tables: tuple | None = None       # numpy copies for _routes_from
         if limiter is not None:
             self._limiters = [[self._add_link(f"limiter {level}:{k}", 0.0, limiter)
                                for k in range(self.per_level[level])]
@@ -136,10 +144,10 @@ class FatTree(Network):
     # -- routing --------------------------------------------------------------------
     def _route(self, a: int, b: int) -> list[int]:
         route: list[int] = []
-        lim, labels, ports, base = self._limiters, self._labels, self._ports, self._cable_base
+        lim, ports, base, scales = self._limiters, self._ports, self._cable_base, self._scales
+        above, below, top = self._above, self._below, len(self.down)
         level, pos = 0, a
-        dest = labels[0][b]
-        while level == 0 or labels[level][pos][level:] != dest[level:]:
+        while level == 0 or (level < top and pos // above[level] != b // below[level]):
             port = (b // self._up_prefix[level]) % ports[level]
             if lim:
                 route.append(lim[level][pos])
@@ -147,18 +155,21 @@ class FatTree(Network):
             pos = self._parents[level][pos * ports[level] + port]
             level += 1
         # down, as SimGrid's loop walks it: the child index runs on across levels
-        # (jumping straight to the next index whose child digit is the destination's)
+        # (jumping straight to the next index whose child digit is the destination's);
+        # the child is the switch with digit level-1 set to the index's, the
+        # digits below and above it kept
         while level > 0:
             down = self.down[level - 1]
             i = (a % self.count[level - 1]) * down
             while level > 0:
-                i += (dest[level - 1] - i) % down
+                i += ((b // below[level - 1]) % down - i) % down
                 if i >= down * self.count[level - 1]:
                     break
-                label = list(labels[level][pos])
-                port = label[level - 1] + (i // down) * self.up[level - 1]
-                label[level - 1] = i % down
-                child = _position(label, self._scales[level - 1])
+                place = scales[level][level - 1]
+                port = (pos // place) % self.up[level - 1] + (i // down) * self.up[level - 1]
+                child = pos % place + (i % down) * scales[level - 1][level - 1]
+                if level < top:
+                    child += (pos // above[level]) * scales[level - 1][level]
                 route.append(base[level - 1] + 2 * (child * ports[level - 1] + port) + 1)
                 if lim:
                     route.append(lim[level][pos])
@@ -169,6 +180,67 @@ class FatTree(Network):
         if lim:
             route.append(lim[0][b])
         return route
+
+    def _routes_from(self, a: int) -> Rows:
+        """:meth:`_route` from ``a`` to every node, each step for all of them at once."""
+        n, top = self.nodes, len(self.down)
+        if self._tables is None:
+            self._tables = self._array_tables()
+        down, count, up, ports, base, below, above, scales, parents, limits = self._tables
+        rows = Rows(n, (2 * top + 1) * (2 if limits is not None else 1))
+        level, pos = np.zeros(n, dtype=np.int64), np.full(n, a, dtype=np.int64)
+        idx = np.flatnonzero(np.arange(n) != a)
+        others = idx
+        for lv in range(top):                         # up
+            if lv:
+                idx = idx[pos[idx] // above[lv] != idx // below[lv]]
+            if not idx.size:
+                break
+            slot = pos[idx] * ports[lv] + (idx // self._up_prefix[lv]) % ports[lv]
+            if limits is not None:
+                rows.append(idx, limits[lv] + pos[idx])
+            rows.append(idx, base[lv] + 2 * slot)
+            pos[idx] = parents[lv][slot]
+            level[idx] = lv + 1
+        index, fresh = np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool)
+        idx = np.flatnonzero(level > 0)
+        while idx.size:                               # down, SimGrid's index walk
+            lv, p = level[idx], pos[idx]
+            d = down[lv - 1]
+            start = fresh[idx]
+            index[idx[start]] = (a % count[lv - 1][start]) * d[start]
+            fresh[idx] = False
+            i = index[idx]
+            i += ((idx // below[lv - 1]) % d - i) % d
+            index[idx] = i
+            over = i >= d * count[lv - 1]
+            fresh[idx[over]] = True
+            go, lv, p, i, d = idx[~over], lv[~over], p[~over], i[~over], d[~over]
+            place = scales[lv, lv - 1]
+            port = (p // place) % up[lv - 1] + (i // d) * up[lv - 1]
+            child = (p % place + (i % d) * scales[lv - 1, lv - 1]
+                     + (p // above[lv]) * scales[lv - 1, lv])
+            rows.append(go, base[lv - 1] + 2 * (child * ports[lv - 1] + port) + 1)
+            if limits is not None:
+                rows.append(go, limits[lv] + p)
+            level[go], pos[go], index[go] = lv - 1, child, i + 1
+            idx = np.flatnonzero(level > 0)
+        if limits is not None:
+            rows.append(others, limits[0] + others)
+        return rows
+
+    def _array_tables(self) -> tuple:
+        """What :meth:`_routes_from` reads, as numpy arrays (made once)."""
+        top = len(self.down)
+        scales = np.zeros((top + 1, top + 1), dtype=np.int64)
+        for level, row in enumerate(self._scales):
+            scales[level, :top] = row
+        above = np.array(self._above + [self.nodes * max(self.per_level)], dtype=np.int64)
+        limits = (np.array([ids[0] for ids in self._limiters], dtype=np.int64)
+                  if self._limiters else None)
+        return (*(np.array(v, dtype=np.int64) for v in (
+                    self.down, self.count, self.up, self._ports, self._cable_base, self._below)),
+                above, scales, [np.array(p, dtype=np.int64) for p in self._parents], limits)
 
     def _far_pairs(self):
         return [(0, b) for b in range(self.nodes)]

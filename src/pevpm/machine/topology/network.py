@@ -19,6 +19,10 @@ per topology) build their links in ``__init__`` and say how they route in
 
 from __future__ import annotations
 
+import numpy as np
+
+from pevpm.machine.topology.rows import Rows
+
 #: Bandwidth and latency of a node's shared memory when a description gives
 #: network figures but none for memory (SimGrid's loopback defaults).
 LOOPBACK_BANDWIDTH = 10e9
@@ -110,8 +114,24 @@ class Network:
             self._routes[(a, b)] = route
         return route
 
+    def node_routes_from(self, a: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The routes from node ``a`` to every node in turn, as :meth:`node_route`
+        gives them: each one's length and all their links one after another
+        (int32 arrays), made in array operations; None where this topology
+        makes its routes one at a time only (:meth:`_routes_from`)."""
+        rows = self._routes_from(a)
+        if rows is None:
+            return None
+        rows.links[a, 0], rows.lengths[a] = self._mem[a], 1
+        return rows.flat()
+
     def _route(self, a: int, b: int) -> list[int]:
         raise NotImplementedError
+
+    def _routes_from(self, a: int) -> Rows | None:
+        """The routes from ``a`` to every other node at once, or None (this
+        topology makes them one at a time)."""
+        return None
 
     # -- describing -----------------------------------------------------------------
     def name(self, node: int) -> str:

@@ -127,6 +127,7 @@ class Placement:
         self.link_latency = network.link_latency
         self.link_bandwidth = network.link_bandwidth
         self.node_route = network.node_route
+        self.node_routes_from = network.node_routes_from
 
     def intra_node(self, src: int, dst: int) -> bool:
         """Whether ranks ``src`` and ``dst`` share a node."""

@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from math import prod
 
+import numpy as np
+
 from pevpm.machine.topology.network import Network, check_size
+from pevpm.machine.topology.rows import Rows
 
 
 class Torus(Network):
@@ -82,6 +85,35 @@ class Torus(Network):
         if limiter:
             route.append(limiter[b])
         return route
+
+    def _routes_from(self, a: int) -> Rows:
+        """:meth:`_route` from ``a`` to every node, each hop for all of them at once."""
+        n, ndims, base = self.nodes, len(self.dims), self._base
+        limiter = None if self._limiter is None else self._limiter[0]
+        rows = Rows(n, sum(d // 2 for d in self.dims) * (2 if limiter is not None else 1) + 1)
+        nodes = np.arange(n)
+        current, scale = np.full(n, a, dtype=np.int64), 1
+        for j, d in enumerate(self.dims):
+            half, mine, target = d // 2, (a // scale) % d, (nodes // scale) % d
+            upward = (((mine < target) & (target <= mine + half))
+                      | ((mine > half) & ((mine + half) % d >= target)))
+            here = np.full(n, mine, dtype=np.int64)
+            idx = np.flatnonzero(here != target)
+            while idx.size:
+                h, cur, up = here[idx], current[idx], upward[idx]
+                step = np.where(up, np.where(h == d - 1, scale * (1 - d), scale),
+                                np.where(h == 0, scale * (d - 1), -scale))
+                if limiter is not None:
+                    rows.append(idx, limiter + cur)
+                rows.append(idx, np.where(up, base + 2 * (cur * ndims + j),
+                                          base + 2 * ((cur + step) * ndims + j) + 1))
+                here[idx], current[idx] = (h + np.where(up, 1, -1)) % d, cur + step
+                idx = idx[here[idx] != target[idx]]
+            scale *= d
+        if limiter is not None:
+            others = np.flatnonzero(nodes != a)
+            rows.append(others, limiter + others)
+        return rows
 
     def coords(self, node: int) -> list[int]:
         """Node ``node``'s coordinate in each dimension (the first varies fastest)."""

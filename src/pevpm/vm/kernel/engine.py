@@ -284,6 +284,9 @@ class _Engine:
         if bandwidth is not None and not self.maxmin:
             self.network = FlowNetwork(bandwidth)
         self.flows: dict[PostedSend, list] = {}    # max-min: send -> [flow, base seconds]
+        self.waiting: dict[int, tuple] = {}        # max-min: flow -> (its receive, queued at)
+        self.waits: dict[PostedRecv, int] = {}     # max-min: that receive -> the flow
+        self.stale: dict[PostedRecv, list] = {}    # max-min: receive -> outdated entries' times
         self.link_tally = link_tally
         self.sharing = (CpuSharing(self.placement.node_of, self.placement.cores,
                                    self.placement.wait == "poll")
@@ -321,8 +324,13 @@ class _Engine:
         """Resolve the pivotal decision; False when there is none left."""
         heap = self.decisions
         while heap:
+            if self.maxmin:
+                self.flow_events()
             at, seq, event = heapq.heappop(heap)
             if self.maxmin:
+                if self.flow_stale(event, at):
+                    continue
+                self.flow_unwait(event)
                 self.network.advance(at)
             self.events += 1
             if self.checkpoint is not None and self.events > self.checkpoint:
@@ -345,17 +353,55 @@ class _Engine:
                     event.queued = True
                     heapq.heappush(heap, (match, seq, event))
                     continue
-                if self.maxmin and send in self.flows:
-                    end = self.network.end(self.flows[send][0])
-                    if heap and heap[0][0] < end:
-                        # Another decision comes first: it may start a flow
-                        # that slows this one down (or, ending, speeds it up).
-                        event.queued = True
-                        heapq.heappush(heap, (end, seq, event))
-                        continue
+                if self.maxmin and send in self.flows and self.flow_wait(send, event):
+                    continue
                 self.deliver(send, event)
                 return True
         return False
+
+    # Max-min sharing: the network runs in time order up to the next decision; a
+    # receive whose message's flow has not ended is queued again until it does.
+    def flow_events(self) -> None:
+        """Run the network up to the next decision; a receive waiting for a
+        flow that ends before the time it was queued at comes back at the end
+        (its entry at the old time is outdated)."""
+        heap, network = self.decisions, self.network
+        while heap and network.next_event() <= heap[0][0]:
+            for flow in network.step():
+                recv, key = self.waiting.get(flow, (None, 0.0))
+                if recv is not None and key > network.now:
+                    self.stale.setdefault(recv, []).append(key)
+                    self.waiting[flow] = (recv, network.now)
+                    heapq.heappush(heap, (network.now, recv.seq, recv))
+
+    def flow_stale(self, event, at: float) -> bool:
+        """Whether the heap entry (``at``, ``event``) is outdated."""
+        times = self.stale.get(event)
+        if times is None or at not in times:
+            return False
+        times.remove(at)
+        if not times:
+            del self.stale[event]
+        return True
+
+    def flow_unwait(self, event) -> None:
+        """``event`` is decided now: it no longer waits for a flow."""
+        flow = self.waits.pop(event, None)
+        if flow is not None and self.waiting.get(flow, (None,))[0] is event:
+            del self.waiting[flow]
+
+    def flow_wait(self, send: PostedSend, recv: PostedRecv) -> bool:
+        """Queue ``recv`` again until ``send``'s flow ends, at the time it
+        would end at the rates now; False if it has ended."""
+        flow = self.flows[send][0]
+        if self.network.ended(flow):
+            return False
+        key = self.network.end(flow)
+        self.waiting[flow] = (recv, key)
+        self.waits[recv] = flow
+        recv.queued = True
+        heapq.heappush(self.decisions, (key, recv.seq, recv))
+        return True
 
     def earliest_arrival(self, candidates: list[PostedSend], matched: float) -> PostedSend:
         """Scan the candidates in send-time order, drawing transfer times, until

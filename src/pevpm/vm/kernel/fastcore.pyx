@@ -1011,6 +1011,7 @@ DEF WAITED = 16        # its own rank waits on it
 DEF ZERO_COMM = 32     # a send completed before it was delivered: no communication time
 DEF HAS_STATUS = 64    # a receive with a status (Core.status_of)
 DEF EAGER = 128        # a send done when posted, before its delivery needs its origin
+DEF ROUTES_ONE_AT_A_TIME = 16   # and a 16th of the nodes: then that node's routes to all, at once
 
 
 cdef struct Decision:
@@ -1412,6 +1413,8 @@ cdef class Core:
     cdef pevpm_htab_t routes   # a * nodes + b -> where node a's route to b starts, its length
     cdef int *route_links      # every route asked so far, one after another
     cdef int nroute_links, caproute_links
+    cdef int *route_asks       # per node: routes from it made one at a time (NULL: none yet)
+    cdef object route_rows     # the placement's node_routes_from, or None
     # flow-level sharing (pevpm.vm.kernel.flows) on a network with link bandwidths
     cdef bint network
     cdef bint flow_from_match  # Machine.flow_start == "match"
@@ -1428,6 +1431,8 @@ cdef class Core:
     cdef int capwalk
     cdef FluidNetwork maxmin   # Machine.flow_sharing "max-min"/"simgrid": maxmin.network_for
     cdef dict maxmin_flows     # max-min: a send's request -> [its flow, base seconds]
+    cdef dict maxmin_waits     # max-min: a receive queued until a flow ends -> the flow
+    cdef dict maxmin_stale     # max-min: a receive -> the times of its outdated heap entries
     cdef double copy_rate
 
     def __cinit__(self):
@@ -1450,6 +1455,7 @@ cdef class Core:
         self.routes.e = NULL
         self.route_links = NULL
         self.nroute_links = self.caproute_links = 0
+        self.route_asks = NULL
         self.network = False
         self.link_bandwidth = self.link_latency = NULL
         self.flow_times = self.flow_rates = NULL
@@ -1485,6 +1491,7 @@ cdef class Core:
         free(self.load)
         pevpm_ht_free(&self.routes)
         free(self.route_links)
+        free(self.route_asks)
         if self.flow_times != NULL:
             for k in range(self.nlinks):
                 free(self.flow_times[k])
@@ -1626,10 +1633,13 @@ cdef class Core:
             self.load[k] = 0
         if pevpm_ht_init(&self.routes, 64) < 0:
             raise MemoryError()
+        self.route_rows = getattr(placement, "node_routes_from", None)
         self.network = placement.link_bandwidth is not None
         self.flow_from_match = self.machine.flow_start == "match"
         self.maxmin = network_for(self.machine, placement)
         self.maxmin_flows = {}
+        self.maxmin_waits = {}
+        self.maxmin_stale = {}
         if self.network:
             self._flow_links(placement.link_bandwidth, placement.link_latency)
 
@@ -1689,8 +1699,13 @@ cdef class Core:
         cdef int best, limit
         cdef double match
         while self.nheap > 0:
+            if self.maxmin is not None:
+                self.flow_events()
             d = self.heap_pop()
             if self.maxmin is not None:
+                if self.maxmin_stale and self.flow_stale(d):
+                    continue
+                self.flow_unwait(d.req)
                 self.maxmin.advance_c(d.time)
             limit = self.count_event()
             if limit:
@@ -1708,12 +1723,9 @@ cdef class Core:
                     r.flags |= QUEUED       # decide later: an earlier source may still send
                     self.heap_push(match, d.req)
                     continue
-                if self.maxmin is not None and best in self.maxmin_flows:
-                    match = self.maxmin.end_c(self.maxmin_flows[best][0])
-                    if self.nheap > 0 and self.heap[0].time < match:
-                        r.flags |= QUEUED   # an earlier decision may start a flow beside it
-                        self.heap_push(match, d.req)
-                        continue
+                if (self.maxmin is not None and best in self.maxmin_flows
+                        and self.flow_wait(self.maxmin_flows[best][0], d.req)):
+                    continue
                 self.deliver(best, d.req)
                 self.release(d.req)
                 return True
@@ -2387,26 +2399,76 @@ cdef class Core:
     cdef int route_of(self, int src, long dst, int *length) except -1:
         """Where the route from ``src``'s node to ``dst``'s starts in
         ``route_links`` (its ``length`` links follow): the placement's
-        ``node_route``, asked once per pair of nodes."""
+        ``node_route``, asked once per pair of nodes, or, once a node has
+        asked for ROUTES_ONE_AT_A_TIME routes and a 16th of the nodes, its
+        ``node_routes_from`` (if the topology makes rows)."""
         cdef int a = self.node_of[src], b = self.node_of[dst], k
         cdef pevpm_hent_t *e = pevpm_ht_find(&self.routes, <uint64_t> a * self.nodes + b)
+        if e == NULL and self.route_rows is not None:
+            if self.route_asks == NULL:
+                self.route_asks = <int *> calloc(self.nodes, sizeof(int))
+                if self.route_asks == NULL:
+                    raise MemoryError()
+            self.route_asks[a] += 1
+            if self.route_asks[a] > max(ROUTES_ONE_AT_A_TIME, self.nodes >> 4):
+                self.route_row(a)
+                e = pevpm_ht_find(&self.routes, <uint64_t> a * self.nodes + b)
         if e != NULL:
             length[0] = e.v2
             return e.v1
         route = self.placement.node_route(a, b)
-        cdef int first = self.nroute_links
-        for link in route:
-            if not 0 <= link < self.nlinks:
-                raise Unsupported(f"a route through link {link!r}, which the placement lacks")
+        cdef int n = len(route)
+        cdef int *links = <int *> malloc(max(n, 1) * sizeof(int))
+        if links == NULL:
+            raise MemoryError()
+        try:
+            for k in range(n):
+                link = route[k]
+                if not 0 <= link < self.nlinks:
+                    raise Unsupported(f"a route through link {link!r}, which the placement lacks")
+                links[k] = link
+            self.keep_route(a, b, links, n)
+        finally:
+            free(links)
+        length[0] = n
+        return self.nroute_links - n
+
+    cdef int keep_route(self, int a, int b, const int *links, int n) except -1:
+        """Put node ``a``'s route to ``b`` (``n`` link ids) at the end of the table."""
+        cdef int k
+        cdef pevpm_hent_t *e
+        for k in range(n):
             if pevpm_push(&self.route_links, &self.nroute_links, &self.caproute_links,
-                          link) < 0:
+                          links[k]) < 0:
                 raise MemoryError()
         e = pevpm_ht_add(&self.routes, <uint64_t> a * self.nodes + b)
         if e == NULL:
             raise MemoryError()
-        e.v1, e.v2 = first, self.nroute_links - first
-        length[0] = e.v2
-        return first
+        e.v1, e.v2 = self.nroute_links - n, n
+        return 0
+
+    cdef int route_row(self, int a) except -1:
+        """Put node ``a``'s routes to every node not yet in the table there,
+        made all at once (``Placement.node_routes_from``; a topology that
+        makes none is not asked again)."""
+        cdef int b, k, at = 0
+        row = self.route_rows(a)
+        if row is None:
+            self.route_rows = None
+            return 0
+        lengths, links = row
+        cdef const int[::1] length = np.ascontiguousarray(lengths, dtype=np.int32)
+        cdef const int[::1] link = np.ascontiguousarray(links, dtype=np.int32)
+        if length.shape[0] != self.nodes or link.shape[0] != np.sum(lengths):
+            raise Unsupported(f"node {a}'s routes to all nodes do not match the network")
+        for k in range(link.shape[0]):
+            if not 0 <= link[k] < self.nlinks:
+                raise Unsupported(f"a route through link {link[k]}, which the placement lacks")
+        for b in range(self.nodes):
+            if pevpm_ht_find(&self.routes, <uint64_t> a * self.nodes + b) == NULL:
+                self.keep_route(a, b, &link[at] if length[b] else NULL, length[b])
+            at += length[b]
+        return 0
 
     cdef inline uint64_t pair_key(self, int link, long src, long dst) noexcept:
         """The key of the two ranks' counts on ``link``, both directions in one entry."""
@@ -2622,7 +2684,64 @@ cdef class Core:
 
     # ------------------------------------------------------ flow-level sharing
     # Max-min sharing (Machine.flow_sharing "max-min"): pevpm.vm.kernel.maxmin's network
-    # itself, asked as the reference engine asks it (draw_flow, rerate).
+    # itself, asked as the reference engine asks it (draw_flow, rerate, and the match
+    # sweep's flow_events, flow_stale, flow_unwait, flow_wait).
+    cdef int flow_events(self) except -1:
+        """Run the network up to the next decision; a receive waiting for a
+        flow that ends before the time it was queued at comes back at the end
+        (its entry at the old time is outdated)."""
+        cdef FluidNetwork net = self.maxmin
+        cdef int k, n, f, r
+        cdef double t
+        while self.nheap > 0:
+            t = net.next_c()
+            if t > self.heap[0].time:
+                return 0
+            n = net.step_c()
+            for k in range(n):
+                f = net.done[k]
+                r = net.flows[f].waiter
+                if r >= 0 and net.flows[f].key > t:
+                    self.maxmin_stale.setdefault(r, []).append(net.flows[f].key)
+                    net.flows[f].key = t
+                    self.reqs[r].refs += 1
+                    self.heap_push(t, r)
+        return 0
+
+    cdef bint flow_stale(self, Decision d) except -1:
+        """Whether ``d`` is an outdated entry (then released)."""
+        times = self.maxmin_stale.get(d.req)
+        if times is None or d.time not in times:
+            return False
+        times.remove(d.time)
+        if not times:
+            del self.maxmin_stale[d.req]
+        self.release(d.req)
+        return True
+
+    cdef int flow_unwait(self, int r) except -1:
+        """Receive ``r`` is decided now: it no longer waits for a flow."""
+        cdef int f
+        if self.maxmin_waits:
+            f = self.maxmin_waits.pop(r, -1)
+            if f >= 0 and self.maxmin.flows[f].waiter == r:
+                self.maxmin.flows[f].waiter = -1
+        return 0
+
+    cdef bint flow_wait(self, int f, int r) except -1:
+        """Queue receive ``r`` again until flow ``f`` ends, at the time it
+        would end at the rates now; False if it has ended."""
+        cdef double key
+        if self.maxmin.ended_c(f):
+            return False
+        key = self.maxmin.end_c(f)
+        self.maxmin.flows[f].waiter = r
+        self.maxmin.flows[f].key = key
+        self.maxmin_waits[r] = f
+        self.reqs[r].flags |= QUEUED
+        self.heap_push(key, r)
+        return True
+
     cdef int draw_flow(self, int s, double start, double base) except -1:
         """A max-min message's time: ``base`` plus its flow's, provisional."""
         cdef Req *q = &self.reqs[s]

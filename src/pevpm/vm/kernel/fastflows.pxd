@@ -1,5 +1,6 @@
 # The incremental max-min network (fastflows.pyx), for the compiled core to
-# call without Python: FluidNetwork.add_c / end_c / advance_c.
+# call without Python: FluidNetwork.add_c / advance_c / next_c / step_c /
+# end_c, and the waiter of a flow (Flow.waiter, Flow.key).
 
 cdef struct Flow:
     int first           # its links: hops[first .. first + length)
@@ -11,11 +12,12 @@ cdef struct Flow:
     double rate
     double since
     double end          # once it has ended
-    double fresh        # its rate from the current filling
     int at              # its place in the end heap, -1: none
     int seen            # stamp: reached by the current re-rating
     int fixed           # stamp: rate fixed by the current filling
     char state          # PENDING, TRANSIT or ENDED
+    int waiter          # the caller's: who waits for its end (-1: nobody)
+    double key          # the caller's: when that one expects it
 
 
 cdef struct Hop:
@@ -28,28 +30,14 @@ cdef struct Timed:
     int flow
 
 
-cdef struct Undo:
-    int flow
-    int kind            # UNDO_RATE, UNDO_START or UNDO_END
-    double left
-    double rate
-    double since
-
-
-cdef struct Mark:
-    double time         # an event's time
-    int undo            # its first entry in the undo log
-
-
 cdef class FluidNetwork:
     cdef int nlinks
     cdef double *bandwidth
     cdef double *latency        # NULL: no latencies given
     cdef double weight_s        # < 0: all flows weigh alike
-    cdef readonly double now    # settled: no flow starts before it
-    cdef double frontier        # the time the flows are run to
+    cdef readonly double now    # settled: no flow starts before it; the run is there
     cdef Flow *flows
-    cdef int nflows, capflows, ntransit
+    cdef int nflows, capflows
     cdef Hop *hops
     cdef int nhops, caphops
     # per link
@@ -65,25 +53,26 @@ cdef class FluidNetwork:
     cdef int *touched           # stamps: level changed by the link filled now
     cdef int *changed           # those links
     cdef int filled             # the stamp of the link filled now
+    cdef double *level          # a link's level while it is filled
+    cdef int *place             # its place in ``order``, -1: none
+    cdef int *order             # heap of the links to fill, by (level, link id)
     # heaps of (time, flow): starts to come; ends at the current rates, one
     # entry per flow in transit with a rate, placed by Flow.at
     cdef Timed *pending
     cdef int npending, cappending
     cdef Timed *endheap
     cdef int nends, capends
-    # the events run (from ``base`` on: the last at or before ``now`` and after)
-    cdef Mark *marks
-    cdef int base, nmarks, capmarks
-    cdef Undo *undo
-    cdef int nundo, capundo
-    cdef double *level          # a link's level while it is filled
-    cdef int *place             # its place in ``order``, -1: none
-    cdef int *order             # heap of the links to fill, by (level, link id)
+    # the flows that ended at the last step
+    cdef int *done
+    cdef int ndone, capdone
+    cdef long long nsteps, nrated, nreached
 
     cdef int add_c(self, const int *links, int n, double start, double size) except -1
-    cdef double end_c(self, int flow) except? -1.0
     cdef void advance_c(self, double to) noexcept
-    cdef int _step(self) except -1
+    cdef double next_c(self) noexcept
+    cdef int step_c(self) except -1
+    cdef double end_c(self, int flow) except? -1.0
+    cdef bint ended_c(self, int flow) noexcept
     cdef int _reach(self, int f, int n) noexcept
     cdef int _rerate(self, double event, int n) except -1
     cdef int _rated(self, int f, double rate, double event) except -1
@@ -94,8 +83,3 @@ cdef class FluidNetwork:
     cdef void _unorder(self, int link, int *n) noexcept
     cdef int _join(self, int f) except -1
     cdef void _leave(self, int f) noexcept
-    cdef int _mark(self, double time) except -1
-    cdef int _log(self, int f, int kind) except -1
-    cdef int _last_mark(self, double to) noexcept
-    cdef int _rewind(self, double to) except -1
-    cdef void _compact(self) noexcept

@@ -7,7 +7,6 @@ the engines take whenever this extension is built (``maxmin.network_for``).
 
 from libc.math cimport INFINITY
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memmove
 
 from pevpm.errors import SimulationError
 
@@ -16,9 +15,6 @@ cdef enum:
     PENDING = 0
     TRANSIT = 1
     ENDED = 2
-    UNDO_RATE = 0       # the flow's (left, rate, since) before a re-rating
-    UNDO_START = 1      # the flow started: back to the starts to come
-    UNDO_END = 2        # the flow ended: back in transit
 
 
 cdef inline bint _sooner(Timed *a, Timed *b) noexcept:
@@ -85,27 +81,27 @@ cdef class FluidNetwork:
     """:class:`pevpm.vm.kernel.maxmin.MaxMinNetwork` in C, re-rating only
     what a start or end touches.
 
-    The same questions and answers (``add``, ``end``, ``advance``, ``load``,
-    ``weights``, ``starts``, ``now``) and the same model, after SimGrid's
-    LMM solver and its set of modified constraints: when flows start or
-    end, only the links reachable from theirs through flows in transit (the
-    part of the network they share) are filled again; a flow elsewhere
-    keeps its rate, its bytes left and its end.  A flow's bytes are brought
-    up to date only when its rate changes, so an end may differ from the
-    Python network's in the last bits (that one runs every flow on at every
-    event).  Instead of a copy of the state after each event, each event
-    logs what it changed; a flow added behind the run undoes the log back
-    to the last event at or before its start.  The compiled core calls
-    ``add_c``, ``end_c`` and ``advance_c`` without Python.
+    The same questions and answers (``add``, ``advance``, ``next_event``,
+    ``step``, ``ended``, ``end``, ``load``, ``weights``, ``starts``, ``now``)
+    and the same model, after SimGrid's LMM solver and its set of modified
+    constraints: when flows start or end, only the links reachable from
+    theirs through flows in transit (the part of the network they share) are
+    filled again; a flow elsewhere keeps its rate, its bytes left and its
+    end.  A flow's bytes are brought up to date only when its rate changes,
+    so an end may differ from the Python network's in the last bits (that
+    one runs every flow on at every event).  The compiled core calls the C
+    methods (``add_c``, ``advance_c``, ``next_c``, ``step_c``, ``end_c``)
+    without Python and keeps in each flow the decision waiting for it
+    (``Flow.waiter``, ``Flow.key``).
 
     >>> net = FluidNetwork([100.0, 50.0])
-    >>> a = net.add((0,), 0.0, 100)
-    >>> b = net.add((0, 1), 0.0, 50)
-    >>> net.end(a), net.end(b)
-    (1.5, 1.0)
-    >>> c = net.add((1,), 0.5, 10)
-    >>> net.end(a), net.end(b), net.end(c)
-    (1.5, 1.2, 0.9)
+    >>> a, b = net.add((0,), 0.0, 100), net.add((0, 1), 0.0, 50)
+    >>> net.end(a)                     # not started: alone, it would end at 1 s
+    1.0
+    >>> net.step(), net.end(a), net.end(b)    # both start at 0: 50 B/s each
+    ([], 2.0, 1.0)
+    >>> net.step(), net.now, net.end(a)       # b ends; a takes the whole link
+    ([1], 1.0, 1.5)
     """
 
     def __init__(self, bandwidth, latency=None, weight_s=None):
@@ -138,7 +134,6 @@ cdef class FluidNetwork:
             self.bandwidth[k] = checked[k]
             self.latency[k] = 0.0 if latency is None else float(latency[k])
         self.weight_s = -1.0 if weight_s is None else float(weight_s)
-        self._mark(0.0)
 
     def __dealloc__(self):
         cdef int k
@@ -161,8 +156,7 @@ cdef class FluidNetwork:
         free(self.hops)
         free(self.pending)
         free(self.endheap)
-        free(self.marks)
-        free(self.undo)
+        free(self.done)
         free(self.level)
         free(self.place)
         free(self.order)
@@ -170,7 +164,7 @@ cdef class FluidNetwork:
     # ------------------------------------------------------------ Python API
     def add(self, route, double start, size):
         """A flow of ``size`` bytes over the links ``route`` from ``start`` (at
-        least the settled time); its number for :meth:`end`."""
+        least the settled time); its number."""
         cdef int n = len(route), k
         cdef int *links = <int *> malloc(max(n, 1) * sizeof(int))
         if links == NULL:
@@ -184,15 +178,29 @@ cdef class FluidNetwork:
         finally:
             free(links)
 
-    def end(self, int flow):
-        """When ``flow`` ends, given the flows added so far."""
-        if not 0 <= flow < self.nflows:
-            raise IndexError(flow)
-        return self.end_c(flow)
-
     def advance(self, double to):
         """Settle time up to ``to``: no flow will be added that starts earlier."""
         self.advance_c(to)
+
+    def next_event(self):
+        """When the next flow starts or ends at the rates now (inf: none)."""
+        return self.next_c()
+
+    def step(self):
+        """Run to the next start or end (settling its time); the flows that ended there."""
+        cdef int k, n = self.step_c()
+        return [self.done[k] for k in range(n)]
+
+    def ended(self, int flow):
+        """Whether ``flow`` has ended (its end is then final)."""
+        self._check(flow)
+        return self.ended_c(flow)
+
+    def end(self, int flow):
+        """``flow``'s end once it has ended; before, when it would end at the
+        rates now (not started: alone on its links, the soonest it can)."""
+        self._check(flow)
+        return self.end_c(flow)
 
     def load(self, int link, double at):
         """The inverse of ``link``'s bandwidth (as MaxMinNetwork.load)."""
@@ -207,6 +215,15 @@ cdef class FluidNetwork:
         view = _Starts()
         view.net = self
         return view
+
+    @property
+    def counts(self):
+        """The work done so far: events run, flows given a rate, links filled."""
+        return {"events": self.nsteps, "rated": self.nrated, "links": self.nreached}
+
+    def _check(self, int flow):
+        if not 0 <= flow < self.nflows:
+            raise IndexError(flow)
 
     # ------------------------------------------------------------ C API
     cdef int add_c(self, const int *links, int n, double start, double size) except -1:
@@ -230,75 +247,86 @@ cdef class FluidNetwork:
         fl.weight = 1.0 / penalty if self.weight_s >= 0 and penalty > 0 else 1.0
         fl.start = start if start > self.now else self.now
         fl.size = size if fl.length else 0.0
-        fl.rate = fl.left = fl.since = fl.end = fl.fresh = 0.0
+        fl.rate = fl.left = fl.since = fl.end = fl.key = 0.0
         fl.seen = fl.fixed = 0
-        fl.at = -1
+        fl.at = fl.waiter = -1
         if fl.size == 0.0:
             fl.state = ENDED
             fl.end = fl.start
             return f
         fl.state = PENDING
-        start = fl.start
-        if self.frontier > start:
-            self._rewind(start)
         _grow(<void **> &self.pending, &self.cappending, self.npending + 1, sizeof(Timed))
-        _tpush(self.pending, &self.npending, Timed(start, f))
+        _tpush(self.pending, &self.npending, Timed(fl.start, f))
         return f
 
-    cdef double end_c(self, int flow) except? -1.0:
-        """When ``flow`` ends, the run going on as far as that needs."""
-        while self.flows[flow].state != ENDED:
-            self._step()
-        return self.flows[flow].end
-
     cdef void advance_c(self, double to) noexcept:
-        """Settle time up to ``to``; the log before the last event at or before it goes."""
-        cdef int keep
-        if to <= self.now:
-            return
-        self.now = to
-        keep = self._last_mark(to)
-        if keep > self.base:
-            self.base = keep
-        if self.base > 4096 and 2 * self.base > self.nmarks:
-            self._compact()
+        """Settle time up to ``to``."""
+        if to > self.now:
+            self.now = to
 
-    # ------------------------------------------------------------ the run
-    cdef int _step(self) except -1:
-        """Run to the next start or end, re-rating what it touches."""
+    cdef double next_c(self) noexcept:
+        """The time of the next start or end (INFINITY: none)."""
         cdef double event = INFINITY
-        cdef Timed e
-        cdef int f, n = 0
-        cdef Flow *fl
         if self.nends:
             event = self.endheap[0].time
         if self.npending and self.pending[0].time < event:
             event = self.pending[0].time
+        return event
+
+    cdef double end_c(self, int flow) except? -1.0:
+        """``flow``'s end, or when it would end at the rates now (see ``end``)."""
+        cdef Flow *fl = &self.flows[flow]
+        cdef double least = INFINITY
+        cdef int j
+        if fl.state == ENDED:
+            return fl.end
+        if fl.state == TRANSIT:
+            if not fl.rate > 0.0:
+                raise SimulationError(f"flow {flow} gets no bandwidth")
+            return fl.since + fl.left / fl.rate
+        for j in range(fl.first, fl.first + fl.length):
+            if self.bandwidth[self.hops[j].link] < least:
+                least = self.bandwidth[self.hops[j].link]
+        return fl.start + fl.size / least
+
+    cdef bint ended_c(self, int flow) noexcept:
+        return self.flows[flow].state == ENDED
+
+    # ------------------------------------------------------------ the run
+    cdef int step_c(self) except -1:
+        """Run to the next start or end, re-rating what it touches; how many
+        flows ended there (``done[:n]``)."""
+        cdef double event = self.next_c()
+        cdef int f, n = 0
+        cdef Flow *fl
+        self.ndone = 0
         if event == INFINITY:
             stuck = [f for f in range(self.nflows) if self.flows[f].state == TRANSIT]
-            raise SimulationError(f"flows {stuck} get no bandwidth")
-        self._mark(event)
+            if stuck:
+                raise SimulationError(f"flows {stuck} get no bandwidth")
+            return 0
+        if event > self.now:
+            self.now = event
         self.stamp += 1
         while self.nends and self.endheap[0].time <= event:
             f = self.endheap[0].flow
             self._drop_end(f)
-            self._log(f, UNDO_END)
             fl = &self.flows[f]
             fl.state, fl.end = ENDED, event
-            self.ntransit -= 1
+            _grow(<void **> &self.done, &self.capdone, self.ndone + 1, sizeof(int))
+            self.done[self.ndone] = f
+            self.ndone += 1
             self._leave(f)
             n = self._reach(f, n)
         while self.npending and self.pending[0].time <= event:
             f = _tpop(self.pending, &self.npending).flow
-            self._log(f, UNDO_START)
             fl = &self.flows[f]
             fl.state, fl.left, fl.since, fl.rate = TRANSIT, fl.size, event, -1.0
-            self.ntransit += 1
             self._join(f)
             n = self._reach(f, n)
-        self.frontier = event
+        self.nsteps += 1
         self._rerate(event, n)
-        return 0
+        return self.ndone
 
     cdef int _reach(self, int f, int n) noexcept:
         """Add ``f``'s links not yet reached to the component (``n`` so far)."""
@@ -329,6 +357,7 @@ cdef class FluidNetwork:
                 if fl.seen != self.stamp:
                     fl.seen = self.stamp
                     n = self._reach(on[a], n)
+        self.nreached += n
         for i in range(n):
             link = self.component[i]
             self.spare[link] = self.bandwidth[link]
@@ -357,6 +386,7 @@ cdef class FluidNetwork:
                 if fl.fixed == self.stamp:
                     continue
                 fl.fixed = self.stamp
+                self.nrated += 1
                 rate = fl.weight * level
                 for b in range(fl.first, fl.first + fl.length):
                     other = self.hops[b].link
@@ -426,8 +456,6 @@ cdef class FluidNetwork:
         if fl.rate == rate:
             return 0
         if fl.rate >= 0.0:                  # not started at this event
-            self._log(f, UNDO_RATE)
-            fl = &self.flows[f]
             fl.left -= fl.rate * (event - fl.since)
             if fl.left < 0.0:
                 fl.left = 0.0
@@ -523,80 +551,3 @@ cdef class FluidNetwork:
                 if self.hops[k].link == link and self.hops[k].slot == last:
                     self.hops[k].slot = at
                     break
-
-    # ------------------------------------------------------------ the log
-    cdef int _mark(self, double time) except -1:
-        _grow(<void **> &self.marks, &self.capmarks, self.nmarks + 1, sizeof(Mark))
-        self.marks[self.nmarks] = Mark(time, self.nundo)
-        self.nmarks += 1
-        return 0
-
-    cdef int _log(self, int f, int kind) except -1:
-        cdef Flow *fl = &self.flows[f]
-        _grow(<void **> &self.undo, &self.capundo, self.nundo + 1, sizeof(Undo))
-        self.undo[self.nundo] = Undo(f, kind, fl.left, fl.rate, fl.since)
-        self.nundo += 1
-        return 0
-
-    cdef int _last_mark(self, double to) noexcept:
-        """The last event (from ``base``) at or before ``to``; ``base`` if none."""
-        cdef int lo = self.base, hi = self.nmarks, mid
-        while hi - lo > 1:
-            mid = (lo + hi) >> 1
-            if self.marks[mid].time <= to:
-                lo = mid
-            else:
-                hi = mid
-        return lo
-
-    cdef int _rewind(self, double to) except -1:
-        """Undo the events after the last one at or before ``to``."""
-        cdef int k = self._last_mark(to), i, f, start
-        cdef Undo *u
-        cdef Flow *fl
-        if k + 1 >= self.nmarks:
-            return 0
-        start = self.marks[k + 1].undo
-        for i in range(self.nundo - 1, start - 1, -1):
-            u = &self.undo[i]
-            fl = &self.flows[u.flow]
-            if u.kind == UNDO_RATE:
-                fl.left, fl.rate, fl.since = u.left, u.rate, u.since
-            elif u.kind == UNDO_START:
-                self._drop_end(u.flow)
-                self._leave(u.flow)
-                fl.state = PENDING
-                self.ntransit -= 1
-                _grow(<void **> &self.pending, &self.cappending, self.npending + 1,
-                      sizeof(Timed))
-                _tpush(self.pending, &self.npending, Timed(fl.start, u.flow))
-            else:
-                self._join(u.flow)
-                fl = &self.flows[u.flow]
-                fl.state = TRANSIT
-                self.ntransit += 1
-        self.stamp += 1
-        for i in range(start, self.nundo):   # new ends for the flows back in transit
-            f = self.undo[i].flow
-            fl = &self.flows[f]
-            if fl.state == TRANSIT and fl.seen != self.stamp:
-                fl.seen = self.stamp
-                if fl.rate > 0.0:
-                    self._push_end(f)
-                else:
-                    self._drop_end(f)
-        self.nundo = start
-        self.nmarks = k + 1
-        self.frontier = self.marks[k].time
-        return 0
-
-    cdef void _compact(self) noexcept:
-        """Forget the events before ``base`` and their log."""
-        cdef int i, drop = self.marks[self.base].undo
-        memmove(self.undo, self.undo + drop, (self.nundo - drop) * sizeof(Undo))
-        self.nundo -= drop
-        memmove(self.marks, self.marks + self.base, (self.nmarks - self.base) * sizeof(Mark))
-        self.nmarks -= self.base
-        self.base = 0
-        for i in range(self.nmarks):
-            self.marks[i].undo -= drop

@@ -7,71 +7,33 @@ that rate, the rest rise on -- and the rates are computed again each time
 a flow starts or ends, so a flow that starts slows down the flows already
 on its links, and a flow that ends speeds them up.
 
-The engines learn about flows out of time order, so an end time given
-here is *provisional*: it holds for the flows known so far.  The engine
-tells the network how far time is settled with :meth:`MaxMinNetwork.advance`
-(no flow will start before it any more) and asks again, later, for a
-message it has not yet delivered; a flow's end is final once nothing
-earlier than it can still be added (``docs/engine.md``, "Networks beyond
-one switch").
+The network runs in time order and never ahead of the settled time: the
+engine says how far time is settled with :meth:`MaxMinNetwork.advance` (no
+flow will start before it any more), adds flows from there on, and runs the
+network one start or end at a time (:meth:`MaxMinNetwork.step`) up to its
+next decision.  A flow's end is final once it has ended; before, the
+network says when it would end at the rates now (``docs/engine.md``,
+"Networks beyond one switch").
 
 >>> net = MaxMinNetwork([100.0, 50.0])
 >>> a = net.add((0,), start=0.0, size=100)
 >>> b = net.add((0, 1), start=0.0, size=50)
->>> net.end(a), net.end(b)                     # 50 B/s each on link 0 until b ends
-(1.5, 1.0)
->>> c = net.add((1,), start=0.5, size=10)      # c halves b from 0.5 s; a takes the rest
->>> net.end(a), net.end(b), net.end(c)
-(1.5, 1.2, 0.9)
+>>> net.step(), net.end(a), net.end(b)        # 50 B/s each on link 0
+([], 2.0, 1.0)
+>>> c = net.add((1,), start=0.5, size=10)     # c halves b's 50 B/s from 0.5 s
+>>> net.step(), net.now, net.end(a), net.end(b), net.end(c)
+([], 0.5, 1.5, 1.5, 0.9)
+>>> [net.step() for _ in range(3)], net.end(a), net.end(b), net.end(c)
+([[2], [1], [0]], 1.5, 1.2, 0.9)
 """
 
 from __future__ import annotations
 
-import bisect
 import heapq
 from collections.abc import Sequence
 
 from pevpm.errors import SimulationError
 from pevpm.vm.kernel.flows import checked_bandwidth
-
-
-class _Fluid:
-    """The flows in transit at ``now`` (bytes left, rates) and those still to
-    start; :meth:`step` moves it to the next start or end."""
-
-    __slots__ = ("bandwidth", "left", "now", "pending", "rates", "routes", "weights")
-
-    def __init__(self, bandwidth: list[float], routes: list[tuple[int, ...]],
-                 weights: list[float]):
-        self.bandwidth, self.routes, self.weights = bandwidth, routes, weights
-        self.now = 0.0
-        self.left: dict[int, float] = {}      # flow -> bytes left at ``now``
-        self.rates: dict[int, float] | None = None   # None: to be computed
-        self.pending: list[tuple[float, int, float]] = []   # heap (start, flow, bytes)
-
-    def copy(self) -> _Fluid:
-        other = _Fluid(self.bandwidth, self.routes, self.weights)
-        other.now, other.left, other.rates = self.now, dict(self.left), self.rates
-        other.pending = list(self.pending)
-        return other
-
-    def step(self) -> list[int]:
-        """Move to the next start or end; the flows that ended there."""
-        if self.rates is None:
-            self.rates = max_min_rates(self.bandwidth, self.routes, self.left, self.weights)
-        left = self.left
-        event, finished = flow_until_next(self.rates, left, self.now,
-                               self.pending[0][0] if self.pending else float("inf"))
-        if event == float("inf"):
-            raise SimulationError(f"flows {sorted(left)} get no bandwidth")
-        self.now = event
-        for flow in finished:
-            del left[flow]
-        while self.pending and self.pending[0][0] <= event:
-            _, flow, size = heapq.heappop(self.pending)
-            left[flow] = size
-        self.rates = None
-        return finished
 
 
 def flow_until_next(rates: dict[int, float], left: dict[int, float], now: float,
@@ -152,10 +114,8 @@ class MaxMinNetwork:
     bandwidth, so flows over longer routes get less (TCP's round-trip
     unfairness); without, all flows weigh alike.
 
-    The flows known so far are run forward only as far as a question needs
-    (:meth:`end`), keeping the state after every start and end; a flow added
-    before that frontier rewinds to the last state at or before its start
-    (never before the settled time), and the run goes on from there.
+    Every flow's rate is computed again over the whole network at every
+    start and end (``fastflows.FluidNetwork`` re-rates only what changed).
     """
 
     def __init__(self, bandwidth: Sequence[float], latency: Sequence[float] | None = None,
@@ -168,18 +128,16 @@ class MaxMinNetwork:
         self.starts: list[float] = []
         self._sizes: list[float] = []        # bytes; 0: ended at its start
         self.now = 0.0                       # settled: no flow starts before it
-        self._run = _Fluid(self.bandwidth, self.routes, self.weights)   # the frontier
-        self._marks = [self._run.copy()]     # the states after each event, oldest first
-        self._times = [0.0]                  # their times
-        self._logged = [0]                   # how many ends each had seen
-        self._known = [0]                    # how many flows had been added
+        self._at = 0.0                       # the last start or end run
+        self._left: dict[int, float] = {}    # flows in transit -> bytes left at ``_at``
+        self._rates: dict[int, float] | None = {}   # None: to be computed
+        self._pending: list[tuple[float, int]] = []  # heap (start, flow)
         self._ends: dict[int, float] = {}
-        self._log: list[int] = []            # flows in the order they ended
 
     def add(self, route: Sequence[int], start: float, size: int) -> int:
         """A flow of ``size`` bytes over the links ``route`` from ``start`` (at
-        least the settled time); its number for :meth:`end`.  Links of
-        infinite bandwidth never limit it."""
+        least the settled time); its number.  Links of infinite bandwidth
+        never limit it."""
         flow = len(self.routes)
         self.weights.append(self._weight(route))
         route = tuple(link for link in route if self.bandwidth[link] != float("inf"))
@@ -189,18 +147,70 @@ class MaxMinNetwork:
         self._sizes.append(float(size) if size > 0 and route else 0.0)
         if not self._sizes[flow]:
             self._ends[flow] = start
-            return flow
-        if self._run.now > start:
-            self._rewind(start)
-        heapq.heappush(self._run.pending, (start, flow, self._sizes[flow]))
-        self._run.rates = None
+        else:
+            heapq.heappush(self._pending, (start, flow))
         return flow
+
+    def advance(self, to: float) -> None:
+        """Settle time up to ``to``: no flow will be added that starts earlier."""
+        self.now = max(self.now, to)
+
+    def next_event(self) -> float:
+        """When the next flow starts or ends at the rates now (inf: none)."""
+        event = self._pending[0][0] if self._pending else float("inf")
+        for flow, rate in self._current_rates().items():
+            if rate > 0:
+                event = min(event, self._at + self._left[flow] / rate)
+        return event
+
+    def step(self) -> list[int]:
+        """Run to the next start or end (settling its time); the flows that ended there."""
+        left = self._left
+        event, finished = flow_until_next(self._current_rates(), left, self._at,
+                                          self._pending[0][0] if self._pending
+                                          else float("inf"))
+        if event == float("inf"):
+            if left:
+                raise SimulationError(f"flows {sorted(left)} get no bandwidth")
+            return []
+        self._at = event
+        self.now = max(self.now, event)
+        for flow in finished:
+            del left[flow]
+            self._ends[flow] = event
+        while self._pending and self._pending[0][0] <= event:
+            flow = heapq.heappop(self._pending)[1]
+            left[flow] = self._sizes[flow]
+        self._rates = None
+        return finished
+
+    def ended(self, flow: int) -> bool:
+        """Whether ``flow`` has ended (its end is then final)."""
+        return flow in self._ends
+
+    def end(self, flow: int) -> float:
+        """``flow``'s end once it has ended; before, when it would end at the
+        rates now (not started: alone on its links, the soonest it can)."""
+        if flow in self._ends:
+            return self._ends[flow]
+        if flow in self._left:
+            rate = self._current_rates()[flow]
+            if not rate > 0:
+                raise SimulationError(f"flow {flow} gets no bandwidth")
+            return self._at + self._left[flow] / rate
+        least = min(self.bandwidth[link] for link in self.routes[flow])
+        return self.starts[flow] + self._sizes[flow] / least
 
     def load(self, link: int, at: float) -> float:
         """How much ``link`` limits a flow (for ``--explain``): the inverse of
         its bandwidth, so a message's waiting is charged to the slowest link
         of its route (max-min keeps no history of the rates)."""
         return 1.0 / self.bandwidth[link]
+
+    def _current_rates(self) -> dict[int, float]:
+        if self._rates is None:
+            self._rates = max_min_rates(self.bandwidth, self.routes, self._left, self.weights)
+        return self._rates
 
     def _weight(self, route: Sequence[int]) -> float:
         """1, or (with ``weight_s``) 1 / (the route's latency + weight_s / bandwidth
@@ -211,43 +221,6 @@ class MaxMinNetwork:
         for link in route:
             penalty += self.latency[link] + self.weight_s / self.bandwidth[link]
         return 1.0 / penalty if penalty > 0 else 1.0
-
-    def end(self, flow: int) -> float:
-        """When ``flow`` ends, given the flows added so far."""
-        ends = self._ends
-        while flow not in ends:
-            run = self._run
-            for done in run.step():
-                ends[done] = run.now
-                self._log.append(done)
-            self._marks.append(run.copy())
-            self._times.append(run.now)
-            self._logged.append(len(self._log))
-            self._known.append(len(self.routes))
-        return ends[flow]
-
-    def advance(self, to: float) -> None:
-        """Settle time up to ``to``: no flow will be added that starts earlier."""
-        if to <= self.now:
-            return
-        self.now = to
-        keep = bisect.bisect_right(self._times, to) - 1
-        if keep > 0:
-            del self._marks[:keep], self._times[:keep], self._logged[:keep], self._known[:keep]
-
-    def _rewind(self, to: float) -> None:
-        """Go back to the last state at or before ``to``, forgetting the ends
-        after it; the flows added since that state start again from there
-        (none starts before it)."""
-        k = bisect.bisect_right(self._times, to) - 1
-        run = self._run = self._marks[k].copy()
-        del self._marks[k + 1:], self._times[k + 1:], self._logged[k + 1:]
-        while len(self._log) > self._logged[k]:
-            del self._ends[self._log.pop()]
-        for flow in range(self._known[k], len(self.routes)):
-            if self._sizes[flow]:
-                heapq.heappush(run.pending, (self.starts[flow], flow, self._sizes[flow]))
-        del self._known[k + 1:]
 
 
 def network_for(machine, placement):
