@@ -1264,6 +1264,25 @@ cdef class CallTimes:
         self.at = <double *> <size_t> times.ctypes.data
 
 
+cdef class Counter:
+    """A rank's calls so far at one collective's place (shared by its call
+    sites with that place: the reference engine counts occurrences per place)."""
+    cdef long n
+
+
+cdef class Site:
+    """A rank's collective call at one pc of its code, as its last call there
+    was: size and root, the expansion (None: timed whole), op and place, the
+    rank's counter of calls at that place and the run's CallTimes of the calls
+    there by occurrence; nothing is hashed on the call's way in."""
+    cdef long size, root
+    cdef Code expansion
+    cdef str op
+    cdef object where
+    cdef Counter calls
+    cdef list times
+
+
 cdef class Rank:
     cdef public int id
     cdef double clock
@@ -1292,9 +1311,8 @@ cdef class Rank:
     cdef int blocked
     cdef int done
     cdef int context
-    cdef dict collective_calls
-    cdef dict expanded          # pc of a collective call -> (size, root, its code or None:
-                                #   timed, its op, its place): the record is not read again
+    cdef dict collective_calls  # a collective's place -> the rank's Counter of calls there
+    cdef list sites             # per pc of its code: its collective Site, or None
     cdef int timed_calls        # hardware or measured collectives joined
 
     def __cinit__(self):
@@ -1534,7 +1552,7 @@ cdef class Core:
             rank.done = 0
             rank.context = USER
             rank.collective_calls = {}
-            rank.expanded = {}
+            rank.sites = [None] * rank.code.n
             self.ranks.append(rank)
         self.capreqs = 1024
         self.reqs = <Req *> malloc(self.capreqs * sizeof(Req))
@@ -2954,7 +2972,9 @@ cdef class Core:
     cdef bint begin_collective(self, Rank rank, Code code, int pc) except -1:
         cdef Ins *ins = code.ins[pc]
         cdef Frame frame
-        cdef long size, root = 0
+        cdef Site site
+        cdef long size, root = 0, occurrence
+        cdef list times
         if ins.konst & (1 << C_SIZE):
             size = ins.u.iv[C_SIZE]
         else:
@@ -2972,44 +2992,57 @@ cdef class Core:
                 root = value
             if not 0 <= root < self.numprocs:
                 raise Unsupported("a collective root that is not a rank")
-        known = rank.expanded.get(pc)   # this call's code, from the rank's last call here
-        if known is not None and (<tuple> known)[0] == size and (<tuple> known)[1] == root:
-            expansion, op, where = (<tuple> known)[2], (<tuple> known)[3], (<tuple> known)[4]
-        else:                           # once per call site and rank: hashing the config costs
-            op, where = code.code[pc].call, code.code[pc].where
-            timed = self.timed.get((op, size))
-            if timed is None:
-                timed = self.timed[(op, size)] = collectives.is_timed(
-                    op, size, self.numprocs, self.machine.collectives)
-            expansion = None if timed else code_for(engine._expansion(
-                op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
-            rank.expanded[pc] = (size, root, expansion, op, where)
-        if expansion is None:
-            return self.join_timed_collective(rank, op, size, root, where)
-        occurrence = rank.collective_calls.get(where, 0)
-        rank.collective_calls[where] = occurrence + 1
+        site = <Site> rank.sites[pc]    # the rank's collectives run from its own code
+        if site is None or site.size != size or site.root != root:
+            site = self.new_site(rank, code, pc, size, root)
+        occurrence = site.calls.n
+        site.calls.n += 1
+        if site.expansion is None:
+            return self.join_timed_collective(rank, site, occurrence)
         if rank.spare is not None:
             frame, rank.spare = rank.spare, None
         else:
             frame = Frame.__new__(Frame)
         frame.code, frame.pc, frame.loopbase = rank.code, rank.pc, rank.loopbase
         frame.requests, frame.outbase = rank.requests, rank.outbase
-        frame.completion = self.call_times(op, where, occurrence)
+        times = site.times
+        if occurrence < len(times) and times[occurrence] is not None:
+            frame.completion = (<CallTimes> times[occurrence]).at
+        else:
+            frame.completion = self.call_times(site.op, site.where, occurrence)
         rank.frames.append(frame)
-        rank.code, rank.pc, rank.loopbase, rank.context = (expansion, 0, rank.nloops,
+        rank.code, rank.pc, rank.loopbase, rank.context = (site.expansion, 0, rank.nloops,
                                                            COLLECTIVE_CONTEXT)
         rank.requests, rank.outbase = _NO_NAMES, rank.nout
         return False
 
-    cdef bint join_timed_collective(self, Rank rank, str op, long size, long root,
-                                    where) except -1:
+    cdef Site new_site(self, Rank rank, Code code, int pc, long size, long root):
+        """The rank's Site for its collective call at ``pc`` with this size and
+        root (made once per call site and rank: hashing the config costs)."""
+        cdef Site site = Site.__new__(Site)
+        op, where = code.code[pc].call, code.code[pc].where
+        timed = self.timed.get((op, size))
+        if timed is None:
+            timed = self.timed[(op, size)] = collectives.is_timed(
+                op, size, self.numprocs, self.machine.collectives)
+        site.expansion = None if timed else code_for(engine._expansion(
+            op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
+        site.size, site.root, site.op, site.where = size, root, op, where
+        calls = rank.collective_calls.get(where)
+        if calls is None:
+            calls = rank.collective_calls[where] = Counter.__new__(Counter)
+        site.calls = calls
+        site.times = self.calls_at.setdefault(where, [])
+        rank.sites[pc] = site
+        return site
+
+    cdef bint join_timed_collective(self, Rank rank, Site site, long occurrence) except -1:
         """A hardware or measured collective (engine.py's join_timed_collective):
         block until every rank has made its k-th such call, then finish each at
         the time the collectives package gives for their entry times (drawn from
         the run's generator); True when ``rank`` blocked."""
         cdef Rank r
-        occurrence = rank.collective_calls.get(where, 0)
-        rank.collective_calls[where] = occurrence + 1
+        op, size, root, where = site.op, site.size, site.root, site.where
         rank.timed_calls += 1
         arrived = self.timed_arrivals.setdefault(rank.timed_calls, [])
         arrived.append(rank)
