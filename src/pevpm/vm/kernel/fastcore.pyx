@@ -215,6 +215,11 @@ cdef extern from *:
         } while (t->e[i].key == PEVPM_TOMB);
     }
 
+    /* Start loading the slot where a look-up of ``key`` begins. */
+    static inline void pevpm_ht_prefetch(pevpm_htab_t *t, uint64_t key) {
+        __builtin_prefetch(&t->e[pevpm_home(key, t->mask)]);
+    }
+
     /* A growable array of ints; 0, or -1 when out of memory. */
     static inline int pevpm_push(int **v, int *n, int *cap, int x) {
         if (*n == *cap) {
@@ -243,6 +248,7 @@ cdef extern from *:
     pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key)
     pevpm_hent_t *pevpm_ht_get(pevpm_htab_t *t, uint64_t key)
     void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h)
+    void pevpm_ht_prefetch(pevpm_htab_t *t, uint64_t key)
     int pevpm_push(int **v, int *n, int *cap, int x)
 
 
@@ -816,14 +822,21 @@ cdef class Code:
 # BOX_LIMIT boxes a new generation starts; codes keep their generation's list.
 cdef pevpm_htab_t _box_index      # zeroed: no table until the first generation
 cdef list _BOX_LIST = []
+# A message step's fields but its place and statement (the last two, which
+# the C instruction does not hold) -> the first such tuple, whose box every
+# such step shares: a rank's three Allreduce places run one set of boxes.
+cdef dict _SHAPES = {}
+if Message._fields[-2:] != ("where", "stmt") or Exchange._fields[-2:] != ("where", "stmt"):
+    raise ImportError("fastcore: a message record no longer ends with its where and stmt")
 
 
 cdef int _new_box_generation() except -1:
-    global _BOX_LIST
+    global _BOX_LIST, _SHAPES
     pevpm_ht_free(&_box_index)
     if pevpm_ht_init(&_box_index, 1024) < 0:
         raise MemoryError()
     _BOX_LIST = []
+    _SHAPES = {}
     return 0
 
 
@@ -832,6 +845,8 @@ _new_box_generation()
 
 cdef InsBox box_for(py):
     """The shared box of a collective's instruction ``py`` (in the current generation)."""
+    if type(py) is Exchange or type(py) is Message:
+        py = _SHAPES.setdefault((type(py),) + (<tuple> py)[:-2], py)
     cdef uint64_t key = <uint64_t> <size_t> <void *> py
     cdef pevpm_hent_t *entry = pevpm_ht_get(&_box_index, key)
     if entry == NULL:
@@ -1011,6 +1026,14 @@ DEF WAITED = 16        # its own rank waits on it
 DEF ZERO_COMM = 32     # a send completed before it was delivered: no communication time
 DEF HAS_STATUS = 64    # a receive with a status (Core.status_of)
 DEF EAGER = 128        # a send done when posted, before its delivery needs its origin
+
+
+cdef struct Queues:
+    # A rank's matching counts side by side (one line holds four ranks'):
+    # a message's post and delivery read its destination's in one miss.
+    int dhead, dtail    # every send queued to the rank, in post order (dnext)
+    int nposted         # receives in its buckets
+    int nwild           # those with ANY_SOURCE or ANY_TAG
 
 
 cdef struct Decision:
@@ -1378,13 +1401,10 @@ cdef class Core:
     cdef int nheap, capheap
     # matching: no Python objects per message
     cdef pevpm_htab_t send_queues   # destination * P + source -> first, last queued send
-    cdef int *dhead             # per destination: the first and last queued send
-    cdef int *dtail
+    cdef Queues *queues         # per rank: its sends queued to it, its posted receives
     cdef pevpm_htab_t buckets   # bucket_key(rank, context, source, tag) -> first, last recv
     cdef pevpm_htab_t tag_ids   # beyond PACKED_RANKS ranks: a tag -> its number in the keys
     cdef bint wide              # numprocs > PACKED_RANKS
-    cdef int *nposted           # per rank: receives in its buckets
-    cdef int *nwild             # per rank: those with ANY_SOURCE or ANY_TAG
     cdef int *candidates        # an ANY_SOURCE receive's candidate sends
     cdef int ncand, capcand
     cdef int *seen              # per source: the stamp of the last ANY_SOURCE search
@@ -1456,7 +1476,8 @@ cdef class Core:
         self.buckets.e = NULL
         self.tag_ids.e = NULL
         self.pair_counts.e = NULL
-        self.dhead = self.dtail = self.nposted = self.nwild = self.seen = NULL
+        self.queues = NULL
+        self.seen = NULL
         self.candidates = self.runnable = NULL
         self.node_of = NULL
         self.capacity = NULL
@@ -1485,10 +1506,7 @@ cdef class Core:
         pevpm_ht_free(&self.buckets)
         pevpm_ht_free(&self.tag_ids)
         pevpm_ht_free(&self.pair_counts)
-        free(self.dhead)
-        free(self.dtail)
-        free(self.nposted)
-        free(self.nwild)
+        free(self.queues)
         free(self.seen)
         free(self.candidates)
         free(self.runnable)
@@ -1568,8 +1586,12 @@ cdef class Core:
                 or pevpm_ht_init(&self.pair_counts, 64) < 0
                 or pevpm_ht_init(&self.tag_ids, 64) < 0):
             raise MemoryError()
-        self.dhead, self.dtail = _ints(self.numprocs, -1), _ints(self.numprocs, -1)
-        self.nposted, self.nwild = _ints(self.numprocs, 0), _ints(self.numprocs, 0)
+        self.queues = <Queues *> malloc(max(self.numprocs, 1) * sizeof(Queues))
+        if self.queues == NULL:
+            raise MemoryError()
+        for r in range(self.numprocs):
+            self.queues[r].dhead = self.queues[r].dtail = -1
+            self.queues[r].nposted = self.queues[r].nwild = 0
         self.seen = _ints(self.numprocs, 0)
         self.stamp = 0
         self.ncand = self.capcand = 0
@@ -1696,7 +1718,7 @@ cdef class Core:
         for rank in self.ranks:
             if not rank.done:
                 raise Unsupported("a run that deadlocks (the pure-Python engine reports where)")
-            if rank.nlive or self.dhead[rank.id] >= 0 or self.nposted[rank.id]:
+            if rank.nlive or self.queues[rank.id].dhead >= 0 or self.queues[rank.id].nposted:
                 raise Unsupported("a run that ends with requests outstanding "
                                   "(the pure-Python engine lists them)")
         return self.result()
@@ -1815,7 +1837,7 @@ cdef class Core:
         receive matches: the destination's sends in post order, first per source."""
         cdef Req *r = &self.reqs[ri]
         cdef Req *q
-        cdef int s = self.dhead[r.rank]
+        cdef int s = self.queues[r.rank].dhead
         cdef int k
         if self.stamp == 0x7FFFFFFF:        # start the stamps again
             for k in range(self.numprocs):
@@ -2069,7 +2091,7 @@ cdef class Core:
     cdef bint communicate(self, Rank rank, Code code, int pc) except -1:
         cdef Ins *ins = code.ins[pc]
         cdef int op = ins.op, s, r, k, i
-        cdef long size
+        cdef long size, recv_size, dst, src, tag, recv_tag
         if op == SEND:
             size = self.size_of(code, pc, M_SIZE, rank)
             s = self.post_send(rank, ins.opid, size, self.peer_of(code, pc, M_PEER, rank, False),
@@ -2090,13 +2112,16 @@ cdef class Core:
                 self.wait_on(rank, r)
                 return self.wait(rank)
             self.keep_request(rank, code.code[pc].request if ins.named else None, r)
-        elif op == SENDRECV:
-            s = self.post_send(rank, ins.opid, self.size_of(code, pc, X_SIZE, rank),
-                               self.peer_of(code, pc, X_DST, rank, False),
-                               self.tag_of(code, pc, X_SEND_TAG, rank, False), False)
-            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, X_RECV_SIZE, rank),
-                               self.peer_of(code, pc, X_SRC, rank, True),
-                               self.tag_of(code, pc, X_RECV_TAG, rank, True), None)
+        elif op == SENDRECV:            # operands in the reference's order (a draw may be one)
+            size = self.size_of(code, pc, X_SIZE, rank)
+            dst = self.peer_of(code, pc, X_DST, rank, False)
+            tag = self.tag_of(code, pc, X_SEND_TAG, rank, False)
+            recv_size = self.size_of(code, pc, X_RECV_SIZE, rank)
+            src = self.peer_of(code, pc, X_SRC, rank, True)
+            recv_tag = self.tag_of(code, pc, X_RECV_TAG, rank, True)
+            self.prefetch_exchange(rank, dst, tag, src, recv_tag)
+            s = self.post_send(rank, ins.opid, size, dst, tag, False)
+            r = self.post_recv(rank, ins.opid, recv_size, src, recv_tag, None)
             rank.nwait = 0
             self.wait_on(rank, s)
             self.wait_on(rank, r)
@@ -2131,6 +2156,25 @@ cdef class Core:
         else:
             raise Unsupported("MPI_Test")
         return False
+
+    cdef void prefetch_exchange(self, Rank rank, long dst, long tag, long src,
+                                long recv_tag) noexcept:
+        """Start loading what an exchange's send and receive will look up (the
+        destination's queues and bucket, the rank's own bucket and its source's
+        queue): at a thousand ranks each is a miss, and they overlap this way."""
+        cdef uint64_t P = self.numprocs
+        if self.wide:                   # keys that need a look-up of their own
+            return
+        if 0 <= dst < P:
+            __builtin_prefetch(&self.queues[dst])
+            pevpm_ht_prefetch(&self.send_queues, <uint64_t> dst * P + rank.id)
+            if INT_MIN <= tag <= INT_MAX:
+                pevpm_ht_prefetch(&self.buckets, self.bucket_key(dst, rank.context, rank.id,
+                                                                  tag, False))
+        if 0 <= src < P and INT_MIN <= recv_tag <= INT_MAX:
+            pevpm_ht_prefetch(&self.send_queues, <uint64_t> rank.id * P + src)
+            pevpm_ht_prefetch(&self.buckets, self.bucket_key(rank.id, rank.context, src,
+                                                              recv_tag, False))
 
     cdef inline int wait_on(self, Rank rank, int i) except -1:
         """Add record ``i`` to the rank's next wait (and hold it)."""
@@ -2259,14 +2303,14 @@ cdef class Core:
             q = &self.reqs[s]
         q.refs += 1
         self.append(&self.send_queues, <uint64_t> dst * self.numprocs + rank.id, s)
-        if self.dhead[dst] < 0:
-            self.dhead[dst] = s
+        if self.queues[dst].dhead < 0:
+            self.queues[dst].dhead = s
         else:
-            self.reqs[self.dtail[dst]].dnext = s
-            q.dprev = self.dtail[dst]
-        self.dtail[dst] = s
-        if self.nposted[dst]:
-            for k in range(4 if self.nwild[dst] else 1):
+            self.reqs[self.queues[dst].dtail].dnext = s
+            q.dprev = self.queues[dst].dtail
+        self.queues[dst].dtail = s
+        if self.queues[dst].nposted:
+            for k in range(4 if self.queues[dst].nwild else 1):
                 entry = pevpm_ht_find(&self.buckets, self.bucket_key(
                     dst, context, rank.id if k < 2 else ANY_SOURCE,
                     tag if k % 2 == 0 else ANY_TAG, False))
@@ -2334,9 +2378,9 @@ cdef class Core:
             raise Unsupported(f"more than {MAX_TAG_IDS:,} distinct tags beyond "
                               f"{PACKED_RANKS:,} ranks")
         self.append(&self.buckets, key, r)
-        self.nposted[rank.id] += 1
+        self.queues[rank.id].nposted += 1
         if src == ANY_SOURCE or tag == ANY_TAG:
-            self.nwild[rank.id] += 1
+            self.queues[rank.id].nwild += 1
         if self.has_candidate(r):
             self.queue_decision(r)
         return r
@@ -2349,7 +2393,7 @@ cdef class Core:
         if r.peer != ANY_SOURCE:
             entry = pevpm_ht_find(&self.send_queues, <uint64_t> r.rank * self.numprocs + r.peer)
             return entry != NULL and self.first_match(entry.v1, ri) >= 0
-        s = self.dhead[r.rank]
+        s = self.queues[r.rank].dhead
         while s >= 0:
             q = &self.reqs[s]
             if q.context == r.context and (r.tag == ANY_TAG or r.tag == q.tag):
@@ -2864,18 +2908,18 @@ cdef class Core:
         if q.dprev >= 0:
             self.reqs[q.dprev].dnext = q.dnext
         else:
-            self.dhead[q.peer] = q.dnext
+            self.queues[q.peer].dhead = q.dnext
         if q.dnext >= 0:
             self.reqs[q.dnext].dprev = q.dprev
         else:
-            self.dtail[q.peer] = q.dprev
+            self.queues[q.peer].dtail = q.dprev
         q = &self.reqs[r]
         entry = pevpm_ht_find(&self.buckets, self.bucket_key(q.rank, q.context, q.peer, q.tag,
                                                              False))
         self.take_out(&self.buckets, entry, q)
-        self.nposted[q.rank] -= 1
+        self.queues[q.rank].nposted -= 1
         if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
-            self.nwild[q.rank] -= 1
+            self.queues[q.rank].nwild -= 1
 
     cdef inline void take_out(self, pevpm_htab_t *table, pevpm_hent_t *entry, Req *q) noexcept:
         """Unlink ``q`` from the queue whose ends ``entry`` holds.  An emptied
