@@ -41,7 +41,7 @@ from libc.limits cimport INT_MAX, INT_MIN, LLONG_MIN
 from libc.math cimport INFINITY, fmod, isfinite, pow
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
-from libc.string cimport memmove
+from libc.string cimport memcpy, memmove
 
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
@@ -272,6 +272,7 @@ cdef enum:
     MAX_RANKS = 1482909         # beyond PACKED_RANKS they fit in 42 bits (2P(P + 1) < 2**42)
     MAX_TAG_IDS = 4194302       # and a tag's number in the other 22 (2**22 - 2: below NO_KEY)
     IDLE_PER_RANK = 16          # emptied queues stay in a table up to this many per rank
+    INLINE_WAITS = 4            # a wait's records held in its rank's object
     BOX_LIMIT = 262144          # collective instruction boxes per generation
 
 cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFD   # PEVPM_TOMB - 1: above every packed key
@@ -1328,8 +1329,9 @@ cdef class Rank:
     cdef int nout, capout
     cdef int outbase            # where the running collective's records start
     cdef int nlive, ntomb       # live entries and holes in out
-    cdef int *waits             # the records of the current wait
-    cdef int nwait, capwait
+    cdef int *waits             # the records of the current wait: in ``few`` up to
+    cdef int nwait, capwait     #   INLINE_WAITS (no miss of its own when the rank wakes)
+    cdef int few[INLINE_WAITS]
     cdef int pending
     cdef int blocked
     cdef int done
@@ -1340,17 +1342,36 @@ cdef class Rank:
 
     def __cinit__(self):
         self.out = NULL
-        self.waits = NULL
+        self.waits = self.few
         self.loop = NULL
         self.nloops = self.caploops = self.loopbase = 0
         self.nout = self.capout = self.outbase = self.nlive = self.ntomb = 0
-        self.nwait = self.capwait = 0
+        self.nwait, self.capwait = 0, INLINE_WAITS
         self.timed_calls = 0
 
     def __dealloc__(self):
         free(self.out)
-        free(self.waits)
+        if self.waits != self.few:
+            free(self.waits)
         free(self.loop)
+
+    cdef int add_wait(self, int i) except -1:
+        """Append record ``i`` to the current wait (moved out of ``few`` when full)."""
+        cdef int *grown
+        if self.nwait == self.capwait:
+            if self.waits == self.few:
+                grown = <int *> malloc(2 * self.capwait * sizeof(int))
+                if grown != NULL:
+                    memcpy(grown, self.few, self.nwait * sizeof(int))
+            else:
+                grown = <int *> realloc(self.waits, 2 * self.capwait * sizeof(int))
+            if grown == NULL:
+                raise MemoryError()
+            self.waits = grown
+            self.capwait *= 2
+        self.waits[self.nwait] = i
+        self.nwait += 1
+        return 0
 
     cdef int open_loop(self, long long count, index, where) except -1:
         """Enter a loop of ``count`` iterations (index variable ``index``, or None)."""
@@ -2178,8 +2199,7 @@ cdef class Core:
 
     cdef inline int wait_on(self, Rank rank, int i) except -1:
         """Add record ``i`` to the rank's next wait (and hold it)."""
-        if pevpm_push(&rank.waits, &rank.nwait, &rank.capwait, i) < 0:
-            raise MemoryError()
+        rank.add_wait(i)
         self.reqs[i].refs += 1
         return 0
 
