@@ -13,7 +13,9 @@ from pevpm.machine.comm_models import Constant, Hockney
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.model.builder import ModelBuilder
+from pevpm.errors import EventLimitError
 from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.kernel import program as vm
 
 pytestmark = pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core not built")
 
@@ -105,3 +107,22 @@ def test_collective_call_sites_give_the_references_records(hardware):
     assert len(calls) == 4 * 6 and sorted({o for _, _, o in calls}) == list(range(6))
     for mine, theirs in zip(core.collectives, reference.collectives):
         assert mine.completion.tolist() == theirs.completion.tolist()
+
+
+@pytest.mark.parametrize("limit", [65534, 65535, 65536, 65537, 131073])
+def test_the_event_limit_past_a_signal_check_stops_where_the_reference_does(limit):
+    """The core checks its limits only at the events due (the next signal
+    check or the one past the limit): around a check the limit still falls
+    on the reference's event, with its words."""
+    b = ModelBuilder()
+    with b.loop(50_000, index="i"):
+        b.serial(1e-6)
+        b.serial(2e-6)
+    model, machine = b.build(), Machine(Constant(1e-5))
+    limits = engine.Limits(max_events=limit)
+    with pytest.raises(EventLimitError) as reference:
+        engine.simulate(model, 1, machine, limits=limits)
+    with pytest.raises(EventLimitError) as core:
+        fastengine._run_core(vm.compile_model(model), model, 1, machine, None,
+                             np.random.default_rng(0), None, limits, False)
+    assert core.value.message == reference.value.message

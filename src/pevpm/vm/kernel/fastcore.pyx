@@ -1434,6 +1434,7 @@ cdef class Core:
     cdef int nrun, caprun, runhead
     cdef long seq
     cdef long events
+    cdef long next_check        # when count_event next looks at limits and signals
     cdef long max_events
     cdef double max_time
     cdef double max_wall, deadline      # deadline < 0: no wall-clock limit
@@ -1623,6 +1624,7 @@ cdef class Core:
         self.nrun, self.runhead = self.numprocs, 0
         self.seq = 0
         self.events = 0
+        self.next_check = self.events_to_check()
         self.messages = 0
         self.records = [] if records else None
         self.status_of = {}
@@ -1796,8 +1798,16 @@ cdef class Core:
         return False
 
     cdef inline int count_event(self) except -1:
-        """Count an event; EVENT_LIMIT or WALL_LIMIT when that limit has passed, else 0."""
+        """Count an event; EVENT_LIMIT or WALL_LIMIT when that limit has passed, else 0
+        (one comparison until the next event that has something to check)."""
         self.events += 1
+        if self.events < self.next_check:
+            return 0
+        return self.check_limits()
+
+    cdef int check_limits(self) except -1:
+        """count_event at ``next_check``: the event limit, and every
+        SIGNAL_CHECK_MASK + 1 events the signals and the wall-clock limit."""
         if self.max_events >= 0 and self.events > self.max_events:
             return EVENT_LIMIT
         if (self.events & SIGNAL_CHECK_MASK) == 0:
@@ -1806,7 +1816,16 @@ cdef class Core:
             PyErr_CheckSignals()        # Ctrl-C (KeyboardInterrupt) reaches a long run
             if self.deadline >= 0 and time.monotonic() > self.deadline:
                 return WALL_LIMIT
+        self.next_check = self.events_to_check()
         return 0
+
+    cdef inline long events_to_check(self) noexcept:
+        """The next event count with a check due: the next multiple of
+        SIGNAL_CHECK_MASK + 1, or the one past the event limit if sooner."""
+        cdef long due = (self.events | SIGNAL_CHECK_MASK) + 1
+        if 0 <= self.max_events < due - 1:
+            return self.max_events + 1
+        return due
 
     cdef limit_error(self, int which, Rank rank, ins):
         """The reference engine's error for the event (``which`` = EVENT_LIMIT) or
