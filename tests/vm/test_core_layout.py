@@ -1,17 +1,21 @@
 """The compiled core's compact records (issue 25, fourth round): a Serial's
 ``on`` compared as numbers, operands past 32 bits left to their closures, the
-loop stack in C, and the cycle collector restored after a run."""
+loop stack in C, and the cycle collector restored after a run; ninth round:
+a rank's collective call sites kept by pc, message steps shared across places."""
 
 import gc
 
 import numpy as np
 import pytest
 
+from pevpm.machine.collectives import CollectiveConfig
 from pevpm.machine.comm_models import Constant, Hockney
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.model.builder import ModelBuilder
+from pevpm.errors import EventLimitError
 from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.kernel import program as vm
 
 pytestmark = pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core not built")
 
@@ -72,3 +76,56 @@ def test_a_run_leaves_the_cycle_collector_as_it_found_it(enabled):
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def collective_sites_model():
+    """Two Allreduce places (one whose size follows the iteration), a Bcast
+    whose root follows it and a Barrier, under gamma-timed work."""
+    b = ModelBuilder(parameters={"t": 1e-3, "sd": 2e-4})
+    with b.loop(6, index="i"):
+        b.serial("gamma(parameter t, parameter sd)")
+        b.collective("MPI_Allreduce", "8 * (1 + i % 2)")
+        b.collective("MPI_Bcast", 64, root="i % 3")
+        b.serial("gamma(parameter t, parameter sd)")
+        b.collective("MPI_Allreduce", 8)
+        b.collective("MPI_Barrier", 0)
+    return b.build()
+
+
+@pytest.mark.parametrize("hardware", [False, True])
+def test_collective_call_sites_give_the_references_records(hardware):
+    """A rank's collective places (the calls' counters per place, a size or
+    root that changes at one place, the message steps that two places share
+    in the core, a hardware Barrier timed whole) end as the reference's:
+    each call's per-rank completions, to the bit."""
+    machine = Machine(Hockney(2e-5, 1e9), collectives=CollectiveConfig(hardware=hardware))
+    core, reference = both(collective_sites_model(), 8, machine)
+    assert core.makespan == reference.makespan
+    assert [r.finish for r in core.ranks] == [r.finish for r in reference.ranks]
+    calls = [(c.op, c.where, c.occurrence) for c in core.collectives]
+    assert calls == [(c.op, c.where, c.occurrence) for c in reference.collectives]
+    assert len(calls) == 4 * 6 and sorted({o for _, _, o in calls}) == list(range(6))
+    for mine, theirs in zip(core.collectives, reference.collectives):
+        assert mine.completion.tolist() == theirs.completion.tolist()
+
+
+@pytest.mark.parametrize("limit", [65534, 65535, 65536, 65537, 131073])
+def test_the_event_limit_past_a_signal_check_stops_where_the_reference_does(limit):
+    """The core checks its limits only at the events due (the next signal
+    check or the one past the limit): around a check the limit still falls
+    on the reference's event, with its words."""
+    b = ModelBuilder()
+    with b.loop(50_000, index="i"):
+        b.serial(1e-6)
+        b.serial(2e-6)
+    model, machine = b.build(), Machine(Constant(1e-5))
+    limits = engine.Limits(max_events=limit)
+
+    def stopped(run):
+        with pytest.raises(EventLimitError) as stop:
+            run()
+        return stop.value.message
+
+    assert stopped(lambda: fastengine._run_core(
+        vm.compile_model(model), model, 1, machine, None, np.random.default_rng(0), None,
+        limits, False)) == stopped(lambda: engine.simulate(model, 1, machine, limits=limits))

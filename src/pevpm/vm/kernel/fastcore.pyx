@@ -41,7 +41,7 @@ from libc.limits cimport INT_MAX, INT_MIN, LLONG_MIN
 from libc.math cimport INFINITY, fmod, isfinite, pow
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
-from libc.string cimport memmove
+from libc.string cimport memcpy, memmove
 
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
@@ -215,6 +215,11 @@ cdef extern from *:
         } while (t->e[i].key == PEVPM_TOMB);
     }
 
+    /* Start loading the slot where a look-up of ``key`` begins. */
+    static inline void pevpm_ht_prefetch(pevpm_htab_t *t, uint64_t key) {
+        __builtin_prefetch(&t->e[pevpm_home(key, t->mask)]);
+    }
+
     /* A growable array of ints; 0, or -1 when out of memory. */
     static inline int pevpm_push(int **v, int *n, int *cap, int x) {
         if (*n == *cap) {
@@ -243,6 +248,7 @@ cdef extern from *:
     pevpm_hent_t *pevpm_ht_add(pevpm_htab_t *t, uint64_t key)
     pevpm_hent_t *pevpm_ht_get(pevpm_htab_t *t, uint64_t key)
     void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h)
+    void pevpm_ht_prefetch(pevpm_htab_t *t, uint64_t key)
     int pevpm_push(int **v, int *n, int *cap, int x)
 
 
@@ -266,6 +272,7 @@ cdef enum:
     MAX_RANKS = 1482909         # beyond PACKED_RANKS they fit in 42 bits (2P(P + 1) < 2**42)
     MAX_TAG_IDS = 4194302       # and a tag's number in the other 22 (2**22 - 2: below NO_KEY)
     IDLE_PER_RANK = 16          # emptied queues stay in a table up to this many per rank
+    INLINE_WAITS = 4            # a wait's records held in its rank's object
     BOX_LIMIT = 262144          # collective instruction boxes per generation
 
 cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFD   # PEVPM_TOMB - 1: above every packed key
@@ -816,14 +823,21 @@ cdef class Code:
 # BOX_LIMIT boxes a new generation starts; codes keep their generation's list.
 cdef pevpm_htab_t _box_index      # zeroed: no table until the first generation
 cdef list _BOX_LIST = []
+# A message step's fields but its place and statement (the last two, which
+# the C instruction does not hold) -> the first such tuple, whose box every
+# such step shares: a rank's three Allreduce places run one set of boxes.
+cdef dict _SHAPES = {}
+if Message._fields[-2:] != ("where", "stmt") or Exchange._fields[-2:] != ("where", "stmt"):
+    raise ImportError("fastcore: a message record no longer ends with its where and stmt")
 
 
 cdef int _new_box_generation() except -1:
-    global _BOX_LIST
+    global _BOX_LIST, _SHAPES
     pevpm_ht_free(&_box_index)
     if pevpm_ht_init(&_box_index, 1024) < 0:
         raise MemoryError()
     _BOX_LIST = []
+    _SHAPES = {}
     return 0
 
 
@@ -832,6 +846,8 @@ _new_box_generation()
 
 cdef InsBox box_for(py):
     """The shared box of a collective's instruction ``py`` (in the current generation)."""
+    if type(py) is Exchange or type(py) is Message:
+        py = _SHAPES.setdefault((type(py),) + (<tuple> py)[:-2], py)
     cdef uint64_t key = <uint64_t> <size_t> <void *> py
     cdef pevpm_hent_t *entry = pevpm_ht_get(&_box_index, key)
     if entry == NULL:
@@ -1012,6 +1028,14 @@ DEF ZERO_COMM = 32     # a send completed before it was delivered: no communicat
 DEF HAS_STATUS = 64    # a receive with a status (Core.status_of)
 DEF EAGER = 128        # a send done when posted, before its delivery needs its origin
 DEF ROUTES_ONE_AT_A_TIME = 16   # and a 16th of the nodes: then that node's routes to all, at once
+
+
+cdef struct Queues:
+    # A rank's matching counts side by side (one line holds four ranks'):
+    # a message's post and delivery read its destination's in one miss.
+    int dhead, dtail    # every send queued to the rank, in post order (dnext)
+    int nposted         # receives in its buckets
+    int nwild           # those with ANY_SOURCE or ANY_TAG
 
 
 cdef struct Decision:
@@ -1265,6 +1289,25 @@ cdef class CallTimes:
         self.at = <double *> <size_t> times.ctypes.data
 
 
+cdef class Counter:
+    """A rank's calls so far at one collective's place (shared by its call
+    sites with that place: the reference engine counts occurrences per place)."""
+    cdef long n
+
+
+cdef class Site:
+    """A rank's collective call at one pc of its code, as its last call there
+    was: size and root, the expansion (None: timed whole), op and place, the
+    rank's counter of calls at that place and the run's CallTimes of the calls
+    there by occurrence; nothing is hashed on the call's way in."""
+    cdef long size, root
+    cdef Code expansion
+    cdef str op
+    cdef object where
+    cdef Counter calls
+    cdef list times
+
+
 cdef class Rank:
     cdef public int id
     cdef double clock
@@ -1287,30 +1330,49 @@ cdef class Rank:
     cdef int nout, capout
     cdef int outbase            # where the running collective's records start
     cdef int nlive, ntomb       # live entries and holes in out
-    cdef int *waits             # the records of the current wait
-    cdef int nwait, capwait
+    cdef int *waits             # the records of the current wait: in ``few`` up to
+    cdef int nwait, capwait     #   INLINE_WAITS (no miss of its own when the rank wakes)
+    cdef int few[INLINE_WAITS]
     cdef int pending
     cdef int blocked
     cdef int done
     cdef int context
-    cdef dict collective_calls
-    cdef dict expanded          # pc of a collective call -> (size, root, its code or None:
-                                #   timed, its op, its place): the record is not read again
+    cdef dict collective_calls  # a collective's place -> the rank's Counter of calls there
+    cdef list sites             # per pc of its code: its collective Site, or None
     cdef int timed_calls        # hardware or measured collectives joined
 
     def __cinit__(self):
         self.out = NULL
-        self.waits = NULL
+        self.waits = self.few
         self.loop = NULL
         self.nloops = self.caploops = self.loopbase = 0
         self.nout = self.capout = self.outbase = self.nlive = self.ntomb = 0
-        self.nwait = self.capwait = 0
+        self.nwait, self.capwait = 0, INLINE_WAITS
         self.timed_calls = 0
 
     def __dealloc__(self):
         free(self.out)
-        free(self.waits)
+        if self.waits != self.few:
+            free(self.waits)
         free(self.loop)
+
+    cdef int add_wait(self, int i) except -1:
+        """Append record ``i`` to the current wait (moved out of ``few`` when full)."""
+        cdef int *grown
+        if self.nwait == self.capwait:
+            if self.waits == self.few:
+                grown = <int *> malloc(2 * self.capwait * sizeof(int))
+                if grown != NULL:
+                    memcpy(grown, self.few, self.nwait * sizeof(int))
+            else:
+                grown = <int *> realloc(self.waits, 2 * self.capwait * sizeof(int))
+            if grown == NULL:
+                raise MemoryError()
+            self.waits = grown
+            self.capwait *= 2
+        self.waits[self.nwait] = i
+        self.nwait += 1
+        return 0
 
     cdef int open_loop(self, long long count, index, where) except -1:
         """Enter a loop of ``count`` iterations (index variable ``index``, or None)."""
@@ -1361,13 +1423,10 @@ cdef class Core:
     cdef int nheap, capheap
     # matching: no Python objects per message
     cdef pevpm_htab_t send_queues   # destination * P + source -> first, last queued send
-    cdef int *dhead             # per destination: the first and last queued send
-    cdef int *dtail
+    cdef Queues *queues         # per rank: its sends queued to it, its posted receives
     cdef pevpm_htab_t buckets   # bucket_key(rank, context, source, tag) -> first, last recv
     cdef pevpm_htab_t tag_ids   # beyond PACKED_RANKS ranks: a tag -> its number in the keys
     cdef bint wide              # numprocs > PACKED_RANKS
-    cdef int *nposted           # per rank: receives in its buckets
-    cdef int *nwild             # per rank: those with ANY_SOURCE or ANY_TAG
     cdef int *candidates        # an ANY_SOURCE receive's candidate sends
     cdef int ncand, capcand
     cdef int *seen              # per source: the stamp of the last ANY_SOURCE search
@@ -1376,6 +1435,7 @@ cdef class Core:
     cdef int nrun, caprun, runhead
     cdef long seq
     cdef long events
+    cdef long next_check        # when count_event next looks at limits and signals
     cdef long max_events
     cdef double max_time
     cdef double max_wall, deadline      # deadline < 0: no wall-clock limit
@@ -1443,7 +1503,8 @@ cdef class Core:
         self.buckets.e = NULL
         self.tag_ids.e = NULL
         self.pair_counts.e = NULL
-        self.dhead = self.dtail = self.nposted = self.nwild = self.seen = NULL
+        self.queues = NULL
+        self.seen = NULL
         self.candidates = self.runnable = NULL
         self.node_of = NULL
         self.capacity = NULL
@@ -1473,10 +1534,7 @@ cdef class Core:
         pevpm_ht_free(&self.buckets)
         pevpm_ht_free(&self.tag_ids)
         pevpm_ht_free(&self.pair_counts)
-        free(self.dhead)
-        free(self.dtail)
-        free(self.nposted)
-        free(self.nwild)
+        free(self.queues)
         free(self.seen)
         free(self.candidates)
         free(self.runnable)
@@ -1541,7 +1599,7 @@ cdef class Core:
             rank.done = 0
             rank.context = USER
             rank.collective_calls = {}
-            rank.expanded = {}
+            rank.sites = [None] * rank.code.n
             self.ranks.append(rank)
         self.capreqs = 1024
         self.reqs = <Req *> malloc(self.capreqs * sizeof(Req))
@@ -1557,8 +1615,12 @@ cdef class Core:
                 or pevpm_ht_init(&self.pair_counts, 64) < 0
                 or pevpm_ht_init(&self.tag_ids, 64) < 0):
             raise MemoryError()
-        self.dhead, self.dtail = _ints(self.numprocs, -1), _ints(self.numprocs, -1)
-        self.nposted, self.nwild = _ints(self.numprocs, 0), _ints(self.numprocs, 0)
+        self.queues = <Queues *> malloc(max(self.numprocs, 1) * sizeof(Queues))
+        if self.queues == NULL:
+            raise MemoryError()
+        for r in range(self.numprocs):
+            self.queues[r].dhead = self.queues[r].dtail = -1
+            self.queues[r].nposted = self.queues[r].nwild = 0
         self.seen = _ints(self.numprocs, 0)
         self.stamp = 0
         self.ncand = self.capcand = 0
@@ -1569,6 +1631,7 @@ cdef class Core:
         self.nrun, self.runhead = self.numprocs, 0
         self.seq = 0
         self.events = 0
+        self.next_check = self.events_to_check()
         self.messages = 0
         self.records = [] if records else None
         self.status_of = {}
@@ -1688,7 +1751,7 @@ cdef class Core:
         for rank in self.ranks:
             if not rank.done:
                 raise Unsupported("a run that deadlocks (the pure-Python engine reports where)")
-            if rank.nlive or self.dhead[rank.id] >= 0 or self.nposted[rank.id]:
+            if rank.nlive or self.queues[rank.id].dhead >= 0 or self.queues[rank.id].nposted:
                 raise Unsupported("a run that ends with requests outstanding "
                                   "(the pure-Python engine lists them)")
         return self.result()
@@ -1747,8 +1810,16 @@ cdef class Core:
         return False
 
     cdef inline int count_event(self) except -1:
-        """Count an event; EVENT_LIMIT or WALL_LIMIT when that limit has passed, else 0."""
+        """Count an event; EVENT_LIMIT or WALL_LIMIT when that limit has passed, else 0
+        (one comparison until the next event that has something to check)."""
         self.events += 1
+        if self.events < self.next_check:
+            return 0
+        return self.check_limits()
+
+    cdef int check_limits(self) except -1:
+        """count_event at ``next_check``: the event limit, and every
+        SIGNAL_CHECK_MASK + 1 events the signals and the wall-clock limit."""
         if self.max_events >= 0 and self.events > self.max_events:
             return EVENT_LIMIT
         if (self.events & SIGNAL_CHECK_MASK) == 0:
@@ -1757,7 +1828,16 @@ cdef class Core:
             PyErr_CheckSignals()        # Ctrl-C (KeyboardInterrupt) reaches a long run
             if self.deadline >= 0 and time.monotonic() > self.deadline:
                 return WALL_LIMIT
+        self.next_check = self.events_to_check()
         return 0
+
+    cdef inline long events_to_check(self) noexcept:
+        """The next event count with a check due: the next multiple of
+        SIGNAL_CHECK_MASK + 1, or the one past the event limit if sooner."""
+        cdef long due = (self.events | SIGNAL_CHECK_MASK) + 1
+        if 0 <= self.max_events < due - 1:
+            return self.max_events + 1
+        return due
 
     cdef limit_error(self, int which, Rank rank, ins):
         """The reference engine's error for the event (``which`` = EVENT_LIMIT) or
@@ -1809,7 +1889,7 @@ cdef class Core:
         receive matches: the destination's sends in post order, first per source."""
         cdef Req *r = &self.reqs[ri]
         cdef Req *q
-        cdef int s = self.dhead[r.rank]
+        cdef int s = self.queues[r.rank].dhead
         cdef int k
         if self.stamp == 0x7FFFFFFF:        # start the stamps again
             for k in range(self.numprocs):
@@ -2063,7 +2143,7 @@ cdef class Core:
     cdef bint communicate(self, Rank rank, Code code, int pc) except -1:
         cdef Ins *ins = code.ins[pc]
         cdef int op = ins.op, s, r, k, i
-        cdef long size
+        cdef long size, recv_size, dst, src, tag, recv_tag
         if op == SEND:
             size = self.size_of(code, pc, M_SIZE, rank)
             s = self.post_send(rank, ins.opid, size, self.peer_of(code, pc, M_PEER, rank, False),
@@ -2084,13 +2164,16 @@ cdef class Core:
                 self.wait_on(rank, r)
                 return self.wait(rank)
             self.keep_request(rank, code.code[pc].request if ins.named else None, r)
-        elif op == SENDRECV:
-            s = self.post_send(rank, ins.opid, self.size_of(code, pc, X_SIZE, rank),
-                               self.peer_of(code, pc, X_DST, rank, False),
-                               self.tag_of(code, pc, X_SEND_TAG, rank, False), False)
-            r = self.post_recv(rank, ins.opid, self.size_of(code, pc, X_RECV_SIZE, rank),
-                               self.peer_of(code, pc, X_SRC, rank, True),
-                               self.tag_of(code, pc, X_RECV_TAG, rank, True), None)
+        elif op == SENDRECV:            # operands in the reference's order (a draw may be one)
+            size = self.size_of(code, pc, X_SIZE, rank)
+            dst = self.peer_of(code, pc, X_DST, rank, False)
+            tag = self.tag_of(code, pc, X_SEND_TAG, rank, False)
+            recv_size = self.size_of(code, pc, X_RECV_SIZE, rank)
+            src = self.peer_of(code, pc, X_SRC, rank, True)
+            recv_tag = self.tag_of(code, pc, X_RECV_TAG, rank, True)
+            self.prefetch_exchange(rank, dst, tag, src, recv_tag)
+            s = self.post_send(rank, ins.opid, size, dst, tag, False)
+            r = self.post_recv(rank, ins.opid, recv_size, src, recv_tag, None)
             rank.nwait = 0
             self.wait_on(rank, s)
             self.wait_on(rank, r)
@@ -2126,10 +2209,28 @@ cdef class Core:
             raise Unsupported("MPI_Test")
         return False
 
+    cdef void prefetch_exchange(self, Rank rank, long dst, long tag, long src,
+                                long recv_tag) noexcept:
+        """Start loading what an exchange's send and receive will look up (the
+        destination's queues and bucket, the rank's own bucket and its source's
+        queue): at a thousand ranks each is a miss, and they overlap this way."""
+        cdef uint64_t P = self.numprocs
+        if self.wide:                   # keys that need a look-up of their own
+            return
+        if 0 <= dst < P:
+            __builtin_prefetch(&self.queues[dst])
+            pevpm_ht_prefetch(&self.send_queues, <uint64_t> dst * P + rank.id)
+            if INT_MIN <= tag <= INT_MAX:
+                pevpm_ht_prefetch(&self.buckets, self.bucket_key(dst, rank.context, rank.id,
+                                                                  tag, False))
+        if 0 <= src < P and INT_MIN <= recv_tag <= INT_MAX:
+            pevpm_ht_prefetch(&self.send_queues, <uint64_t> rank.id * P + src)
+            pevpm_ht_prefetch(&self.buckets, self.bucket_key(rank.id, rank.context, src,
+                                                              recv_tag, False))
+
     cdef inline int wait_on(self, Rank rank, int i) except -1:
         """Add record ``i`` to the rank's next wait (and hold it)."""
-        if pevpm_push(&rank.waits, &rank.nwait, &rank.capwait, i) < 0:
-            raise MemoryError()
+        rank.add_wait(i)
         self.reqs[i].refs += 1
         return 0
 
@@ -2253,14 +2354,14 @@ cdef class Core:
             q = &self.reqs[s]
         q.refs += 1
         self.append(&self.send_queues, <uint64_t> dst * self.numprocs + rank.id, s)
-        if self.dhead[dst] < 0:
-            self.dhead[dst] = s
+        if self.queues[dst].dhead < 0:
+            self.queues[dst].dhead = s
         else:
-            self.reqs[self.dtail[dst]].dnext = s
-            q.dprev = self.dtail[dst]
-        self.dtail[dst] = s
-        if self.nposted[dst]:
-            for k in range(4 if self.nwild[dst] else 1):
+            self.reqs[self.queues[dst].dtail].dnext = s
+            q.dprev = self.queues[dst].dtail
+        self.queues[dst].dtail = s
+        if self.queues[dst].nposted:
+            for k in range(4 if self.queues[dst].nwild else 1):
                 entry = pevpm_ht_find(&self.buckets, self.bucket_key(
                     dst, context, rank.id if k < 2 else ANY_SOURCE,
                     tag if k % 2 == 0 else ANY_TAG, False))
@@ -2328,9 +2429,9 @@ cdef class Core:
             raise Unsupported(f"more than {MAX_TAG_IDS:,} distinct tags beyond "
                               f"{PACKED_RANKS:,} ranks")
         self.append(&self.buckets, key, r)
-        self.nposted[rank.id] += 1
+        self.queues[rank.id].nposted += 1
         if src == ANY_SOURCE or tag == ANY_TAG:
-            self.nwild[rank.id] += 1
+            self.queues[rank.id].nwild += 1
         if self.has_candidate(r):
             self.queue_decision(r)
         return r
@@ -2343,7 +2444,7 @@ cdef class Core:
         if r.peer != ANY_SOURCE:
             entry = pevpm_ht_find(&self.send_queues, <uint64_t> r.rank * self.numprocs + r.peer)
             return entry != NULL and self.first_match(entry.v1, ri) >= 0
-        s = self.dhead[r.rank]
+        s = self.queues[r.rank].dhead
         while s >= 0:
             q = &self.reqs[s]
             if q.context == r.context and (r.tag == ANY_TAG or r.tag == q.tag):
@@ -2965,18 +3066,18 @@ cdef class Core:
         if q.dprev >= 0:
             self.reqs[q.dprev].dnext = q.dnext
         else:
-            self.dhead[q.peer] = q.dnext
+            self.queues[q.peer].dhead = q.dnext
         if q.dnext >= 0:
             self.reqs[q.dnext].dprev = q.dprev
         else:
-            self.dtail[q.peer] = q.dprev
+            self.queues[q.peer].dtail = q.dprev
         q = &self.reqs[r]
         entry = pevpm_ht_find(&self.buckets, self.bucket_key(q.rank, q.context, q.peer, q.tag,
                                                              False))
         self.take_out(&self.buckets, entry, q)
-        self.nposted[q.rank] -= 1
+        self.queues[q.rank].nposted -= 1
         if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
-            self.nwild[q.rank] -= 1
+            self.queues[q.rank].nwild -= 1
 
     cdef inline void take_out(self, pevpm_htab_t *table, pevpm_hent_t *entry, Req *q) noexcept:
         """Unlink ``q`` from the queue whose ends ``entry`` holds.  An emptied
@@ -3073,7 +3174,9 @@ cdef class Core:
     cdef bint begin_collective(self, Rank rank, Code code, int pc) except -1:
         cdef Ins *ins = code.ins[pc]
         cdef Frame frame
-        cdef long size, root = 0
+        cdef Site site
+        cdef long size, root = 0, occurrence
+        cdef list times
         if ins.konst & (1 << C_SIZE):
             size = ins.u.iv[C_SIZE]
         else:
@@ -3091,44 +3194,57 @@ cdef class Core:
                 root = value
             if not 0 <= root < self.numprocs:
                 raise Unsupported("a collective root that is not a rank")
-        known = rank.expanded.get(pc)   # this call's code, from the rank's last call here
-        if known is not None and (<tuple> known)[0] == size and (<tuple> known)[1] == root:
-            expansion, op, where = (<tuple> known)[2], (<tuple> known)[3], (<tuple> known)[4]
-        else:                           # once per call site and rank: hashing the config costs
-            op, where = code.code[pc].call, code.code[pc].where
-            timed = self.timed.get((op, size))
-            if timed is None:
-                timed = self.timed[(op, size)] = collectives.is_timed(
-                    op, size, self.numprocs, self.machine.collectives)
-            expansion = None if timed else code_for(engine._expansion(
-                op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
-            rank.expanded[pc] = (size, root, expansion, op, where)
-        if expansion is None:
-            return self.join_timed_collective(rank, op, size, root, where)
-        occurrence = rank.collective_calls.get(where, 0)
-        rank.collective_calls[where] = occurrence + 1
+        site = <Site> rank.sites[pc]    # the rank's collectives run from its own code
+        if site is None or site.size != size or site.root != root:
+            site = self.new_site(rank, code, pc, size, root)
+        occurrence = site.calls.n
+        site.calls.n += 1
+        if site.expansion is None:
+            return self.join_timed_collective(rank, site, occurrence)
         if rank.spare is not None:
             frame, rank.spare = rank.spare, None
         else:
             frame = Frame.__new__(Frame)
         frame.code, frame.pc, frame.loopbase = rank.code, rank.pc, rank.loopbase
         frame.requests, frame.outbase = rank.requests, rank.outbase
-        frame.completion = self.call_times(op, where, occurrence)
+        times = site.times
+        if occurrence < len(times) and times[occurrence] is not None:
+            frame.completion = (<CallTimes> times[occurrence]).at
+        else:
+            frame.completion = self.call_times(site.op, site.where, occurrence)
         rank.frames.append(frame)
-        rank.code, rank.pc, rank.loopbase, rank.context = (expansion, 0, rank.nloops,
+        rank.code, rank.pc, rank.loopbase, rank.context = (site.expansion, 0, rank.nloops,
                                                            COLLECTIVE_CONTEXT)
         rank.requests, rank.outbase = _NO_NAMES, rank.nout
         return False
 
-    cdef bint join_timed_collective(self, Rank rank, str op, long size, long root,
-                                    where) except -1:
+    cdef Site new_site(self, Rank rank, Code code, int pc, long size, long root):
+        """The rank's Site for its collective call at ``pc`` with this size and
+        root (made once per call site and rank: hashing the config costs)."""
+        cdef Site site = Site.__new__(Site)
+        op, where = code.code[pc].call, code.code[pc].where
+        timed = self.timed.get((op, size))
+        if timed is None:
+            timed = self.timed[(op, size)] = collectives.is_timed(
+                op, size, self.numprocs, self.machine.collectives)
+        site.expansion = None if timed else code_for(engine._expansion(
+            op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
+        site.size, site.root, site.op, site.where = size, root, op, where
+        calls = rank.collective_calls.get(where)
+        if calls is None:
+            calls = rank.collective_calls[where] = Counter.__new__(Counter)
+        site.calls = calls
+        site.times = self.calls_at.setdefault(where, [])
+        rank.sites[pc] = site
+        return site
+
+    cdef bint join_timed_collective(self, Rank rank, Site site, long occurrence) except -1:
         """A hardware or measured collective (engine.py's join_timed_collective):
         block until every rank has made its k-th such call, then finish each at
         the time the collectives package gives for their entry times (drawn from
         the run's generator); True when ``rank`` blocked."""
         cdef Rank r
-        occurrence = rank.collective_calls.get(where, 0)
-        rank.collective_calls[where] = occurrence + 1
+        op, size, root, where = site.op, site.size, site.root, site.where
         rank.timed_calls += 1
         arrived = self.timed_arrivals.setdefault(rank.timed_calls, [])
         arrived.append(rank)
