@@ -1,0 +1,156 @@
+"""Straight-line programs given as instruction arrays, run on the compiled core.
+
+A replayed trace is one straight line of instructions per rank, every
+operand a number (:mod:`pevpm.trace.replay.fast`).  Such a program needs no
+model, no inlining and no compilation: :func:`rank_code` makes each rank's
+instruction records (:mod:`pevpm.vm.kernel.instructions`) straight from its
+:data:`INSTRUCTION` array, requests named by integers, and
+:class:`ArrayProgram` hands them to :func:`pevpm.vm.kernel.fastengine.simulate`
+in place of a compiled model's folded codes, so the run, its result and its
+notes (a run the core leaves for the reference engine says why) are the
+same as for a model.  There is no limit on the program's length.
+
+An instruction array's fields: ``op`` (the opcode, :mod:`pevpm.vm.kernel.program`),
+``name`` (the MPI call's place in the names list), ``flag`` (a blocking
+send or receive; a Serial that sleeps), ``size``, ``peer`` (a send's
+destination, a receive's source, a collective's root), ``tag``,
+``recv_size``, ``src`` and ``recv_tag`` (an Exchange's receive), ``request``
+(-1: none; a Wait's requests are ``requests[first:first + count]``),
+``seconds`` (a Serial's), ``call`` (the traced call's index on its rank, for
+the instruction's place; -1: none).
+
+>>> from pevpm.machine.comm_models import Constant
+>>> from pevpm.machine.machine import Machine
+>>> code = np.zeros(2, dtype=INSTRUCTION)
+>>> code["op"] = vm.SERIAL, vm.SEND
+>>> code["seconds"][0], code["size"][1], code["peer"][1], code["flag"][1] = 0.5, 8, 1, 1
+>>> code["request"] = -1
+>>> code["name"][1] = 0
+>>> other = code.copy()
+>>> other["op"][1], other["peer"][1] = vm.RECV, 0
+>>> program = ArrayProgram([code, other], np.zeros(0, np.int64), ["MPI_Send"], "demo")
+>>> [type(ins).__name__ for ins in program.specialize({"procnum": 0})]
+['Serial', 'Message']
+>>> run = simulate(program, Machine(Constant(0.25)))
+>>> run.makespan, run.engine_note
+(0.75, None)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pevpm.model import ast
+from pevpm.model.builder import ModelBuilder
+from pevpm.model.expr import Expr
+from pevpm.vm.kernel import program as vm
+from pevpm.vm.kernel.instructions import Collective, Exchange, Message, Serial, Wait
+
+INSTRUCTION = np.dtype([("op", "i1"), ("name", "<i4"), ("flag", "i1"), ("size", "<i8"),
+                        ("peer", "<i8"), ("tag", "<i8"), ("recv_size", "<i8"),
+                        ("src", "<i8"), ("recv_tag", "<i8"), ("request", "<i8"),
+                        ("first", "<i8"), ("count", "<i8"), ("seconds", "<f8"),
+                        ("call", "<i8")])
+
+
+class Seconds(float):
+    """A Serial's time, a number known now: ``f(env)`` gives it, ``f.value`` too (the
+    compiled core reads it without calling), one small object per Serial."""
+
+    __slots__ = ()
+
+    def __call__(self, env) -> float:
+        return float(self)
+
+    @property
+    def value(self) -> float:
+        return float(self)
+
+
+#: The statements the records name (their expressions only word errors): a value in
+#: an instruction array is a traced number.
+_SERIAL = {False: ast.Serial(Expr.of("traced_gap")),
+           True: ast.Serial(Expr.of("traced_gap"), sleep=True)}
+_MESSAGE = ast.Message("MPI_Send", Expr.of("traced_size"), Expr.of("traced_source"),
+                       Expr.of("traced_destination"), Expr.of("traced_tag"),
+                       root=Expr.of("traced_root"))
+
+
+def rank_code(code: np.ndarray, requests: np.ndarray, names: list[str],
+              place: str) -> tuple:
+    """The instruction records of one rank's :data:`INSTRUCTION` array; ``place``:
+    the prefix of their places (``"{place} call {k} ({name})"``)."""
+    const = vm.constant_fn
+    out = []
+    append = out.append
+    rows = zip(code["op"].tolist(), code["name"].tolist(), code["flag"].tolist(),
+               code["size"].tolist(), code["peer"].tolist(), code["tag"].tolist(),
+               code["request"].tolist(), code["seconds"].tolist(), code["call"].tolist())
+    extra = None
+    for k, (op, name, flag, size, peer, tag, request, seconds, call) in enumerate(rows):
+        if op == vm.SERIAL:
+            append(Serial(vm.SERIAL, Seconds(seconds), None, None, _SERIAL[flag == 1]))
+            continue
+        call_name = names[name]
+        where = f"{place} call {call} ({call_name})"
+        if op == vm.SEND or op == vm.RECV:
+            append(Message(op, call_name, flag == 1, const(size), const(peer), const(tag),
+                           None if request == -1 else request, where, _MESSAGE))
+        elif op == vm.WAIT:
+            first, count = int(code["first"][k]), int(code["count"][k])
+            append(Wait(vm.WAIT, call_name, tuple(requests[first:first + count].tolist()),
+                        where))
+        elif op == vm.SENDRECV:
+            if extra is None:
+                extra = (code["recv_size"].tolist(), code["src"].tolist(),
+                         code["recv_tag"].tolist())
+            append(Exchange(vm.SENDRECV, const(size), const(peer), const(extra[0][k]),
+                            const(extra[1][k]), const(tag), const(extra[2][k]), where,
+                            _MESSAGE))
+        elif op == vm.COLLECTIVE:
+            append(Collective(vm.COLLECTIVE, call_name, const(size), const(peer), where,
+                              _MESSAGE))
+        else:
+            raise ValueError(f"opcode {op} in an instruction array")
+    return tuple(out)
+
+
+class ArrayProgram:
+    """Each rank's straight-line code from its instruction array, standing in for a
+    compiled model's :class:`~pevpm.vm.kernel.program.Program`: a rank's
+    :meth:`specialize` is its code, made on first use."""
+
+    statuses = frozenset()
+    invariant = frozenset()
+    opcodes = frozenset((vm.SERIAL, vm.SEND, vm.RECV, vm.SENDRECV, vm.WAIT, vm.COLLECTIVE))
+
+    def __init__(self, codes: list[np.ndarray], requests: np.ndarray, names: list[str],
+                 source: str):
+        self.arrays, self.requests, self.names, self.source = codes, requests, names, source
+        self.codes: list[tuple | None] = [None] * len(codes)
+
+    def specialize(self, env) -> tuple:
+        rank = env["procnum"]
+        if self.codes[rank] is None:
+            self.codes[rank] = rank_code(self.arrays[rank], self.requests, self.names,
+                                         f"{self.source}: rank {rank}")
+        return self.codes[rank]
+
+    @property
+    def numprocs(self) -> int:
+        return len(self.arrays)
+
+
+def simulate(program: ArrayProgram, machine, *, rng: np.random.Generator | None = None,
+             records: bool = False, limits=None):
+    """One run of ``program`` at its rank count on ``machine``
+    (:func:`pevpm.vm.kernel.fastengine.simulate`'s result and notes)."""
+    from pevpm.vm.kernel import fastengine
+
+    return fastengine.simulate(_EMPTY_MODEL, program.numprocs, machine, rng=rng,
+                               program=program, records=records, limits=limits)
+
+
+#: The model a run of an :class:`ArrayProgram` names: no constants, parameters or
+#: processors of its own (the machine's processors, or the defaults').
+_EMPTY_MODEL = ModelBuilder(source="instruction arrays").build()
