@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 from _otf2.Config import conf
@@ -40,6 +39,7 @@ from pevpm.trace.events import (
     Send,
     SendDone,
 )
+from pevpm.trace.table import CallTable
 
 try:
     from pevpm.trace.otf2 import fastread
@@ -64,48 +64,6 @@ MAX_REGION_REF = 1 << 24
 #: OTF2's collective operation codes and their names (as ``Collective.op`` holds them).
 COLLECTIVE_NAMES = {int(getattr(CollectiveOp, name).value): name
                     for name in dir(CollectiveOp) if name.isupper()}
-
-
-@dataclass(frozen=True)
-class CallTable:
-    """Every rank's calls as arrays, in rank order and each rank's program order:
-    what :func:`read_columns` makes its calls from, and what a replay reads
-    without them (:mod:`pevpm.trace.replay.fast`).
-
-    Per call (``start``, ``end``, ``slept`` in seconds; ``cpu`` NaN where not
-    recorded; ``any_source`` -1 where not recorded): the calls of rank ``r`` are
-    ``rank_starts[r]:rank_starts[r + 1]``, its name ``names[region[k]]``, its
-    events ``event_starts[k]:event_starts[k + 1]``.  Per event: its kind (index
-    in :data:`pevpm.trace.otf2.fastread.KINDS`), communicator, world ``peer``,
-    ``tag``, ``size`` and ``request``; a collective's ``tag`` is its operation
-    (:data:`COLLECTIVE_NAMES`), ``size`` and ``request`` the bytes it sent and
-    received, ``root`` its root in the communicator (past its end: none), and
-    ``members[comm]`` the communicator's world ranks.
-    """
-
-    numprocs: int
-    names: list[str]
-    rank_starts: np.ndarray
-    region: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    cpu: np.ndarray
-    slept: np.ndarray
-    any_source: np.ndarray
-    event_starts: np.ndarray
-    kind: np.ndarray
-    comm: np.ndarray
-    peer: np.ndarray
-    tag: np.ndarray
-    size: np.ndarray
-    request: np.ndarray
-    root: np.ndarray
-    members: dict[int, tuple]
-    cores: int | None = None
-
-    @property
-    def calls(self) -> int:
-        return len(self.region)
 
 
 def read_table(reader, locations: list) -> CallTable | None:
@@ -220,7 +178,8 @@ class _Columns:
             kind=events["kind"].astype(np.int64), comm=events["comm"].astype(np.int64),
             peer=peers, tag=events["tag"].astype(np.int64),
             size=events["size"].astype(np.int64), request=events["request"].astype(np.int64),
-            root=events["peer"].astype(np.int64), members=members)
+            root=events["peer"].astype(np.int64), members=members,
+            operations=COLLECTIVE_NAMES)
 
     def calls(self) -> tuple[tuple[Call, ...], ...]:
         t = self.table()

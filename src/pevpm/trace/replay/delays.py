@@ -39,6 +39,7 @@ from collections.abc import Hashable, Iterable
 import numpy as np
 
 from pevpm.trace.events import Collective, Posted, Recv, Send, SendDone, Trace
+from pevpm.trace.table import COLLECTIVE, IRECV, ISEND, POSTED, RECV, SEND, SEND_DONE
 
 
 def ready_times(trace: Trace) -> list[dict[int, float]]:
@@ -184,10 +185,6 @@ def size_class(size: int) -> int:
 
 # ----------------------------------------------------------------- on arrays
 
-#: Event kinds of a :class:`~pevpm.trace.otf2.columns.CallTable`
-#: (:data:`pevpm.trace.otf2.fastread.KINDS`).
-SEND, ISEND, SEND_DONE, POSTED, RECV, IRECV, COLLECTIVE = range(7)
-
 
 def occurrences(*keys: np.ndarray) -> np.ndarray:
     """For each row, how many earlier rows have the same keys (rows in order).
@@ -206,6 +203,19 @@ def occurrences(*keys: np.ndarray) -> np.ndarray:
     out = np.empty(n, dtype=np.int64)
     out[order] = np.arange(n) - group_start
     return out
+
+
+def pair_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Numbers for the pairs ``(a[i], b[i])`` of numbers >= 0 (equal pairs, equal numbers;
+    in the pairs' order).
+
+    >>> pair_ids(np.array([2, 0, 2]), np.array([7, 7, 7])).tolist()
+    [1, 0, 1]
+    """
+    if not len(a):
+        return np.zeros(0, dtype=np.int64)
+    _, ids = np.unique(a * (int(b.max()) + 1) + b, return_inverse=True)
+    return ids.reshape(-1)
 
 
 def after_previous(kinds: np.ndarray, first: int, second: int, *keys: np.ndarray) -> np.ndarray:
@@ -239,7 +249,7 @@ def call_ranks(table) -> np.ndarray:
 
 
 def ready_array(table, links=None) -> np.ndarray:
-    """:func:`ready_times` of a :class:`~pevpm.trace.otf2.columns.CallTable`, in
+    """:func:`ready_times` of a :class:`~pevpm.trace.table.CallTable`, in
     numpy: per call, when the peers it waits for were there (NaN: it waited for
     nobody).  ``links``: :func:`request_links` of the table, if made already."""
     ready = np.full(table.calls, np.nan)
@@ -318,8 +328,6 @@ def alternating(kinds: np.ndarray, first: int, second: int, *keys: np.ndarray) -
 def _collective_array(table, call, rank, start, ready) -> None:
     """:func:`_collective_ready` on arrays: the k-th collective of each rank on
     one set of members is one instance, whose members' entries are its ready times."""
-    from pevpm.trace.otf2.columns import COLLECTIVE_NAMES
-
     rows = np.flatnonzero(table.kind == COLLECTIVE)
     groups: dict[tuple, int] = {}
     comm_group = {comm: groups.setdefault(members, len(groups))
@@ -331,14 +339,12 @@ def _collective_array(table, call, rank, start, ready) -> None:
     rows, group, size = rows[keep], group[keep], size[keep]
     if not len(rows):
         return
-    k = occurrences(group, rank[rows])
-    _, instance, counts = np.unique(np.stack([group, k]), axis=1, return_inverse=True,
-                                    return_counts=True)
-    instance = instance.reshape(-1)
+    instance = pair_ids(group, occurrences(group, rank[rows]))
+    counts = np.bincount(instance)
     complete = counts[instance] == size     # else some member's call is missing
     latest = np.full(len(counts), -np.inf)
     np.maximum.at(latest, instance[complete], start[rows][complete])
-    ops = np.array([COLLECTIVE_NAMES.get(t, "") for t in table.tag[rows].tolist()])
+    ops = np.array([table.operations.get(t, "") for t in table.tag[rows].tolist()])
     members = [table.members[c] for c in table.comm[rows].tolist()]
     root = np.array([m[r] if r < len(m) else -1 for m, r in zip(members, table.root[rows])],
                     dtype=np.int64)

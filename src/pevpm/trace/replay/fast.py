@@ -2,7 +2,7 @@
 
 :mod:`pevpm.trace.replay.replay` turns every call into objects (a ``Call``,
 model statements, a model, compiled instructions).  Here a trace read as a
-:class:`~pevpm.trace.otf2.columns.CallTable` becomes each rank's
+:class:`~pevpm.trace.table.CallTable` becomes each rank's
 :data:`~pevpm.vm.kernel.arrays.INSTRUCTION` array in numpy, with the same
 statements in the same order and the same numbers: the gap before each
 call that moves data (computation, then what the rank slept), the call,
@@ -34,22 +34,16 @@ from typing import NamedTuple
 import numpy as np
 
 from pevpm.trace.events import per_peer_size
-from pevpm.trace.otf2.columns import COLLECTIVE_NAMES, CallTable
 from pevpm.trace.replay.delays import (
-    COLLECTIVE,
-    IRECV,
-    ISEND,
-    POSTED,
-    RECV,
-    SEND,
-    SEND_DONE,
     alternating,
     call_ranks,
     event_calls,
     occurrences,
+    pair_ids,
     ready_array,
     request_links,
 )
+from pevpm.trace.table import COLLECTIVE, IRECV, ISEND, POSTED, RECV, SEND, SEND_DONE, CallTable
 from pevpm.vm.kernel import program as vm
 from pevpm.vm.kernel.arrays import INSTRUCTION
 
@@ -123,8 +117,8 @@ def unsupported(table: CallTable) -> str | None:
         if 1 < len(members) and members != tuple(range(table.numprocs)):
             return "a collective on a communicator of some ranks"
     for op in np.unique(table.tag[table.kind == COLLECTIVE]).tolist():
-        if COLLECTIVE_NAMES.get(op) not in COLLECTIVE_OPS:
-            return f"collective operation {COLLECTIVE_NAMES.get(op, op)}"
+        if table.operations.get(op) not in COLLECTIVE_OPS:
+            return f"collective operation {table.operations.get(op, op)}"
     rows = np.flatnonzero((table.kind == POSTED) | (table.kind == IRECV))
     if not alternating(table.kind[rows], POSTED, IRECV, c.rank[c.event_call[rows]],
                        table.request[rows]):
@@ -221,19 +215,21 @@ def _last_per_rank(rows: np.ndarray, rank: np.ndarray, numprocs: int) -> np.ndar
 
 
 def _set_ids(call: np.ndarray, value: np.ndarray, calls: int) -> np.ndarray:
-    """Per call, a number for the set of ``value`` its rows hold (equal sets, equal
-    numbers; no rows: -1)."""
+    """Per call, a number for the set of ``value`` (numbers >= 0) its rows hold
+    (equal sets, equal numbers; no rows: -1)."""
     out = np.full(calls, -1, dtype=np.int64)
     if not len(call):
         return out
-    pairs = np.unique(np.stack([call, value]), axis=1)
-    place = occurrences(pairs[0])
-    width = int(place.max()) + 1
-    holders = np.unique(pairs[0])
-    grid = np.full((calls, width), -1, dtype=np.int64)
-    grid[pairs[0], place] = pairs[1]
-    _, ids = np.unique(grid[holders], axis=0, return_inverse=True)
-    out[holders] = ids.reshape(-1)
+    pairs = np.unique(call * (int(value.max()) + 1) + value)
+    holder, member = np.divmod(pairs, int(value.max()) + 1)
+    place = occurrences(holder)
+    holders, at = np.unique(holder, return_inverse=True)
+    ids = np.zeros(len(holders), dtype=np.int64)
+    for k in range(int(place.max()) + 1):       # one column of the sorted sets at a time
+        column = np.full(len(holders), -1, dtype=np.int64)
+        column[at[place == k]] = member[place == k]
+        ids = pair_ids(ids, column + 1)
+    out[holders] = ids
     return out
 
 
@@ -248,12 +244,11 @@ def _kinds(c: _Calls, moving: np.ndarray) -> np.ndarray:
     dests = _set_ids(calls[send], t.peer[send], t.calls)
     moved = np.where(recv | send, t.size, 0) + np.where(t.kind == COLLECTIVE,
                                                           t.size + t.request, 0)
-    total = np.zeros(t.calls, dtype=np.int64)
-    np.add.at(total, calls, moved)
+    total = np.bincount(calls, weights=moved, minlength=t.calls)
     size_class = np.rint(2 * np.log2(total[moving] + 1.0)).astype(np.int64)
-    rows = np.stack([t.region[moving], sources[moving], dests[moving], size_class])
-    _, kind = np.unique(rows, axis=1, return_inverse=True)
-    return kind.reshape(-1)
+    kind = pair_ids(t.region[moving], size_class)
+    kind = pair_ids(kind, sources[moving] + 1)
+    return pair_ids(kind, dests[moving] + 1)
 
 
 def _emit(c, moving, computing, own_slept, delay, lead, tail_computing, tail_slept, speed,
@@ -428,7 +423,7 @@ def _collective_rows(c, calls, events, rows, mask, name_id) -> None:
     t = c.table
     if not len(calls):
         return
-    ops = [COLLECTIVE_NAMES[op] for op in t.tag[events].tolist()]
+    ops = [t.operations[op] for op in t.tag[events].tolist()]
     comms = t.comm[events].tolist()
     ranks = c.rank[calls].tolist()
     sizes, roots, op_ids = [], [], []

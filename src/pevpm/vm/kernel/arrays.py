@@ -38,6 +38,9 @@ the instruction's place; -1: none).
 
 from __future__ import annotations
 
+from collections import deque
+from itertools import repeat
+
 import numpy as np
 
 from pevpm.model import ast
@@ -79,40 +82,56 @@ _MESSAGE = ast.Message("MPI_Send", Expr.of("traced_size"), Expr.of("traced_sourc
 def rank_code(code: np.ndarray, requests: np.ndarray, names: list[str],
               place: str) -> tuple:
     """The instruction records of one rank's :data:`INSTRUCTION` array; ``place``:
-    the prefix of their places (``"{place} call {k} ({name})"``)."""
-    const = vm.constant_fn
-    out = []
-    append = out.append
-    rows = zip(code["op"].tolist(), code["name"].tolist(), code["flag"].tolist(),
-               code["size"].tolist(), code["peer"].tolist(), code["tag"].tolist(),
-               code["request"].tolist(), code["seconds"].tolist(), code["call"].tolist())
-    extra = None
-    for k, (op, name, flag, size, peer, tag, request, seconds, call) in enumerate(rows):
-        if op == vm.SERIAL:
-            append(Serial(vm.SERIAL, Seconds(seconds), None, None, _SERIAL[flag == 1]))
-            continue
-        call_name = names[name]
-        where = f"{place} call {call} ({call_name})"
-        if op == vm.SEND or op == vm.RECV:
-            append(Message(op, call_name, flag == 1, const(size), const(peer), const(tag),
-                           None if request == -1 else request, where, _MESSAGE))
-        elif op == vm.WAIT:
-            first, count = int(code["first"][k]), int(code["count"][k])
-            append(Wait(vm.WAIT, call_name, tuple(requests[first:first + count].tolist()),
-                        where))
-        elif op == vm.SENDRECV:
-            if extra is None:
-                extra = (code["recv_size"].tolist(), code["src"].tolist(),
-                         code["recv_tag"].tolist())
-            append(Exchange(vm.SENDRECV, const(size), const(peer), const(extra[0][k]),
-                            const(extra[1][k]), const(tag), const(extra[2][k]), where,
-                            _MESSAGE))
-        elif op == vm.COLLECTIVE:
-            append(Collective(vm.COLLECTIVE, call_name, const(size), const(peer), where,
-                              _MESSAGE))
-        else:
-            raise ValueError(f"opcode {op} in an instruction array")
+    the prefix of their places (``"{place} call {k} ({name})"``).  Each kind of
+    instruction is made in one pass of C-level ``map`` calls (no Python code per
+    instruction: a long trace has millions)."""
+    out: list = [None] * len(code)
+    put = out.__setitem__
+    op = code["op"]
+
+    def rows(*ops) -> tuple[list[int], np.ndarray]:
+        at = np.flatnonzero(np.isin(op, ops))
+        return at.tolist(), code[at]
+
+    def wheres(c: np.ndarray) -> list[str]:
+        return list(map(f"{place} call {{}} ({{}})".format, c["call"].tolist(),
+                        map(names.__getitem__, c["name"].tolist())))
+
+    def const(column) -> map:
+        values = column.tolist()
+        shared = {v: vm.constant_fn(v) for v in set(values)}   # a trace repeats a few
+        return map(shared.__getitem__, values)
+
+    at, c = rows(vm.SERIAL)
+    _fill(put, at, Serial, repeat(vm.SERIAL), map(Seconds, c["seconds"].tolist()),
+          repeat(None), repeat(None), map(_SERIAL.__getitem__, (c["flag"] == 1).tolist()))
+    at, c = rows(vm.SEND, vm.RECV)
+    request = c["request"].tolist()
+    _fill(put, at, Message, c["op"].tolist(), map(names.__getitem__, c["name"].tolist()),
+          (c["flag"] == 1).tolist(), const(c["size"]), const(c["peer"]), const(c["tag"]),
+          map({-1: None}.get, request, request), wheres(c), repeat(_MESSAGE))
+    at, c = rows(vm.WAIT)
+    listed = requests.tolist()
+    _fill(put, at, Wait, repeat(vm.WAIT), map(names.__getitem__, c["name"].tolist()),
+          map(tuple, map(listed.__getitem__, map(slice, c["first"].tolist(),
+                                                 (c["first"] + c["count"]).tolist()))),
+          wheres(c))
+    at, c = rows(vm.SENDRECV)
+    _fill(put, at, Exchange, repeat(vm.SENDRECV), const(c["size"]), const(c["peer"]),
+          const(c["recv_size"]), const(c["src"]), const(c["tag"]), const(c["recv_tag"]),
+          wheres(c), repeat(_MESSAGE))
+    at, c = rows(vm.COLLECTIVE)
+    _fill(put, at, Collective, repeat(vm.COLLECTIVE), map(names.__getitem__, c["name"].tolist()),
+          const(c["size"]), const(c["peer"]), wheres(c), repeat(_MESSAGE))
+    if None in out:
+        raise ValueError(f"an opcode other than {sorted(ArrayProgram.opcodes)} in an "
+                         "instruction array")
     return tuple(out)
+
+
+def _fill(put, at: list[int], record: type, *fields) -> None:
+    """``put(at[k], record(*fields[k]))`` for every k, in C."""
+    deque(map(put, at, map(tuple.__new__, repeat(record), zip(*fields))), maxlen=0)
 
 
 class ArrayProgram:
