@@ -47,9 +47,11 @@ from pevpm.trace.table import COLLECTIVE, IRECV, ISEND, POSTED, RECV, SEND, SEND
 from pevpm.vm.kernel import program as vm
 from pevpm.vm.kernel.arrays import INSTRUCTION
 
+#: Calls that poll: waiting spread over several calls.
 POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
          "MPI_Improbe", "MPI_Mprobe")
 BLOCKING_SENDS = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend")
+#: The virtual machine's collective for each OTF2 collective operation.
 COLLECTIVE_OPS = {
     "BARRIER": "MPI_Barrier", "CREATE_HANDLE": "MPI_Barrier", "BCAST": "MPI_Bcast",
     "REDUCE": "MPI_Reduce", "ALLREDUCE": "MPI_Allreduce", "SCAN": "MPI_Scan",
