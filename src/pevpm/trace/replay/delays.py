@@ -260,9 +260,9 @@ def ready_array(table, links=None) -> np.ndarray:
     # sends in each rank's order; the call completing each (-1: none)
     sends = np.flatnonzero((kind == SEND) | (kind == ISEND))
     done = np.where(kind[sends] == SEND, call[sends], -1)
-    completing = np.full(len(kind), -1, dtype=np.int64)
+    completing = np.full(len(kind), -1, dtype=np.int64)     # per Isend: its completion's call
     has_done = isend_done >= 0
-    completing[isend_done[has_done]] = call[np.flatnonzero(has_done)]
+    completing[has_done] = call[isend_done[has_done]]
     done = np.where(kind[sends] == ISEND, completing[sends], done)
     # receives in posting order: a blocking one where it is, an Irecv at its posting
     posting = np.sort(np.concatenate([np.flatnonzero(kind == RECV),

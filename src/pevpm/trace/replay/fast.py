@@ -262,9 +262,11 @@ def _emit(c, moving, computing, own_slept, delay, lead, tail_computing, tail_sle
     first = c.first[moving]
     exchange_split = np.zeros(len(moving), dtype=bool)
     ex = shape == EXCHANGE
-    ex_send = np.where(t.kind[first] == SEND, first, first + 1)
-    ex_recv = np.where(t.kind[first] == SEND, first + 1, first)
-    exchange_split[ex] = (t.tag[ex_send] != t.tag[ex_recv])[ex]
+    ex_send, ex_recv = first.copy(), first.copy()      # a Sendrecv's two records
+    sent_first = t.kind[first[ex]] == SEND
+    ex_send[ex] = np.where(sent_first, first[ex], first[ex] + 1)
+    ex_recv[ex] = np.where(sent_first, first[ex] + 1, first[ex])
+    exchange_split[ex] = t.tag[ex_send[ex]] != t.tag[ex_recv[ex]]
     slots = np.stack([computing > 0, own_slept > 0, np.ones(len(moving), bool),
                       exchange_split, exchange_split, delay > 0]).astype(np.int64)
     per_call = slots.sum(axis=0)
@@ -444,3 +446,54 @@ def _collective_rows(c, calls, events, rows, mask, name_id) -> None:
     rows["name"][mask] = op_ids
     rows["size"][mask] = sizes
     rows["peer"][mask] = roots
+
+
+def table_of(trace) -> CallTable:
+    """The :class:`~pevpm.trace.table.CallTable` of a :class:`~pevpm.trace.events.Trace`
+    (what the C reader gives for its archive), to replay a trace made in Python
+    in arrays.
+
+    >>> from pevpm.trace.events import Call, Recv, Send, Trace
+    >>> t = table_of(Trace(((Call("MPI_Init", 0, 1), Call("MPI_Send", 2, 3, (Send(1, 0, 8),))),
+    ...                     (Call("MPI_Init", 0, 1), Call("MPI_Recv", 2, 4, (Recv(0, 0, 8),))))))
+    >>> t.calls, t.kind.tolist(), t.peer.tolist(), t.event_starts.tolist()
+    (4, [0, 4], [1, 0], [0, 0, 1, 1, 2])
+    """
+    from pevpm.trace.events import Collective, Posted, Recv, Send, SendDone
+
+    kinds = {Send: SEND, Recv: RECV, Posted: POSTED, SendDone: SEND_DONE, Collective: COLLECTIVE}
+    names: dict[str, int] = {}
+    operations: dict[str, int] = {}
+    comms: dict[tuple, int] = {tuple(range(trace.numprocs)): 0}
+    calls, events = [], []
+    for calls_of_rank in trace.ranks:
+        for call in calls_of_rank:
+            calls.append((names.setdefault(call.name, len(names)), call.start, call.end,
+                          np.nan if call.cpu is None else call.cpu, call.slept,
+                          -1 if call.any_source is None else int(call.any_source),
+                          len(call.events)))
+            for e in call.events:
+                kind = kinds[type(e)]
+                if kind == COLLECTIVE:
+                    root = len(e.members) if e.root is None else e.members.index(e.root)
+                    events.append((kind, comms.setdefault(e.members, len(comms)), 0,
+                                   operations.setdefault(e.op, len(operations)), e.sent,
+                                   e.received, root))
+                elif kind in (SEND, RECV):
+                    kind = {SEND: ISEND, RECV: IRECV}[kind] if e.request is not None else kind
+                    events.append((kind, 0, e.dest if kind in (SEND, ISEND) else e.source,
+                                   e.tag, e.size, e.request or 0, 0))
+                else:
+                    events.append((kind, 0, 0, 0, 0, e.request, 0))
+    c = np.array(calls, dtype=float).reshape(-1, 7)
+    e = np.array(events, dtype=np.int64).reshape(-1, 7)
+    counts = np.array([len(r) for r in trace.ranks])
+    return CallTable(
+        numprocs=trace.numprocs, names=list(names),
+        rank_starts=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        region=c[:, 0].astype(np.int64), start=c[:, 1], end=c[:, 2], cpu=c[:, 3],
+        slept=c[:, 4], any_source=c[:, 5].astype(np.int8),
+        event_starts=np.concatenate([[0], np.cumsum(c[:, 6])]).astype(np.int64),
+        kind=e[:, 0], comm=e[:, 1], peer=e[:, 2], tag=e[:, 3], size=e[:, 4], request=e[:, 5],
+        root=e[:, 6], members={comm: members for members, comm in comms.items()},
+        operations={code: op for op, code in operations.items()}, cores=trace.cores)
