@@ -108,16 +108,17 @@ def replay_archive(path: Path, machine, args):
     from pevpm.vm.kernel.fastengine import no_cycle_collection
 
     with no_cycle_collection():
-        table = read_table(path)
-    why = "the compiled OTF2 reader does not read it" if table is None else fast.unsupported(table)
+        held = [read_table(path)]       # replay_table lets it go once converted
+    why = ("the compiled OTF2 reader does not read it" if held[0] is None
+           else fast.unsupported(held[0]))
     if why is None:
-        result = replay_table(table, machine, speed=args.speed, runs=args.runs, seed=args.seed,
-                              source=str(args.trace), delays=args.delays)
+        result = replay_table(held, machine, speed=args.speed, runs=args.runs,
+                              seed=args.seed, source=str(args.trace), delays=args.delays)
         if args.workers != 1 and result.prediction.runs > 1:
             result = replace(result, note="a replay in arrays runs its runs one after another "
                                           "in this process (--workers is not used)")
         return result, None
-    del table
+    del held
     with no_cycle_collection():     # a long trace is many small objects
         trace = read_archive(path)
     result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,

@@ -276,10 +276,12 @@ def _emit(c, moving, computing, own_slept, delay, lead, tail_computing, tail_sle
     tail_n = (tail_computing > 0).astype(np.int64) + (tail_slept > 0)
     sizes = lead_n + moving_per_rank + tail_n
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    code = np.zeros(int(offsets[-1]), dtype=INSTRUCTION)
-    code["request"] = -1
-    code["call"] = -1
-    code["op"] = vm.SERIAL
+    # one plain array per field while filling (a structured array's fields are strided)
+    code = {name: np.zeros(int(offsets[-1]), dtype=INSTRUCTION[name])
+            for name in INSTRUCTION.names}
+    code["request"][:] = -1
+    code["call"][:] = -1
+    code["op"][:] = vm.SERIAL
     name_ids: dict[str, int] = {}
 
     def name_id(name: str) -> int:
@@ -322,7 +324,10 @@ def _emit(c, moving, computing, own_slept, delay, lead, tail_computing, tail_sle
                 + np.where(tail_computing > 0, tail_computing, 0.0)
                 + np.where(tail_slept > 0, tail_slept, 0.0))
     delayed_sum = _rank_sums(np.where(delayed, delay, 0.0), mrank, t.numprocs)
-    return Converted([code[offsets[r]:offsets[r + 1]] for r in range(t.numprocs)], requests,
+    table = np.empty(int(offsets[-1]), dtype=INSTRUCTION)
+    for name, column in code.items():
+        table[name] = column
+    return Converted([table[offsets[r]:offsets[r + 1]] for r in range(t.numprocs)], requests,
                      list(name_ids), finish - begin, computed, delayed_sum,
                      float(finish.max() - begin.min()))
 
@@ -347,7 +352,7 @@ def _calls_rows(c, moving, shape, first, at, code, call_in_rank, ex_send, ex_rec
     Sendrecv whose tags differ); the Waits' requests."""
     t = c.table
     code["call"][at] = call_in_rank
-    rows = code[at]            # a copy: filled, then written back
+    rows = {name: column[at] for name, column in code.items()}    # filled, then written back
     names = c.names[moving]
 
     def put(mask, op, name, flag, size, peer, tag, request=None):
@@ -399,7 +404,8 @@ def _calls_rows(c, moving, shape, first, at, code, call_in_rank, ex_send, ex_rec
     rows["name"][waits] = np.where(count == 1, name_id("MPI_Wait"), name_id("MPI_Waitall"))
     rows["first"][waits] = start_of[moving[waits]]
     rows["count"][waits] = count
-    code[at] = rows
+    for name, column in rows.items():
+        code[name][at] = column
     # a Sendrecv of two tags: an Irecv, an Isend and their Waitall
     split = np.flatnonzero(exchange_split)
     if len(split):

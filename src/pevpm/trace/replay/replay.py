@@ -534,12 +534,16 @@ def replay_machine(machine, delays: bool = True):
     return replace(machine, comm=quiet)
 
 
-def replay_table(table: CallTable, machine, speed: float = 1.0, runs: int | None = None,
-                 seed: int = 0, source: str | None = None, delays: bool = True) -> Replay:
+def replay_table(table: CallTable | list[CallTable], machine, speed: float = 1.0,
+                 runs: int | None = None, seed: int = 0, source: str | None = None,
+                 delays: bool = True) -> Replay:
     """:func:`replay` of a trace read as a :class:`~pevpm.trace.table.CallTable`, in
     arrays (:mod:`pevpm.trace.replay.fast`: check :func:`~pevpm.trace.replay.fast.unsupported`
     first): the same prediction, with no limit on the trace's length.  The runs
-    run one after another in this process."""
+    run one after another in this process.  Given in a list of one, the table is
+    taken out and let go once converted (a long trace's table is large)."""
+    if isinstance(table, list):
+        table = table.pop()
     from pevpm.vm.strategies.prediction import PredictionAccumulator, RunSummary
     from pevpm.vm.strategies.montecarlo import run_generator
 
@@ -549,10 +553,12 @@ def replay_table(table: CallTable, machine, speed: float = 1.0, runs: int | None
     with no_cycle_collection():
         converted = fast.convert(table, speed, delays,
                                  table.cores is not None and table.numprocs > table.cores)
+        numprocs = table.numprocs
+        del table
         program = ArrayProgram(converted.codes, converted.requests, converted.names,
                                source or "trace")
         quiet = replay_machine(machine, delays)
-        accumulator = PredictionAccumulator(table.numprocs, seed)
+        accumulator = PredictionAccumulator(numprocs, seed)
         for i in range(runs):
             accumulator.add(RunSummary.of(simulate_arrays(program, quiet,
                                                           rng=run_generator(seed, i))))

@@ -153,11 +153,12 @@ class ArrayProgram:
         if self.codes[rank] is None:
             self.codes[rank] = rank_code(self.arrays[rank], self.requests, self.names,
                                          f"{self.source}: rank {rank}")
+            self.arrays[rank] = None        # its records hold it all now
         return self.codes[rank]
 
     @property
     def numprocs(self) -> int:
-        return len(self.arrays)
+        return len(self.codes)
 
 
 def simulate(program: ArrayProgram, machine, *, rng: np.random.Generator | None = None,
