@@ -116,7 +116,7 @@ def phases(directory: str, machine, runs: int, delays: bool, reference: bool) ->
     calls, numprocs = table.calls, table.numprocs
     del table
     program = ArrayProgram(converted.codes, converted.requests, converted.names, directory)
-    instructions = sum(len(code) for code in converted.codes)
+    instructions = sum(len(code["op"]) for code in converted.codes)
     del converted
     with timed(t["records"]):
         for rank in range(numprocs):

@@ -65,11 +65,11 @@ COLLECTIVE_OPS = {
 
 
 class Converted(NamedTuple):
-    """Every rank's instruction array, the Waits' requests, the call names they
-    use, and per rank what the trace says it did (seconds): from its start to
+    """Every rank's instructions (its :data:`~pevpm.vm.kernel.arrays.INSTRUCTION`
+    fields, each an array), the Waits' requests, the call names they use, and per rank what the trace says it did (seconds): from its start to
     its end, of that computing (the gaps) and delayed inside calls."""
 
-    codes: list[np.ndarray]
+    codes: list[dict[str, np.ndarray]]
     requests: np.ndarray
     names: list[str]
     elapsed: np.ndarray
@@ -324,10 +324,8 @@ def _emit(c, moving, computing, own_slept, delay, lead, tail_computing, tail_sle
                 + np.where(tail_computing > 0, tail_computing, 0.0)
                 + np.where(tail_slept > 0, tail_slept, 0.0))
     delayed_sum = _rank_sums(np.where(delayed, delay, 0.0), mrank, t.numprocs)
-    table = np.empty(int(offsets[-1]), dtype=INSTRUCTION)
-    for name, column in code.items():
-        table[name] = column
-    return Converted([table[offsets[r]:offsets[r + 1]] for r in range(t.numprocs)], requests,
+    return Converted([{name: column[offsets[r]:offsets[r + 1]] for name, column in code.items()}
+                      for r in range(t.numprocs)], requests,
                      list(name_ids), finish - begin, computed, delayed_sum,
                      float(finish.max() - begin.min()))
 

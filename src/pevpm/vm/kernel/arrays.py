@@ -79,19 +79,19 @@ _MESSAGE = ast.Message("MPI_Send", Expr.of("traced_size"), Expr.of("traced_sourc
                        root=Expr.of("traced_root"))
 
 
-def rank_code(code: np.ndarray, requests: np.ndarray, names: list[str],
-              place: str) -> tuple:
-    """The instruction records of one rank's :data:`INSTRUCTION` array; ``place``:
+def rank_code(code, requests: np.ndarray, names: list[str], place: str) -> tuple:
+    """The instruction records of one rank's :data:`INSTRUCTION` array (or a mapping of
+    its fields to arrays); ``place``:
     the prefix of their places (``"{place} call {k} ({name})"``).  Each kind of
     instruction is made in one pass of C-level ``map`` calls (no Python code per
     instruction: a long trace has millions)."""
-    out: list = [None] * len(code)
+    out: list = [None] * len(code["op"])
     put = out.__setitem__
     op = code["op"]
 
-    def rows(*ops) -> tuple[list[int], np.ndarray]:
+    def rows(*ops) -> tuple[list[int], dict[str, np.ndarray]]:
         at = np.flatnonzero(np.isin(op, ops))
-        return at.tolist(), code[at]
+        return at.tolist(), {name: code[name][at] for name in INSTRUCTION.names}
 
     def wheres(c: np.ndarray) -> list[str]:
         return list(map(f"{place} call {{}} ({{}})".format, c["call"].tolist(),
@@ -143,8 +143,7 @@ class ArrayProgram:
     invariant = frozenset()
     opcodes = frozenset((vm.SERIAL, vm.SEND, vm.RECV, vm.SENDRECV, vm.WAIT, vm.COLLECTIVE))
 
-    def __init__(self, codes: list[np.ndarray], requests: np.ndarray, names: list[str],
-                 source: str):
+    def __init__(self, codes: list, requests: np.ndarray, names: list[str], source: str):
         self.arrays, self.requests, self.names, self.source = codes, requests, names, source
         self.codes: list[tuple | None] = [None] * len(codes)
 
