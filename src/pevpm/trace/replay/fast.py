@@ -99,7 +99,14 @@ class _Calls:
         shape[(total > 0) & (counts[:, SEND_DONE] + counts[:, IRECV] == total)] = WAITS
         self.shape = shape
         self.first = table.event_starts[:-1]
-        self.names = np.array(table.names + [""], dtype=object)[table.region]
+
+    def named(self, *names: str) -> np.ndarray:
+        """Per call, whether it is one of ``names``."""
+        return np.isin(self.table.region, [k for k, n in enumerate(self.table.names)
+                                           if n in names])
+
+    def name(self, call: int) -> str:
+        return self.table.names[self.table.region[call]]
 
 
 def unsupported(table: CallTable) -> str | None:
@@ -108,12 +115,12 @@ def unsupported(table: CallTable) -> str | None:
     for rank in range(table.numprocs):
         if table.rank_starts[rank] == table.rank_starts[rank + 1]:
             return f"rank {rank} made no MPI calls"
-    polls = np.isin(c.names, POLLS)
+    polls = c.named(*POLLS)
     if polls.any():
-        return f"it polls ({c.names[np.flatnonzero(polls)[0]]})"
+        return f"it polls ({c.name(np.flatnonzero(polls)[0])})"
     odd = np.flatnonzero(c.shape < 0)
     if len(odd):
-        return f"a {c.names[odd[0]]} holds several kinds of MPI records"
+        return f"a {c.name(odd[0])} holds several kinds of MPI records"
     for comm in np.unique(table.comm[table.kind == COLLECTIVE]).tolist():
         members = table.members[comm]
         if 1 < len(members) and members != tuple(range(table.numprocs)):
@@ -142,8 +149,8 @@ def convert(table: CallTable, speed: float = 1.0, delays: bool = True,
     np.add.at(finished, c.event_call[live_done], 1)
     first = c.first
     # which calls are replayed: the first MPI_Finalize ends a rank's program
-    is_init = np.isin(c.names, ("MPI_Init", "MPI_Init_thread"))
-    is_final = c.names == "MPI_Finalize"
+    is_init = c.named("MPI_Init", "MPI_Init_thread")
+    is_final = c.named("MPI_Finalize")
     index = np.arange(t.calls)
     starts, stops = t.rank_starts[:-1], t.rank_starts[1:]
     final_at = _first_per_rank(np.flatnonzero(is_final), c.rank, t.numprocs)
@@ -350,43 +357,37 @@ def _calls_rows(c, moving, shape, first, at, code, call_in_rank, ex_send, ex_rec
     Sendrecv whose tags differ); the Waits' requests."""
     t = c.table
     code["call"][at] = call_in_rank
-    rows = {name: column[at] for name, column in code.items()}    # filled, then written back
-    names = c.names[moving]
 
-    def put(mask, op, name, flag, size, peer, tag, request=None):
-        rows["op"][mask] = op
-        rows["name"][mask] = name
-        rows["flag"][mask] = flag
-        rows["size"][mask] = size
-        rows["peer"][mask] = peer
-        rows["tag"][mask] = tag
-        if request is not None:
-            rows["request"][mask] = request
+    def put(mask, **fields) -> None:
+        where = at[mask]
+        for field, values in fields.items():
+            code[field][where] = values
 
     # blocking sends keep their call's name
     bsend = shape == BSEND
-    send_name = np.array([name_id(n if n in BLOCKING_SENDS else "MPI_Send") for n in names[bsend]])
     e = first[bsend]
-    put(bsend, vm.SEND, send_name, 1, t.size[e], t.peer[e], t.tag[e])
+    own_name = np.array([name_id(n if n in BLOCKING_SENDS else "MPI_Send") for n in t.names])
+    put(bsend, op=vm.SEND, name=own_name[t.region[moving[bsend]]], flag=1, size=t.size[e],
+        peer=t.peer[e], tag=t.tag[e])
     brecv = shape == BRECV
     e = first[brecv]
-    put(brecv, vm.RECV, name_id("MPI_Recv"), 1, t.size[e], t.peer[e], t.tag[e])
+    put(brecv, op=vm.RECV, name=name_id("MPI_Recv"), flag=1, size=t.size[e], peer=t.peer[e],
+        tag=t.tag[e])
     nbsend = shape == NBSEND
-    issend = nbsend & (names == "MPI_Issend")
+    issend = c.named("MPI_Issend")[moving[nbsend]]
     e = first[nbsend]
-    put(nbsend, vm.SEND, name_id("MPI_Isend"), 0, t.size[e], t.peer[e], t.tag[e], t.request[e])
-    rows["name"][issend] = name_id("MPI_Issend")
+    put(nbsend, op=vm.SEND, name=np.where(issend, name_id("MPI_Issend"), name_id("MPI_Isend")),
+        size=t.size[e], peer=t.peer[e], tag=t.tag[e], request=t.request[e])
     nbrecv = shape == NBRECV
     e = posted_of[first[nbrecv]]
-    put(nbrecv, vm.RECV, name_id("MPI_Irecv"), 0, t.size[e], t.peer[e], t.tag[e],
-        t.request[first[nbrecv]])
+    put(nbrecv, op=vm.RECV, name=name_id("MPI_Irecv"), size=t.size[e], peer=t.peer[e],
+        tag=t.tag[e], request=t.request[first[nbrecv]])
     coll = shape == COLL
-    _collective_rows(c, moving[coll], first[coll], rows, coll, name_id)
+    put(coll, **_collective_fields(c, moving[coll], first[coll], name_id))
     same = (shape == EXCHANGE) & ~exchange_split
     s, r = ex_send[same], ex_recv[same]
-    put(same, vm.SENDRECV, name_id("MPI_Sendrecv"), 0, t.size[s], t.peer[s], t.tag[s])
-    rows["recv_size"][same], rows["src"][same], rows["recv_tag"][same] = (t.size[r], t.peer[r],
-                                                                         t.tag[r])
+    put(same, op=vm.SENDRECV, name=name_id("MPI_Sendrecv"), size=t.size[s], peer=t.peer[s],
+        tag=t.tag[s], recv_size=t.size[r], src=t.peer[r], recv_tag=t.tag[r])
     # a Wait's requests: its Isends' completions first, then its receives'
     waits = shape == WAITS
     done_rows = np.flatnonzero(live_done)
@@ -394,16 +395,11 @@ def _calls_rows(c, moving, shape, first, at, code, call_in_rank, ex_send, ex_rec
     order = np.lexsort((done_rows, ~is_send_done, c.event_call[done_rows]))
     done_rows = done_rows[order]
     requests = t.request[done_rows]
-    per_call = np.zeros(t.calls, dtype=np.int64)
-    np.add.at(per_call, c.event_call[done_rows], 1)
+    per_call = np.bincount(c.event_call[done_rows], minlength=t.calls)
     start_of = np.concatenate([[0], np.cumsum(per_call)])
     count = per_call[moving[waits]]
-    rows["op"][waits] = vm.WAIT
-    rows["name"][waits] = np.where(count == 1, name_id("MPI_Wait"), name_id("MPI_Waitall"))
-    rows["first"][waits] = start_of[moving[waits]]
-    rows["count"][waits] = count
-    for name, column in rows.items():
-        code[name][at] = column
+    put(waits, op=vm.WAIT, name=np.where(count == 1, name_id("MPI_Wait"), name_id("MPI_Waitall")),
+        first=start_of[moving[waits]], count=count)
     # a Sendrecv of two tags: an Irecv, an Isend and their Waitall
     split = np.flatnonzero(exchange_split)
     if len(split):
@@ -426,18 +422,14 @@ def _calls_rows(c, moving, shape, first, at, code, call_in_rank, ex_send, ex_rec
     return requests
 
 
-def _collective_rows(c, calls, events, rows, mask, name_id) -> None:
+def _collective_fields(c, calls, events, name_id) -> dict:
     """The collectives' operation, bytes per peer and root."""
     t = c.table
-    if not len(calls):
-        return
     ops = [t.operations[op] for op in t.tag[events].tolist()]
-    comms = t.comm[events].tolist()
-    ranks = c.rank[calls].tolist()
     sizes, roots, op_ids = [], [], []
-    for op, comm, rank, sent, received, root in zip(ops, comms, ranks, t.size[events].tolist(),
-                                                      t.request[events].tolist(),
-                                                      t.root[events].tolist()):
+    for op, comm, rank, sent, received, root in zip(
+            ops, t.comm[events].tolist(), c.rank[calls].tolist(), t.size[events].tolist(),
+            t.request[events].tolist(), t.root[events].tolist()):
         members = t.members[comm]
         world_root = members[root] if root < len(members) else None
         size = per_peer_size(op, sent, received, len(members), world_root == rank)
@@ -446,10 +438,8 @@ def _collective_rows(c, calls, events, rows, mask, name_id) -> None:
         sizes.append(size)
         roots.append(0 if world_root is None else world_root)
         op_ids.append(name_id(COLLECTIVE_OPS[op]))
-    rows["op"][mask] = vm.COLLECTIVE
-    rows["name"][mask] = op_ids
-    rows["size"][mask] = sizes
-    rows["peer"][mask] = roots
+    return {"op": vm.COLLECTIVE, "name": np.array(op_ids, dtype=np.int64),
+            "size": np.array(sizes, dtype=np.int64), "peer": np.array(roots, dtype=np.int64)}
 
 
 def table_of(trace) -> CallTable:

@@ -65,9 +65,7 @@ class Seconds(float):
     def __call__(self, env) -> float:
         return float(self)
 
-    @property
-    def value(self) -> float:
-        return float(self)
+    value = property(float.__float__)       # in C: the core reads it for every Serial
 
 
 #: The statements the records name (their expressions only word errors): a value in
