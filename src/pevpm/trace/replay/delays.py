@@ -212,10 +212,23 @@ def pair_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     >>> pair_ids(np.array([2, 0, 2]), np.array([7, 7, 7])).tolist()
     [1, 0, 1]
     """
-    if not len(a):
-        return np.zeros(0, dtype=np.int64)
-    _, ids = np.unique(a * (int(b.max()) + 1) + b, return_inverse=True)
-    return ids.reshape(-1)
+    return dense_ids(a * (int(b.max()) + 1) + b if len(a) else a)
+
+
+def dense_ids(keys: np.ndarray) -> np.ndarray:
+    """Per key, its place among the distinct keys in ascending order (``np.unique``'s
+    inverse, by one sort: numpy's hashing unique is slower on millions of keys).
+
+    >>> dense_ids(np.array([30, 10, 30, 20])).tolist()
+    [2, 0, 2, 1]
+    """
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    new = np.ones(len(keys), dtype=np.int64)
+    new[1:] = ordered[1:] != ordered[:-1]
+    out = np.empty(len(keys), dtype=np.int64)
+    out[order] = np.cumsum(new) - 1
+    return out
 
 
 def after_previous(kinds: np.ndarray, first: int, second: int, *keys: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ import numpy as np
 from pevpm.trace.events import per_peer_size
 from pevpm.trace.replay.delays import (
     alternating,
+    dense_ids,
     call_ranks,
     event_calls,
     occurrences,
@@ -229,10 +230,12 @@ def _set_ids(call: np.ndarray, value: np.ndarray, calls: int) -> np.ndarray:
     out = np.full(calls, -1, dtype=np.int64)
     if not len(call):
         return out
-    pairs = np.unique(call * (int(value.max()) + 1) + value)
+    pairs = np.sort(call * (int(value.max()) + 1) + value)
+    pairs = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]    # each pair once
     holder, member = np.divmod(pairs, int(value.max()) + 1)
     place = occurrences(holder)
-    holders, at = np.unique(holder, return_inverse=True)
+    at = dense_ids(holder)
+    holders = holder[place == 0]
     ids = np.zeros(len(holders), dtype=np.int64)
     for k in range(int(place.max()) + 1):       # one column of the sorted sets at a time
         column = np.full(len(holders), -1, dtype=np.int64)
