@@ -13,6 +13,7 @@ arrays do not take is named, and ``pevpm replay`` says so in a ``note:``.
 
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -119,6 +120,26 @@ def test_late_starts_sleeps_and_one_rank_collectives_replay_alike():
     trace = Trace(trace.ranks[:1] + (trace.ranks[1][:3] + trace.ranks[1][4:],))
     for delays in (True, False):
         assert_same_replay(trace, fast.table_of(trace), MACHINES["hockney"], delays=delays)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_sleeps_in_the_gaps_replay_alike(seed, monkeypatch):
+    """Every call records a sleep before it, and runs of a dozen calls that move
+    nothing sum theirs: the same seconds to the last bit."""
+    trace = without_polls(monkeypatch, seed, 3)
+    rng = np.random.default_rng(seed)
+    ranks = []
+    for calls in trace.ranks:
+        out = []
+        for call in calls:
+            if call.name == "MPI_Comm_rank":
+                out.extend(replace(call, slept=float(rng.uniform(0, 1e-6))) for _ in range(12))
+            else:
+                out.append(replace(call, slept=float(rng.uniform(0, 1e-6))))
+        ranks.append(tuple(out))
+    slept = Trace(tuple(ranks))
+    for delays in (True, False):
+        assert_same_replay(slept, fast.table_of(slept), MACHINES["hockney"], delays=delays)
 
 
 def test_what_the_arrays_do_not_take_is_named():

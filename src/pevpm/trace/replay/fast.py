@@ -179,11 +179,10 @@ def convert(table: CallTable, speed: float = 1.0, delays: bool = True,
     later = np.flatnonzero(~first_of_rank)
     previous_end = begin[mrank]
     previous_end[later] = t.end[moving[later - 1]]
-    slept_sum = np.cumsum(np.where(eligible, t.slept, 0.0))
-    before_rank = np.where(starts > 0, slept_sum[np.maximum(starts - 1, 0)], 0.0)
-    previous_slept = before_rank[mrank]
-    previous_slept[later] = slept_sum[moving[later - 1]]
-    own_slept = slept_sum[moving] - previous_slept
+    slept = np.where(eligible, t.slept, 0.0)
+    since = starts[mrank]
+    since[later] = moving[later - 1] + 1
+    own_slept = _segment_sums(slept, since, moving + 1)
     computing = (t.start[moving] - previous_end) - own_slept
     # the delays after them
     if delays:
@@ -199,14 +198,28 @@ def convert(table: CallTable, speed: float = 1.0, delays: bool = True,
     # the end of each rank
     last_moving = _last_per_rank(moving, c.rank, t.numprocs)
     tail_from = np.where(last_moving >= 0, t.end[np.maximum(last_moving, 0)], begin)
-    slept_to = (np.where(cut > starts, slept_sum[np.maximum(cut - 1, 0)], before_rank)
-                + np.where(final_at >= 0, t.slept[np.maximum(final_at, 0)], 0.0))
-    slept_from = np.where(last_moving >= 0, slept_sum[np.maximum(last_moving, 0)], before_rank)
-    tail_slept = slept_to - slept_from
+    tail_slept = (_segment_sums(slept, np.where(last_moving >= 0, last_moving + 1, starts), cut)
+                  + np.where(final_at >= 0, t.slept[np.maximum(final_at, 0)], 0.0))
     tail_computing = (finish - tail_from) - tail_slept
     lead = begin - begin.min()
     return _emit(c, moving, computing, own_slept, delay, lead, tail_computing, tail_slept,
                  speed, as_traced, posted_of, live_done, begin, finish)
+
+
+def _segment_sums(values: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """``values[starts[i]:stops[i]].sum()`` for each i, each added one value after
+    another as the reference converter adds them (0 where empty).
+
+    >>> _segment_sums(np.array([1.0, 2.0, 4.0]), np.array([0, 1, 2]), np.array([2, 3, 2])).tolist()
+    [3.0, 6.0, 0.0]
+    """
+    if not len(starts):
+        return np.zeros(0)
+    padded = np.append(values, 0.0)
+    sums = np.add.reduceat(padded, np.stack([starts, stops], axis=1).reshape(-1))[::2]
+    for i in np.flatnonzero(stops - starts >= 8).tolist():     # numpy adds these pairwise
+        sums[i] = np.cumsum(values[starts[i]:stops[i]])[-1]
+    return np.where(stops > starts, sums, 0.0)
 
 
 def _first_per_rank(rows: np.ndarray, rank: np.ndarray, numprocs: int) -> np.ndarray:
