@@ -79,19 +79,35 @@ _MESSAGE = ast.Message("MPI_Send", Expr.of("traced_size"), Expr.of("traced_sourc
 
 def rank_code(code, requests: np.ndarray, names: list[str], place: str) -> tuple:
     """The instruction records of one rank's :data:`INSTRUCTION` array (or a mapping of
-    its fields to arrays); ``place``:
-    the prefix of their places (``"{place} call {k} ({name})"``).  Each kind of
-    instruction is made in one pass of C-level ``map`` calls (no Python code per
-    instruction: a long trace has millions)."""
+    its fields to arrays); ``place``: the prefix of their places (``"{place} call {k}
+    ({name})"``).  Each kind of instruction is made in C-level ``map`` passes (no
+    Python code per instruction: a long trace has millions), :data:`BLOCK` at a time
+    (the passes' lists stay small)."""
     out: list = [None] * len(code["op"])
+    for start in range(0, len(out), BLOCK):
+        _records(out, {name: code[name][start:start + BLOCK] for name in INSTRUCTION.names},
+                 start, requests, names, place)
+    if None in out:
+        raise ValueError(f"an opcode other than {sorted(ArrayProgram.opcodes)} in an "
+                         "instruction array")
+    return tuple(out)
+
+
+#: Instructions made into records at a time.
+BLOCK = 1 << 18
+
+
+def _records(out: list, code: dict, start: int, requests: np.ndarray, names: list[str],
+             place: str) -> None:
+    """Put the records of ``code`` (one block of a rank's fields) in ``out[start:]``."""
     put = out.__setitem__
     op = code["op"]
 
     def rows(*ops) -> tuple[list[int], dict[str, np.ndarray]]:
         at = np.flatnonzero(np.isin(op, ops))
-        return at.tolist(), {name: code[name][at] for name in INSTRUCTION.names}
+        return (at + start).tolist(), {name: code[name][at] for name in INSTRUCTION.names}
 
-    def wheres(c: np.ndarray) -> list[str]:
+    def wheres(c: dict) -> list[str]:
         return list(map(f"{place} call {{}} ({{}})".format, c["call"].tolist(),
                         map(names.__getitem__, c["name"].tolist())))
 
@@ -109,10 +125,11 @@ def rank_code(code, requests: np.ndarray, names: list[str], place: str) -> tuple
           (c["flag"] == 1).tolist(), const(c["size"]), const(c["peer"]), const(c["tag"]),
           map({-1: None}.get, request, request), wheres(c), repeat(_MESSAGE))
     at, c = rows(vm.WAIT)
-    listed = requests.tolist()
+    low = int(c["first"].min()) if len(at) else 0
+    listed = requests[low:int((c["first"] + c["count"]).max()) if len(at) else 0].tolist()
     _fill(put, at, Wait, repeat(vm.WAIT), map(names.__getitem__, c["name"].tolist()),
-          map(tuple, map(listed.__getitem__, map(slice, c["first"].tolist(),
-                                                 (c["first"] + c["count"]).tolist()))),
+          map(tuple, map(listed.__getitem__, map(slice, (c["first"] - low).tolist(),
+                                                 (c["first"] - low + c["count"]).tolist()))),
           wheres(c))
     at, c = rows(vm.SENDRECV)
     _fill(put, at, Exchange, repeat(vm.SENDRECV), const(c["size"]), const(c["peer"]),
@@ -121,10 +138,6 @@ def rank_code(code, requests: np.ndarray, names: list[str], place: str) -> tuple
     at, c = rows(vm.COLLECTIVE)
     _fill(put, at, Collective, repeat(vm.COLLECTIVE), map(names.__getitem__, c["name"].tolist()),
           const(c["size"]), const(c["peer"]), wheres(c), repeat(_MESSAGE))
-    if None in out:
-        raise ValueError(f"an opcode other than {sorted(ArrayProgram.opcodes)} in an "
-                         "instruction array")
-    return tuple(out)
 
 
 def _fill(put, at: list[int], record: type, *fields) -> None:
