@@ -36,8 +36,8 @@ import numpy as np
 from pevpm.trace.events import per_peer_size
 from pevpm.trace.replay.delays import (
     alternating,
-    dense_ids,
     call_ranks,
+    dense_ids,
     event_calls,
     occurrences,
     pair_ids,
@@ -88,7 +88,6 @@ class _Calls:
         self.rank = call_ranks(table)
         counts = np.zeros((table.calls, 7), dtype=np.int64)
         np.add.at(counts, (self.event_call, table.kind), 1)
-        self.counts = counts
         total = counts.sum(axis=1)
         single = total == 1
         shape = np.full(table.calls, -1, dtype=np.int64)
