@@ -1,29 +1,33 @@
 """How fast ``pevpm replay`` is on long traces, end to end and phase by phase.
 
-For each trace directory: the wall time of ``pevpm replay DIR --machine M --json``
-in a fresh process (what a user waits for; with the traced delays, 1 run, and
-``--no-delays --runs R``), then, in this process, the phases one replay goes
-through with the cycle collector paused as ``replay`` pauses it:
+For each trace directory: the wall and CPU time and the peak memory of
+``pevpm replay DIR --machine M --json`` in a fresh process (what a user waits
+for; with the traced delays, 1 run, and ``--no-delays --runs R``), then, in
+this process, the phases of a replay in arrays (``pevpm.trace.replay.fast``)
+with the cycle collector paused as ``replay`` pauses it:
 
-* read     -- ``read_archive``: the C reader into arrays, then one object per call and event
-  (timed beside it: ``arrays``, the C reader's arrays alone, and ``reference read``, the
-  ``otf2`` package's Python reader),
-* delays   -- ``ready_times`` (when each call's peers were there),
-* convert  -- ``trace_model`` less the delays: statements per call, the model,
-* compile  -- ``compile_model`` (the model into instructions),
-* simulate -- the runs on the compiled core (``fastengine.simulate``), first and later
-  (the first run also folds and translates every rank's code).
+* arrays   -- the C reader's arrays alone (``record_arrays``),
+* read     -- ``read_table``: the reader's arrays made a ``CallTable`` (peers as world ranks),
+* delays   -- ``ready_array`` (when each call's peers were there),
+* convert  -- ``fast.convert`` less the delays: every rank's instruction arrays,
+* records  -- the instruction records the compiled core takes (``ArrayProgram.specialize``),
+* simulate -- the runs on the compiled core, first (the core translates every
+  record into its C struct) and later (translated already).
 
-Prints the calls in the trace, each phase's CPU seconds, the messages the virtual
-machine simulated, calls per CPU second end to end and the end-to-end run's peak
-memory (the wall time is printed too; on a shared machine the CPU time varies
-less).  Timings depend on the load (printed): run it on a quiet machine to quote them.
+With ``--reference`` it also times the replay through model statements (the
+trace's objects, ``trace_model``, ``compile_model``, the first run): that
+path compiles at most about 330,000 calls.
+
+Prints the calls in the trace, each phase's CPU seconds and calls per CPU
+second, the messages simulated, calls per CPU second end to end and the
+end-to-end run's peak memory (per call too).  Timings depend on the load
+(printed): run it on a quiet machine, under ``flock /tmp/pevpm-measure.lock``,
+to quote them.
 
 Run: PYTHONPATH=src python benchmarks/trace_replay_speed.py --machine machine.db DIR [DIR ...]
-     [--runs 10] [--repeats 3] [--read-only]
+     [--runs 10] [--repeats 3] [--read-only] [--reference] [--delays-only]
 
-``--read-only`` times only the reading (the C reader's arrays, then the whole
-read with its objects), for a trace too long to replay in memory.
+``--read-only`` times only the reading (the C reader's arrays, then the table).
 
 To compare with an older version, run the same command with ``PYTHONPATH``
 pointing at that version's ``src`` (the end-to-end timing runs ``python -m
@@ -49,12 +53,15 @@ import otf2
 import pevpm
 from pevpm.machine.presets import parse_machine
 from pevpm.trace.otf2.columns import record_arrays
-from pevpm.trace.otf2.read import anchor_file, read_archive
-from pevpm.trace.replay.delays import ready_times
+from pevpm.trace.otf2.read import anchor_file, read_archive, read_table
+from pevpm.trace.replay import fast
+from pevpm.trace.replay.delays import ready_array
 from pevpm.trace.replay.replay import replay_machine, trace_model
 from pevpm.vm.kernel import fastengine
-from pevpm.vm.strategies.montecarlo import run_generator
+from pevpm.vm.kernel.arrays import ArrayProgram
+from pevpm.vm.kernel.arrays import simulate as simulate_arrays
 from pevpm.vm.kernel.program import compile_model
+from pevpm.vm.strategies.montecarlo import run_generator
 
 
 @contextmanager
@@ -87,48 +94,70 @@ def end_to_end(directory: str, machine: str,
     return took, cpu, json.loads(done.stdout)["mean"], after.ru_maxrss / 2**20
 
 
-def phases(directory: str, machine, runs: int, delays: bool) -> dict:
-    """Seconds of each phase of one replay of ``directory`` (``runs`` runs)."""
-    t: dict[str, list[float]] = {k: [] for k in ("reference read", "arrays", "read", "delays",
-                                                 "convert", "compile", "first", "later")}
+def phases(directory: str, machine, runs: int, delays: bool, reference: bool) -> dict:
+    """CPU seconds of each phase of one replay of ``directory`` in arrays (``runs`` runs)."""
+    t: dict[str, list[float]] = {k: [] for k in (
+        "arrays", "read", "delays", "convert", "records", "first", "later", "reference read",
+        "reference convert", "reference compile", "reference first")}
     with otf2.reader.open(str(anchor_file(directory))) as reader, timed(t["arrays"]):
         record_arrays(reader, list(reader.definitions.locations))
-    with timed(t["reference read"]):
-        read_archive(directory, reference=True)
     with timed(t["read"]):
-        trace = read_archive(directory)
+        table = read_table(Path(directory))
+    why = fast.unsupported(table)
+    if why is not None:
+        raise SystemExit(f"{directory}: not replayed in arrays: {why}")
     if delays:
         with timed(t["delays"]):
-            ready_times(trace)
+            ready_array(table)
     with timed(t["convert"]):
-        model = trace_model(trace, delays=delays)
+        converted = fast.convert(table, 1.0, delays, False)
     if delays:
         t["convert"][0] -= t["delays"][0]
-    with timed(t["compile"]):
-        program = compile_model(model)
+    calls, numprocs = table.calls, table.numprocs
+    del table
+    program = ArrayProgram(converted.codes, converted.requests, converted.names, directory)
+    instructions = sum(len(code["op"]) for code in converted.codes)
+    del converted
+    with timed(t["records"]):
+        for rank in range(numprocs):
+            program.specialize({"procnum": rank})
     quiet = replay_machine(machine, delays)
     messages = 0
     for i in range(runs):
         with timed(t["first" if i == 0 else "later"]):
-            run = fastengine.simulate(model, trace.numprocs, quiet, rng=run_generator(0, i),
-                                      program=program)
+            run = simulate_arrays(program, quiet, rng=run_generator(0, i))
         messages = run.messages_simulated
-    return {"calls": sum(len(calls) for calls in trace.ranks), "numprocs": trace.numprocs,
+    del program
+    if reference:
+        with timed(t["reference read"]):
+            trace = read_archive(directory)
+        with timed(t["reference convert"]):
+            model = trace_model(trace, delays=delays)
+        with timed(t["reference compile"]):
+            compiled = compile_model(model)
+        with timed(t["reference first"]):
+            fastengine.simulate(model, trace.numprocs, quiet, rng=run_generator(0, 0),
+                                program=compiled)
+    return {"calls": calls, "numprocs": numprocs, "instructions": instructions,
             "messages": messages, **{k: sum(v) for k, v in t.items()},
             "later_each": statistics.mean(t["later"]) if t["later"] else 0.0}
 
 
 def reading(directory: str) -> None:
-    """Print the CPU seconds of the C reader's arrays and of the whole read."""
+    """Print the CPU seconds of the C reader's arrays and of the table."""
     t: dict[str, list[float]] = {"arrays": [], "read": []}
     with otf2.reader.open(str(anchor_file(directory))) as reader, timed(t["arrays"]):
         calls, _ = record_arrays(reader, list(reader.definitions.locations))
     with timed(t["read"]):
-        read_archive(directory)
+        read_table(Path(directory))
     n = len(calls)
     print(f"{directory}: {n} calls; C reader's arrays {t['arrays'][0]:.2f} CPU s "
-          f"({n / t['arrays'][0]:,.0f} calls/s); the trace's objects too {t['read'][0]:.2f} "
+          f"({n / t['arrays'][0]:,.0f} calls/s); the table {t['read'][0]:.2f} "
           f"CPU s ({n / t['read'][0]:,.0f} calls/s); load {os.getloadavg()[0]:.1f}", flush=True)
+
+
+def rate(calls: int, seconds: float) -> str:
+    return f"{calls / seconds:,.0f}/s" if seconds > 0 else "-"
 
 
 def main() -> None:
@@ -138,36 +167,52 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10, help="runs of the --no-delays replay")
     parser.add_argument("--repeats", type=int, default=3, help="end-to-end timings per case")
     parser.add_argument("--read-only", action="store_true",
-                        help="time only the C reader (arrays, then the trace's objects): "
-                             "for traces too long to replay in this machine's memory")
+                        help="time only the reading (the C reader's arrays, then the table)")
+    parser.add_argument("--reference", action="store_true",
+                        help="also time the replay through model statements (at most about "
+                             "330,000 calls)")
+    parser.add_argument("--delays-only", action="store_true",
+                        help="only the replay with the traced delays (1 run)")
     args = parser.parse_args()
     machine = parse_machine(args.machine)
     print(f"pevpm from {Path(pevpm.__file__).parent}; load average {os.getloadavg()[0]:.2f}")
-    for directory in args.traces:
-        if args.read_only:
+    cases = [(True, [], 1)]
+    if not args.delays_only:
+        cases.append((False, ["--no-delays", "--runs", str(args.runs)], args.runs))
+    if args.read_only:
+        for directory in args.traces:
             reading(directory)
-            continue
-        for delays, extra, runs in ((True, [], 1),
-                                    (False, ["--no-delays", "--runs", str(args.runs)],
-                                     args.runs)):
-            p = phases(directory, machine, runs, delays)
-            walls, cpus, means, peaks = zip(*(end_to_end(directory, args.machine, extra)
-                                              for _ in range(args.repeats)))
+        return
+    # every end-to-end run first: a child's peak memory counts this process's
+    # memory at the fork, which the phases below would grow
+    ends = {(directory, k): list(zip(*(end_to_end(directory, args.machine, extra)
+                                       for _ in range(args.repeats))))
+            for directory in args.traces for k, (_, extra, _) in enumerate(cases)}
+    for directory in args.traces:
+        for k, (delays, extra, runs) in enumerate(cases):
+            walls, cpus, means, peaks = ends[(directory, k)]
+            p = phases(directory, machine, runs, delays, args.reference)
             wall, cpu = statistics.median(walls), statistics.median(cpus)
+            n = p["calls"]
             label = " ".join(extra) or "(traced delays, 1 run)"
-            print(f"{directory} {label}: {p['calls']} calls, {p['numprocs']} ranks, "
-                  f"{p['messages']} messages a run; load {os.getloadavg()[0]:.1f}")
-            print(f"  pevpm replay end to end: {wall:.2f} s (median of {args.repeats}: "
-                  f"{', '.join(f'{w:.2f}' for w in walls)}), CPU {cpu:.2f} s; "
-                  f"{p['calls'] / cpu:,.0f} calls per CPU second; mean {means[0]!r}; "
-                  f"peak memory {max(peaks):.2f} GiB")
-            print(f"  phases (CPU s): reference read {p['reference read']:.2f} s, arrays "
-                  f"{p['arrays']:.2f} s ({p['calls'] / p['arrays']:,.0f} calls/s), "
-                  f"read {p['read']:.2f} s, delays {p['delays']:.2f} s, convert "
-                  f"{p['convert']:.2f} s, compile {p['compile']:.2f} s, simulate first run "
-                  f"{p['first']:.2f} s, later runs {p['later_each']:.3f} s each "
-                  f"({p['messages'] / p['later_each'] if p['later_each'] else 0:,.0f} "
-                  "messages/s)", flush=True)
+            print(f"{directory} {label}: {n} calls, {p['numprocs']} ranks, "
+                  f"{p['instructions']} instructions, {p['messages']} messages a run; "
+                  f"load {os.getloadavg()[0]:.1f}")
+            print(f"  pevpm replay end to end: {wall:.2f} s wall (median of {args.repeats}: "
+                  f"{', '.join(f'{w:.2f}' for w in walls)}), CPU {cpu:.2f} s (all: "
+                  f"{', '.join(f'{c:.2f}' for c in cpus)}); {n / cpu:,.0f} calls per CPU "
+                  f"second; mean {means[0]!r}; peak memory {max(peaks):.2f} GiB "
+                  f"({max(peaks) * 2**30 / n:,.0f} bytes a call)")
+            print("  phases, CPU s (calls a second): " + ", ".join(
+                f"{k} {p[k]:.2f} ({rate(n, p[k])})" for k in (
+                    "arrays", "read", "delays", "convert", "records", "first"))
+                  + f"; later runs {p['later_each']:.2f} s each ({rate(n, p['later_each'])}, "
+                  f"{rate(p['messages'], p['later_each'])} messages)", flush=True)
+            if args.reference:
+                print("  through model statements, CPU s: " + ", ".join(
+                    f"{k.split()[1]} {p[k]:.2f}" for k in (
+                        "reference read", "reference convert", "reference compile",
+                        "reference first")), flush=True)
 
 
 if __name__ == "__main__":

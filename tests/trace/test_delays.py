@@ -9,6 +9,7 @@ from pevpm.machine.presets import parse_machine
 from pevpm.model.ast import Serial
 from pevpm.trace.events import Call, Collective, Posted, Recv, Send, Trace
 from pevpm.trace.replay.delays import ready_times, usual_times
+from pevpm.trace.replay.fast import table_of
 from pevpm.trace.replay.replay import (
     rank_statements,
     rank_summaries,
@@ -118,9 +119,14 @@ def test_polling_counts_from_the_first_poll():
     assert rank_summaries(t)[1].delay == pytest.approx(1.5)
 
 
+def as_archive(monkeypatch, trace) -> None:
+    """``pevpm replay`` reads ``trace`` for any archive (as a table and as objects)."""
+    monkeypatch.setattr("pevpm.trace.otf2.read.read_archive", lambda path: trace)
+    monkeypatch.setattr("pevpm.trace.otf2.read.read_table", lambda path: table_of(trace))
+
+
 def test_the_command_replays_delays_unless_told_not_to(monkeypatch, capsys):
-    monkeypatch.setattr("pevpm.trace.otf2.read.read_archive",
-                        lambda path: ping_trace([10.5, 20.5, 33.0]))
+    as_archive(monkeypatch, ping_trace([10.5, 20.5, 33.0]))
     args = ["replay", "run", "--machine", "constant:latency=0.5", "--runs", "2"]
     assert main(args) == 0
     text = capsys.readouterr().out
@@ -135,7 +141,7 @@ def test_the_command_warns_of_requests_left_at_the_end(monkeypatch, capsys):
     lost = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Isend", 2, 2, (Send(1, 7, 8, request=3),)),
                    Call("MPI_Finalize", 3, 3)),
                   (Call("MPI_Init", 0, 1), Call("MPI_Finalize", 3, 3))))
-    monkeypatch.setattr("pevpm.trace.otf2.read.read_archive", lambda path: lost)
+    as_archive(monkeypatch, lost)
     assert main(["replay", "run", "--machine", "constant:latency=0.5", "--runs", "2"]) == 0
     err = capsys.readouterr().err
     assert "pevpm replay: warning: " in err
@@ -194,8 +200,7 @@ def test_a_send_that_ended_before_its_receive_was_posted_took_no_time_after_it()
 def test_the_command_runs_once_with_delays_and_ten_times_without(monkeypatch, capsys):
     """With the traced delays every run is the same (quiet messages, traced
     gaps), so one is enough unless --runs says otherwise."""
-    monkeypatch.setattr("pevpm.trace.otf2.read.read_archive",
-                        lambda path: ping_trace([10.5, 20.5, 33.0]))
+    as_archive(monkeypatch, ping_trace([10.5, 20.5, 33.0]))
     args = ["replay", "run", "--machine", "constant:latency=0.5", "--json"]
     runs = []
     for extra in ([], ["--no-delays"], ["--runs", "4"]):

@@ -14,6 +14,7 @@ from pevpm.report.side_by_side import (
     side_by_side_document,
 )
 from pevpm.trace.events import Call, Recv, Send, Trace
+from pevpm.trace.replay.fast import table_of
 from pevpm.trace.replay.replay import trace_model
 from pevpm.vm.kernel import engine
 
@@ -52,6 +53,7 @@ def test_both_runs_are_process_groups_of_one_document():
 
 def test_replay_writes_the_side_by_side_file(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("pevpm.trace.otf2.read.read_archive", lambda path: ping())
+    monkeypatch.setattr("pevpm.trace.otf2.read.read_table", lambda path: table_of(ping()))
     archive = tmp_path / "archive"
     archive.mkdir()
     out = tmp_path / "both.json"        # beside the archive: never inside an input

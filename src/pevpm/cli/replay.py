@@ -9,6 +9,7 @@ The trace comes from ``pevpm trace`` (or Score-P); see docs/trace.md.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import sys
@@ -64,8 +65,6 @@ def run_replay(args) -> int:
     from pevpm.machine.presets import parse_machine
     from pevpm.trace.otf2.columns import UNAVAILABLE as READER_UNAVAILABLE
     from pevpm.trace.otf2.read import read_archive
-    from pevpm.trace.replay.replay import replay
-    from pevpm.vm.kernel.fastengine import no_cycle_collection
     from pevpm.vm.strategies.leftovers import warning_lines
 
     if args.runs is not None and args.runs < 1:
@@ -83,12 +82,11 @@ def run_replay(args) -> int:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
     if READER_UNAVAILABLE:
         print(f"pevpm replay: note: {READER_UNAVAILABLE}", file=sys.stderr)
-    with no_cycle_collection():     # a long trace is many small objects
-        trace = read_archive(Path(args.trace))
-    result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,
-                    workers=args.workers, source=str(args.trace), delays=args.delays)
+    result, trace = replay_archive(Path(args.trace), machine, args)
+    for line in ([result.note] if result.note else []) + list(result.prediction.engine_notes):
+        print(f"pevpm replay: note: {line}", file=sys.stderr)
     if args.perfetto:
-        write_perfetto(trace, machine, args)
+        write_perfetto(trace or read_archive(Path(args.trace)), machine, args)
     p = result.prediction
     for line in warning_lines([(p.numprocs, p.runs, p.outstanding)]):
         print(f"pevpm replay: warning: {line}", file=sys.stderr)
@@ -97,7 +95,44 @@ def run_replay(args) -> int:
                           **result.to_dict()}))
     else:
         print(format_replay(result, args.machine))
+    if trace is None and result.prediction.messages_simulated > LONG_REPLAY:
+        gc.freeze()     # Python's last collection at exit would walk every record the core keeps
     return 0
+
+
+#: Messages a run past which a replay in arrays leaves its records out of the cycle
+#: collector's last pass at exit (about 3 CPU s a million calls).
+LONG_REPLAY = 100_000
+
+
+def replay_archive(path: Path, machine, args):
+    """The replay of the archive at ``path`` and the trace's objects if it read them
+    (None: replayed in arrays).  A trace the arrays cannot take
+    (:func:`pevpm.trace.replay.fast.unsupported`) is replayed through model
+    statements, and the result's note says why."""
+    from pevpm.trace.otf2.read import read_archive, read_table
+    from pevpm.trace.replay import fast
+    from pevpm.trace.replay.replay import replay, replay_table
+    from pevpm.vm.kernel.fastengine import no_cycle_collection
+
+    with no_cycle_collection():
+        held = [read_table(path)]       # replay_table lets it go once converted
+    why = ("the compiled OTF2 reader does not read it" if held[0] is None
+           else fast.unsupported(held[0]))
+    if why is None:
+        result = replay_table(held, machine, speed=args.speed, runs=args.runs,
+                              seed=args.seed, source=str(args.trace), delays=args.delays)
+        if args.workers != 1 and result.prediction.runs > 1:
+            result = replace(result, note="a replay in arrays runs its runs one after another "
+                                          "in this process (--workers is not used)")
+        return result, None
+    del held
+    with no_cycle_collection():     # a long trace is many small objects
+        trace = read_archive(path)
+    result = replay(trace, machine, speed=args.speed, runs=args.runs, seed=args.seed,
+                    workers=args.workers, source=str(args.trace), delays=args.delays)
+    return replace(result, note=f"replayed through model statements, not in arrays "
+                                f"(slower, at most about 330,000 calls): {why}"), trace
 
 
 def write_perfetto(trace, machine, args) -> None:

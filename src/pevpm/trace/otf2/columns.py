@@ -39,6 +39,7 @@ from pevpm.trace.events import (
     Send,
     SendDone,
 )
+from pevpm.trace.table import CallTable
 
 try:
     from pevpm.trace.otf2 import fastread
@@ -63,6 +64,17 @@ MAX_REGION_REF = 1 << 24
 #: OTF2's collective operation codes and their names (as ``Collective.op`` holds them).
 COLLECTIVE_NAMES = {int(getattr(CollectiveOp, name).value): name
                     for name in dir(CollectiveOp) if name.isupper()}
+
+
+def read_table(reader, locations: list) -> CallTable | None:
+    """:func:`read_columns`' arrays, without the calls; None where the reference
+    reader must read the archive."""
+    if fastread is None:
+        return None
+    try:
+        return _Columns(reader, locations).table()
+    except (_Unusual, fastread.Unusual, KeyError, IndexError):
+        return None
 
 
 def record_arrays(reader, locations: list) -> tuple[np.ndarray, np.ndarray]:
@@ -139,28 +151,63 @@ class _Columns:
             raise _Unusual(f"a member of communicator {comm_ref} is no rank")
         return np.array(ranks, dtype=np.int64)
 
-    def calls(self) -> tuple[tuple[Call, ...], ...]:
+    def table(self) -> CallTable:
+        """The archive's calls as a :class:`CallTable`."""
         calls, events = self.records()
-        names = [self.region_names[ref] for ref in calls["region"].tolist()]
-        starts = self.seconds(calls["start"]).tolist()
-        ends = self.seconds(calls["end"]).tolist()
-        cpus = [None if c != c else c for c in calls["cpu"].tolist()]
-        asked = [None if a < 0 else bool(a) for a in calls["any_source"].tolist()]
-        inside = self.events(events, len(calls))
-        out: list[list[Call]] = [[] for _ in self.locations]
-        for k, (rank, done, slept) in enumerate(zip(calls["rank"].tolist(),
-                                                    calls["done"].tolist(),
-                                                    calls["sleep"].tolist())):
-            if done:            # a call never left is not one (as the reference reads it)
-                out[rank].append(Call(names[k], starts[k], ends[k], inside.get(k, ()),
-                                      cpus[k], slept, asked[k]))
-        return tuple(tuple(c) for c in out)
+        kept = np.flatnonzero(calls["done"] != 0)   # a call never left is not one
+        order = kept[np.argsort(calls["rank"][kept], kind="stable")]
+        number = np.full(len(calls), -1, dtype=np.int64)
+        number[order] = np.arange(len(order))
+        call_of = number[events["call"]]
+        inside = call_of >= 0
+        by_call = np.flatnonzero(inside)[np.argsort(call_of[inside], kind="stable")]
+        events = events[by_call]
+        peers, members = self.world_peers(events)
+        ranks = calls["rank"][order].astype(np.int64)
+        sleep = calls["sleep"][order]
+        names = [self.region_names.get(ref, "") for ref in range(max(self.region_names,
+                                                                       default=-1) + 1)]
+        return CallTable(
+            numprocs=len(self.locations), names=names,
+            rank_starts=np.searchsorted(ranks, np.arange(len(self.locations) + 1)),
+            region=calls["region"][order].astype(np.int64),
+            start=self.seconds(calls["start"][order]), end=self.seconds(calls["end"][order]),
+            cpu=calls["cpu"][order], slept=np.where(np.isnan(sleep), 0.0, sleep),
+            any_source=calls["any_source"][order].astype(np.int8),
+            event_starts=np.searchsorted(call_of[by_call], np.arange(len(order) + 1)),
+            kind=events["kind"].astype(np.int64), comm=events["comm"].astype(np.int64),
+            peer=peers, tag=events["tag"].astype(np.int64),
+            size=events["size"].astype(np.int64), request=events["request"].astype(np.int64),
+            root=events["peer"].astype(np.int64), members=members,
+            operations=COLLECTIVE_NAMES)
+
+    def calls(self) -> tuple[tuple[Call, ...], ...]:
+        t = self.table()
+        names = [t.names[ref] for ref in t.region.tolist()]
+        starts, ends = t.start.tolist(), t.end.tolist()
+        cpus = [None if c != c else c for c in t.cpu.tolist()]
+        asked = [None if a < 0 else bool(a) for a in t.any_source.tolist()]
+        build = self.builders(t.members)
+        items = [build[kind](comm, peer, tag, size, request, root) for
+                 kind, comm, peer, tag, size, request, root in zip(
+                     t.kind.tolist(), t.comm.tolist(), t.peer.tolist(), t.tag.tolist(),
+                     t.size.tolist(), t.request.tolist(), t.root.tolist())]
+        bounds = t.event_starts.tolist()
+        slept = t.slept.tolist()
+        out = []
+        for rank in range(t.numprocs):
+            out.append(tuple(Call(names[k], starts[k], ends[k],
+                                  tuple(items[bounds[k]:bounds[k + 1]]), cpus[k], slept[k],
+                                  asked[k])
+                             for k in range(t.rank_starts[rank], t.rank_starts[rank + 1])))
+        return tuple(out)
 
     def seconds(self, ticks: np.ndarray) -> np.ndarray:
         return (ticks.astype(np.int64) - self.zero) * self.scale
 
-    def events(self, events: np.ndarray, ncalls: int) -> dict[int, tuple]:
-        """Each call's events (by call index), in the archive's order."""
+    def world_peers(self, events: np.ndarray) -> tuple[np.ndarray, dict[int, tuple]]:
+        """Each event's peer as a world rank (0 where it has none), and the world
+        ranks of every communicator the events name."""
         peers = np.zeros(len(events), dtype=np.int64)
         kinds, comms = events["kind"], events["comm"]
         collective = kinds == fastread.KINDS.index("MpiCollectiveEnd")
@@ -175,19 +222,7 @@ class _Columns:
             if len(local) and local.max() >= len(world):
                 raise _Unusual(f"a peer outside communicator {comm}")
             peers[mine] = world[local]
-        build = self.builders(members)
-        out: dict[int, list] = {}
-        for call, kind, comm, peer, tag, size, request, root in zip(
-                events["call"].tolist(), kinds.tolist(), comms.tolist(), peers.tolist(),
-                events["tag"].tolist(), events["size"].tolist(), events["request"].tolist(),
-                events["peer"].tolist()):
-            item = build[kind](comm, peer, tag, size, request, root)
-            got = out.get(call)
-            if got is None:
-                out[call] = [item]
-            else:
-                got.append(item)
-        return {call: tuple(items) for call, items in out.items()}
+        return peers, members
 
     def builders(self, members: dict[int, tuple]) -> list[Callable]:
         """Per event kind, ``f(comm, world peer, tag, size, request, root) -> event``."""

@@ -17,6 +17,7 @@ import ctypes
 import io
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import _otf2
@@ -41,7 +42,8 @@ from pevpm.trace.events import (
     Trace,
 )
 from pevpm.trace.otf2.callbacks import events
-from pevpm.trace.otf2.columns import read_columns
+from pevpm.trace.otf2.columns import CallTable, read_columns
+from pevpm.trace.otf2.columns import read_table as read_table_columns
 
 ARCHIVE_NAME = "traces.otf2"
 
@@ -135,6 +137,28 @@ def read_archive(path: Path, reference: bool = False) -> Trace:
                              f"decode: {exc})", str(anchor)) from None
 
 
+def read_table(path: Path) -> CallTable | None:
+    """The archive at ``path`` as a :class:`~pevpm.trace.otf2.columns.CallTable`
+    (with its cores), read in C; None where the reference reader must read it
+    (:func:`read_archive` then does, and reports what it finds)."""
+    anchor = anchor_file(path)
+    with quiet_otf2():
+        try:
+            with otf2.reader.open(str(anchor)) as trace:
+                table = read_table_columns(trace, _rank_order(trace.definitions))
+                if table is None:
+                    return None
+                return replace(table, cores=_cores(trace.definitions))
+        except (_otf2.ErrorCodes.Error, otf2.error.Error, TypeError, ValueError):
+            return None
+
+
+def _cores(defs) -> int | None:
+    """The cores the traced ranks shared, where the archive says."""
+    cores = [p.value for p in defs.system_tree_node_properties if p.name == CORES_PROPERTY]
+    return int(cores[0]) if len(cores) == 1 else None
+
+
 def _attribute(named: dict, name: str, default, rank: int, where: str):
     """The Enter's attribute ``name``: seconds, finite and not negative."""
     value = named.get(name, default)
@@ -160,14 +184,12 @@ def _trace(defs, calls, where: str) -> Trace:
     """The trace of ``calls`` (per rank) with the archive's cores and grids."""
     rank_of = {loc: r for r, loc in enumerate(_rank_order(defs))}
     world = _world(rank_of, where, lambda: 0)
-    cores = [p.value for p in defs.system_tree_node_properties if p.name == CORES_PROPERTY]
     grids = tuple(Grid(tuple(world(t.communicator, i)
                              for i in range(len(t.communicator.group.members))),
                        tuple(d.size for d in t.dimensions),
                        tuple(d.cart_periodicity == CartPeriodicity.TRUE for d in t.dimensions))
                   for t in defs.cart_topologies)
-    return Trace(tuple(tuple(c) for c in calls), int(cores[0]) if len(cores) == 1 else None,
-                 grids)
+    return Trace(tuple(tuple(c) for c in calls), _cores(defs), grids)
 
 
 def _read(trace, where: str) -> Trace:

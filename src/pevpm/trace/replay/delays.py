@@ -36,7 +36,10 @@ import math
 from collections import defaultdict, deque
 from collections.abc import Hashable, Iterable
 
+import numpy as np
+
 from pevpm.trace.events import Collective, Posted, Recv, Send, SendDone, Trace
+from pevpm.trace.table import COLLECTIVE, IRECV, ISEND, POSTED, RECV, SEND, SEND_DONE
 
 
 def ready_times(trace: Trace) -> list[dict[int, float]]:
@@ -178,3 +181,197 @@ def size_class(size: int) -> int:
     [0, 2, 20, 21, 32]
     """
     return round(2 * math.log2(size + 1))
+
+
+# ----------------------------------------------------------------- on arrays
+
+
+def occurrences(*keys: np.ndarray) -> np.ndarray:
+    """For each row, how many earlier rows have the same keys (rows in order).
+
+    >>> occurrences(np.array([3, 1, 3, 3, 1])).tolist()
+    [0, 0, 1, 2, 1]
+    """
+    n = len(keys[0])
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((np.arange(n),) + tuple(reversed(keys)))
+    new = np.ones(n, dtype=bool)
+    new[1:] = np.any([k[order][1:] != k[order][:-1] for k in keys], axis=0)
+    firsts = np.flatnonzero(new)
+    group_start = firsts[np.cumsum(new) - 1]
+    out = np.empty(n, dtype=np.int64)
+    out[order] = np.arange(n) - group_start
+    return out
+
+
+def pair_ids(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Numbers for the pairs ``(a[i], b[i])`` of numbers >= 0 (equal pairs, equal numbers;
+    in the pairs' order).
+
+    >>> pair_ids(np.array([2, 0, 2]), np.array([7, 7, 7])).tolist()
+    [1, 0, 1]
+    """
+    return dense_ids(a * (int(b.max()) + 1) + b if len(a) else a)
+
+
+def dense_ids(keys: np.ndarray) -> np.ndarray:
+    """Per key, its place among the distinct keys in ascending order (``np.unique``'s
+    inverse, by one sort: numpy's hashing unique is slower on millions of keys).
+
+    >>> dense_ids(np.array([30, 10, 30, 20])).tolist()
+    [2, 0, 2, 1]
+    """
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    new = np.ones(len(keys), dtype=np.int64)
+    new[1:] = ordered[1:] != ordered[:-1]
+    out = np.empty(len(keys), dtype=np.int64)
+    out[order] = np.cumsum(new) - 1
+    return out
+
+
+def after_previous(kinds: np.ndarray, first: int, second: int, *keys: np.ndarray) -> np.ndarray:
+    """Per row, the row just before it among the rows of its keys (in order), if that
+    row is of kind ``first`` and this one of ``second``; else -1.  An ``MPI_Isend``'s
+    completion pairs so with the ``MPI_Isend``: a request handle is the call's
+    until its completion.
+
+    >>> after_previous(np.array([0, 1, 1, 0, 1]), 0, 1, np.array([5, 5, 5, 6, 6])).tolist()
+    [-1, 0, -1, -1, 3]
+    """
+    n = len(kinds)
+    out = np.full(n, -1, dtype=np.int64)
+    if n < 2:
+        return out
+    order = np.lexsort((np.arange(n),) + tuple(reversed(keys)))
+    same = np.all([k[order][1:] == k[order][:-1] for k in keys], axis=0)
+    pair = same & (kinds[order][:-1] == first) & (kinds[order][1:] == second)
+    out[order[1:][pair]] = order[:-1][pair]
+    return out
+
+
+def event_calls(table) -> np.ndarray:
+    """The call each event of ``table`` is in."""
+    return np.repeat(np.arange(table.calls), np.diff(table.event_starts))
+
+
+def call_ranks(table) -> np.ndarray:
+    """The rank of each call of ``table``."""
+    return np.repeat(np.arange(table.numprocs), np.diff(table.rank_starts))
+
+
+def ready_array(table, links=None) -> np.ndarray:
+    """:func:`ready_times` of a :class:`~pevpm.trace.table.CallTable`, in
+    numpy: per call, when the peers it waits for were there (NaN: it waited for
+    nobody).  ``links``: :func:`request_links` of the table, if made already."""
+    ready = np.full(table.calls, np.nan)
+    call = event_calls(table)
+    rank = call_ranks(table)[call]
+    kind, start = table.kind, table.start[call]
+    isend_done, posted_of = links if links is not None else request_links(table)
+    # sends in each rank's order; the call completing each (-1: none)
+    sends = np.flatnonzero((kind == SEND) | (kind == ISEND))
+    done = np.where(kind[sends] == SEND, call[sends], -1)
+    completing = np.full(len(kind), -1, dtype=np.int64)     # per Isend: its completion's call
+    has_done = isend_done >= 0
+    completing[has_done] = call[isend_done[has_done]]
+    done = np.where(kind[sends] == ISEND, completing[sends], done)
+    # receives in posting order: a blocking one where it is, an Irecv at its posting
+    posting = np.sort(np.concatenate([np.flatnonzero(kind == RECV),
+                                      np.flatnonzero(posted_of >= 0)]))
+    completion = np.where(kind[posting] == RECV, posting, -1)
+    irecv = kind[posting] == POSTED
+    completion[irecv] = posted_of[posting[irecv]]
+    # the k-th send and the k-th receive of one (source, destination, tag) match
+    s_key = (rank[sends], table.peer[sends], table.tag[sends])
+    r_key = (table.peer[completion], rank[posting], table.tag[completion])
+    s_occ, r_occ = occurrences(*s_key), occurrences(*r_key)
+    both = [np.concatenate(pair) for pair in zip(s_key, r_key)]
+    side = np.concatenate([np.zeros(len(sends), np.int64), np.ones(len(posting), np.int64)])
+    row = np.concatenate([np.arange(len(sends)), np.arange(len(posting))])
+    occ = np.concatenate([s_occ, r_occ])
+    order = np.lexsort((side, occ, both[2], both[1], both[0]))
+    a, b = order[:-1], order[1:]
+    match = (side[a] == 0) & (side[b] == 1) & np.all([k[a] == k[b] for k in both], axis=0) \
+        & (occ[a] == occ[b])
+    s_row, r_row = row[a[match]], row[b[match]]
+    sized = table.size[sends[s_row]] == table.size[completion[r_row]]
+    s_row, r_row = s_row[sized], r_row[sized]
+    np.fmax.at(ready, call[completion[r_row]], start[sends[s_row]])
+    held = done[s_row] >= 0
+    np.fmax.at(ready, done[s_row][held], start[posting[r_row]][held])
+    _collective_array(table, call, rank, start, ready)
+    return ready
+
+
+def request_links(table) -> tuple[np.ndarray, np.ndarray]:
+    """Per event: an ``MPI_Isend``'s completing event (-1: none), a posted
+    receive's completing event (-1: never completed), each the next event of
+    its rank and request when it is of the other kind."""
+    call = event_calls(table)
+    rank = call_ranks(table)[call]
+    kind = table.kind
+    out = []
+    for first, second in ((ISEND, SEND_DONE), (POSTED, IRECV)):
+        rows = np.flatnonzero((kind == first) | (kind == second))
+        before = after_previous(kind[rows], first, second, rank[rows], table.request[rows])
+        link = np.full(len(kind), -1, dtype=np.int64)
+        paired = before >= 0
+        link[rows[before[paired]]] = rows[paired]
+        out.append(link)
+    return out[0], out[1]
+
+
+def alternating(kinds: np.ndarray, first: int, second: int, *keys: np.ndarray) -> bool:
+    """Whether the rows of each keys' group (in order) go ``first``, ``second``,
+    ``first``... (a request posted, completed, posted again...).
+
+    >>> alternating(np.array([3, 5, 3, 3]), 3, 5, np.array([1, 1, 1, 2]))
+    True
+    >>> alternating(np.array([3, 3, 5]), 3, 5, np.array([1, 1, 1]))
+    False
+    """
+    if not len(kinds):
+        return True
+    position = occurrences(*keys)
+    return bool(np.all(kinds == np.where(position % 2 == 0, first, second)))
+
+
+def _collective_array(table, call, rank, start, ready) -> None:
+    """:func:`_collective_ready` on arrays: the k-th collective of each rank on
+    one set of members is one instance, whose members' entries are its ready times."""
+    rows = np.flatnonzero(table.kind == COLLECTIVE)
+    groups: dict[tuple, int] = {}
+    comm_group = {comm: groups.setdefault(members, len(groups))
+                  for comm, members in table.members.items()}
+    comms = table.comm[rows].tolist()
+    group = np.array([comm_group[c] for c in comms], dtype=np.int64)
+    size = np.array([len(table.members[c]) for c in comms], dtype=np.int64)
+    keep = size > 1
+    rows, group, size = rows[keep], group[keep], size[keep]
+    if not len(rows):
+        return
+    instance = pair_ids(group, occurrences(group, rank[rows]))
+    counts = np.bincount(instance)
+    complete = counts[instance] == size     # else some member's call is missing
+    latest = np.full(len(counts), -np.inf)
+    np.maximum.at(latest, instance[complete], start[rows][complete])
+    ops = np.array([table.operations.get(t, "") for t in table.tag[rows].tolist()])
+    members = [table.members[c] for c in table.comm[rows].tolist()]
+    root = np.array([m[r] if r < len(m) else -1 for m, r in zip(members, table.root[rows])],
+                    dtype=np.int64)
+    everyone = complete & (np.isin(ops, ALL_WAIT)
+                           | (np.isin(ops, ROOT_WAITS) & (rank[rows] == root)))
+    ready[call[rows[everyone]]] = latest[instance[everyone]]
+    some = complete & ((np.isin(ops, WAIT_FOR_ROOT) & (root >= 0) & (rank[rows] != root))
+                       | np.isin(ops, ("SCAN", "EXSCAN")))
+    if not some.any():
+        return
+    entered = {(i, r): t for i, r, t in zip(instance[complete].tolist(),
+                                            rank[rows][complete].tolist(),
+                                            start[rows][complete].tolist())}
+    for j in np.flatnonzero(some).tolist():
+        r, m, i = int(rank[rows[j]]), members[j], int(instance[j])
+        waits_for = (int(root[j]),) if ops[j] in WAIT_FOR_ROOT else m[:m.index(r) + 1]
+        ready[call[rows[j]]] = max(entered[(i, w)] for w in waits_for)

@@ -71,25 +71,17 @@ from pevpm.trace.events import (
     Trace,
     per_peer_size,
 )
+from pevpm.trace.replay import fast
+from pevpm.trace.replay.fast import BLOCKING_SENDS, COLLECTIVE_OPS, POLLS
 from pevpm.trace.replay.delays import ready_times, size_class, usual_times
 from pevpm.trace.replay.subcomm import point_to_point
+from pevpm.trace.table import CallTable
+from pevpm.vm.kernel.arrays import ArrayProgram
+from pevpm.vm.kernel.arrays import simulate as simulate_arrays
 from pevpm.vm.kernel.fastengine import no_cycle_collection
 
-POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
-         "MPI_Improbe", "MPI_Mprobe")
-BLOCKING_SENDS = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend")
 #: Calls that complete whichever of their requests are done.
 ANY_ORDER = ("MPI_Waitany", "MPI_Waitsome", "MPI_Testany", "MPI_Testsome")
-
-#: The virtual machine's collective for each OTF2 collective operation.
-COLLECTIVE_OPS = {
-    "BARRIER": "MPI_Barrier", "CREATE_HANDLE": "MPI_Barrier", "BCAST": "MPI_Bcast",
-    "REDUCE": "MPI_Reduce", "ALLREDUCE": "MPI_Allreduce", "SCAN": "MPI_Scan",
-    "EXSCAN": "MPI_Scan", "REDUCE_SCATTER_BLOCK": "MPI_Allreduce", "GATHER": "MPI_Gather",
-    "GATHERV": "MPI_Gatherv", "SCATTER": "MPI_Scatter", "SCATTERV": "MPI_Scatterv",
-    "ALLGATHER": "MPI_Allgather", "ALLGATHERV": "MPI_Allgather", "ALLTOALL": "MPI_Alltoall",
-    "ALLTOALLV": "MPI_Alltoall",
-}
 
 
 PROCNUM = Expr.of("procnum")
@@ -513,6 +505,7 @@ class Replay:
     prediction: object              # pevpm.vm.strategies.prediction.Prediction
     speed: float
     delays: bool = True             # whether the traced delays were replayed
+    note: str | None = None         # how the trace was replayed, where a user should know
 
     @property
     def error(self) -> float:
@@ -539,6 +532,40 @@ def replay_machine(machine, delays: bool = True):
     comm = machine.comm
     quiet = comm.with_model("min2x1") if isinstance(comm, ProfileCommModel) else comm.bounded("min")
     return replace(machine, comm=quiet)
+
+
+def replay_table(table: CallTable | list[CallTable], machine, speed: float = 1.0,
+                 runs: int | None = None, seed: int = 0, source: str | None = None,
+                 delays: bool = True) -> Replay:
+    """:func:`replay` of a trace read as a :class:`~pevpm.trace.table.CallTable`, in
+    arrays (:mod:`pevpm.trace.replay.fast`: check :func:`~pevpm.trace.replay.fast.unsupported`
+    first): the same prediction, with no limit on the trace's length.  The runs
+    run one after another in this process.  Given in a list of one, the table is
+    taken out and let go once converted (a long trace's table is large)."""
+    if isinstance(table, list):
+        table = table.pop()
+    from pevpm.vm.strategies.prediction import PredictionAccumulator, RunSummary
+    from pevpm.vm.strategies.montecarlo import run_generator
+
+    if runs is None:
+        runs = 1 if delays else 10
+    _check_speed(speed)
+    with no_cycle_collection():
+        converted = fast.convert(table, speed, delays,
+                                 table.cores is not None and table.numprocs > table.cores)
+        numprocs = table.numprocs
+        del table
+        program = ArrayProgram(converted.codes, converted.requests, converted.names,
+                               source or "trace")
+        quiet = replay_machine(machine, delays)
+        accumulator = PredictionAccumulator(numprocs, seed)
+        for i in range(runs):
+            accumulator.add(RunSummary.of(simulate_arrays(program, quiet,
+                                                          rng=run_generator(seed, i))))
+    ranks = [RankSummary(r, float(e), float(c), float(e - c), float(d))
+             for r, (e, c, d) in enumerate(zip(converted.elapsed, converted.computed,
+                                               converted.delayed))]
+    return Replay(converted.traced, ranks, accumulator.build(), speed, delays)
 
 
 def replay(trace: Trace, machine, speed: float = 1.0, runs: int | None = None, seed: int = 0,
