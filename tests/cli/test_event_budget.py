@@ -6,9 +6,9 @@ from pathlib import Path
 
 from pevpm.cli import main
 from pevpm.cli.event_budget import EventBudget
-from pevpm.model.event_estimate import CEILING, estimated_events
 from pevpm.errors import EventLimitError
 from pevpm.model.builder import ModelBuilder
+from pevpm.model.event_estimate import CEILING, estimated_events
 from pevpm.model.loader import load_model
 
 ROOT = Path(__file__).resolve().parents[2]

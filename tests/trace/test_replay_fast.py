@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import test_replay_equivalence as synthetic
+from conftest import MPICC, compiled, pevpm_command, trace_command
 
 from pevpm.machine.comm_models import Hockney
 from pevpm.machine.machine import Machine
@@ -36,9 +38,6 @@ from pevpm.trace.replay.replay import (
 )
 from pevpm.vm.kernel import arrays, fastengine
 from pevpm.vm.strategies.montecarlo import run_generator
-
-import test_replay_equivalence as synthetic
-from conftest import MPICC, compiled, pevpm_command, trace_command
 
 BENCHMARK_PROGRAMS = Path(__file__).resolve().parents[2] / "benchmarks" / "programs"
 

@@ -8,12 +8,12 @@ import gc
 import numpy as np
 import pytest
 
+from pevpm.errors import EventLimitError
 from pevpm.machine.collectives import CollectiveConfig
 from pevpm.machine.comm_models import Constant, Hockney
 from pevpm.machine.machine import Machine
 from pevpm.machine.processor import ProcessorModel
 from pevpm.model.builder import ModelBuilder
-from pevpm.errors import EventLimitError
 from pevpm.vm.kernel import engine, fastengine
 from pevpm.vm.kernel import program as vm
 

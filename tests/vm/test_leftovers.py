@@ -9,9 +9,9 @@ from pevpm.machine.presets import parse_machine
 from pevpm.model.directives import parse_directives
 from pevpm.model.expr import ANY_SOURCE
 from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.kernel.result import NEVER_COMPLETED, NEVER_MATCHED, Outstanding
 from pevpm.vm.strategies.leftovers import LeftoverTally, warning_lines
 from pevpm.vm.strategies.montecarlo import predict
-from pevpm.vm.kernel.result import NEVER_COMPLETED, NEVER_MATCHED, Outstanding
 
 MACHINE = parse_machine("hockney:latency=10us,bandwidth=100MB/s")
 

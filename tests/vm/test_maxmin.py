@@ -16,8 +16,8 @@ from pevpm.machine.machine import Machine
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm.kernel import engine, fastengine
-from pevpm.vm.strategies.explain import explain_network
 from pevpm.vm.kernel.maxmin import NETWORK, MaxMinNetwork
+from pevpm.vm.strategies.explain import explain_network
 
 #: The Python network (the reference) and the compiled, incremental one.
 NETWORKS = pytest.mark.parametrize("Network", sorted({MaxMinNetwork, NETWORK}, key=str))

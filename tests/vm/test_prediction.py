@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from pevpm.vm.strategies.prediction import PredictionAccumulator, RunSummary
 from pevpm.vm.kernel.result import CollectiveRecord, RankTimes, RunResult
+from pevpm.vm.strategies.prediction import PredictionAccumulator, RunSummary
 
 
 def make_run(makespan, ranks, critical, collectives=()):

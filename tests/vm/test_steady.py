@@ -15,9 +15,9 @@ from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.model.loader import load_model
 from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.kernel.program import compile_model
 from pevpm.vm.strategies import steady
 from pevpm.vm.strategies.montecarlo import predict
-from pevpm.vm.kernel.program import compile_model
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RING = {"dest": "(procnum + 1) % numprocs", "source": "(procnum + numprocs - 1) % numprocs"}

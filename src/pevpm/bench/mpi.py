@@ -25,7 +25,7 @@ import mpi4py
 
 mpi4py.rc.thread_level = "funneled"
 
-from mpi4py import MPI  # noqa: E402  (the level must be set first)
+from mpi4py import MPI
 
 _LEVELS = {MPI.THREAD_SINGLE: "MPI_THREAD_SINGLE", MPI.THREAD_FUNNELED: "MPI_THREAD_FUNNELED",
            MPI.THREAD_SERIALIZED: "MPI_THREAD_SERIALIZED",

@@ -45,7 +45,7 @@ def register(subparsers) -> None:
 def run_demo_command(args: argparse.Namespace) -> int:
     """``pevpm demo``: :func:`~pevpm.cli.demo_pipeline.run_demo` with the command line's options, into a new
     folder moved into place once the report is whole (:mod:`pevpm.cli.outputs`)."""
-    from pevpm.cli import demo_pipeline   # numpy, scipy, matplotlib: not for --help
+    from pevpm.cli import demo_pipeline  # numpy, scipy, matplotlib: not for --help
 
     folder = outputs.check_folder(args.output, outputs.REPORT_FOLDER, force=args.force,
                                   inputs=outputs.input_paths(args.profile))

@@ -368,8 +368,8 @@ def run_predict(args) -> int:
     else:
         print(format_table(predictions, failures, weak=args.weak))
         if explanations:
-            from pevpm.vm.strategies.explain import format_explanation
             from pevpm.vm.kernel.links import format_links
+            from pevpm.vm.strategies.explain import format_explanation
 
             for n, explained in explanations.items():
                 print()

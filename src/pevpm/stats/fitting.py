@@ -53,7 +53,6 @@ from pevpm.stats.distributions import (
 )
 from pevpm.stats.family_names import DEFAULT_FAMILIES
 
-
 #: Points used for the goodness-of-fit tests (the thesis used 500).
 GOF_POINTS = 500
 

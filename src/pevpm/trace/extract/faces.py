@@ -83,7 +83,7 @@ class FaceLaw:
     ndims: int
     ascending: bool
 
-    def size(self, size: int | float, dim: int, top: int) -> str:
+    def size(self, size: float, dim: int, top: int) -> str:
         """The expression of a message of ``size`` bytes along ``dim``, traced
         at ``top`` ranks only, at any count."""
         others = [f"dims_create(numprocs, {self.ndims}, {e})"

@@ -72,8 +72,8 @@ from pevpm.trace.events import (
     per_peer_size,
 )
 from pevpm.trace.replay import fast
-from pevpm.trace.replay.fast import BLOCKING_SENDS, COLLECTIVE_OPS, POLLS
 from pevpm.trace.replay.delays import ready_times, size_class, usual_times
+from pevpm.trace.replay.fast import BLOCKING_SENDS, COLLECTIVE_OPS, POLLS
 from pevpm.trace.replay.subcomm import point_to_point
 from pevpm.trace.table import CallTable
 from pevpm.vm.kernel.arrays import ArrayProgram
@@ -544,8 +544,8 @@ def replay_table(table: CallTable | list[CallTable], machine, speed: float = 1.0
     taken out and let go once converted (a long trace's table is large)."""
     if isinstance(table, list):
         table = table.pop()
-    from pevpm.vm.strategies.prediction import PredictionAccumulator, RunSummary
     from pevpm.vm.strategies.montecarlo import run_generator
+    from pevpm.vm.strategies.prediction import PredictionAccumulator, RunSummary
 
     if runs is None:
         runs = 1 if delays else 10

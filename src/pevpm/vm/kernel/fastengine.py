@@ -46,7 +46,14 @@ from pevpm.machine.transfer import for_placement
 from pevpm.model.ast import Model
 from pevpm.vm.kernel import engine
 from pevpm.vm.kernel import program as vm
-from pevpm.vm.kernel.result import COMMUNICATION, COMPUTE, WAITING, MessageRecord, RankTimes, RunResult
+from pevpm.vm.kernel.result import (
+    COMMUNICATION,
+    COMPUTE,
+    WAITING,
+    MessageRecord,
+    RankTimes,
+    RunResult,
+)
 
 try:
     from pevpm.vm.kernel import fastcore

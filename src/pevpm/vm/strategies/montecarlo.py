@@ -242,8 +242,8 @@ def _predict_steady(pool, chunks, model, numprocs, machine, runs, seed, params, 
     Each trial length is tried on the first :data:`PILOT_RUNS` runs first; only
     if they settle are the other runs cut there too (and all of them judged),
     so a loop that never settles costs the pilot's trials, not every run's."""
-    from pevpm.vm.strategies import steady
     from pevpm.vm.kernel.program import compiled
+    from pevpm.vm.strategies import steady
 
     loop = steady.find_loop(compiled(model, params), model, numprocs, params)
     if isinstance(loop, str):

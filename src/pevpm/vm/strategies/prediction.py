@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pevpm.errors import SimulationError
-from pevpm.vm.strategies.leftovers import LeftoverSummary, LeftoverTally
 from pevpm.vm.kernel.result import KINDS, Outstanding, RunResult
+from pevpm.vm.strategies.leftovers import LeftoverSummary, LeftoverTally
 
 #: Longest run time (simulated seconds) a prediction takes: squares of longer
 #: times, summed over 10**6 runs (predict's most), would overflow a float; no

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from pevpm.model import ast
 from pevpm.vm.kernel import program as vm
-from pevpm.vm.kernel.instructions import Exchange, Message, Serial, Wait
 from pevpm.vm.kernel.collectives.script import (
     COMPUTE,
     EXCHANGE,
@@ -36,6 +35,7 @@ from pevpm.vm.kernel.collectives.script import (
     WAITALL,
     statement_of,
 )
+from pevpm.vm.kernel.instructions import Exchange, Message, Serial, Wait
 
 #: Instructions kept for sharing; past this many the table starts afresh
 #: (code already built keeps its instructions).

@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from pevpm.machine.collectives import AlgorithmOptions
 from pevpm.vm.kernel.collectives.call import CollectiveCall
-from pevpm.vm.kernel.collectives.moves import linear_fan_in, linear_fan_out, tree_fan_in, tree_fan_out
+from pevpm.vm.kernel.collectives.moves import (
+    linear_fan_in,
+    linear_fan_out,
+    tree_fan_in,
+    tree_fan_out,
+)
 from pevpm.vm.kernel.collectives.script import RankScript
 from pevpm.vm.kernel.collectives.trees import subtree_size
 
