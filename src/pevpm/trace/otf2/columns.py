@@ -154,6 +154,9 @@ class _Columns:
     def table(self) -> CallTable:
         """The archive's calls as a :class:`CallTable`."""
         calls, events = self.records()
+        # every event's peer, those of calls never left too: a peer outside its
+        # communicator anywhere sends the archive to the reference reader, which names it
+        peers, members = self.world_peers(events)
         kept = np.flatnonzero(calls["done"] != 0)   # a call never left is not one
         order = kept[np.argsort(calls["rank"][kept], kind="stable")]
         number = np.full(len(calls), -1, dtype=np.int64)
@@ -161,8 +164,7 @@ class _Columns:
         call_of = number[events["call"]]
         inside = call_of >= 0
         by_call = np.flatnonzero(inside)[np.argsort(call_of[inside], kind="stable")]
-        events = events[by_call]
-        peers, members = self.world_peers(events)
+        events, peers = events[by_call], peers[by_call]
         ranks = calls["rank"][order].astype(np.int64)
         sleep = calls["sleep"][order]
         names = [self.region_names.get(ref, "") for ref in range(max(self.region_names,
