@@ -11,6 +11,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -60,3 +61,13 @@ class CallTable:
     @property
     def calls(self) -> int:
         return len(self.region)
+
+    @cached_property
+    def event_call(self) -> np.ndarray:
+        """The call each event is in (made once: delays and conversion both read it)."""
+        return np.repeat(np.arange(self.calls), np.diff(self.event_starts))
+
+    @cached_property
+    def call_rank(self) -> np.ndarray:
+        """The rank of each call."""
+        return np.repeat(np.arange(self.numprocs), np.diff(self.rank_starts))

@@ -251,23 +251,13 @@ def after_previous(kinds: np.ndarray, first: int, second: int, *keys: np.ndarray
     return out
 
 
-def event_calls(table) -> np.ndarray:
-    """The call each event of ``table`` is in."""
-    return np.repeat(np.arange(table.calls), np.diff(table.event_starts))
-
-
-def call_ranks(table) -> np.ndarray:
-    """The rank of each call of ``table``."""
-    return np.repeat(np.arange(table.numprocs), np.diff(table.rank_starts))
-
-
 def ready_array(table, links=None) -> np.ndarray:
     """:func:`ready_times` of a :class:`~pevpm.trace.table.CallTable`, in
     numpy: per call, when the peers it waits for were there (NaN: it waited for
     nobody).  ``links``: :func:`request_links` of the table, if made already."""
     ready = np.full(table.calls, np.nan)
-    call = event_calls(table)
-    rank = call_ranks(table)[call]
+    call = table.event_call
+    rank = table.call_rank[call]
     kind, start = table.kind, table.start[call]
     isend_done, posted_of = links if links is not None else request_links(table)
     # sends in each rank's order; the call completing each (-1: none)
@@ -309,8 +299,7 @@ def request_links(table) -> tuple[np.ndarray, np.ndarray]:
     """Per event: an ``MPI_Isend``'s completing event (-1: none), a posted
     receive's completing event (-1: never completed), each the next event of
     its rank and request when it is of the other kind."""
-    call = event_calls(table)
-    rank = call_ranks(table)[call]
+    rank = table.call_rank[table.event_call]
     kind = table.kind
     out = []
     for first, second in ((ISEND, SEND_DONE), (POSTED, IRECV)):

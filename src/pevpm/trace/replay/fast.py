@@ -36,9 +36,7 @@ import numpy as np
 from pevpm.trace.events import per_peer_size
 from pevpm.trace.replay.delays import (
     alternating,
-    call_ranks,
     dense_ids,
-    event_calls,
     occurrences,
     pair_ids,
     ready_array,
@@ -84,8 +82,8 @@ class _Calls:
 
     def __init__(self, table: CallTable):
         self.table = table
-        self.event_call = event_calls(table)
-        self.rank = call_ranks(table)
+        self.event_call = table.event_call
+        self.rank = table.call_rank
         counts = np.zeros((table.calls, 7), dtype=np.int64)
         np.add.at(counts, (self.event_call, table.kind), 1)
         total = counts.sum(axis=1)
