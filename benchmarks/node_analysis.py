@@ -26,7 +26,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from node_validation import CG_ARGS, SCALE, SECTION
+from node_cases import CG_ARGS, SCALE, SECTION
 from trace_extract import extracted, hand_params, mean_time
 from trace_replay_examples import case_machine
 

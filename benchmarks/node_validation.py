@@ -53,26 +53,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from node_cases import CG_ARGS, CG_ROWS, FFT_ITERATIONS, TRACED
 from trace_replay_examples import trace_example
 
 from pevpm.errors import PevpmError
 from pevpm.validate import calibration as calib
 from pevpm.validate.cases import CASES, ProblemSize
 from pevpm.validate.runner import LocalLauncher, find_mpiexec, run_example
-
-#: The case studies traced for extraction, and the section the models describe.
-TRACED = ("jacobi", "bag_of_tasks")
-SECTION = ("MPI_Barrier", "MPI_Gather")
-#: FFT iterations per real run: about a second on one core of the node (the
-#: case study's default 200 gave runs of 0.04-0.3 s there, too short to time).
-FFT_ITERATIONS = 1000
-
-#: The tutorial's CG: grid and iterations (about 1.5 s on one quiet core).
-CG_ARGS = ["--nx", "512", "--ny", "512", "--iterations", "1000"]
-CG_ROWS = "32,64,128,256,512"
-#: Counts beyond the node at which extracted and hand-written models are compared.
-SCALE = (64, 256, 1024)
-
 
 def node_cores() -> int:
     """Cores this process may use (the affinity mask where there is one)."""

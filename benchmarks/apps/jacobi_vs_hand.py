@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from node_validation import SECTION  # noqa: E402
+from node_cases import SECTION  # noqa: E402
 from trace_extract import extracted, hand_params, mean_time  # noqa: E402
 
 from pevpm.machine.profile_model import machine_from_profile  # noqa: E402
