@@ -61,6 +61,7 @@ from pevpm.validate import calibration as calib
 from pevpm.validate.cases import CASES, ProblemSize
 from pevpm.validate.runner import LocalLauncher, find_mpiexec, run_example
 
+
 def node_cores() -> int:
     """Cores this process may use (the affinity mask where there is one)."""
     try:
