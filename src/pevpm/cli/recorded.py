@@ -115,8 +115,7 @@ def add_to_report(args) -> str:
     """``pevpm report DIR --recorded TRACE``: predict the trace's run (the replay, or
     ``--model`` at its rank count), write both side by side into the report and add
     the "recorded vs predicted" section; returns the page's path."""
-    from pevpm.cli.report import figure_files
-    from pevpm.report.html import read_results, write_report
+    from pevpm.report.html import figure_files, read_results, write_report
     from pevpm.report.recorded import comparison_section
 
     inputs = [*archive_input(args.recorded), *input_paths(args.model),

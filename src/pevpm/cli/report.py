@@ -82,7 +82,7 @@ def run_report(args: argparse.Namespace) -> int:
         return _add_noise(args.directory, args.noise, args.force)
     if args.links:
         return _add_links(args.directory, args.links, args.force)
-    from pevpm.report.html import read_results, write_report
+    from pevpm.report.html import figure_files, read_results, write_report
 
     folder = outputs.check_folder(args.directory, outputs.REDRAWN_REPORT, force=args.force)
     results = read_results(args.directory)
@@ -133,7 +133,7 @@ def _add_to_report(directory: str, files: list[str], force: bool, add) -> int:
     from pathlib import Path
 
     from pevpm.files import read_json
-    from pevpm.report.html import read_results, write_report
+    from pevpm.report.html import figure_files, read_results, write_report
     from pevpm.report.results_schema import check_results
 
     for path in map(Path, files):
@@ -154,15 +154,3 @@ def _add_to_report(directory: str, files: list[str], force: bool, add) -> int:
         write_report(results, str(stage))
     print(f"report: {os.path.join(directory, 'index.html')}")
     return 0
-
-
-def figure_files(results: dict) -> tuple[str, ...]:
-    """The figures of ``results`` the report shows but does not draw (the fits
-    ``pevpm demo`` plotted), by their names in the report folder.
-
-    >>> figure_files({"figures": [{"file": "isend.fits.png"}, {"file": "../x.png"}]})
-    ('isend.fits.png',)
-    """
-    names = (figure.get("file") for figure in results.get("figures", []))
-    return tuple(name for name in names if isinstance(name, str) and name
-                 and os.path.basename(name) == name and name not in (".", ".."))

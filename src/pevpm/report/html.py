@@ -341,3 +341,15 @@ def read_results(outdir: str) -> dict:
         raise PevpmError("results.json does not hold an object of results", where=path)
     check_results(results, path)
     return results
+
+
+def figure_files(results: dict) -> tuple[str, ...]:
+    """The figures of ``results`` the report shows but does not draw (the fits
+    ``pevpm demo`` plotted), by their names in the report folder.
+
+    >>> figure_files({"figures": [{"file": "isend.fits.png"}, {"file": "../x.png"}]})
+    ('isend.fits.png',)
+    """
+    names = (figure.get("file") for figure in results.get("figures", []))
+    return tuple(name for name in names if isinstance(name, str) and name
+                 and os.path.basename(name) == name and name not in (".", ".."))
