@@ -10,9 +10,9 @@ with the cycle collector paused as ``replay`` pauses it:
 * read     -- ``read_table``: the reader's arrays made a ``CallTable`` (peers as world ranks),
 * delays   -- ``ready_array`` (when each call's peers were there),
 * convert  -- ``fast.convert`` less the delays: every rank's instruction arrays,
-* records  -- the instruction records the compiled core takes (``ArrayProgram.specialize``),
-* simulate -- the runs on the compiled core, first (the core translates every
-  record into its C struct) and later (translated already).
+* codes    -- each rank's code over its arrays (``ArrayProgram``; no record per instruction),
+* simulate -- the runs on the compiled core, first (the core fills its C
+  instructions from the arrays) and later (filled already).
 
 With ``--reference`` it also times the replay through model statements (the
 trace's objects, ``trace_model``, ``compile_model``, the first run): that
@@ -97,7 +97,7 @@ def end_to_end(directory: str, machine: str,
 def phases(directory: str, machine, runs: int, delays: bool, reference: bool) -> dict:
     """CPU seconds of each phase of one replay of ``directory`` in arrays (``runs`` runs)."""
     t: dict[str, list[float]] = {k: [] for k in (
-        "arrays", "read", "delays", "convert", "records", "first", "later", "reference read",
+        "arrays", "read", "delays", "convert", "codes", "first", "later", "reference read",
         "reference convert", "reference compile", "reference first")}
     with otf2.reader.open(str(anchor_file(directory))) as reader, timed(t["arrays"]):
         record_arrays(reader, list(reader.definitions.locations))
@@ -115,12 +115,10 @@ def phases(directory: str, machine, runs: int, delays: bool, reference: bool) ->
         t["convert"][0] -= t["delays"][0]
     calls, numprocs = table.calls, table.numprocs
     del table
-    program = ArrayProgram(converted.codes, converted.requests, converted.names, directory)
     instructions = sum(len(code["op"]) for code in converted.codes)
+    with timed(t["codes"]):
+        program = ArrayProgram(converted.codes, converted.requests, converted.names, directory)
     del converted
-    with timed(t["records"]):
-        for rank in range(numprocs):
-            program.specialize({"procnum": rank})
     quiet = replay_machine(machine, delays)
     messages = 0
     for i in range(runs):
@@ -205,7 +203,7 @@ def main() -> None:
                   f"({max(peaks) * 2**30 / n:,.0f} bytes a call)")
             print("  phases, CPU s (calls a second): " + ", ".join(
                 f"{k} {p[k]:.2f} ({rate(n, p[k])})" for k in (
-                    "arrays", "read", "delays", "convert", "records", "first"))
+                    "arrays", "read", "delays", "convert", "codes", "first"))
                   + f"; later runs {p['later_each']:.2f} s each ({rate(n, p['later_each'])}, "
                   f"{rate(p['messages'], p['later_each'])} messages)", flush=True)
             if args.reference:
