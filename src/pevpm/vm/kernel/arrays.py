@@ -85,9 +85,29 @@ class ArrayCode(Sequence):
     __slots__ = ("fields", "requests", "names", "place")
 
     def __init__(self, code, requests: np.ndarray, names: list[str], place: str):
-        self.fields = {name: np.ascontiguousarray(code[name]) for name in INSTRUCTION.names}
+        self.fields = {name: np.ascontiguousarray(code[name], dtype=INSTRUCTION[name])
+                       for name in INSTRUCTION.names}
         self.requests = np.ascontiguousarray(requests, dtype=np.int64)
         self.names, self.place = names, place
+        self._check()
+
+    def _check(self) -> None:
+        """Refuse an opcode, call name or Wait's requests the arrays do not hold
+        (the core reads them without looking)."""
+        op, f = self.fields["op"], self.fields
+        wrong = [
+            (~np.isin(op, sorted(ArrayProgram.opcodes)), "an opcode other than "
+             f"{sorted(ArrayProgram.opcodes)}"),
+            ((op != vm.SERIAL) & (op != vm.SENDRECV)
+             & ((f["name"] < 0) | (f["name"] >= len(self.names))),
+             f"a call name past the {len(self.names)} names"),
+            ((op == vm.WAIT) & ((f["first"] < 0) | (f["count"] < 0)
+                                | (f["first"] + f["count"] > len(self.requests))),
+             f"a Wait on requests past the {len(self.requests)} listed"),
+        ]
+        for bad, what in wrong:
+            if bad.any():
+                raise ValueError(f"{self.place}: instruction {int(np.argmax(bad))} has {what}")
 
     def __len__(self) -> int:
         return len(self.fields["op"])
@@ -111,10 +131,7 @@ class ArrayCode(Sequence):
             return Exchange(op, const(c["size"]), const(c["peer"]), const(c["recv_size"]),
                             const(c["src"]), const(c["tag"]), const(c["recv_tag"]), where,
                             _MESSAGE)
-        if op == vm.COLLECTIVE:
-            return Collective(op, name, const(c["size"]), const(c["peer"]), where, _MESSAGE)
-        raise ValueError(f"opcode {op} in an instruction array (it takes "
-                         f"{sorted(ArrayProgram.opcodes)})")
+        return Collective(op, name, const(c["size"]), const(c["peer"]), where, _MESSAGE)
 
 
 class ArrayProgram:
@@ -140,13 +157,15 @@ class ArrayProgram:
 
 
 def simulate(program: ArrayProgram, machine, *, rng: np.random.Generator | None = None,
-             records: bool = False, limits=None):
+             records: bool = False, limits=None, trace: bool = False):
     """One run of ``program`` at its rank count on ``machine``
-    (:func:`pevpm.vm.kernel.fastengine.simulate`'s result and notes)."""
+    (:func:`pevpm.vm.kernel.fastengine.simulate`'s result and notes; ``trace``:
+    with time slices, which the reference engine makes, reading the records one
+    by one)."""
     from pevpm.vm.kernel import fastengine
 
     return fastengine.simulate(_EMPTY_MODEL, program.numprocs, machine, rng=rng,
-                               program=program, records=records, limits=limits)
+                               program=program, records=records, limits=limits, trace=trace)
 
 
 #: The model a run of an :class:`ArrayProgram` names: no constants, parameters or
