@@ -9,7 +9,6 @@ The trace comes from ``pevpm trace`` (or Score-P); see docs/trace.md.
 
 from __future__ import annotations
 
-import gc
 import json
 import math
 import sys
@@ -95,14 +94,7 @@ def run_replay(args) -> int:
                           **result.to_dict()}))
     else:
         print(format_replay(result, args.machine))
-    if trace is None and result.prediction.messages_simulated > LONG_REPLAY:
-        gc.freeze()     # Python's last collection at exit would walk every record the core keeps
     return 0
-
-
-#: Messages a run past which a replay in arrays leaves its records out of the cycle
-#: collector's last pass at exit (about 3 CPU s a million calls).
-LONG_REPLAY = 100_000
 
 
 def replay_archive(path: Path, machine, args):

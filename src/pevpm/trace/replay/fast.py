@@ -84,8 +84,8 @@ class _Calls:
         self.table = table
         self.event_call = table.event_call
         self.rank = table.call_rank
-        counts = np.zeros((table.calls, 7), dtype=np.int64)
-        np.add.at(counts, (self.event_call, table.kind), 1)
+        counts = np.bincount(self.event_call * 7 + table.kind,
+                             minlength=table.calls * 7).reshape(table.calls, 7)
         total = counts.sum(axis=1)
         single = total == 1
         shape = np.full(table.calls, -1, dtype=np.int64)
