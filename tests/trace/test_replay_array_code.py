@@ -172,3 +172,10 @@ def without_polls_two_ranks() -> Trace:
             t += 0.1
         return tuple(calls) + (Call("MPI_Finalize", t, t + 0.1),)
     return Trace((rank(1), rank(0)))
+
+
+def test_a_replay_keeps_freed_memory_on_glibc():
+    """``pevpm replay`` asks glibc's malloc to keep freed blocks (fewer page faults)."""
+    from pevpm.cli.replay import keep_freed_memory
+
+    assert keep_freed_memory() is True
