@@ -4,7 +4,7 @@ For each trace directory: the wall and CPU time and the peak memory of
 ``pevpm replay DIR --machine M --json`` in a fresh process (what a user waits
 for; with the traced delays, 1 run, and ``--no-delays --runs R``), then, in
 this process, the phases of a replay in arrays (``pevpm.trace.replay.fast``)
-with the cycle collector paused as ``replay`` pauses it:
+with the cycle collector paused and freed memory kept as ``replay`` does:
 
 * arrays   -- the C reader's arrays alone (``record_arrays``),
 * read     -- ``read_table``: the reader's arrays made a ``CallTable`` (peers as world ranks),
@@ -51,6 +51,7 @@ from pathlib import Path
 import otf2
 
 import pevpm
+from pevpm.cli.replay import keep_freed_memory
 from pevpm.machine.presets import parse_machine
 from pevpm.trace.otf2.columns import record_arrays
 from pevpm.trace.otf2.read import anchor_file, read_archive, read_table
@@ -186,6 +187,7 @@ def main() -> None:
     ends = {(directory, k): list(zip(*(end_to_end(directory, args.machine, extra)
                                        for _ in range(args.repeats))))
             for directory in args.traces for k, (_, extra, _) in enumerate(cases)}
+    keep_freed_memory()     # as pevpm replay does
     for directory in args.traces:
         for k, (delays, extra, runs) in enumerate(cases):
             walls, cpus, means, peaks = ends[(directory, k)]
