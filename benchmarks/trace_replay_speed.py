@@ -4,15 +4,15 @@ For each trace directory: the wall and CPU time and the peak memory of
 ``pevpm replay DIR --machine M --json`` in a fresh process (what a user waits
 for; with the traced delays, 1 run, and ``--no-delays --runs R``), then, in
 this process, the phases of a replay in arrays (``pevpm.trace.replay.fast``)
-with the cycle collector paused as ``replay`` pauses it:
+with the cycle collector paused and freed memory kept as ``replay`` does:
 
 * arrays   -- the C reader's arrays alone (``record_arrays``),
 * read     -- ``read_table``: the reader's arrays made a ``CallTable`` (peers as world ranks),
 * delays   -- ``ready_array`` (when each call's peers were there),
 * convert  -- ``fast.convert`` less the delays: every rank's instruction arrays,
-* records  -- the instruction records the compiled core takes (``ArrayProgram.specialize``),
-* simulate -- the runs on the compiled core, first (the core translates every
-  record into its C struct) and later (translated already).
+* codes    -- each rank's code over its arrays (``ArrayProgram``; no record per instruction),
+* simulate -- the runs on the compiled core, first (the core fills its C
+  instructions from the arrays) and later (filled already).
 
 With ``--reference`` it also times the replay through model statements (the
 trace's objects, ``trace_model``, ``compile_model``, the first run): that
@@ -51,6 +51,7 @@ from pathlib import Path
 import otf2
 
 import pevpm
+from pevpm.cli.replay import keep_freed_memory
 from pevpm.machine.presets import parse_machine
 from pevpm.trace.otf2.columns import record_arrays
 from pevpm.trace.otf2.read import anchor_file, read_archive, read_table
@@ -97,7 +98,7 @@ def end_to_end(directory: str, machine: str,
 def phases(directory: str, machine, runs: int, delays: bool, reference: bool) -> dict:
     """CPU seconds of each phase of one replay of ``directory`` in arrays (``runs`` runs)."""
     t: dict[str, list[float]] = {k: [] for k in (
-        "arrays", "read", "delays", "convert", "records", "first", "later", "reference read",
+        "arrays", "read", "delays", "convert", "codes", "first", "later", "reference read",
         "reference convert", "reference compile", "reference first")}
     with otf2.reader.open(str(anchor_file(directory))) as reader, timed(t["arrays"]):
         record_arrays(reader, list(reader.definitions.locations))
@@ -115,12 +116,10 @@ def phases(directory: str, machine, runs: int, delays: bool, reference: bool) ->
         t["convert"][0] -= t["delays"][0]
     calls, numprocs = table.calls, table.numprocs
     del table
-    program = ArrayProgram(converted.codes, converted.requests, converted.names, directory)
     instructions = sum(len(code["op"]) for code in converted.codes)
+    with timed(t["codes"]):
+        program = ArrayProgram(converted.codes, converted.requests, converted.names, directory)
     del converted
-    with timed(t["records"]):
-        for rank in range(numprocs):
-            program.specialize({"procnum": rank})
     quiet = replay_machine(machine, delays)
     messages = 0
     for i in range(runs):
@@ -188,6 +187,7 @@ def main() -> None:
     ends = {(directory, k): list(zip(*(end_to_end(directory, args.machine, extra)
                                        for _ in range(args.repeats))))
             for directory in args.traces for k, (_, extra, _) in enumerate(cases)}
+    keep_freed_memory()     # as pevpm replay does
     for directory in args.traces:
         for k, (delays, extra, runs) in enumerate(cases):
             walls, cpus, means, peaks = ends[(directory, k)]
@@ -205,7 +205,7 @@ def main() -> None:
                   f"({max(peaks) * 2**30 / n:,.0f} bytes a call)")
             print("  phases, CPU s (calls a second): " + ", ".join(
                 f"{k} {p[k]:.2f} ({rate(n, p[k])})" for k in (
-                    "arrays", "read", "delays", "convert", "records", "first"))
+                    "arrays", "read", "delays", "convert", "codes", "first"))
                   + f"; later runs {p['later_each']:.2f} s each ({rate(n, p['later_each'])}, "
                   f"{rate(p['messages'], p['later_each'])} messages)", flush=True)
             if args.reference:

@@ -91,13 +91,25 @@ def model_run(model, trace, machine, *, name: str, params=None, seed: int = 0, l
 
 def replay_run(trace, machine, *, source: str, seed: int = 0, speed: float = 1.0,
                delays: bool = True):
-    """Run 0 of the replay of ``trace`` on ``machine``, with time slices."""
-    from pevpm.trace.replay.replay import replay_machine, trace_model
+    """Run 0 of the replay of ``trace`` on ``machine``, with time slices: in arrays
+    where they take the trace (no limit on its length), else through model
+    statements (at most about 330,000 calls; a ``note:`` says why)."""
+    from pevpm.trace.replay import fast
+    from pevpm.trace.replay.replay import replay_machine, table_program, trace_model
+    from pevpm.vm.kernel.arrays import simulate as simulate_arrays
     from pevpm.vm.kernel.fastengine import simulate
     from pevpm.vm.strategies.montecarlo import run_generator
 
-    return simulate(trace_model(trace, speed, source, delays), trace.numprocs,
-                    replay_machine(machine, delays), rng=run_generator(seed, 0), trace=True)
+    quiet, rng = replay_machine(machine, delays), run_generator(seed, 0)
+    table = fast.table_of(trace)
+    why = fast.unsupported(table)
+    if why is None:
+        program, _ = table_program(table, speed, delays, source)
+        return simulate_arrays(program, quiet, rng=rng, trace=True)
+    print(f"pevpm: note: the run beside the recording is replayed through model statements, "
+          f"not in arrays (at most about 330,000 calls): {why}", file=sys.stderr)
+    return simulate(trace_model(trace, speed, source, delays), trace.numprocs, quiet, rng=rng,
+                    trace=True)
 
 
 def write_beside(trace, run, path, *, source: str, predicted: str, shown=None) -> None:

@@ -9,7 +9,7 @@ The trace comes from ``pevpm trace`` (or Score-P); see docs/trace.md.
 
 from __future__ import annotations
 
-import gc
+import ctypes
 import json
 import math
 import sys
@@ -82,6 +82,7 @@ def run_replay(args) -> int:
         machine = replace(machine, collectives=collective_config(args, machine.collectives))
     if READER_UNAVAILABLE:
         print(f"pevpm replay: note: {READER_UNAVAILABLE}", file=sys.stderr)
+    keep_freed_memory()
     result, trace = replay_archive(Path(args.trace), machine, args)
     for line in ([result.note] if result.note else []) + list(result.prediction.engine_notes):
         print(f"pevpm replay: note: {line}", file=sys.stderr)
@@ -95,14 +96,24 @@ def run_replay(args) -> int:
                           **result.to_dict()}))
     else:
         print(format_replay(result, args.machine))
-    if trace is None and result.prediction.messages_simulated > LONG_REPLAY:
-        gc.freeze()     # Python's last collection at exit would walk every record the core keeps
     return 0
 
 
-#: Messages a run past which a replay in arrays leaves its records out of the cycle
-#: collector's last pass at exit (about 3 CPU s a million calls).
-LONG_REPLAY = 100_000
+#: glibc's ``mallopt`` parameters (malloc.h).
+M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4
+
+
+def keep_freed_memory() -> bool:
+    """Have glibc's malloc serve large blocks from its heap and keep what is freed
+    there (``mallopt``: no ``mmap`` per block, trimming only past 2 GiB free): a long
+    replay makes and frees numpy arrays of tens to hundreds of MB, and each fresh
+    mapping is paid again in page faults.  On the 10 M-call trace: 8.9 system CPU s
+    instead of 18.2, 41 CPU s in all instead of 51, a peak 8% higher.  False (and
+    nothing changed) where the C library has no ``mallopt``."""
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    if mallopt is None:
+        return False
+    return bool(mallopt(M_MMAP_MAX, 0)) & bool(mallopt(M_TRIM_THRESHOLD, 2**31 - 1))
 
 
 def replay_archive(path: Path, machine, args):

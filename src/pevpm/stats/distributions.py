@@ -24,13 +24,32 @@ True
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import special, stats
 
 from pevpm.errors import ModelError
+
+
+class _OnFirstUse:
+    """A module imported when one of its names is first read: scipy takes 1-2 CPU
+    seconds to import, and a command that only draws (``pevpm replay`` on a profile)
+    never reads it.
+
+    >>> _OnFirstUse("math").sqrt(4.0)
+    2.0
+    """
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        return getattr(importlib.import_module(self._name), attr)
+
+
+special, stats = _OnFirstUse("scipy.special"), _OnFirstUse("scipy.stats")
 
 #: Quantile used by :meth:`Distribution.max_value` for unbounded families.
 DEFAULT_MAX_QUANTILE = 0.999

@@ -84,8 +84,8 @@ class _Calls:
         self.table = table
         self.event_call = table.event_call
         self.rank = table.call_rank
-        counts = np.zeros((table.calls, 7), dtype=np.int64)
-        np.add.at(counts, (self.event_call, table.kind), 1)
+        counts = np.bincount(self.event_call * 7 + table.kind,
+                             minlength=table.calls * 7).reshape(table.calls, 7)
         total = counts.sum(axis=1)
         single = total == 1
         shape = np.full(table.calls, -1, dtype=np.int64)
@@ -417,7 +417,7 @@ def _calls_rows(c, moving, shape, first, at, code, call_in_rank, ex_send, ex_rec
     split = np.flatnonzero(exchange_split)
     if len(split):
         extra = len(requests) + 2 * np.arange(len(split))
-        names_ = -(extra + 1), -(extra + 2)         # the pair's request names
+        names_ = -(extra + 2), -(extra + 3)         # the pair's request names (-1 is none)
         s, r = ex_send[split], ex_recv[split]
         for k, (op, name, size, peer, tag, req) in enumerate((
                 (vm.RECV, "MPI_Irecv", t.size[r], t.peer[r], t.tag[r], names_[1]),

@@ -551,12 +551,9 @@ def replay_table(table: CallTable | list[CallTable], machine, speed: float = 1.0
         runs = 1 if delays else 10
     _check_speed(speed)
     with no_cycle_collection():
-        converted = fast.convert(table, speed, delays,
-                                 table.cores is not None and table.numprocs > table.cores)
         numprocs = table.numprocs
+        program, converted = table_program(table, speed, delays, source)
         del table
-        program = ArrayProgram(converted.codes, converted.requests, converted.names,
-                               source or "trace")
         quiet = replay_machine(machine, delays)
         accumulator = PredictionAccumulator(numprocs, seed)
         for i in range(runs):
@@ -566,6 +563,16 @@ def replay_table(table: CallTable | list[CallTable], machine, speed: float = 1.0
              for r, (e, c, d) in enumerate(zip(converted.elapsed, converted.computed,
                                                converted.delayed))]
     return Replay(converted.traced, ranks, accumulator.build(), speed, delays)
+
+
+def table_program(table: CallTable, speed: float = 1.0, delays: bool = True,
+                  source: str | None = None) -> tuple[ArrayProgram, fast.Converted]:
+    """The program that replays ``table`` in arrays (checked by
+    :func:`~pevpm.trace.replay.fast.unsupported`), and its conversion's figures."""
+    converted = fast.convert(table, speed, delays,
+                             table.cores is not None and table.numprocs > table.cores)
+    return (ArrayProgram(converted.codes, converted.requests, converted.names,
+                         source or "trace"), converted)
 
 
 def replay(trace: Trace, machine, speed: float = 1.0, runs: int | None = None, seed: int = 0,

@@ -2,13 +2,17 @@
 
 A replayed trace is one straight line of instructions per rank, every
 operand a number (:mod:`pevpm.trace.replay.fast`).  Such a program needs no
-model, no inlining and no compilation: :func:`rank_code` makes each rank's
-instruction records (:mod:`pevpm.vm.kernel.instructions`) straight from its
-:data:`INSTRUCTION` array, requests named by integers, and
-:class:`ArrayProgram` hands them to :func:`pevpm.vm.kernel.fastengine.simulate`
-in place of a compiled model's folded codes, so the run, its result and its
-notes (a run the core leaves for the reference engine says why) are the
-same as for a model.  There is no limit on the program's length.
+model, no inlining and no compilation: a rank's code is an :class:`ArrayCode`
+over its :data:`INSTRUCTION` array, which the compiled core reads in one
+typed loop into its C instructions (requests named by integers), and
+:class:`ArrayProgram` hands the codes to
+:func:`pevpm.vm.kernel.fastengine.simulate` in place of a compiled model's
+folded codes, so the run, its result and its notes (a run the core leaves
+for the reference engine says why) are the same as for a model.  An
+instruction's record (:mod:`pevpm.vm.kernel.instructions`: its place and
+statement) is made only when something asks for it: the core for a
+collective or an error, the reference engine for each instruction it runs.
+There is no limit on the program's length.
 
 An instruction array's fields: ``op`` (the opcode, :mod:`pevpm.vm.kernel.program`),
 ``name`` (the MPI call's place in the names list), ``flag`` (a blocking
@@ -31,6 +35,8 @@ the instruction's place; -1: none).
 >>> program = ArrayProgram([code, other], np.zeros(0, np.int64), ["MPI_Send"], "demo")
 >>> [type(ins).__name__ for ins in program.specialize({"procnum": 0})]
 ['Serial', 'Message']
+>>> program.specialize({"procnum": 0})[1].where
+'demo: rank 0 call 0 (MPI_Send)'
 >>> run = simulate(program, Machine(Constant(0.25)))
 >>> run.makespan, run.engine_note
 (0.75, None)
@@ -38,8 +44,8 @@ the instruction's place; -1: none).
 
 from __future__ import annotations
 
-from collections import deque
-from itertools import repeat
+import operator
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -55,19 +61,6 @@ INSTRUCTION = np.dtype([("op", "i1"), ("name", "<i4"), ("flag", "i1"), ("size", 
                         ("first", "<i8"), ("count", "<i8"), ("seconds", "<f8"),
                         ("call", "<i8")])
 
-
-class Seconds(float):
-    """A Serial's time, a number known now: ``f(env)`` gives it, ``f.value`` too (the
-    compiled core reads it without calling), one small object per Serial."""
-
-    __slots__ = ()
-
-    def __call__(self, env) -> float:
-        return float(self)
-
-    value = property(float.__float__)       # in C: the core reads it for every Serial
-
-
 #: The statements the records name (their expressions only word errors): a value in
 #: an instruction array is a traced number.
 _SERIAL = {False: ast.Serial(Expr.of("traced_gap")),
@@ -77,94 +70,92 @@ _MESSAGE = ast.Message("MPI_Send", Expr.of("traced_size"), Expr.of("traced_sourc
                        root=Expr.of("traced_root"))
 
 
-def rank_code(code, requests: np.ndarray, names: list[str], place: str) -> tuple:
-    """The instruction records of one rank's :data:`INSTRUCTION` array (or a mapping of
-    its fields to arrays); ``place``: the prefix of their places (``"{place} call {k}
-    ({name})"``).  Each kind of instruction is made in C-level ``map`` passes (no
-    Python code per instruction: a long trace has millions), :data:`BLOCK` at a time
-    (the passes' lists stay small)."""
-    out: list = [None] * len(code["op"])
-    for start in range(0, len(out), BLOCK):
-        _records(out, {name: code[name][start:start + BLOCK] for name in INSTRUCTION.names},
-                 start, requests, names, place)
-    if None in out:
-        raise ValueError(f"an opcode other than {sorted(ArrayProgram.opcodes)} in an "
-                         "instruction array")
-    return tuple(out)
+class ArrayCode(Sequence):
+    """One rank's code: its :data:`INSTRUCTION` fields (``fields``, each a contiguous
+    array), the Waits' ``requests`` and the call ``names``, read as a sequence of
+    instruction records made one at a time when asked for (``place``: the prefix
+    of their places, ``"{place} call {k} ({name})"``).
 
+    >>> code = np.zeros(1, dtype=INSTRUCTION)
+    >>> code["op"], code["count"], code["call"] = vm.WAIT, 2, 7
+    >>> ArrayCode(code, np.array([5, 9]), ["MPI_Waitall"], "t: rank 0")[0]
+    Wait(op=4, call='MPI_Waitall', requests=(5, 9), where='t: rank 0 call 7 (MPI_Waitall)')
+    """
 
-#: Instructions made into records at a time.
-BLOCK = 1 << 18
+    __slots__ = ("fields", "requests", "names", "place", "_last")
 
+    def __init__(self, code, requests: np.ndarray, names: list[str], place: str):
+        self.fields = {name: np.ascontiguousarray(code[name], dtype=INSTRUCTION[name])
+                       for name in INSTRUCTION.names}
+        self.requests = np.ascontiguousarray(requests, dtype=np.int64)
+        self.names, self.place = names, place
+        self._last: tuple = (-1, None)      # the record read last (the core reads one twice)
+        self._check()
 
-def _records(out: list, code: dict, start: int, requests: np.ndarray, names: list[str],
-             place: str) -> None:
-    """Put the records of ``code`` (one block of a rank's fields) in ``out[start:]``."""
-    put = out.__setitem__
-    op = code["op"]
+    def _check(self) -> None:
+        """Refuse an opcode, call name or Wait's requests the arrays do not hold
+        (the core reads them without looking)."""
+        op, f = self.fields["op"], self.fields
+        wrong = [
+            (~np.isin(op, sorted(ArrayProgram.opcodes)), "an opcode other than "
+             f"{sorted(ArrayProgram.opcodes)}"),
+            ((op != vm.SERIAL) & (op != vm.SENDRECV)
+             & ((f["name"] < 0) | (f["name"] >= len(self.names))),
+             f"a call name past the {len(self.names)} names"),
+            ((op == vm.WAIT) & ((f["first"] < 0) | (f["count"] < 0)
+                                | (f["first"] + f["count"] > len(self.requests))),
+             f"a Wait on requests past the {len(self.requests)} listed"),
+        ]
+        for bad, what in wrong:
+            if bad.any():
+                raise ValueError(f"{self.place}: instruction {int(np.argmax(bad))} has {what}")
 
-    def rows(*ops) -> tuple[list[int], dict[str, np.ndarray]]:
-        at = np.flatnonzero(np.isin(op, ops))
-        return (at + start).tolist(), {name: code[name][at] for name in INSTRUCTION.names}
+    def __len__(self) -> int:
+        return len(self.fields["op"])
 
-    def wheres(c: dict) -> list[str]:
-        return list(map(f"{place} call {{}} ({{}})".format, c["call"].tolist(),
-                        map(names.__getitem__, c["name"].tolist())))
+    def __getitem__(self, pc):
+        pc = range(len(self))[operator.index(pc)]       # IndexError past either end
+        if self._last[0] != pc:
+            self._last = (pc, self._record(pc))
+        return self._last[1]
 
-    def const(column) -> map:
-        values = column.tolist()
-        shared = {v: vm.constant_fn(v) for v in set(values)}   # a trace repeats a few
-        return map(shared.__getitem__, values)
-
-    at, c = rows(vm.SERIAL)
-    _fill(put, at, Serial, repeat(vm.SERIAL), map(Seconds, c["seconds"].tolist()),
-          repeat(None), repeat(None), map(_SERIAL.__getitem__, (c["flag"] == 1).tolist()))
-    at, c = rows(vm.SEND, vm.RECV)
-    request = c["request"].tolist()
-    _fill(put, at, Message, c["op"].tolist(), map(names.__getitem__, c["name"].tolist()),
-          (c["flag"] == 1).tolist(), const(c["size"]), const(c["peer"]), const(c["tag"]),
-          map({-1: None}.get, request, request), wheres(c), repeat(_MESSAGE))
-    at, c = rows(vm.WAIT)
-    low = int(c["first"].min()) if len(at) else 0
-    listed = requests[low:int((c["first"] + c["count"]).max()) if len(at) else 0].tolist()
-    _fill(put, at, Wait, repeat(vm.WAIT), map(names.__getitem__, c["name"].tolist()),
-          map(tuple, map(listed.__getitem__, map(slice, (c["first"] - low).tolist(),
-                                                 (c["first"] - low + c["count"]).tolist()))),
-          wheres(c))
-    at, c = rows(vm.SENDRECV)
-    _fill(put, at, Exchange, repeat(vm.SENDRECV), const(c["size"]), const(c["peer"]),
-          const(c["recv_size"]), const(c["src"]), const(c["tag"]), const(c["recv_tag"]),
-          wheres(c), repeat(_MESSAGE))
-    at, c = rows(vm.COLLECTIVE)
-    _fill(put, at, Collective, repeat(vm.COLLECTIVE), map(names.__getitem__, c["name"].tolist()),
-          const(c["size"]), const(c["peer"]), wheres(c), repeat(_MESSAGE))
-
-
-def _fill(put, at: list[int], record: type, *fields) -> None:
-    """``put(at[k], record(*fields[k]))`` for every k, in C."""
-    deque(map(put, at, map(tuple.__new__, repeat(record), zip(*fields))), maxlen=0)
+    def _record(self, pc: int):
+        c = {name: column[pc].item() for name, column in self.fields.items()}
+        op, name = c["op"], self.names[c["name"]] if c["op"] != vm.SERIAL else None
+        const = vm.constant_fn
+        if op == vm.SERIAL:
+            return Serial(op, const(c["seconds"]), None, None, _SERIAL[c["flag"] == 1])
+        where = f"{self.place} call {c['call']} ({name})"
+        if op in (vm.SEND, vm.RECV):
+            return Message(op, name, c["flag"] == 1, const(c["size"]), const(c["peer"]),
+                           const(c["tag"]), None if c["request"] == -1 else c["request"],
+                           where, _MESSAGE)
+        if op == vm.WAIT:
+            listed = self.requests[c["first"]:c["first"] + c["count"]]
+            return Wait(op, name, tuple(listed.tolist()), where)
+        if op == vm.SENDRECV:
+            return Exchange(op, const(c["size"]), const(c["peer"]), const(c["recv_size"]),
+                            const(c["src"]), const(c["tag"]), const(c["recv_tag"]), where,
+                            _MESSAGE)
+        return Collective(op, name, const(c["size"]), const(c["peer"]), where, _MESSAGE)
 
 
 class ArrayProgram:
     """Each rank's straight-line code from its instruction array, standing in for a
     compiled model's :class:`~pevpm.vm.kernel.program.Program`: a rank's
-    :meth:`specialize` is its code, made on first use."""
+    :meth:`specialize` is its :class:`ArrayCode`."""
 
     statuses = frozenset()
     invariant = frozenset()
     opcodes = frozenset((vm.SERIAL, vm.SEND, vm.RECV, vm.SENDRECV, vm.WAIT, vm.COLLECTIVE))
 
     def __init__(self, codes: list, requests: np.ndarray, names: list[str], source: str):
-        self.arrays, self.requests, self.names, self.source = codes, requests, names, source
-        self.codes: list[tuple | None] = [None] * len(codes)
+        self.codes = [ArrayCode(code, requests, names, f"{source}: rank {rank}")
+                      for rank, code in enumerate(codes)]
+        self.source = source
 
-    def specialize(self, env) -> tuple:
-        rank = env["procnum"]
-        if self.codes[rank] is None:
-            self.codes[rank] = rank_code(self.arrays[rank], self.requests, self.names,
-                                         f"{self.source}: rank {rank}")
-            self.arrays[rank] = None        # its records hold it all now
-        return self.codes[rank]
+    def specialize(self, env) -> ArrayCode:
+        return self.codes[env["procnum"]]
 
     @property
     def numprocs(self) -> int:
@@ -172,13 +163,15 @@ class ArrayProgram:
 
 
 def simulate(program: ArrayProgram, machine, *, rng: np.random.Generator | None = None,
-             records: bool = False, limits=None):
+             records: bool = False, limits=None, trace: bool = False):
     """One run of ``program`` at its rank count on ``machine``
-    (:func:`pevpm.vm.kernel.fastengine.simulate`'s result and notes)."""
+    (:func:`pevpm.vm.kernel.fastengine.simulate`'s result and notes; ``trace``:
+    with time slices, which the reference engine makes, reading the records one
+    by one)."""
     from pevpm.vm.kernel import fastengine
 
     return fastengine.simulate(_EMPTY_MODEL, program.numprocs, machine, rng=rng,
-                               program=program, records=records, limits=limits)
+                               program=program, records=records, limits=limits, trace=trace)
 
 
 #: The model a run of an :class:`ArrayProgram` names: no constants, parameters or

@@ -39,9 +39,9 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_CheckExact
 from cpython.object cimport PyObject
 from libc.limits cimport INT_MAX, INT_MIN, LLONG_MIN
 from libc.math cimport INFINITY, fmod, isfinite, pow
-from libc.stdint cimport uint64_t, uint32_t
+from libc.stdint cimport int64_t, uint64_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
-from libc.string cimport memcpy, memmove
+from libc.string cimport memcpy, memmove, memset
 
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
@@ -55,6 +55,7 @@ from pevpm.vm.kernel.result import CollectiveRecord, MessageRecord
 
 import gc
 import time
+from array import array
 
 import numpy as np
 
@@ -409,6 +410,8 @@ cdef union Operands:
     int iv[10]          # per operand slot (its field number in the record): a constant
     double dv[5]        # SERIAL: dv[0] a constant time, or a draw's two parameters;
                         #   LOOP: dv[0] a constant count
+    long long lv[5]     # an array code's (INTEGER_NAMES): SEND/RECV: lv[M_REQUEST_LV] its
+                        #   request; WAIT: lv[0], lv[1] its first request and their count
 
 
 cdef struct Ins:
@@ -416,7 +419,8 @@ cdef struct Ins:
     # rank just woken reads its next instruction with one miss at most.
     unsigned char op
     unsigned char blocking  # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
-    unsigned char named     # SEND/RECV: the call names a request (reading it touches the record)
+    unsigned char named     # SEND/RECV: the call names a request (reading it touches the
+                            #   record), INTEGER_NAMES: an integer in u.lv; WAIT: the same
     unsigned char draw      # SERIAL: its time is a draw (DRAW_*) with parameters dv[0], dv[1]
     unsigned char status    # RECV: the matched sender and tag are bound to its status names
     unsigned char konst     # bit k: operand slot k is a valid constant in iv/dv
@@ -455,6 +459,8 @@ cdef int op_id(str name) except -1:
 
 
 cdef int SENDRECV_OP = op_id("MPI_Sendrecv")
+cdef enum:
+    INTEGER_NAMES = 2           # Ins.named: an array code's integer request names, in u.lv
 
 # Operand slots: an operand's field number in its instruction record
 # (pevpm.vm.kernel.instructions), where Ins keeps it (iv, konst and cx by slot).
@@ -468,6 +474,10 @@ cdef int X_SRC = Exchange._fields.index("src")
 cdef int X_SEND_TAG = Exchange._fields.index("send_tag")
 cdef int X_RECV_TAG = Exchange._fields.index("recv_tag")
 cdef int C_SIZE = Collective._fields.index("size"), C_ROOT = Collective._fields.index("root")
+# A message's integer request: the long long past its three int operands (iv[6], iv[7]).
+cdef int M_REQUEST_LV = Message._fields.index("request") // 2
+if M_REQUEST_LV * 2 <= max(M_SIZE, M_PEER, M_TAG):
+    raise ImportError("fastcore: a message's request would share a C slot with an operand")
 
 
 # ------------------------------------------------------------------ expressions
@@ -767,16 +777,19 @@ cdef class Code:
     cdef Ins **ins
     cdef Ins *own               # a user code's instructions, or NULL
     cdef int n
-    cdef readonly tuple code
+    cdef readonly object code   # the code tuple, or an array code (its records made when read)
     cdef list boxes             # keeps a collective's instructions alive (a box generation)
     cdef list exprs             # the XSlots of a user code's operands evaluated in C
+    cdef const int64_t *reqids  # an array code's Waits' requests (in held)
+    cdef object held
 
-    def __cinit__(self, tuple code, bint collective, statuses=frozenset()):
+    def __cinit__(self, code, bint collective, statuses=frozenset()):
         cdef int pc
         cdef InsBox box
         self.code = code
         self.n = len(code)
         self.own = NULL
+        self.reqids = NULL
         self.ins = <Ins **> malloc(max(self.n, 1) * sizeof(Ins *))
         if self.ins == NULL:
             raise MemoryError()
@@ -786,6 +799,9 @@ cdef class Code:
             if posix_memalign(<void **> &self.own, 64, max(self.n, 1) * sizeof(Ins)) != 0:
                 self.own = NULL
                 raise MemoryError()
+            if type(code) is not tuple:
+                _array_instructions(self, code)
+                return
             last = None
             for pc in range(self.n):
                 py = code[pc]
@@ -980,11 +996,108 @@ cdef int _peer_slot(Ins *i, int slot, fn, bint source) except -1:
     return 0
 
 
+cdef int _array_instructions(Code c, code) except -1:
+    """Fill ``c``'s instructions from an array code's fields
+    (:class:`pevpm.vm.kernel.arrays.ArrayCode`) in one typed loop, no record made:
+    operands are constants where they fit their C slots (as :func:`_translate`
+    keeps a record's), the rest are read from the record when run."""
+    f = code.fields
+    cdef const signed char[::1] op = f["op"], flag = f["flag"]
+    cdef const int[::1] name = f["name"]
+    cdef const int64_t[::1] size = f["size"], peer = f["peer"], tag = f["tag"]
+    cdef const int64_t[::1] recv_size = f["recv_size"], src = f["src"]
+    cdef const int64_t[::1] recv_tag = f["recv_tag"], request = f["request"]
+    cdef const int64_t[::1] first = f["first"], count = f["count"]
+    cdef const double[::1] seconds = f["seconds"]
+    cdef const int64_t[::1] reqs = code.requests
+    cdef int pc, nid, o, nnames = len(code.names)
+    cdef Ins *i
+    opids = [op_id(n) for n in code.names]
+    cdef int[::1] opid = array("i", opids or [0])
+    cdef signed char[::1] rooted = array("b", [n in ROOTED_COLLECTIVES for n in code.names]
+                                         or [0])
+    if len(reqs):
+        c.reqids = &reqs[0]
+    for pc in range(c.n):
+        i = &c.own[pc]
+        c.ins[pc] = i
+        memset(i, 0, sizeof(Ins))
+        o = op[pc]
+        i.op = o
+        i.on = EVERYWHERE
+        if o == SERIAL:
+            if seconds[pc] >= 0:
+                i.u.dv[0] = seconds[pc]
+                i.konst = 1 << S_TIME
+            i.blocking = flag[pc] == 1
+            continue
+        if o == SENDRECV:
+            i.opid = SENDRECV_OP
+            _array_integer(i, X_SIZE, size[pc], 1)
+            _array_peer(i, X_DST, peer[pc], False)
+            _array_integer(i, X_RECV_SIZE, recv_size[pc], 1)
+            _array_peer(i, X_SRC, src[pc], True)
+            _array_integer(i, X_SEND_TAG, tag[pc], 0)
+            _array_integer(i, X_RECV_TAG, recv_tag[pc], 2)
+            continue
+        nid = name[pc]
+        if not 0 <= nid < nnames:
+            raise ValueError(f"instruction {pc} names call {nid}, past the {nnames} names")
+        i.opid = opid[nid]
+        if o == SEND or o == RECV:
+            i.blocking = flag[pc] == 1
+            if request[pc] != -1:
+                i.named = INTEGER_NAMES
+                i.u.lv[M_REQUEST_LV] = request[pc]
+            _array_integer(i, M_SIZE, size[pc], 1)
+            _array_peer(i, M_PEER, peer[pc], o == RECV)
+            _array_integer(i, M_TAG, tag[pc], 0 if o == SEND else 2)
+        elif o == WAIT:
+            if first[pc] < 0 or count[pc] < 0 or first[pc] + count[pc] > len(reqs):
+                raise ValueError(f"instruction {pc} waits on requests past the list's end")
+            i.named = INTEGER_NAMES
+            i.u.lv[0], i.u.lv[1] = first[pc], count[pc]
+        elif o == COLLECTIVE:
+            i.blocking = rooted[nid]        # here: the call has a root
+            if 0 <= size[pc] <= INT_MAX:
+                i.u.iv[C_SIZE] = size[pc]
+                i.konst |= 1 << C_SIZE
+            if 0 <= peer[pc] <= INT_MAX:
+                i.u.iv[C_ROOT] = peer[pc]
+                i.konst |= 1 << C_ROOT
+        else:
+            raise ValueError(f"opcode {o} in an instruction array")
+    c.held = code.requests
+    return 0
+
+
+cdef inline void _array_integer(Ins *i, int slot, int64_t value, int kind) noexcept:
+    """:func:`_integer_slot` for an array code's whole number (kinds 0 to 2)."""
+    if (value >= 0 or (kind == 2 and value == ANY_TAG)) and value <= INT_MAX:
+        i.u.iv[slot] = <int> value
+        i.konst |= 1 << slot
+
+
+cdef inline void _array_peer(Ins *i, int slot, int64_t value, bint source) noexcept:
+    """:func:`_peer_slot` for an array code's rank."""
+    if ((value >= 0 or value == PROC_NULL or (source and value == ANY_SOURCE))
+            and value <= INT_MAX):
+        i.u.iv[slot] = <int> value
+        i.konst |= 1 << slot
+
+
+cdef inline object request_name(Code code, int pc, Ins *ins):
+    """The request a send or receive names, or None."""
+    if ins.named == INTEGER_NAMES:
+        return ins.u.lv[M_REQUEST_LV]
+    return code.code[pc].request if ins.named else None
+
+
 cdef dict _CODES = {}
 cdef dict _NO_NAMES = {}        # a collective's requests: never named, so never written
 
 
-cdef Code code_for(tuple code, bint collective, statuses=frozenset()):
+cdef Code code_for(code, bint collective, statuses=frozenset()):
     """The C form of ``code`` (kept per code tuple: one program's, so its
     ``statuses``, the status names bound, are always the same)."""
     c = _CODES.get(id(code))
@@ -2144,6 +2257,7 @@ cdef class Core:
         cdef Ins *ins = code.ins[pc]
         cdef int op = ins.op, s, r, k, i
         cdef long size, recv_size, dst, src, tag, recv_tag
+        cdef long long w
         if op == SEND:
             size = self.size_of(code, pc, M_SIZE, rank)
             s = self.post_send(rank, ins.opid, size, self.peer_of(code, pc, M_PEER, rank, False),
@@ -2153,7 +2267,7 @@ cdef class Core:
                 rank.nwait = 0
                 self.wait_on(rank, s)
                 return self.wait(rank)
-            self.keep_request(rank, code.code[pc].request if ins.named else None, s)
+            self.keep_request(rank, request_name(code, pc, ins), s)
         elif op == RECV:
             r = self.post_recv(rank, ins.opid, self.size_of(code, pc, M_SIZE, rank),
                                self.peer_of(code, pc, M_PEER, rank, True),
@@ -2163,7 +2277,7 @@ cdef class Core:
                 rank.nwait = 0
                 self.wait_on(rank, r)
                 return self.wait(rank)
-            self.keep_request(rank, code.code[pc].request if ins.named else None, r)
+            self.keep_request(rank, request_name(code, pc, ins), r)
         elif op == SENDRECV:            # operands in the reference's order (a draw may be one)
             size = self.size_of(code, pc, X_SIZE, rank)
             dst = self.peer_of(code, pc, X_DST, rank, False)
@@ -2179,9 +2293,9 @@ cdef class Core:
             self.wait_on(rank, r)
             return self.wait(rank)
         elif op == WAIT:
-            names = code.code[pc].requests
+            names = None if ins.named == INTEGER_NAMES else code.code[pc].requests
             rank.nwait = 0
-            if names is None:           # all outstanding: they leave the list
+            if names is None and ins.named != INTEGER_NAMES:    # all outstanding: they leave
                 for k in range(rank.outbase, rank.nout):
                     i = rank.out[k]
                     if i >= 0:
@@ -2192,11 +2306,12 @@ cdef class Core:
                 rank.nlive -= rank.nwait
                 rank.nout = rank.outbase
             else:
-                for name in names:
-                    record = rank.requests.get(name)
-                    if record is None:
-                        raise Unsupported("a wait on a request never posted")
-                    self.wait_on(rank, record)
+                if names is None:       # an array code's: integers
+                    for w in range(ins.u.lv[0], ins.u.lv[0] + ins.u.lv[1]):
+                        self.wait_named(rank, code.reqids[w])
+                else:
+                    for name in names:
+                        self.wait_named(rank, name)
                 for k in range(rank.nwait):
                     i = rank.waits[k]
                     if self.reqs[i].opos >= 0:
@@ -2227,6 +2342,13 @@ cdef class Core:
             pevpm_ht_prefetch(&self.send_queues, <uint64_t> rank.id * P + src)
             pevpm_ht_prefetch(&self.buckets, self.bucket_key(rank.id, rank.context, src,
                                                               recv_tag, False))
+
+    cdef int wait_named(self, Rank rank, name) except -1:
+        """Add the rank's request ``name`` to its next wait."""
+        record = rank.requests.get(name)
+        if record is None:
+            raise Unsupported("a wait on a request never posted")
+        return self.wait_on(rank, record)
 
     cdef inline int wait_on(self, Rank rank, int i) except -1:
         """Add record ``i`` to the rank's next wait (and hold it)."""
