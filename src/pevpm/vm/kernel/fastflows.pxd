@@ -18,6 +18,7 @@ cdef struct Flow:
     char state          # PENDING, TRANSIT or ENDED
     int waiter          # the caller's: who waits for its end (-1: nobody)
     double key          # the caller's: when that one expects it
+    double base         # the caller's: seconds its message takes beside the flow
 
 
 cdef struct Hop:

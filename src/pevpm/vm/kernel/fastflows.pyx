@@ -248,7 +248,7 @@ cdef class FluidNetwork:
         fl.weight = 1.0 / penalty if self.weight_s >= 0 and penalty > 0 else 1.0
         fl.start = start if start > self.now else self.now
         fl.size = size if fl.length else 0.0
-        fl.rate = fl.left = fl.since = fl.end = fl.key = 0.0
+        fl.rate = fl.left = fl.since = fl.end = fl.key = fl.base = 0.0
         fl.seen = fl.fixed = 0
         fl.at = fl.waiter = -1
         if fl.size == 0.0:
