@@ -219,7 +219,7 @@ cdef class FluidNetwork:
 
     @property
     def counts(self):
-        """The work done so far: events run, flows given a rate, links filled."""
+        """The work done so far: events run, flows given a rate, links in the parts re-rated."""
         return {"events": self.nsteps, "rated": self.nrated, "links": self.nreached}
 
     def _check(self, int flow):
