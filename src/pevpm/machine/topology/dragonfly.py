@@ -153,7 +153,9 @@ class Dragonfly(Network):
         n, nrouters = self.nodes, self.nrouters
         keys, ids, downs = self._cable_index
         node_lim, router_lim = self._limiter or (None, None)
-        rows = Rows(n, 2 * 6 + 3)
+        # at most: node limiter, up, five router hops each after a router
+        # limiter, the last router's limiter, down, node limiter
+        rows = Rows(n, 4 + 2 * 5 + 1)
 
         def router(group, chassis, blade):
             return (group * c + chassis) * r + blade
