@@ -5,9 +5,9 @@ chassis x 8 routers x 4 nodes: the time to build the network (links only:
 no route is made up front), then to make the routes from 64 source nodes to
 all 1,024 (65,536 routes, each made once and kept), then to fetch them all
 again from the cache, and to make the same routes a source node's row at a
-time (``node_routes_from``: numpy on the fat-tree and the torus, what the
-compiled core asks once a node has asked for 16 routes and a 16th of the
-nodes; the dragonfly makes none: ``-``).  Times are CPU seconds of this process (less swayed by
+time (``node_routes_from``: numpy, what the compiled core asks once a
+node has asked for 16 routes and a 16th of the nodes; ``-`` for a network
+that makes none).  Times are CPU seconds of this process (less swayed by
 other jobs than wall-clock time).
 
     PYTHONPATH=src python benchmarks/topology_speed.py

@@ -22,7 +22,10 @@ times, SMPI's simulated time, the differences, the wall times (pevpm: the
 third run) and their ratio, and the CPU seconds of each (SMPI's: smpirun and
 its children) and their ratio, which a loaded machine sways less.
 
-``--speed RANKS`` times pevpm alone on today's single switch and on each
+``--counts`` adds, per case, the max-min network's work (its events, the
+flows it gave a rate and the links of the parts it re-rated, in all and per
+event), from
+a separate run.  ``--speed RANKS`` times pevpm alone on today's single switch and on each
 network (item 5 of issue 27: within 2x).  ``--saturation`` adds the thesis's inter-switch experiment: a two-switch
 Perseus-like machine (32 Fast Ethernet nodes per switch, 91 Mbit/s and
 80 us per node link, one 1 Gbit/s trunk) where every rank of the first half
@@ -152,6 +155,27 @@ def run_pevpm(kernel: str, kind: str, numprocs: int, flow_start: str = "send",
             "messages": result.messages_simulated}
 
 
+def network_work(kernel: str, kind: str, numprocs: int, sharing: str) -> dict:
+    """The compiled max-min network's counts after one run from the match
+    (``FluidNetwork.counts``: events, flows given a rate, links re-rated), read
+    by wrapping the core's ``network_for`` for that run."""
+    from pevpm.vm.kernel import fastcore
+
+    made = []
+    real = fastcore.network_for
+
+    def keep(machine, placement):
+        made.append(real(machine, placement))
+        return made[-1]
+
+    fastcore.network_for = keep
+    try:
+        run_pevpm(kernel, kind, numprocs, "match", sharing)
+    finally:
+        fastcore.network_for = real
+    return made[-1].counts
+
+
 def run_smpi(binary: Path, kernel: str, kind: str, numprocs: int, workdir: Path) -> dict:
     hosts = workdir / f"hosts{numprocs}"
     hosts.write_text("".join(f"node-{i}\n" for i in range(numprocs)))
@@ -258,6 +282,8 @@ def main(argv=None) -> int:
                         help="skip the third run (slow on all-to-all traffic)")
     parser.add_argument("--max-min-only", action="store_true",
                         help="the third run alone (the reserved runs print '-')")
+    parser.add_argument("--counts", action="store_true",
+                        help="after each case, the max-min network's work in a separate run")
     parser.add_argument("--saturation", action="store_true",
                         help="also the two-switch inter-switch saturation experiment")
     args = parser.parse_args(argv)
@@ -310,6 +336,13 @@ def main(argv=None) -> int:
                 if args.no_max_min:
                     line += "  (no max-min run: the last run is the match's)"
                 print(line, flush=True)
+                if args.counts and not args.no_max_min:
+                    work = network_work(kernel, kind, n, args.sharing)
+                    per = max(work["events"], 1)
+                    print(f"{'':>10} network: {work['events']:,} events, "
+                          f"{work['rated']:,} flows rated ({work['rated'] / per:.1f} an event), "
+                          f"{work['links']:,} links re-rated ({work['links'] / per:.1f} an event)",
+                          flush=True)
     if args.saturation:
         saturation([1024, 4096, 8192, 12288, 16384, 32768, 65536])
     if args.speed:

@@ -1,6 +1,6 @@
 """Routes from one node to all at once (``Network.node_routes_from``): the
-array-built rows of the fat-tree and the torus are, link for link, the routes
-made one pair at a time; other networks make none."""
+array-built rows of the fat-tree, the torus and the dragonfly are, link for
+link, the routes made one pair at a time; other networks make none."""
 
 import numpy as np
 import pytest
@@ -18,6 +18,10 @@ NETWORKS = ([FatTree(*tree, bandwidth=1.0, latency=1.0, limiter=limiter)
              for tree in TREES for limiter in (None, 5.0)]
             + [Torus(dims, bandwidth=1.0, latency=1.0, limiter=limiter)
                for dims in ([4, 2], [4, 3, 2], [5], [1], [2, 2, 2], [6, 5, 4])
+               for limiter in (None, 5.0)]
+            + [Dragonfly(*shape, bandwidth=1.0, latency=1.0, limiter=limiter)
+               for shape in ((3, 1, 1, 1, 3, 1, 1), (2, 1, 2, 1, 4, 1, 4), (4, 2, 3, 1, 4, 3, 2),
+                             (1, 1, 3, 2, 2, 1, 3), (3, 1, 2, 1, 3, 1, 1), (1, 1, 1, 1, 1, 1, 2))
                for limiter in (None, 5.0)])
 
 
@@ -31,10 +35,10 @@ def test_every_row_is_the_routes_made_one_pair_at_a_time(net):
         assert rows == [net.node_route(a, b) for b in range(net.nodes)]
 
 
-def test_rows_are_built_in_arrays_and_only_by_the_fat_tree_and_the_torus():
-    """They do not fill the pair cache; the dragonfly and the single switch make none."""
-    for net in (FatTree.k_ary(4, 2, bandwidth=1.0), Torus([4, 4], bandwidth=1.0)):
+def test_rows_are_built_in_arrays_and_not_by_the_single_switch():
+    """They do not fill the pair cache; the single switch makes none."""
+    for net in (FatTree.k_ary(4, 2, bandwidth=1.0), Torus([4, 4], bandwidth=1.0),
+                Dragonfly(2, 1, 2, 1, 4, 1, 4, bandwidth=1.0)):
         net.node_routes_from(3)
         assert net._routes == {}
-    for net in (Dragonfly(2, 1, 2, 1, 4, 1, 4, bandwidth=1.0), Star(3)):
-        assert net.node_routes_from(1) is None
+    assert Star(3).node_routes_from(1) is None

@@ -77,6 +77,22 @@ def test_the_bottleneck_is_shared_and_the_rest_goes_to_the_others(Network):
 
 
 @NETWORKS
+def test_a_link_of_one_flow_limits_it_only_where_narrower_than_its_shared_links(Network):
+    """Link 1 (2 B/s) carries a alone and holds it to 2 B/s, below the
+    10/3 B/s that link 0 would give it; b and c share the 8 B/s left on
+    link 0 (c's own link 2, 100 B/s, never limits it).  Without link 1's
+    limit (20 B/s, wider than link 0) a gets its third of link 0."""
+    net = Network([10.0, 2.0, 100.0])
+    a, b, c = net.add((0, 1), 0.0, 10), net.add((0,), 0.0, 10), net.add((2, 0), 0.0, 10)
+    run_to(net, 0.0)
+    assert (net.end(a), net.end(b), net.end(c)) == (5.0, 2.5, 2.5)
+    wide = Network([9.0, 20.0])
+    a, b = wide.add((0, 1), 0.0, 9), wide.add((0,), 0.0, 9)
+    run_to(wide, 0.0)
+    assert (wide.end(a), wide.end(b)) == (2.0, 2.0)
+
+
+@NETWORKS
 def test_simgrid_weighs_flows_by_their_routes_latency_and_bandwidth(Network):
     """SimGrid's penalty: the route's latency plus weight-S over each link's
     bandwidth.  Flow a crosses links 0 and 1 (penalty 2 x (1 + 100/100) = 4),

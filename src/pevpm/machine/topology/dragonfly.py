@@ -25,7 +25,12 @@ than 0, its black hop leaves from chassis 0: pevpm lists the same links.
 
 from __future__ import annotations
 
+from functools import cached_property
+
+import numpy as np
+
 from pevpm.machine.topology.network import Network, check_size
+from pevpm.machine.topology.rows import Rows
 
 
 class Dragonfly(Network):
@@ -140,6 +145,69 @@ class Dragonfly(Network):
         if node_lim:
             route.append(node_lim[b])
         return route
+
+    def _routes_from(self, a: int) -> Rows:
+        """:meth:`_route` from ``a`` to every node, each hop for all of them at once
+        (cables looked up in a sorted array of (router, router) keys)."""
+        _, _, c, _, r, _, per = self.shape
+        n, nrouters = self.nodes, self.nrouters
+        keys, ids, downs = self._cable_index
+        node_lim, router_lim = self._limiter or (None, None)
+        # at most: node limiter, up, five router hops each after a router
+        # limiter, the last router's limiter, down, node limiter
+        rows = Rows(n, 4 + 2 * 5 + 1)
+
+        def router(group, chassis, blade):
+            return (group * c + chassis) * r + blade
+
+        def hop(idx, here, there, limit_before=True):
+            if router_lim is not None and limit_before:
+                rows.append(idx, router_lim[0] + here)
+            rows.append(idx, ids[np.searchsorted(keys, here * nrouters + there)])
+
+        nodes = np.arange(n)
+        theirs = nodes // per
+        tg, tc, tb = theirs // (r * c), (theirs // r) % c, theirs % r
+        mine = a // per
+        mg, mc, mb = mine // (r * c), (mine // r) % c, mine % r
+        if node_lim is not None:
+            rows.append(nodes, node_lim[a])
+        rows.append(nodes, self._local[a][0])
+        far = np.flatnonzero(theirs != mine)
+        cg, cc, cb = np.full(n, mg), np.full(n, mc), np.full(n, mb)
+        out = far[tg[far] != mg]              # to another group
+        step = out[cb[out] != tg[out]]
+        hop(step, router(mg, mc, cb[step]), router(mg, mc, tg[step]))
+        cb[step] = tg[step]
+        step = out[cc[out] != 0]
+        hop(step, router(mg, cc[step], cb[step]), router(mg, 0, cb[step]))
+        cc[step] = 0
+        here = router(mg, 0, cb[out])
+        hop(out, here, router(tg[out], 0, mg), limit_before=False)
+        if router_lim is not None:
+            rows.append(out, router_lim[0] + here)
+        cg[out], cc[out], cb[out] = tg[out], 0, mg
+        step = far[tb[far] != cb[far]]
+        hop(step, router(cg[step], cc[step], cb[step]), router(cg[step], cc[step], tb[step]))
+        cg[step], cc[step], cb[step] = tg[step], 0, tb[step]
+        step = far[tc[far] != cc[far]]
+        hop(step, router(cg[step], cc[step], cb[step]), router(cg[step], tc[step], cb[step]))
+        if router_lim is not None:
+            rows.append(nodes, router_lim[0] + theirs)
+        rows.append(nodes, downs)
+        if node_lim is not None:
+            rows.append(nodes, node_lim[0] + nodes)
+        return rows
+
+    @cached_property
+    def _cable_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For :meth:`_routes_from`: the cables' keys ``here * routers + there``
+        sorted, their link ids in that order, and each node's router-to-node link."""
+        pairs = np.array(list(self._cable), dtype=np.int64).reshape(-1, 2)
+        keys = pairs[:, 0] * self.nrouters + pairs[:, 1]
+        order = np.argsort(keys)
+        ids = np.array(list(self._cable.values()), dtype=np.int64).reshape(-1)[order]
+        return keys[order], ids, np.array([down for _, down in self._local], dtype=np.int64)
 
     def router_pairs(self) -> list[tuple[int, int]]:
         """(router, router) of every one-way link between routers."""

@@ -1603,8 +1603,8 @@ cdef class Core:
     cdef int *walk             # per link of the route: the walk's segment index
     cdef int capwalk
     cdef FluidNetwork maxmin   # Machine.flow_sharing "max-min"/"simgrid": maxmin.network_for
-    cdef dict maxmin_flows     # max-min: a send's request -> [its flow, base seconds]
-    cdef dict maxmin_waits     # max-min: a receive queued until a flow ends -> the flow
+    cdef pevpm_htab_t flow_of  # max-min: a send's request -> its flow (v1)
+    cdef pevpm_htab_t wait_of  # max-min: a receive queued until a flow ends -> the flow (v1)
     cdef dict maxmin_stale     # max-min: a receive -> the times of its outdated heap entries
     cdef double copy_rate
 
@@ -1661,6 +1661,8 @@ cdef class Core:
         free(self.capends)
         free(self.load)
         pevpm_ht_free(&self.routes)
+        pevpm_ht_free(&self.flow_of)
+        pevpm_ht_free(&self.wait_of)
         free(self.route_links)
         free(self.route_asks)
         if self.flow_times != NULL:
@@ -1813,8 +1815,9 @@ cdef class Core:
         self.network = placement.link_bandwidth is not None
         self.flow_from_match = self.machine.flow_start == "match"
         self.maxmin = network_for(self.machine, placement)
-        self.maxmin_flows = {}
-        self.maxmin_waits = {}
+        if self.maxmin is not None and (pevpm_ht_init(&self.flow_of, 64) < 0
+                                        or pevpm_ht_init(&self.wait_of, 64) < 0):
+            raise MemoryError()
         self.maxmin_stale = {}
         if self.network:
             self._flow_links(placement.link_bandwidth, placement.link_latency)
@@ -1899,8 +1902,7 @@ cdef class Core:
                     r.flags |= QUEUED       # decide later: an earlier source may still send
                     self.heap_push(match, d.req)
                     continue
-                if (self.maxmin is not None and best in self.maxmin_flows
-                        and self.flow_wait(self.maxmin_flows[best][0], d.req)):
+                if self.maxmin is not None and self.flow_wait(self.flow_of_send(best), d.req):
                     continue
                 self.deliver(best, d.req)
                 self.release(d.req)
@@ -1975,7 +1977,7 @@ cdef class Core:
             s = self.first_match(entry.v1, ri)
             if s >= 0 and not self.reqs[s].flags & DRAWN:
                 self.draw_transfer(s, matched)
-            elif s >= 0 and self.maxmin is not None and s in self.maxmin_flows:
+            elif s >= 0 and self.maxmin is not None and self.flow_of_send(s) >= 0:
                 self.rerate(s)
             return s
         self.any_source_candidates(ri)
@@ -1990,7 +1992,7 @@ cdef class Core:
                 break
             if not self.reqs[s].flags & DRAWN:
                 self.draw_transfer(s, matched)
-            elif self.maxmin is not None and s in self.maxmin_flows:
+            elif self.maxmin is not None and self.flow_of_send(s) >= 0:
                 self.rerate(s)
             arrival = self.reqs[s].posted + self.reqs[s].transfer
             if best < 0 or arrival < best_arrival:
@@ -2472,7 +2474,7 @@ cdef class Core:
             q.completion = spent if spent > 0 else 0.0
         if (self.maxmin is not None and not self.flow_from_match and dst != rank.id
                 and self.node_of[rank.id] != self.node_of[dst]):
-            self.maxmin_flows[s] = [self.flow_add(rank.id, dst, q.posted, size), 0.0]
+            self.flow_for(s, self.flow_add(rank.id, dst, q.posted, size), 0.0)
             q = &self.reqs[s]
         q.refs += 1
         self.append(&self.send_queues, <uint64_t> dst * self.numprocs + rank.id, s)
@@ -2945,22 +2947,31 @@ cdef class Core:
     cdef int flow_unwait(self, int r) except -1:
         """Receive ``r`` is decided now: it no longer waits for a flow."""
         cdef int f
-        if self.maxmin_waits:
-            f = self.maxmin_waits.pop(r, -1)
-            if f >= 0 and self.maxmin.flows[f].waiter == r:
-                self.maxmin.flows[f].waiter = -1
+        cdef pevpm_hent_t *entry
+        if self.wait_of.n:
+            entry = pevpm_ht_find(&self.wait_of, <uint64_t> r)
+            if entry != NULL:
+                f = entry.v1
+                pevpm_ht_del(&self.wait_of, entry)
+                if self.maxmin.flows[f].waiter == r:
+                    self.maxmin.flows[f].waiter = -1
         return 0
 
     cdef bint flow_wait(self, int f, int r) except -1:
         """Queue receive ``r`` again until flow ``f`` ends, at the time it
-        would end at the rates now; False if it has ended."""
+        would end at the rates now; False if it has ended (or ``f`` is -1:
+        no flow)."""
         cdef double key
-        if self.maxmin.ended_c(f):
+        cdef pevpm_hent_t *entry
+        if f < 0 or self.maxmin.ended_c(f):
             return False
         key = self.maxmin.end_c(f)
         self.maxmin.flows[f].waiter = r
         self.maxmin.flows[f].key = key
-        self.maxmin_waits[r] = f
+        entry = pevpm_ht_get(&self.wait_of, <uint64_t> r)
+        if entry == NULL:
+            raise MemoryError()
+        entry.v1 = f
         self.reqs[r].flags |= QUEUED
         self.heap_push(key, r)
         return True
@@ -2968,19 +2979,39 @@ cdef class Core:
     cdef int draw_flow(self, int s, double start, double base) except -1:
         """A max-min message's time: ``base`` plus its flow's, provisional."""
         cdef Req *q = &self.reqs[s]
-        flow = self.maxmin_flows.get(s)
-        if flow is None:
-            flow = self.maxmin_flows[s] = [self.flow_add(q.rank, q.peer, start, q.size), 0.0]
-        flow[1] = base
+        cdef int f = self.flow_of_send(s)
+        if f < 0:
+            f = self.flow_add(q.rank, q.peer, start, q.size)
+        self.flow_for(s, f, base)
         self.rerate(s)
         self.reqs[s].flags |= DRAWN
         return 0
 
     cdef int rerate(self, int s) except -1:
         """A max-min flow's transfer time given the flows known now."""
-        flow, base = self.maxmin_flows[s]
-        end = self.maxmin.end_c(flow)
-        self.reqs[s].transfer = base + end - self.reqs[s].posted
+        cdef int f = self.flow_of_send(s)
+        cdef double end = self.maxmin.end_c(f)
+        self.reqs[s].transfer = self.maxmin.flows[f].base + end - self.reqs[s].posted
+        return 0
+
+    cdef inline void flow_forget(self, int s) noexcept:
+        """Send ``s`` is delivered: it has no flow any more."""
+        cdef pevpm_hent_t *entry = pevpm_ht_find(&self.flow_of, <uint64_t> s)
+        if entry != NULL:
+            pevpm_ht_del(&self.flow_of, entry)
+
+    cdef inline int flow_of_send(self, int s) noexcept:
+        """Send ``s``'s max-min flow, or -1."""
+        cdef pevpm_hent_t *entry = pevpm_ht_find(&self.flow_of, <uint64_t> s)
+        return -1 if entry == NULL else entry.v1
+
+    cdef int flow_for(self, int s, int f, double base) except -1:
+        """Send ``s`` travels as flow ``f``; its time is ``base`` plus the flow's."""
+        cdef pevpm_hent_t *entry = pevpm_ht_get(&self.flow_of, <uint64_t> s)
+        if entry == NULL:
+            raise MemoryError()
+        entry.v1 = f
+        self.maxmin.flows[f].base = base
         return 0
 
     cdef int flow_add(self, int src, long dst, double start, long size) except -1:
@@ -3147,8 +3178,8 @@ cdef class Core:
         cdef double path[3]
         if send.size > recv.size:
             raise Unsupported("a message longer than its receive (truncation)")
-        if self.maxmin_flows:
-            self.maxmin_flows.pop(s, None)
+        if self.maxmin is not None:
+            self.flow_forget(s)
         self.unqueue(s, r)
         if recv.flags & HAS_STATUS:
             source, tag = status_fields(self.status_of[r])

@@ -18,6 +18,7 @@ cdef struct Flow:
     char state          # PENDING, TRANSIT or ENDED
     int waiter          # the caller's: who waits for its end (-1: nobody)
     double key          # the caller's: when that one expects it
+    double base         # the caller's: seconds its message takes beside the flow
 
 
 cdef struct Hop:
@@ -50,11 +51,13 @@ cdef class FluidNetwork:
     cdef int *count
     cdef int *component         # the links of the current re-rating
     cdef int stamp
+    cdef int *members           # the flows of the current re-rating
+    cdef int nmembers, capmembers
     cdef int *touched           # stamps: level changed by the link filled now
     cdef int *changed           # those links
     cdef int filled             # the stamp of the link filled now
     cdef double *level          # a link's level while it is filled
-    cdef int *place             # its place in ``order``, -1: none
+    cdef int *place             # its place in ``order``, -1: none, -2: left out
     cdef int *order             # heap of the links to fill, by (level, link id)
     # heaps of (time, flow): starts to come; ends at the current rates, one
     # entry per flow in transit with a rate, placed by Flow.at
@@ -81,5 +84,6 @@ cdef class FluidNetwork:
     cdef void _sift(self, int i) noexcept
     cdef void _order(self, int i, int n) noexcept
     cdef void _unorder(self, int link, int *n) noexcept
+    cdef void _leave_out(self, int f) noexcept
     cdef int _join(self, int f) except -1
     cdef void _leave(self, int f) noexcept

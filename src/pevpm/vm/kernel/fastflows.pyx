@@ -160,6 +160,7 @@ cdef class FluidNetwork:
         free(self.level)
         free(self.place)
         free(self.order)
+        free(self.members)
 
     # ------------------------------------------------------------ Python API
     def add(self, route, double start, size):
@@ -218,7 +219,7 @@ cdef class FluidNetwork:
 
     @property
     def counts(self):
-        """The work done so far: events run, flows given a rate, links filled."""
+        """The work done so far: events run, flows given a rate, links in the parts re-rated."""
         return {"events": self.nsteps, "rated": self.nrated, "links": self.nreached}
 
     def _check(self, int flow):
@@ -247,7 +248,7 @@ cdef class FluidNetwork:
         fl.weight = 1.0 / penalty if self.weight_s >= 0 and penalty > 0 else 1.0
         fl.start = start if start > self.now else self.now
         fl.size = size if fl.length else 0.0
-        fl.rate = fl.left = fl.since = fl.end = fl.key = 0.0
+        fl.rate = fl.left = fl.since = fl.end = fl.key = fl.base = 0.0
         fl.seen = fl.fixed = 0
         fl.at = fl.waiter = -1
         if fl.size == 0.0:
@@ -348,6 +349,7 @@ cdef class FluidNetwork:
         cdef int *on
         cdef Flow *fl
         cdef double level, rate
+        self.nmembers = 0
         while i < n:                        # the component, breadth first
             link = self.component[i]
             i += 1
@@ -356,6 +358,10 @@ cdef class FluidNetwork:
                 fl = &self.flows[on[a]]
                 if fl.seen != self.stamp:
                     fl.seen = self.stamp
+                    _grow(<void **> &self.members, &self.capmembers, self.nmembers + 1,
+                          sizeof(int))
+                    self.members[self.nmembers] = on[a]
+                    self.nmembers += 1
                     n = self._reach(on[a], n)
         self.nreached += n
         for i in range(n):
@@ -367,7 +373,11 @@ cdef class FluidNetwork:
             for a in range(self.nusers[link]):
                 self.total[link] += self.flows[on[a]].weight
             self.place[link] = -1
-            if self.count[link]:
+        for i in range(self.nmembers):
+            self._leave_out(self.members[i])
+        for i in range(n):
+            link = self.component[i]
+            if self.count[link] and self.place[link] == -1:
                 self.level[link] = self.spare[link] / self.total[link]
                 self.order[nheap] = link
                 self.place[link] = nheap
@@ -393,7 +403,7 @@ cdef class FluidNetwork:
                     self.spare[other] -= rate
                     self.total[other] -= fl.weight
                     self.count[other] -= 1
-                    if other != link and self.touched[other] != self.filled:
+                    if self.place[other] >= 0 and self.touched[other] != self.filled:
                         self.touched[other] = self.filled
                         self.changed[nchanged] = other
                         nchanged += 1
@@ -408,6 +418,31 @@ cdef class FluidNetwork:
                 elif self.place[other] >= 0:
                     self._unorder(other, &nheap)
         return 0
+
+    cdef void _leave_out(self, int f) noexcept:
+        """Keep out of the filling the links that only flow ``f`` crosses
+        (``place`` -2) but the one that may set its rate: a link of one flow
+        stays at that flow's bandwidth over its weight until the flow is
+        fixed, and a link ``f`` shares with others never rises above it (its
+        spare is at most its bandwidth, its weight at least ``f``'s), so
+        only ``f``'s narrowest lone link (the lowest id among equals) can
+        fill first, and that one only if it is narrower than every link
+        ``f`` shares."""
+        cdef Flow *fl = &self.flows[f]
+        cdef int j, link, lone = -1
+        cdef double shared = INFINITY
+        for j in range(fl.first, fl.first + fl.length):
+            link = self.hops[j].link
+            if self.count[link] > 1:
+                if self.bandwidth[link] < shared:
+                    shared = self.bandwidth[link]
+            elif lone < 0 or self.bandwidth[link] < self.bandwidth[lone] or (
+                    self.bandwidth[link] == self.bandwidth[lone] and link < lone):
+                lone = link
+        for j in range(fl.first, fl.first + fl.length):
+            link = self.hops[j].link
+            if self.count[link] == 1 and (link != lone or self.bandwidth[link] >= shared):
+                self.place[link] = -2
 
     cdef void _unorder(self, int link, int *n) noexcept:
         """Take ``link`` out of the heap of links to fill."""
