@@ -20,6 +20,20 @@ program; where they are not, or a request cannot be followed, the ranks
 stay apart (None).  Whether the union's peers are expressions of
 ``procnum`` (``cart_shift`` without periods) is the caller's to check.
 
+A side is the peer's offset from the rank by default.  On a grid of
+``MPI_Dims_create``'s where a dimension is 2 the offsets do not name the
+direction (on 2 x 2 x 2, +2 is one step along the second dimension from rank
+0 and one forward along the first and back along the second from rank 2):
+:func:`grid_sides` gives the difference of the two ranks' grid coordinates
+instead, which does, so the corners of a 26-neighbour exchange line up.
+
+Entries every rank must have (collectives, loops, trees) split each level
+into blocks: they are matched in order (each rank has them all, so the
+``k``-th of one with the ``k``-th of another), and only the blocks of
+messages and computations between them are aligned, each alone, so a
+program of many exchanges compares each exchange's calls with the same
+exchange's only (:data:`MAX_PAIRS` holds per block).
+
 >>> from pevpm.trace.extract.tokens import LoopNode, Token
 >>> def send(rank, peer):
 ...     return Token(("MPI_Send", 8, rank, peer, 1, None, (), None, None), ())
@@ -30,17 +44,20 @@ stay apart (None).  Whether the union's peers are expressions of
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pevpm.model.ast import COMPLETIONS
+from pevpm.model.cartesian import cart_coord
 from pevpm.trace.extract.compress import POINT_TO_POINT
 from pevpm.trace.extract.peers import TRACED_PROC_NULL
 from pevpm.trace.extract.tokens import DST, OP, REQ, REQS, SIZE, SRC, TAG, LoopNode, Token
 
-#: The most pairs of entries one alignment compares (a level of ``n`` entries
-#: against one of ``m``: ``n * m``).  CloverLeaf's 4 corners (785 entries each)
-#: need under a million; LULESH's 8 (about 1,300 each, a union of 3,700) took
-#: 2-4 minutes and were not united anyway, so larger programs stay apart.
+#: The most pairs of entries one alignment compares (a block of ``n`` entries
+#: against one of ``m``: ``n * m``).  Before blocks, LULESH's 8 corners (about
+#: 1,300 entries each at the top level, a union of 3,700) took 2-4 minutes, so
+#: larger blocks stay apart.
 MAX_PAIRS = 1_500_000
 
 #: Operations that post a request a completion later names.
@@ -56,14 +73,30 @@ class _Loop:
     body: list
 
 
-def _side(rank: int, peer):
+def _offset(rank: int, peer):
     """Which side ``peer`` lies on from ``rank``: its offset (a symbol as it is)."""
     if not isinstance(peer, int) or peer == TRACED_PROC_NULL:
         return peer
     return peer - rank
 
 
-def _leaf(node, rank: int, posts: dict) -> tuple | None:
+def grid_sides(numprocs: int, ndims: int) -> Callable[[int, object], object]:
+    """Sides as differences of coordinates on the ``ndims``-D grid of
+    ``MPI_Dims_create(numprocs)`` (ranks row-major, the last dimension fastest).
+
+    >>> side = grid_sides(8, 3)
+    >>> side(0, 2), side(2, 4), _offset(0, 2) == _offset(2, 4)
+    ((0, 1, 0), (1, -1, 0), True)
+    """
+    def side(rank: int, peer):
+        if not isinstance(peer, int) or peer == TRACED_PROC_NULL:
+            return peer
+        return tuple(cart_coord(peer, numprocs, ndims, d) - cart_coord(rank, numprocs, ndims, d)
+                     for d in range(ndims))
+    return side
+
+
+def _leaf(node, rank: int, posts: dict, side: Callable) -> tuple | None:
     """What a token matches by (None: a repeat, which is never aligned); a Wait
     by the message it waits for (``posts``: the rank's requests, by name); the
     sides of peers by :func:`_side`."""
@@ -74,7 +107,7 @@ def _leaf(node, rank: int, posts: dict) -> tuple | None:
         return ("fixed", key)
     if key[OP] in COMPLETION_OPS:
         return ("done", key[OP], posts.pop(key[REQ], None) if key[OP] == "MPI_Wait" else None)
-    sides = tuple(_side(rank, v) for v in (key[SRC], key[DST]))
+    sides = tuple(side(rank, v) for v in (key[SRC], key[DST]))
     out = ("p2p", key[OP], key[TAG], key[SIZE], sides, key[REQ] is not None)
     if key[OP] in POSTS and key[REQ] is not None:
         posts[key[REQ]] = out
@@ -88,16 +121,16 @@ def _optional(entry) -> bool:
         entry[0] == "fixed" and entry[1][0] == "serial"))
 
 
-def _entries(program: list, rank: int, posts: dict) -> list | None:
+def _entries(program: list, rank: int, posts: dict, side: Callable) -> list | None:
     out = []
     for node in program:
         if isinstance(node, LoopNode):
-            body = _entries(list(node.body), rank, posts)
+            body = _entries(list(node.body), rank, posts, side)
             if body is None:
                 return None
             out.append(_Loop(node.count, body))
         else:
-            leaf = _leaf(node, rank, posts)
+            leaf = _leaf(node, rank, posts, side)
             if leaf is None:
                 return None
             out.append(leaf)
@@ -114,10 +147,35 @@ def _weight(a, b) -> int:
     return 1 if a[0] == "fixed" and a[1][0] == "serial" else 4
 
 
-def _pairs(a: list, b: list) -> list[tuple[int | None, int | None]]:
-    """The heaviest common alignment of ``a`` and ``b`` (:func:`_weight`) as
-    (index in a, index in b) in order, None where one side has nothing there
-    (a's first)."""
+Pairs = list[tuple[int | None, int | None]]
+
+
+def _pairs(a: list, b: list) -> Pairs | None:
+    """The heaviest common alignment of ``a`` and ``b`` (:func:`_weight`) that
+    matches every entry neither may lack (see the module's text: blocks
+    between them aligned alone) as (index in a, index in b) in order, None
+    where one side has nothing there (a's first); None where those entries
+    differ or a block passes :data:`MAX_PAIRS`."""
+    fixed_a = [i for i, e in enumerate(a) if not _optional(e)]
+    fixed_b = [j for j, e in enumerate(b) if not _optional(e)]
+    if len(fixed_a) != len(fixed_b) or not all(
+            _weight(a[i], b[j]) for i, j in zip(fixed_a, fixed_b)):
+        return None
+    out: Pairs = []
+    start_a = start_b = 0
+    for i, j in [*zip(fixed_a, fixed_b), (len(a), len(b))]:
+        if (i - start_a) * (j - start_b) > MAX_PAIRS:
+            return None
+        out += [(None if x is None else x + start_a, None if y is None else y + start_b)
+                for x, y in _block_pairs(a[start_a:i], b[start_b:j])]
+        if i < len(a):
+            out.append((i, j))
+        start_a, start_b = i + 1, j + 1
+    return out
+
+
+def _block_pairs(a: list, b: list) -> Pairs:
+    """:func:`_pairs` of one block (nothing in it that must be matched)."""
     n, m = len(a), len(b)
     best = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
@@ -125,7 +183,7 @@ def _pairs(a: list, b: list) -> list[tuple[int | None, int | None]]:
             w = _weight(a[i], b[j])
             best[i][j] = max(best[i + 1][j], best[i][j + 1],
                              best[i + 1][j + 1] + w if w else 0)
-    out: list[tuple[int | None, int | None]] = []
+    out: Pairs = []
     i = j = 0
     while i < n or j < m:
         w = _weight(a[i], b[j]) if i < n and j < m else 0
@@ -164,12 +222,13 @@ def _neighbours(entries: list[list]) -> bool:
 
 def _union(a: list, b: list) -> list | None:
     """The shortest program both ``a`` and ``b`` are in, or None where one has
-    a loop, a collective or a tree the other lacks, or where aligning them
+    a loop, a collective or a tree the other lacks, or where aligning a block
     would compare more than :data:`MAX_PAIRS` pairs."""
-    if len(a) * len(b) > MAX_PAIRS:
+    pairs = _pairs(a, b)
+    if pairs is None:
         return None
     out = []
-    for i, j in _pairs(a, b):
+    for i, j in pairs:
         entry = a[i] if i is not None else b[j]
         if i is None or j is None:
             if not _optional(entry):
@@ -185,13 +244,98 @@ def _union(a: list, b: list) -> list | None:
     return out
 
 
+def _union_all(levels: list[list]) -> list | None:
+    """The shortest program every one of ``levels`` (one level of each rank's
+    entries) is in: the entries each must have matched in order, each block
+    between them merged at once (:func:`_merged_block`), else rank by rank
+    (:func:`_union`); None where those entries differ."""
+    fixed = [[i for i, e in enumerate(level) if not _optional(e)] for level in levels]
+    if any(len(f) != len(fixed[0]) for f in fixed) or not all(
+            _weight(levels[0][i], level[j])
+            for f, level in zip(fixed[1:], levels[1:]) for i, j in zip(fixed[0], f)):
+        return None
+    out: list = []
+    starts = [0] * len(levels)
+    for k in range(len(fixed[0]) + 1):
+        ends = [f[k] if k < len(f) else len(level) for f, level in zip(fixed, levels)]
+        blocks = [level[a:b] for level, a, b in zip(levels, starts, ends)]
+        merged = _merged_block(blocks)
+        if merged is None:      # orders that disagree: the heaviest alignment, rank by rank
+            merged = blocks[0]
+            for other in blocks[1:]:
+                merged = _union(merged, other)
+                if merged is None:
+                    return None
+        out += merged
+        if k < len(fixed[0]):
+            anchor = levels[0][fixed[0][k]]
+            if isinstance(anchor, _Loop):
+                body = _union_all([level[f[k]].body for level, f in zip(levels, fixed)])
+                if body is None:
+                    return None
+                anchor = _Loop(anchor.count, body)
+            out.append(anchor)
+        starts = [b + 1 for b in ends]
+    return out
+
+
+def _merged_block(blocks: list[list]) -> list | None:
+    """One block of every rank (messages, completions, computations) as the
+    shortest sequence that keeps each rank's order, or None where two ranks
+    make two of its entries in opposite orders.  An entry is known by what it
+    is and how many equal ones the rank made before it in the block, a
+    computation by the message it follows; where the ranks' orders leave a
+    choice, the entry earliest in some rank's block (as a fraction of it)
+    comes first.
+
+    >>> a, b, c, d = (("p2p", x) for x in "abcd")
+    >>> _merged_block([[a, c], [b, c, d], [a, d]]) == [a, b, c, d]
+    True
+    >>> _merged_block([[a, b], [b, a]]) is None
+    True
+    """
+    entry: dict = {}
+    after: dict = {}
+    early: dict = {}
+    for block in blocks:
+        seen: dict = {}
+        last = previous = None
+        for position, e in enumerate(block):
+            base = ("after", last) if _optional(e) and e[0] == "fixed" else e
+            name = (base, seen.get(base, 0))
+            seen[base] = name[1] + 1
+            last = last if base is not e else name
+            entry.setdefault(name, e)
+            after.setdefault(name, set())
+            early[name] = min(early.get(name, 1.0), position / len(block))
+            if previous is not None:
+                after[previous].add(name)
+            previous = name
+    found = {name: k for k, name in enumerate(entry)}
+    before = dict.fromkeys(entry, 0)
+    for name in entry:
+        for then in after[name]:
+            before[then] += 1
+    ready = [(early[n], found[n], n) for n in entry if not before[n]]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        _, _, name = heapq.heappop(ready)
+        out.append(entry[name])
+        for then in after[name]:
+            before[then] -= 1
+            if not before[then]:
+                heapq.heappush(ready, (early[then], found[then], then))
+    return out if len(out) == len(entry) else None
+
+
 def _padded(program: list, entries: list, union: list, rank: int,
             examples: dict) -> list | None:
     """``program`` (its ``entries``) with what the ``union`` has and it lacks,
     each position's tokens collected in ``examples`` by the path down to it."""
     out = []
     pairs = _pairs(union, entries)
-    if any(i is None for i, _ in pairs):
+    if pairs is None or any(i is None for i, _ in pairs):
         return None
     for i, j in pairs:
         if isinstance(union[i], _Loop):
@@ -313,17 +457,18 @@ def _renamed(program: list, path: tuple, waits: dict, slots: dict) -> list | Non
     return out
 
 
-def united(programs: list[list], ranks: list[int]) -> list[list] | None:
+def united(programs: list[list], ranks: list[int],
+           side: Callable[[int, object], object] = _offset) -> list[list] | None:
     """The ``programs`` of ``ranks`` (one count), each padded to their union,
-    requests renamed alike (see the module's text), or None."""
-    entries = [_entries(p, r, {}) for p, r in zip(programs, ranks)]
+    requests renamed alike, or None (see the module's text; ``side``: which
+    side of a rank a peer lies on, by default its offset, else
+    :func:`grid_sides`)."""
+    entries = [_entries(p, r, {}, side) for p, r in zip(programs, ranks)]
     if any(e is None for e in entries) or not _neighbours(entries):
         return None
-    union = entries[0]
-    for other in entries[1:]:
-        union = _union(union, other)
-        if union is None:
-            return None
+    union = _union_all(entries)
+    if union is None:
+        return None
     examples: dict = {}
     padded = [_padded(p, e, union, r, examples) for p, e, r in zip(programs, entries, ranks)]
     if any(p is None for p in padded):
