@@ -284,27 +284,48 @@ def _merged_block(blocks: list[list]) -> list | None:
     shortest sequence that keeps each rank's order, or None where two ranks
     make two of its entries in opposite orders.  An entry is known by what it
     is and how many equal ones the rank made before it in the block, a
-    computation by the message it follows; where the ranks' orders leave a
-    choice, the entry earliest in some rank's block (as a fraction of it)
-    comes first.
+    computation by the entry it follows; a completion of several requests
+    (a Waitall) by how many the rank made before it, else, where that gives
+    opposite orders (ranks that only receive in one exchange make no Waitall
+    of their sends: LULESH), by the operation and tag of the message posted
+    last before it.  Where the ranks' orders leave a choice, the entry
+    earliest in some rank's block (as a fraction of it) comes first.
 
-    >>> a, b, c, d = (("p2p", x) for x in "abcd")
+    >>> a, b, c, d = (("p2p", "MPI_Isend", 0, 8, x, True) for x in "abcd")
     >>> _merged_block([[a, c], [b, c, d], [a, d]]) == [a, b, c, d]
     True
     >>> _merged_block([[a, b], [b, a]]) is None
     True
     """
+    for by_post in (False, True):
+        out = _in_order(blocks, by_post)
+        if out is not None:
+            return out
+    return None
+
+
+def _in_order(blocks: list[list], by_post: bool) -> list | None:
+    """:func:`_merged_block` with the completions of several requests known by
+    the message posted before them (``by_post``) or by their count."""
     entry: dict = {}
     after: dict = {}
     early: dict = {}
     for block in blocks:
         seen: dict = {}
-        last = previous = None
+        last = previous = post = None
         for position, e in enumerate(block):
-            base = ("after", last) if _optional(e) and e[0] == "fixed" else e
+            if e[0] == "fixed":
+                base = ("after", last)
+            elif by_post and e[0] == "done" and e[2] is None:
+                base = (e[1], post)
+            else:
+                base = e
             name = (base, seen.get(base, 0))
             seen[base] = name[1] + 1
-            last = last if base is not e else name
+            if e[0] != "fixed":
+                last = name
+            if e[0] == "p2p":
+                post = e[1:3]
             entry.setdefault(name, e)
             after.setdefault(name, set())
             early[name] = min(early.get(name, 1.0), position / len(block))
