@@ -456,6 +456,8 @@ class _Writer:
         return text
 
     def lines(self, nodes_by_p: dict[int, list], indent: int) -> list[str]:
+        """The model's lines for one level of the programs (by rank count), never
+        none: each opens a block or is the body of one."""
         pad = " " * indent
         out = []
         top = max(nodes_by_p)
@@ -512,7 +514,9 @@ class _Writer:
                 out += self.comments(mark, pad) + [pad + line for line in lines]
         for k, cap in enumerate(caps):
             self.note_total(cap, self.totals.pop(k), numbers, nodes_by_p)
-        return out
+        # a level with nothing to write (a rank that computed nothing and made no call
+        # between MPI_Init and MPI_Finalize) is still a block: Python needs a statement
+        return out or [f"{pad}pass  # no MPI call and no computation here"]
 
     def comments(self, mark: int, pad: str) -> list[str]:
         """The notes written since ``mark`` (the generalisations of the statement
