@@ -96,6 +96,44 @@ def grid_sides(numprocs: int, ndims: int) -> Callable[[int, object], object]:
     return side
 
 
+def _peers(nodes) -> set:
+    """The ranks the point-to-point messages among ``nodes`` go to or come from."""
+    out = set()
+    for node in nodes:
+        if isinstance(node, LoopNode):
+            out |= _peers(node.body)
+        elif isinstance(node, Token) and node.key[0] != "serial" and node.key[OP] in POINT_TO_POINT:
+            out |= {v for v in (node.key[SRC], node.key[DST]) if isinstance(v, int) and v >= 0}
+    return out
+
+
+def every_neighbour(programs: list[list], ranks: list[int], numprocs: int, ndims: int) -> bool:
+    """Whether each of ``ranks`` exchanges with every rank next to it on the
+    ``ndims``-D grid of ``MPI_Dims_create(numprocs)``, diagonally too, and with
+    no other: where :func:`grid_sides` may name its sides (on a small grid every
+    rank is next to every other in some direction, so a chain of 4 ranks would
+    pass for a 2 x 2 grid with two diagonals).
+
+    >>> from pevpm.trace.extract.tokens import Token
+    >>> def sends(rank, peers):
+    ...     return [Token(("MPI_Send", 8, rank, p, 0, None, (), None, None), ()) for p in peers]
+    >>> every_neighbour([sends(r, [p for p in range(4) if p != r]) for r in range(4)],
+    ...                 [0, 1, 2, 3], 4, 2)
+    True
+    >>> every_neighbour([sends(0, [1]), sends(1, [0, 2]), sends(2, [1, 3]), sends(3, [2])],
+    ...                 [0, 1, 2, 3], 4, 2)
+    False
+    """
+    def coords(rank):
+        return [cart_coord(rank, numprocs, ndims, d) for d in range(ndims)]
+
+    def near(a, b):
+        return a != b and all(abs(x - y) <= 1 for x, y in zip(coords(a), coords(b)))
+
+    return all(_peers(program) - {rank} == {r for r in range(numprocs) if near(rank, r)}
+               for program, rank in zip(programs, ranks))
+
+
 def _leaf(node, rank: int, posts: dict, side: Callable) -> tuple | None:
     """What a token matches by (None: a repeat, which is never aligned); a Wait
     by the message it waits for (``posts``: the rank's requests, by name); the

@@ -43,7 +43,7 @@ from pevpm.trace.extract.any_source import any_source, any_source_passes, single
 from pevpm.trace.extract.compress import POINT_TO_POINT, compressed, is_loose
 from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
 from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
-from pevpm.trace.extract.edges import grid_sides, united
+from pevpm.trace.extract.edges import every_neighbour, grid_sides, united
 from pevpm.trace.extract.faces import FaceLaw, face_law, shift_of
 from pevpm.trace.extract.grids import GridRule, NeighbourRule, grid_rule, world_grids
 from pevpm.trace.extract.peers import (
@@ -220,14 +220,18 @@ def _united(by_count: dict[int, list[_Group]], grid: GridRule | None,
     united them)."""
     top = max(by_count)
     groups = by_count[top]
-    if len(groups) < 2 or (len(by_count) > 1 and all(
-            len(_best_match(g, by_count)[1]) > 1 for g in groups)):
+    matched = [len(by_count) > 1 and len(_best_match(g, by_count)[1]) > 1 for g in groups]
+    if len(groups) < 2 or all(matched):
         return grid
     programs = {r: p for g in groups for r, p in zip(g.ranks, g.programs)}
     ranks = sorted(programs)
     tries: list[tuple[Rule | None, Callable | None]] = [(grid, None)]
-    if grid is None:
-        tries += [(NeighbourRule(d), grid_sides(top, d)) for d in (3, 2) if top >= 1 << d]
+    # on a small grid every rank is some neighbour of every other (on 2 x 2 x 2, all
+    # seven): directions only where no program of the count is one a smaller count has
+    # and each rank exchanges with all of its neighbours on the grid (LULESH's 26)
+    if grid is None and not any(matched):
+        tries += [(NeighbourRule(d), grid_sides(top, d)) for d in (3, 2)
+                  if every_neighbour([programs[r] for r in ranks], ranks, top, d)]
     for rule, side in tries:
         padded = united([programs[r] for r in ranks], ranks, *([side] if side else []))
         group = padded and _Group(top, ranks, padded, united=True)
