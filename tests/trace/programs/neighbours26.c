@@ -15,19 +15,17 @@
 
 int main(int argc, char **argv)
 {
+    MPI_Init(&argc, &argv);
     int rank, size, iterations = argc > 1 ? atoi(argv[1]) : 10;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     int dims[3] = {0, 0, 0}, here[3];
+    MPI_Dims_create(size, 3, dims);
+    for (int d = 2, rest = rank; d >= 0; rest /= dims[d], d--)
+        here[d] = rest % dims[d];
     static double out[27][64], in[27][64];
     double sum = 1.0, total;
     MPI_Request req[52];
-
-    MPI_Init(&argc, &argv);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Dims_create(size, 3, dims);
-    here[0] = rank / (dims[1] * dims[2]);
-    here[1] = rank / dims[2] % dims[1];
-    here[2] = rank % dims[2];
     /* direction k = 9 (dx + 1) + 3 (dy + 1) + (dz + 1); 13 is the rank itself,
      * 26 - k the opposite direction */
     int peer[27], length[27];
