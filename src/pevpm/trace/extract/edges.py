@@ -137,7 +137,7 @@ def every_neighbour(programs: list[list], ranks: list[int], numprocs: int, ndims
 def _leaf(node, rank: int, posts: dict, side: Callable) -> tuple | None:
     """What a token matches by (None: a repeat, which is never aligned); a Wait
     by the message it waits for (``posts``: the rank's requests, by name); the
-    sides of peers by :func:`_side`."""
+    sides of peers by ``side`` (:func:`_offset` or :func:`grid_sides`)."""
     if isinstance(node, LoopNode) or not isinstance(node, Token):
         return None
     key = node.key
