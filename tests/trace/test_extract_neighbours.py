@@ -164,3 +164,25 @@ def test_a_26_neighbour_exchange_runs_at_counts_no_trace_had(neighbour_traces, t
     assert neighbours_per_rank(text, 1024) == {7: 8, 11: 104, 17: 408, 26: 504}   # 16x8x8
     model = load_model(tmp_path / "n26_model.py")
     assert [n for n in (27, 64, 1024) if trial_run(model, n) is not None] == []
+
+
+def test_the_computation_after_each_ranks_last_wait_is_one_position():
+    """A chain of 3: each rank receives from the neighbours it has, waits for
+    each, then computes 1 s before an Allreduce.  The computation follows a
+    Wait for a different side on rank 2 than on ranks 0 and 1, but it lies
+    between the Waits and the block's end on every rank: one position, each
+    rank's own second, no padding of 0 s."""
+    allreduce = Token(("MPI_Allreduce", 8, None, None, None, None, (), None, None), ())
+
+    def wait(name):
+        return Token(("MPI_Wait", 0, None, None, None, name, (), None, None), ())
+
+    def program(rank, peers):
+        names = [f"r{k}" for k in range(len(peers))]
+        return ([message("MPI_Irecv", rank, p, 0, 8, q) for p, q in zip(peers, names)]
+                + [wait(q) for q in names] + [Token(("serial",), (1.0,)), allreduce])
+
+    out = united([program(0, [1]), program(1, [0, 2]), program(2, [1])], [0, 1, 2])
+    for p in out:
+        assert [t.values for t in p if t.key[0] == "serial"] == [(1.0,)]
+        assert p[-2].key[0] == "serial" and p[-1] is allreduce
