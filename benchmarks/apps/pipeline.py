@@ -61,6 +61,10 @@ def traced(trace: Path, launch: list[str], work: Path, repeats: int, lock: str |
     runs = []
     for k in range(repeats):
         folder = trace.with_name(f"{trace.name}.run{k}")
+        if folder.exists():     # left by a pipeline that was stopped: its run is taken again
+            print(f"pipeline: note: {folder} was left by a stopped run: removed, traced again",
+                  file=sys.stderr)
+            shutil.rmtree(folder)
         with open(lock or os.devnull, "a") as held:
             if lock:
                 fcntl.flock(held, fcntl.LOCK_EX)

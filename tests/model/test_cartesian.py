@@ -8,7 +8,7 @@ from pevpm.errors import DirectiveError, ModelError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.builder import ModelBuilder
-from pevpm.model.cartesian import cart_coord, cart_shift, dims_create, grid
+from pevpm.model.cartesian import cart_coord, cart_offset, cart_shift, dims_create, grid
 from pevpm.model.directives import parse_directives
 from pevpm.model.expr import PROC_NULL, Expr
 from pevpm.vm.kernel import engine, fastengine
@@ -55,7 +55,33 @@ def test_shift_round_trips_and_hits_the_edges():
     assert cart_shift(0, n, ndims, 0, -1, 1) == 9       # row 0 -> row 3, same column
 
 
+def test_an_offset_is_one_step_per_dimension_and_null_off_a_plain_grid():
+    n, ndims = 27, 3                                    # 3 x 3 x 3
+    for r in range(n):
+        here = [cart_coord(r, n, ndims, d) for d in range(ndims)]
+        for step in [(1, 1, 1), (-1, 0, 1), (0, -1, -1), (1, 0, 0)]:
+            there = [c + s for c, s in zip(here, step)]
+            plain = cart_offset(r, n, ndims, *step, 0)
+            if all(0 <= c < 3 for c in there):
+                assert [cart_coord(plain, n, ndims, d) for d in range(ndims)] == there
+            else:
+                assert plain == PROC_NULL
+            wrapped = cart_offset(r, n, ndims, *step, 1)
+            assert [cart_coord(wrapped, n, ndims, d) for d in range(ndims)] == \
+                [c % 3 for c in there]
+    # every interior rank of 4 x 4 x 4 has 26 distinct neighbours
+    steps = [(x, y, z) for x in (-1, 0, 1) for y in (-1, 0, 1) for z in (-1, 0, 1)
+             if (x, y, z) != (0, 0, 0)]
+    assert len({cart_offset(21, 64, 3, *s, 0) for s in steps} - {PROC_NULL}) == 26
+    assert cart_offset(5, 12, 2, 1, 1, 0, 0) == cart_shift(cart_shift(5, 12, 2, 0, 1, 0),
+                                                           12, 2, 1, 1, 0)
+
+
 @pytest.mark.parametrize(("text", "message"), [
+    ("cart_offset(procnum, numprocs, 2, 1, 1, 1, 0)",
+     "an offset along dimension 3 of a 2-D grid"),
+    ("cart_offset(procnum, numprocs, 4, 1, 1, 1, 0)",
+     "the number of dimensions 4 must be at least 1 and at most 3"),
     ("dims_create(numprocs, 2, 2)", "the dimension 2 must be at least 0 and at most 1"),
     ("cart_coord(procnum, numprocs, 2, 0.5)", "the dimension 0.5 is not a whole number"),
     ("cart_shift(procnum + 4, numprocs, 2, 0, 1, 1)", "the rank 4 must be at least 0"),

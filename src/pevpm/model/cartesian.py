@@ -17,7 +17,12 @@ larger smallest factor).
 >>> cart_shift(11, 12, 2, 0, 1, 1)                  # periodic: wraps to row 0
 2
 
-``cart_shift_asc`` shifts on the same grid with its dimensions smallest first.
+``cart_shift_asc`` shifts on the same grid with its dimensions smallest first;
+``cart_offset`` steps along up to three dimensions at once (a diagonal
+neighbour of a 3-D halo exchange):
+
+>>> cart_offset(0, 8, 3, 1, 1, 1, 0), cart_offset(7, 8, 3, 1, 0, 0, 0) == PROC_NULL
+(7, True)
 """
 
 from __future__ import annotations
@@ -126,3 +131,27 @@ def cart_shift_asc(rank, nnodes, ndims, dim, disp, periodic) -> int:
     [2, 3, 0, 1]
     """
     return cart_shift(rank, nnodes, ndims, dim, disp, periodic, ascending=True)
+
+
+def cart_offset(rank, nnodes, ndims, dx, dy, dz, periodic) -> int:
+    """The rank at offset ``(dx, dy, dz)`` from ``rank`` on the grid of
+    ``ndims`` (at most 3) dimensions: each step as :func:`cart_shift` takes
+    it; MPI_PROC_NULL where any step leaves a non-periodic grid.  Offsets in
+    dimensions the grid lacks must be 0 (``dz`` of a 2-D grid).
+
+    >>> [cart_offset(4, 9, 2, 1, -1, 0, p) for p in (0, 1)]    # a 3 x 3 grid
+    [6, 6]
+    >>> cart_offset(0, 9, 2, -1, -1, 0, 0) == PROC_NULL, cart_offset(0, 9, 2, -1, -1, 0, 1)
+    (True, 8)
+    """
+    ndims = _whole(ndims, "the number of dimensions", 1, 3)
+    offsets = [_whole(d, "the offset", -(1 << 30)) for d in (dx, dy, dz)]
+    if any(offsets[ndims:]):
+        raise ValueError(f"an offset along dimension {ndims + 1} of a {ndims}-D grid")
+    there = _whole(rank, "the rank", 0, int(nnodes) - 1)
+    for dim, disp in enumerate(offsets[:ndims]):
+        if disp:
+            there = cart_shift(there, nnodes, ndims, dim, disp, periodic)
+            if there == PROC_NULL:
+                break
+    return there

@@ -27,7 +27,8 @@ True
 
 Cartesian grids (:mod:`pevpm.model.cartesian`): ``dims_create(n, ndims, d)``,
 ``cart_coord(rank, n, ndims, d)`` and ``cart_shift(rank, n, ndims, d, disp, periodic)``
-(``cart_shift_asc``: the grid's dimensions smallest first):
+(``cart_shift_asc``: the grid's dimensions smallest first;
+``cart_offset(rank, n, ndims, dx, dy, dz, periodic)``: a step along several at once):
 
 >>> right = Expr.parse("cart_shift(procnum, numprocs, 2, 1, 1, 0)")  # a 3 x 2 grid
 >>> right.evaluate({"procnum": 0, "numprocs": 6}), right.evaluate({"procnum": 1, "numprocs": 6})
@@ -242,6 +243,7 @@ FUNCTIONS: dict[str, tuple[int, Callable[..., Number]]] = {
     "cart_coord": (4, cartesian.cart_coord),
     "cart_shift": (6, cartesian.cart_shift),
     "cart_shift_asc": (6, cartesian.cart_shift_asc),
+    "cart_offset": (7, cartesian.cart_offset),
     "xor": (2, cartesian.xor),
     **RANDOM_FUNCTIONS,
 }

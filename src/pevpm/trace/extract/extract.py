@@ -29,21 +29,23 @@ from __future__ import annotations
 
 import statistics
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pevpm.errors import EventLimitError, PevpmError, WallClockLimitError
 from pevpm.machine.comm_models import Constant
 from pevpm.machine.machine import Machine
 from pevpm.model.ast import Model
+from pevpm.model.cartesian import grid as cartesian_grid
 from pevpm.model.expr import Expr
 from pevpm.trace.events import Collective, Trace
 from pevpm.trace.extract.any_source import any_source, any_source_passes, single_passes
 from pevpm.trace.extract.compress import POINT_TO_POINT, compressed, is_loose
 from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
 from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
-from pevpm.trace.extract.edges import united
+from pevpm.trace.extract.edges import every_neighbour, grid_sides, united
 from pevpm.trace.extract.faces import FaceLaw, face_law, shift_of
-from pevpm.trace.extract.grids import GridRule, grid_rule, world_grids
+from pevpm.trace.extract.grids import GridRule, NeighbourRule, grid_rule, world_grids
 from pevpm.trace.extract.peers import (
     RANK_PREDICATES,
     literal_predicate,
@@ -189,43 +191,64 @@ class _Hints:
                       self.rank_loops | other.rank_loops, self.passes | other.passes)
 
 
-def _first(grid: GridRule | None, slot: int) -> tuple[str, ...]:
+#: What a program's peers are written on: its Cartesian communicator's grid, or
+#: the grid its ranks were united on.
+Rule = GridRule | NeighbourRule
+
+
+def _first(grid: Rule | None, slot: int) -> tuple[str, ...]:
     """The peer candidates the program's grid offers the ``slot``-th peer field
     of a program (its sources and destinations; none for roots)."""
     field = PEER_FIELDS[slot % len(PEER_FIELDS)]
     return () if grid is None or field == ROOT else grid.candidates(source=field == SRC)
 
 
-def _expressible(group: _Group, grid: GridRule | None) -> bool:
+def _expressible(group: _Group, grid: Rule | None) -> bool:
     """Whether an expression of procnum and numprocs gives each of the group's peers."""
     return all(peer_expression(slot, first=_first(grid, i)) is not None
                for i, slot in enumerate(group.peer_slots()) if isinstance(slot[0][2], int))
 
 
 def _united(by_count: dict[int, list[_Group]], grid: GridRule | None,
-            notes: list[str]) -> None:
+            notes: list[str]) -> Rule | None:
     """The largest count's groups as one (:mod:`pevpm.trace.extract.edges`: the
     messages a rank did not make are made to MPI_PROC_NULL), noted, where some
-    of them match no other count's and the union's peers are expressions."""
+    of them match no other count's and the union's peers are expressions: by
+    the peers' offsets, else (no Cartesian communicator) by the directions on
+    a 3-D, then a 2-D grid of MPI_Dims_create's.  The rule the peers are
+    written on from then on (``grid``, or the :class:`NeighbourRule` that
+    united them)."""
     top = max(by_count)
     groups = by_count[top]
-    if len(groups) < 2 or (len(by_count) > 1 and all(
-            len(_best_match(g, by_count)[1]) > 1 for g in groups)):
-        return
+    matched = [len(by_count) > 1 and len(_best_match(g, by_count)[1]) > 1 for g in groups]
+    if len(groups) < 2 or all(matched):
+        return grid
     programs = {r: p for g in groups for r, p in zip(g.ranks, g.programs)}
     ranks = sorted(programs)
-    padded = united([programs[r] for r in ranks], ranks)
-    if padded is None:
-        return
-    group = _Group(top, ranks, padded, united=True)
-    if not _expressible(group, grid):
-        return
+    tries: list[tuple[Rule | None, Callable | None]] = [(grid, None)]
+    # on a small grid every rank is some neighbour of every other (on 2 x 2 x 2, all
+    # seven): directions only where no program of the count is one a smaller count has
+    # and each rank exchanges with all of its neighbours on the grid (LULESH's 26)
+    if grid is None and not any(matched):
+        tries += [(NeighbourRule(d), grid_sides(top, d)) for d in (3, 2)
+                  if every_neighbour([programs[r] for r in ranks], ranks, top, d)]
+    for rule, side in tries:
+        padded = united([programs[r] for r in ranks], ranks, *([side] if side else []))
+        group = padded and _Group(top, ranks, padded, united=True)
+        if group and _expressible(group, rule):
+            break
+    else:
+        return grid
     by_count[top] = [group]
+    how = ("" if side is None else f", diagonal ones too, each side named by its direction "
+           f"on the {rule.ndims}-D grid of MPI_Dims_create({top}): "
+           f"{' x '.join(map(str, cartesian_grid(top, rule.ndims)))}")
     notes.append(f"the {len(groups)} programs of the {top}-rank trace differ only in which "
-                 "neighbours they exchange with (a grid without periods): they are one, each "
-                 "message a rank did not make made to or from MPI_PROC_NULL there, its peers "
-                 "guarded by whether the neighbour exists (inferred: the traced count's "
+                 f"neighbours they exchange with (a grid without periods{how}): they are one, "
+                 "each message a rank did not make made to or from MPI_PROC_NULL there, its "
+                 "peers guarded by whether the neighbour exists (inferred: the traced count's "
                  "pattern at every count past the traced ones)")
+    return rule
 
 
 def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = None,
@@ -437,6 +460,8 @@ class _Writer:
         return text
 
     def lines(self, nodes_by_p: dict[int, list], indent: int) -> list[str]:
+        """The model's lines for one level of the programs (by rank count), never
+        none: each opens a block or is the body of one."""
         pad = " " * indent
         out = []
         top = max(nodes_by_p)
@@ -493,7 +518,9 @@ class _Writer:
                 out += self.comments(mark, pad) + [pad + line for line in lines]
         for k, cap in enumerate(caps):
             self.note_total(cap, self.totals.pop(k), numbers, nodes_by_p)
-        return out
+        # a level with nothing to write (a rank that computed nothing and made no call
+        # between MPI_Init and MPI_Finalize) is still a block: Python needs a statement
+        return out or [f"{pad}pass  # no MPI call and no computation here"]
 
     def comments(self, mark: int, pad: str) -> list[str]:
         """The notes written since ``mark`` (the generalisations of the statement
@@ -777,7 +804,7 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
                  disturbed: tuple[int, ...] = (),
                  by_count: dict[int, list[_Group]] | None = None,
                  sizes: dict[str, set[str]] | None = None,
-                 grid: GridRule | None = None,
+                 grid: Rule | None = None,
                  pooled: dict[tuple, dict[int, tuple]] | None = None) -> list[str]:
     slots: list[list] = []
     for group in chosen.values():
@@ -847,7 +874,7 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     if len(by_count) != len(traces):
         raise PevpmError("two traces have the same number of ranks; give one per count",
                          source)
-    _united(by_count, grid, grid_notes)
+    grid = _united(by_count, grid, grid_notes)
     counts = sorted(by_count)
     events = sum(t.call_count() for t in traces)
     notes = [f"extracted from {source}: "

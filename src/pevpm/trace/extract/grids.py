@@ -16,11 +16,21 @@ or ``cart_shift_asc`` (:mod:`pevpm.model.cartesian`), which hold at any count.
 ('cart_shift_asc(procnum, numprocs, 3, 0, 1, 1)', 'cart_shift_asc(procnum, numprocs, 3, 0, -1, 1)')
 >>> notes[0][:72]
 'the ranks lie on a 3-D grid, MPI_Cart_create at every traced count: 1 x '
+
+A program that lays its ranks on that grid itself, without periods, and
+exchanges with every neighbour it has, diagonal ones too (LULESH's 26), gets
+a :class:`NeighbourRule` once its ranks are one program
+(:func:`pevpm.trace.extract.edges.grid_sides`): each step of one along one
+dimension as a ``cart_shift``, the others as a ``cart_offset``.
+
+>>> NeighbourRule(2).candidates(source=False)[3:5]
+('cart_shift(procnum, numprocs, 2, 1, -1, 0)', 'cart_offset(procnum, numprocs, 2, -1, -1, 0, 0)')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 
 from pevpm.model.cartesian import grid
 from pevpm.trace.events import Grid, Trace
@@ -45,6 +55,25 @@ class GridRule:
         return tuple(f"{function}(procnum, numprocs, {self.ndims}, {d}, {disp}, "
                      f"{int(self.periodic[d])})"
                      for d in range(self.ndims) for disp in disps)
+
+
+@dataclass(frozen=True)
+class NeighbourRule:
+    """The ``ndims``-D grid ``MPI_Dims_create`` picks for any count, without
+    periods, every neighbour of a rank a peer (at most 3 dimensions)."""
+
+    ndims: int
+
+    def candidates(self, source: bool) -> tuple[str, ...]:
+        """The steps along one dimension first (as :meth:`GridRule.candidates`
+        orders them), then every diagonal step: one in each of two dimensions
+        or more, as ``cart_offset`` writes it."""
+        faces = GridRule(self.ndims, (False,) * self.ndims, False).candidates(source)
+        steps = product((-1, 0, 1), repeat=self.ndims)
+        diagonal = tuple("cart_offset(procnum, numprocs, {}, {}, 0)".format(
+            self.ndims, ", ".join(map(str, (*step, *(0,) * (3 - self.ndims)))))
+            for step in steps if sum(map(bool, step)) > 1)
+        return faces + diagonal
 
 
 def world_grids(traces: list[Trace]) -> dict[int, Grid]:

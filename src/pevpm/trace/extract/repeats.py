@@ -115,6 +115,9 @@ def receive_until_tag(program: list) -> list:
             continue
         prefix = node.body[:size]
         first = next(j for j, t in enumerate(prefix) if not is_computation(t))
+        if not is_message(after[first]):    # a computation where the receive was: no stop
+            i += 1
+            continue
         stop = after[first].key[TAG]
         same_shape = all(a.key == b.key for j, (a, b) in enumerate(zip(prefix, after))
                          if j != first)
