@@ -46,7 +46,7 @@ from libc.string cimport memcpy, memmove
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
 from pevpm.model.expr import RNG_NAME
-from pevpm.vm.kernel import collectives, engine
+from pevpm.vm.kernel import collectives, engine, matching
 from pevpm.vm.kernel import program as vm
 from pevpm.vm.kernel.instructions import Collective, Exchange, Loop, Message, Serial, Until
 from pevpm.vm.kernel.fastflows cimport FluidNetwork
@@ -261,7 +261,9 @@ cdef int WAIT = vm.WAIT, TEST = vm.TEST, COLLECTIVE = vm.COLLECTIVE, LOOP = vm.L
 cdef int NEXT = vm.NEXT, RUNON = vm.RUNON, CONDITION = vm.CONDITION, JUMP = vm.JUMP
 cdef int NEXT_MARKED = vm.NEXT_MARKED, REPEAT = vm.REPEAT, UNTIL = vm.UNTIL
 
-cdef int USER = 0, COLLECTIVE_CONTEXT = 1
+cdef int USER = matching.USER, COLLECTIVE_CONTEXT = matching.COLLECTIVE
+cdef int SUBCOMM = matching.SUBCOMM
+cdef long SUBCOMM_TAG = matching.SUBCOMM_TAG
 cdef int EVENT_LIMIT = 1, WALL_LIMIT = 2       # count_event's answers
 cdef int COMM_CONSTANT = 0, COMM_HOCKNEY = 1, COMM_LOGGP = 2, COMM_PYTHON = 3
 cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
@@ -1044,7 +1046,7 @@ cdef struct Queues:
     int ssrc[CHANNELS]  # a send queue to the rank: its source,
     int shead[CHANNELS] #   its first send (-1: a free slot)
     int stail[CHANNELS] #   and its last
-    int rkey[CHANNELS]  # a receive bucket: 2 * its source (ANY_SOURCE too) + its context,
+    int rkey[CHANNELS]  # a receive bucket: 2 * its source (ANY_SOURCE too) + its context & 1,
     int rtag[CHANNELS]  #   its tag,
     int rhead[CHANNELS] #   its first receive (-1: a free slot)
     int rtail[CHANNELS] #   and its last
@@ -2292,7 +2294,7 @@ cdef class Core:
         q.rank = rank.id
         q.peer = peer
         q.tag = tag
-        q.context = rank.context
+        q.context = SUBCOMM if rank.context == USER and tag == SUBCOMM_TAG else rank.context
         q.size = size
         q.posted = rank.clock
         q.seq = self.seq
@@ -2340,7 +2342,7 @@ cdef class Core:
                        bint local) except -1:
         cdef int s = self.new_req(rank, 1, opid, size, dst, tag)
         cdef bint eager = self.eager(opid, size)
-        cdef int contention, r, context = rank.context, k
+        cdef int contention, r, context = self.reqs[s].context, k
         cdef double spent = 0.0
         cdef Req *q
         if dst == PROC_NULL:
@@ -2368,6 +2370,8 @@ cdef class Core:
         self.queues[dst].dtail = s
         if self.queues[dst].nposted:
             for k in range(4 if self.queues[dst].nwild else 1):
+                if k % 2 and context == SUBCOMM:    # its receives name the tag
+                    continue
                 r = self.bucket_head(dst, context, rank.id if k < 2 else ANY_SOURCE,
                                      tag if k % 2 == 0 else ANY_TAG)
                 if r >= 0:
@@ -2447,7 +2451,7 @@ cdef class Core:
     cdef inline int bucket_slot(self, Queues *d, long context, long source,
                                 long tag) noexcept:
         """The slot of the bucket (context, source, tag) in ``d`` (its rank's), or -1."""
-        cdef int key = <int> (2 * source + context), k
+        cdef int key = <int> (2 * source + (context & 1)), k
         for k in range(CHANNELS):
             if d.rhead[k] >= 0 and d.rkey[k] == key and d.rtag[k] == tag:
                 return k
@@ -2483,7 +2487,7 @@ cdef class Core:
         if k < 0:
             for k in range(CHANNELS):
                 if d.rhead[k] < 0:
-                    d.rkey[k] = <int> (2 * source + context)
+                    d.rkey[k] = <int> (2 * source + (context & 1))
                     d.rtag[k] = <int> tag
                     break
             else:
@@ -2516,14 +2520,15 @@ cdef class Core:
     cdef inline uint64_t bucket_key(self, long rank, long context, long source,
                                     long tag, bint adding) noexcept:
         """(rank, context, source, tag) as one number: ANY_SOURCE is source P,
-        the tag (32 bits) is the high half, the source the lowest digit (a
+        the SUBCOMM context shares the user's bit (its one tag, SUBCOMM_TAG,
+        never names a user bucket), the tag (32 bits) is the high half, the source the lowest digit (a
         rank's buckets from consecutive sources are neighbours in the table).
         Beyond PACKED_RANKS ranks the low part takes 42 bits and the tag is
         replaced by its number in ``tag_ids`` (given when ``adding``); NO_KEY,
         which no bucket has: a tag no receive has posted, or no number left
         (``adding``: too many tags, or out of memory)."""
         cdef uint64_t src = self.numprocs if source == ANY_SOURCE else source
-        cdef uint64_t low = (<uint64_t> rank * 2 + context) * (self.numprocs + 1) + src
+        cdef uint64_t low = (<uint64_t> rank * 2 + (context & 1)) * (self.numprocs + 1) + src
         cdef pevpm_hent_t *entry
         if not self.wide:
             return (<uint64_t> <uint32_t> (<int> tag) << 32) | low
@@ -2549,7 +2554,7 @@ cdef class Core:
             self.complete(r, rank.clock, rank.path, 0.0)
             return r
         self.reqs[r].refs += 1
-        self.bucket_append(rank.id, rank.context, src, tag, r)
+        self.bucket_append(rank.id, self.reqs[r].context, src, tag, r)
         self.queues[rank.id].nposted += 1
         if src == ANY_SOURCE or tag == ANY_TAG:
             self.queues[rank.id].nwild += 1
