@@ -2415,25 +2415,35 @@ cdef class Core:
         slot when it has none, or the table when no slot is free."""
         cdef Queues *d = &self.queues[dst]
         cdef int k = self.queue_slot(d, src)
-        cdef pevpm_hent_t *entry
-        if k < 0 and self.far[2 * dst]:
-            entry = pevpm_ht_find(&self.send_queues, <uint64_t> dst * self.numprocs + src)
-            if entry != NULL and entry.v1 >= 0:
-                self.link_last(&entry.v1, &entry.v2, s)
-                return 0
+        cdef uint64_t key = <uint64_t> dst * self.numprocs + src
+        if k < 0 and self.far[2 * dst] and self.far_join(&self.send_queues, key, s):
+            return 0
         if k < 0:
             for k in range(CHANNELS):
                 if d.shead[k] < 0:
                     d.ssrc[k] = src
                     break
             else:
-                entry = pevpm_ht_get(&self.send_queues, <uint64_t> dst * self.numprocs + src)
-                if entry == NULL:
-                    raise MemoryError()
-                self.link_last(&entry.v1, &entry.v2, s)
-                self.far[2 * dst] += 1
-                return 0
+                return self.far_open(&self.send_queues, key, &self.far[2 * dst], s)
         self.link_last(&d.shead[k], &d.stail[k], s)
+        return 0
+
+    cdef inline bint far_join(self, pevpm_htab_t *table, uint64_t key, int req) noexcept:
+        """Put ``req`` last in ``table``'s queue under ``key`` if that queue
+        holds a request; whether it did."""
+        cdef pevpm_hent_t *entry = pevpm_ht_find(table, key)
+        if entry == NULL or entry.v1 < 0:
+            return False
+        self.link_last(&entry.v1, &entry.v2, req)
+        return True
+
+    cdef int far_open(self, pevpm_htab_t *table, uint64_t key, int *far, int req) except -1:
+        """Start ``table``'s queue under ``key`` with ``req`` (one more in ``far``)."""
+        cdef pevpm_hent_t *entry = pevpm_ht_get(table, key)
+        if entry == NULL:
+            raise MemoryError()
+        self.link_last(&entry.v1, &entry.v2, req)
+        far[0] += 1
         return 0
 
     cdef void queue_remove(self, Req *q) noexcept:
@@ -2477,13 +2487,9 @@ cdef class Core:
         cdef Queues *d = &self.queues[rank]
         cdef int k = self.bucket_slot(d, context, source, tag)
         cdef uint64_t key
-        cdef pevpm_hent_t *entry
-        if k < 0 and self.far[2 * rank + 1]:
-            entry = pevpm_ht_find(&self.buckets,
-                                  self.bucket_key(rank, context, source, tag, False))
-            if entry != NULL and entry.v1 >= 0:
-                self.link_last(&entry.v1, &entry.v2, r)
-                return 0
+        if k < 0 and self.far[2 * rank + 1] and self.far_join(
+                &self.buckets, self.bucket_key(rank, context, source, tag, False), r):
+            return 0
         if k < 0:
             for k in range(CHANNELS):
                 if d.rhead[k] < 0:
@@ -2495,12 +2501,7 @@ cdef class Core:
                 if key == NO_KEY:
                     raise Unsupported(f"more than {MAX_TAG_IDS:,} distinct tags beyond "
                                       f"{PACKED_RANKS:,} ranks")
-                entry = pevpm_ht_get(&self.buckets, key)
-                if entry == NULL:
-                    raise MemoryError()
-                self.link_last(&entry.v1, &entry.v2, r)
-                self.far[2 * rank + 1] += 1
-                return 0
+                return self.far_open(&self.buckets, key, &self.far[2 * rank + 1], r)
         self.link_last(&d.rhead[k], &d.rtail[k], r)
         return 0
 
