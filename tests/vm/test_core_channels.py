@@ -16,7 +16,7 @@ from pevpm.machine.comm_models import Hockney
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.kernel import fastengine
+from pevpm.vm.kernel import engine, fastengine
 
 from test_engine_differential import COMMS, check_same
 
@@ -116,3 +116,24 @@ def test_many_open_queues_and_buckets_agree_with_the_reference(numprocs, fan, ta
         b.waitall(names)
     machine = Machine(COMMS["per-size"], Topology(procs_per_node=2), eager_limit=eager)
     check_same(b.build(), numprocs, machine, seed)
+
+
+def test_buckets_beyond_the_slots_past_46_340_ranks_number_their_tags():
+    """Beyond 46,340 ranks a bucket kept in the table is keyed by its tag's
+    number: six tagged receives from the left (two beyond the slots) and the
+    sends in the other order time every rank as the reference does on a small ring."""
+    b = ModelBuilder()
+    for tag in range(6):
+        b.irecv(8, source=LEFT, tag=tag, request=f"t{tag}")
+    b.serial("1e-6 * (procnum % 4)")
+    for tag in reversed(range(6)):
+        b.send(8, dest=RIGHT, tag=tag)
+    b.waitall([f"t{tag}" for tag in range(6)])
+    machine = Machine(COMMS["constant"], eager_limit=1024)
+    small = engine.simulate(b.build(), 8, machine)
+    n = 46_400
+    run = fastengine.simulate(b.build(), n, machine)
+    assert run.engine_note is None
+    assert run.messages_simulated == 6 * n
+    assert run.makespan == small.makespan
+    assert run.ranks[n - 1] == small.ranks[7]
