@@ -16,8 +16,9 @@ from pevpm.machine.comm_models import Hockney
 from pevpm.machine.machine import Machine
 from pevpm.machine.topology import Topology
 from pevpm.model.builder import ModelBuilder
-from pevpm.vm.kernel import engine, fastengine
+from pevpm.vm.kernel import fastengine
 
+from engine_models import check_wide_ring
 from test_engine_differential import COMMS, check_same
 
 pytestmark = pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core not built")
@@ -129,11 +130,4 @@ def test_buckets_beyond_the_slots_past_46_340_ranks_number_their_tags():
     for tag in reversed(range(6)):
         b.send(8, dest=RIGHT, tag=tag)
     b.waitall([f"t{tag}" for tag in range(6)])
-    machine = Machine(COMMS["constant"], eager_limit=1024)
-    small = engine.simulate(b.build(), 8, machine)
-    n = 46_400
-    run = fastengine.simulate(b.build(), n, machine)
-    assert run.engine_note is None
-    assert run.messages_simulated == 6 * n
-    assert run.makespan == small.makespan
-    assert run.ranks[n - 1] == small.ranks[7]
+    check_wide_ring(b.build(), Machine(COMMS["constant"], eager_limit=1024), 8, 6)
