@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pevpm.model.builder import ModelBuilder
+from pevpm.vm.kernel import engine, fastengine
 
 ROW = "xsize * sizeof(float)"
 
@@ -59,3 +60,17 @@ def figure5_model(nonblocking: bool):
     if nonblocking:
         b.wait("out")
     return b.build()
+
+
+def check_wide_ring(model, machine, small_ranks: int, messages_per_rank: int,
+                    ranks: int = 46_400) -> None:
+    """Run ring ``model`` on ``ranks`` ranks (past 46,340, where the core's
+    bucket keys number the tags) on the compiled core and check it matches
+    the reference engine's run on ``small_ranks``: the makespan, and the last
+    rank's times (both last ranks send to rank 0)."""
+    small = engine.simulate(model, small_ranks, machine)
+    run = fastengine.simulate(model, ranks, machine)
+    assert run.engine_note is None
+    assert run.messages_simulated == messages_per_rank * ranks
+    assert run.makespan == small.makespan
+    assert run.ranks[ranks - 1] == small.ranks[small_ranks - 1]

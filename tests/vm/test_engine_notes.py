@@ -21,6 +21,7 @@ from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
 from pevpm.vm.kernel import engine, fastengine
 from pevpm.vm.strategies.montecarlo import predict
+from engine_models import check_wide_ring
 
 pytestmark = pytest.mark.skipif(not fastengine.AVAILABLE, reason="compiled core not built")
 
@@ -136,14 +137,7 @@ def test_the_core_runs_more_ranks_than_32_bit_keys_hold():
     b.isend(8, dest=RING_RIGHT, tag="procnum % 3", request="c")
     b.isend(8, dest=RING_RIGHT, tag=7, request="d")
     b.waitall()
-    machine = Machine(Constant(0.25))
-    small = engine.simulate(b.build(), 6, machine)
-    n = 46_400
-    run = fastengine.simulate(b.build(), n, machine)
-    assert run.engine_note is None
-    assert run.messages_simulated == 3 * n
-    assert run.makespan == small.makespan
-    assert run.ranks[n - 1] == small.ranks[5]
+    check_wide_ring(b.build(), Machine(Constant(0.25)), 6, 3)
 
 
 def test_a_prediction_counts_the_runs_each_reason_concerns():

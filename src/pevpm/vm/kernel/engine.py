@@ -77,7 +77,14 @@ from pevpm.model.expr import ANY_SOURCE, ANY_TAG, PROC_NULL, RNG_NAME, BoundDraw
 from pevpm.vm.kernel import collectives
 from pevpm.vm.kernel import program as vm
 from pevpm.vm.kernel.flows import FlowNetwork
-from pevpm.vm.kernel.matching import COLLECTIVE, USER, MatchingQueues, PostedRecv, PostedSend
+from pevpm.vm.kernel.matching import (
+    COLLECTIVE,
+    USER,
+    MatchingQueues,
+    PostedRecv,
+    PostedSend,
+    context_of,
+)
 from pevpm.vm.kernel.maxmin import network_for
 from pevpm.vm.kernel.result import (
     COMMUNICATION,
@@ -612,7 +619,7 @@ class _Engine:
         or eager send returns after it)."""
         self.seq += 1
         eager = self.eager(op, size)
-        send = PostedSend(rank.id, dst, tag, rank.context, size, rank.clock, self.seq, op,
+        send = PostedSend(rank.id, dst, tag, context_of(rank.context, tag), size, rank.clock, self.seq, op,
                           rank.path, where)
         if dst == PROC_NULL:
             send.complete(rank.clock, rank.path, 0.0)
@@ -640,7 +647,7 @@ class _Engine:
         """Post a receive; ``status`` (the req/stat name) is bound to the matched
         sender's rank when the receive matches."""
         self.seq += 1
-        recv = PostedRecv(rank.id, src, tag, rank.context, size, rank.clock, self.seq, op,
+        recv = PostedRecv(rank.id, src, tag, context_of(rank.context, tag), size, rank.clock, self.seq, op,
                           rank.path, status, where)
         if src == PROC_NULL:
             recv.complete(rank.clock, rank.path, 0.0)
@@ -981,7 +988,7 @@ class _Engine:
         unmatched = set()
         receives = [r for rank in self.ranks for r in self.queues.unmatched_receives(rank.id)]
         for record in (*self.queues.unmatched_sends(), *receives):
-            if record.context == USER:
+            if record.context != COLLECTIVE:
                 unmatched.add(record.seq)
                 key = _request_key(record, NEVER_MATCHED)
                 counts[key] = counts.get(key, 0) + 1

@@ -46,7 +46,7 @@ from libc.string cimport memcpy, memmove, memset
 from pevpm.model.ast import ROOTED_COLLECTIVES, status_fields
 from pevpm.model.expr import ANY_SOURCE as _ANY_SOURCE, ANY_TAG as _ANY_TAG, PROC_NULL as _PROC_NULL
 from pevpm.model.expr import RNG_NAME
-from pevpm.vm.kernel import collectives, engine
+from pevpm.vm.kernel import collectives, engine, matching
 from pevpm.vm.kernel import program as vm
 from pevpm.vm.kernel.instructions import Collective, Exchange, Loop, Message, Serial, Until
 from pevpm.vm.kernel.fastflows cimport FluidNetwork
@@ -262,7 +262,9 @@ cdef int WAIT = vm.WAIT, TEST = vm.TEST, COLLECTIVE = vm.COLLECTIVE, LOOP = vm.L
 cdef int NEXT = vm.NEXT, RUNON = vm.RUNON, CONDITION = vm.CONDITION, JUMP = vm.JUMP
 cdef int NEXT_MARKED = vm.NEXT_MARKED, REPEAT = vm.REPEAT, UNTIL = vm.UNTIL
 
-cdef int USER = 0, COLLECTIVE_CONTEXT = 1
+cdef int USER = matching.USER, COLLECTIVE_CONTEXT = matching.COLLECTIVE
+cdef int SUBCOMM = matching.SUBCOMM
+cdef long SUBCOMM_TAG = matching.SUBCOMM_TAG
 cdef int EVENT_LIMIT = 1, WALL_LIMIT = 2       # count_event's answers
 cdef int COMM_CONSTANT = 0, COMM_HOCKNEY = 1, COMM_LOGGP = 2, COMM_PYTHON = 3
 cdef int PLAN_FIXED = 0, PLAN_ONE = 1, PLAN_MIX = 2, PLAN_PYTHON = 3
@@ -274,6 +276,7 @@ cdef enum:
     MAX_TAG_IDS = 4194302       # and a tag's number in the other 22 (2**22 - 2: below NO_KEY)
     IDLE_PER_RANK = 16          # emptied queues stay in a table up to this many per rank
     INLINE_WAITS = 4            # a wait's records held in its rank's object
+    CHANNELS = 4                # send queues to a rank, and its receive buckets, in its Queues
     BOX_LIMIT = 262144          # collective instruction boxes per generation
 
 cdef uint64_t NO_KEY = 0xFFFFFFFFFFFFFFFD   # PEVPM_TOMB - 1: above every packed key
@@ -1144,11 +1147,22 @@ DEF ROUTES_ONE_AT_A_TIME = 16   # and a 16th of the nodes: then that node's rout
 
 
 cdef struct Queues:
-    # A rank's matching counts side by side (one line holds four ranks'):
-    # a message's post and delivery read its destination's in one miss.
+    # A rank's matching state in two cache lines (the array is line-aligned):
+    # its counts and the send queues to it, then its receive buckets.  A
+    # queue or bucket in use sits in one of the CHANNELS slots (head >= 0)
+    # while one is free, else in the Core's hash table (``far`` counts those
+    # per rank): a stencil's neighbours and a collective round's partner are
+    # found with no hashing, a message's post and delivery read one line each.
     int dhead, dtail    # every send queued to the rank, in post order (dnext)
     int nposted         # receives in its buckets
     int nwild           # those with ANY_SOURCE or ANY_TAG
+    int ssrc[CHANNELS]  # a send queue to the rank: its source,
+    int shead[CHANNELS] #   its first send (-1: a free slot)
+    int stail[CHANNELS] #   and its last
+    int rkey[CHANNELS]  # a receive bucket: 2 * its source (ANY_SOURCE too) + its context & 1,
+    int rtag[CHANNELS]  #   its tag,
+    int rhead[CHANNELS] #   its first receive (-1: a free slot)
+    int rtail[CHANNELS] #   and its last
 
 
 cdef struct Decision:
@@ -1537,6 +1551,7 @@ cdef class Core:
     # matching: no Python objects per message
     cdef pevpm_htab_t send_queues   # destination * P + source -> first, last queued send
     cdef Queues *queues         # per rank: its sends queued to it, its posted receives
+    cdef int *far               # per rank: its send queues, then its buckets, in the tables
     cdef pevpm_htab_t buckets   # bucket_key(rank, context, source, tag) -> first, last recv
     cdef pevpm_htab_t tag_ids   # beyond PACKED_RANKS ranks: a tag -> its number in the keys
     cdef bint wide              # numprocs > PACKED_RANKS
@@ -1617,6 +1632,7 @@ cdef class Core:
         self.tag_ids.e = NULL
         self.pair_counts.e = NULL
         self.queues = NULL
+        self.far = NULL
         self.seen = NULL
         self.candidates = self.runnable = NULL
         self.node_of = NULL
@@ -1648,6 +1664,7 @@ cdef class Core:
         pevpm_ht_free(&self.tag_ids)
         pevpm_ht_free(&self.pair_counts)
         free(self.queues)
+        free(self.far)
         free(self.seen)
         free(self.candidates)
         free(self.runnable)
@@ -1730,12 +1747,16 @@ cdef class Core:
                 or pevpm_ht_init(&self.pair_counts, 64) < 0
                 or pevpm_ht_init(&self.tag_ids, 64) < 0):
             raise MemoryError()
-        self.queues = <Queues *> malloc(max(self.numprocs, 1) * sizeof(Queues))
-        if self.queues == NULL:
+        if posix_memalign(<void **> &self.queues, 64,
+                          max(self.numprocs, 1) * sizeof(Queues)) != 0:
+            self.queues = NULL
             raise MemoryError()
         for r in range(self.numprocs):
             self.queues[r].dhead = self.queues[r].dtail = -1
             self.queues[r].nposted = self.queues[r].nwild = 0
+            for k in range(CHANNELS):
+                self.queues[r].shead[k] = self.queues[r].rhead[k] = -1
+        self.far = _ints(2 * self.numprocs, 0)
         self.seen = _ints(self.numprocs, 0)
         self.stamp = 0
         self.ncand = self.capcand = 0
@@ -1969,12 +1990,8 @@ cdef class Core:
         cdef Req *r = &self.reqs[ri]
         cdef int s, best = -1, k
         cdef double arrival, best_arrival = 0.0, matched = r.posted
-        cdef pevpm_hent_t *entry
         if r.peer != ANY_SOURCE:
-            entry = pevpm_ht_find(&self.send_queues, <uint64_t> r.rank * self.numprocs + r.peer)
-            if entry == NULL:
-                return -1
-            s = self.first_match(entry.v1, ri)
+            s = self.first_match(self.queue_head(r.rank, r.peer), ri)
             if s >= 0 and not self.reqs[s].flags & DRAWN:
                 self.draw_transfer(s, matched)
             elif s >= 0 and self.maxmin is not None and self.flow_of_send(s) >= 0:
@@ -2287,7 +2304,7 @@ cdef class Core:
             recv_size = self.size_of(code, pc, X_RECV_SIZE, rank)
             src = self.peer_of(code, pc, X_SRC, rank, True)
             recv_tag = self.tag_of(code, pc, X_RECV_TAG, rank, True)
-            self.prefetch_exchange(rank, dst, tag, src, recv_tag)
+            self.prefetch_exchange(rank, dst)
             s = self.post_send(rank, ins.opid, size, dst, tag, False)
             r = self.post_recv(rank, ins.opid, recv_size, src, recv_tag, None)
             rank.nwait = 0
@@ -2326,24 +2343,16 @@ cdef class Core:
             raise Unsupported("MPI_Test")
         return False
 
-    cdef void prefetch_exchange(self, Rank rank, long dst, long tag, long src,
-                                long recv_tag) noexcept:
+    cdef void prefetch_exchange(self, Rank rank, long dst) noexcept:
         """Start loading what an exchange's send and receive will look up (the
-        destination's queues and bucket, the rank's own bucket and its source's
-        queue): at a thousand ranks each is a miss, and they overlap this way."""
-        cdef uint64_t P = self.numprocs
-        if self.wide:                   # keys that need a look-up of their own
-            return
+        destination's queues and buckets, the rank's own queues from its source
+        and buckets): at a thousand ranks each is a miss, and they overlap this way."""
+        cdef long P = self.numprocs
         if 0 <= dst < P:
             __builtin_prefetch(&self.queues[dst])
-            pevpm_ht_prefetch(&self.send_queues, <uint64_t> dst * P + rank.id)
-            if INT_MIN <= tag <= INT_MAX:
-                pevpm_ht_prefetch(&self.buckets, self.bucket_key(dst, rank.context, rank.id,
-                                                                  tag, False))
-        if 0 <= src < P and INT_MIN <= recv_tag <= INT_MAX:
-            pevpm_ht_prefetch(&self.send_queues, <uint64_t> rank.id * P + src)
-            pevpm_ht_prefetch(&self.buckets, self.bucket_key(rank.id, rank.context, src,
-                                                              recv_tag, False))
+            __builtin_prefetch(&self.queues[dst].rkey)
+        __builtin_prefetch(&self.queues[rank.id])
+        __builtin_prefetch(&self.queues[rank.id].rkey)
 
     cdef int wait_named(self, Rank rank, name) except -1:
         """Add the rank's request ``name`` to its next wait."""
@@ -2409,7 +2418,7 @@ cdef class Core:
         q.rank = rank.id
         q.peer = peer
         q.tag = tag
-        q.context = rank.context
+        q.context = SUBCOMM if rank.context == USER and tag == SUBCOMM_TAG else rank.context
         q.size = size
         q.posted = rank.clock
         q.seq = self.seq
@@ -2457,10 +2466,9 @@ cdef class Core:
                        bint local) except -1:
         cdef int s = self.new_req(rank, 1, opid, size, dst, tag)
         cdef bint eager = self.eager(opid, size)
-        cdef int contention, r, context = rank.context, k
+        cdef int contention, r, context = self.reqs[s].context, k
         cdef double spent = 0.0
         cdef Req *q
-        cdef pevpm_hent_t *entry
         if dst == PROC_NULL:
             self.complete(s, rank.clock, rank.path, 0.0)
             return s
@@ -2477,7 +2485,7 @@ cdef class Core:
             self.flow_for(s, self.flow_add(rank.id, dst, q.posted, size), 0.0)
             q = &self.reqs[s]
         q.refs += 1
-        self.append(&self.send_queues, <uint64_t> dst * self.numprocs + rank.id, s)
+        self.queue_append(dst, rank.id, s)
         if self.queues[dst].dhead < 0:
             self.queues[dst].dhead = s
         else:
@@ -2486,42 +2494,166 @@ cdef class Core:
         self.queues[dst].dtail = s
         if self.queues[dst].nposted:
             for k in range(4 if self.queues[dst].nwild else 1):
-                entry = pevpm_ht_find(&self.buckets, self.bucket_key(
-                    dst, context, rank.id if k < 2 else ANY_SOURCE,
-                    tag if k % 2 == 0 else ANY_TAG, False))
-                if entry != NULL:
-                    r = entry.v1
+                if k % 2 and context == SUBCOMM:    # its receives name the tag
+                    continue
+                r = self.bucket_head(dst, context, rank.id if k < 2 else ANY_SOURCE,
+                                     tag if k % 2 == 0 else ANY_TAG)
+                if r >= 0:
                     while r >= 0:
                         if not self.reqs[r].flags & QUEUED:
                             self.queue_decision(r)
                         r = self.reqs[r].qnext
         return s
 
-    cdef int append(self, pevpm_htab_t *table, uint64_t key, int req) except -1:
-        """Put request ``req`` at the end of the queue (a send queue or a
-        receive bucket) that ``table`` keeps under ``key``."""
+    cdef inline void link_last(self, int *head, int *tail, int req) noexcept:
+        """Put request ``req`` at the end of the queue whose ends are ``head``, ``tail``."""
+        if head[0] < 0:                 # a new or idle queue
+            head[0] = tail[0] = req
+        else:
+            self.reqs[tail[0]].qnext = req
+            self.reqs[req].qprev = tail[0]
+            tail[0] = req
+
+    cdef inline int queue_slot(self, Queues *d, long src) noexcept:
+        """The slot of the send queue from ``src`` in ``d`` (its destination's), or -1."""
+        cdef int k
+        for k in range(CHANNELS):
+            if d.shead[k] >= 0 and d.ssrc[k] == src:
+                return k
+        return -1
+
+    cdef inline int queue_head(self, long dst, long src) noexcept:
+        """The first send queued from ``src`` to ``dst``, or -1."""
+        cdef Queues *d = &self.queues[dst]
+        cdef int k = self.queue_slot(d, src)
+        cdef pevpm_hent_t *entry
+        if k >= 0:
+            return d.shead[k]
+        if self.far[2 * dst] == 0:
+            return -1
+        entry = pevpm_ht_find(&self.send_queues, <uint64_t> dst * self.numprocs + src)
+        return -1 if entry == NULL else entry.v1
+
+    cdef int queue_append(self, long dst, long src, int s) except -1:
+        """Queue send ``s`` from ``src`` to ``dst``: in its queue's slot, a free
+        slot when it has none, or the table when no slot is free."""
+        cdef Queues *d = &self.queues[dst]
+        cdef int k = self.queue_slot(d, src)
+        cdef uint64_t key = <uint64_t> dst * self.numprocs + src
+        if k < 0 and self.far[2 * dst] and self.far_join(&self.send_queues, key, s):
+            return 0
+        if k < 0:
+            for k in range(CHANNELS):
+                if d.shead[k] < 0:
+                    d.ssrc[k] = src
+                    break
+            else:
+                return self.far_open(&self.send_queues, key, &self.far[2 * dst], s)
+        self.link_last(&d.shead[k], &d.stail[k], s)
+        return 0
+
+    cdef inline bint far_join(self, pevpm_htab_t *table, uint64_t key, int req) noexcept:
+        """Put ``req`` last in ``table``'s queue under ``key`` if that queue
+        holds a request; whether it did."""
+        cdef pevpm_hent_t *entry = pevpm_ht_find(table, key)
+        if entry == NULL or entry.v1 < 0:
+            return False
+        self.link_last(&entry.v1, &entry.v2, req)
+        return True
+
+    cdef int far_open(self, pevpm_htab_t *table, uint64_t key, int *far, int req) except -1:
+        """Start ``table``'s queue under ``key`` with ``req`` (one more in ``far``)."""
         cdef pevpm_hent_t *entry = pevpm_ht_get(table, key)
         if entry == NULL:
             raise MemoryError()
-        if entry.v1 < 0:                # a new or idle queue
-            entry.v1 = entry.v2 = req
-        else:
-            self.reqs[entry.v2].qnext = req
-            self.reqs[req].qprev = entry.v2
-            entry.v2 = req
+        self.link_last(&entry.v1, &entry.v2, req)
+        far[0] += 1
         return 0
+
+    cdef void queue_remove(self, Req *q) noexcept:
+        """Take send ``q`` out of its queue (a slot freed, or a table entry left)."""
+        cdef Queues *d = &self.queues[q.peer]
+        cdef int k = self.queue_slot(d, q.rank)
+        cdef pevpm_hent_t *entry
+        if k >= 0:
+            self.unlink(&d.shead[k], &d.stail[k], q)
+            return
+        entry = pevpm_ht_find(&self.send_queues, <uint64_t> q.peer * self.numprocs + q.rank)
+        if self.take_out(&self.send_queues, entry, q):
+            self.far[2 * q.peer] -= 1
+
+    cdef inline int bucket_slot(self, Queues *d, long context, long source,
+                                long tag) noexcept:
+        """The slot of the bucket (context, source, tag) in ``d`` (its rank's), or -1."""
+        cdef int key = <int> (2 * source + (context & 1)), k
+        for k in range(CHANNELS):
+            if d.rhead[k] >= 0 and d.rkey[k] == key and d.rtag[k] == tag:
+                return k
+        return -1
+
+    cdef inline int bucket_head(self, long rank, long context, long source,
+                                long tag) noexcept:
+        """The first receive in the rank's bucket (context, source, tag), or -1."""
+        cdef Queues *d = &self.queues[rank]
+        cdef int k = self.bucket_slot(d, context, source, tag)
+        cdef pevpm_hent_t *entry
+        if k >= 0:
+            return d.rhead[k]
+        if self.far[2 * rank + 1] == 0:
+            return -1
+        entry = pevpm_ht_find(&self.buckets, self.bucket_key(rank, context, source, tag, False))
+        return -1 if entry == NULL else entry.v1
+
+    cdef int bucket_append(self, long rank, long context, long source, long tag,
+                           int r) except -1:
+        """Put receive ``r`` last in its bucket: its slot, a free slot when it
+        has none, or the table when no slot is free."""
+        cdef Queues *d = &self.queues[rank]
+        cdef int k = self.bucket_slot(d, context, source, tag)
+        cdef uint64_t key
+        if k < 0 and self.far[2 * rank + 1] and self.far_join(
+                &self.buckets, self.bucket_key(rank, context, source, tag, False), r):
+            return 0
+        if k < 0:
+            for k in range(CHANNELS):
+                if d.rhead[k] < 0:
+                    d.rkey[k] = <int> (2 * source + (context & 1))
+                    d.rtag[k] = <int> tag
+                    break
+            else:
+                key = self.bucket_key(rank, context, source, tag, True)
+                if key == NO_KEY:
+                    raise Unsupported(f"more than {MAX_TAG_IDS:,} distinct tags beyond "
+                                      f"{PACKED_RANKS:,} ranks")
+                return self.far_open(&self.buckets, key, &self.far[2 * rank + 1], r)
+        self.link_last(&d.rhead[k], &d.rtail[k], r)
+        return 0
+
+    cdef void bucket_remove(self, Req *q) noexcept:
+        """Take receive ``q`` out of its bucket (a slot freed, or a table entry left)."""
+        cdef Queues *d = &self.queues[q.rank]
+        cdef int k = self.bucket_slot(d, q.context, q.peer, q.tag)
+        cdef pevpm_hent_t *entry
+        if k >= 0:
+            self.unlink(&d.rhead[k], &d.rtail[k], q)
+            return
+        entry = pevpm_ht_find(&self.buckets,
+                              self.bucket_key(q.rank, q.context, q.peer, q.tag, False))
+        if self.take_out(&self.buckets, entry, q):
+            self.far[2 * q.rank + 1] -= 1
 
     cdef inline uint64_t bucket_key(self, long rank, long context, long source,
                                     long tag, bint adding) noexcept:
         """(rank, context, source, tag) as one number: ANY_SOURCE is source P,
-        the tag (32 bits) is the high half, the source the lowest digit (a
+        the SUBCOMM context shares the user's bit (its one tag, SUBCOMM_TAG,
+        never names a user bucket), the tag (32 bits) is the high half, the source the lowest digit (a
         rank's buckets from consecutive sources are neighbours in the table).
         Beyond PACKED_RANKS ranks the low part takes 42 bits and the tag is
         replaced by its number in ``tag_ids`` (given when ``adding``); NO_KEY,
         which no bucket has: a tag no receive has posted, or no number left
         (``adding``: too many tags, or out of memory)."""
         cdef uint64_t src = self.numprocs if source == ANY_SOURCE else source
-        cdef uint64_t low = (<uint64_t> rank * 2 + context) * (self.numprocs + 1) + src
+        cdef uint64_t low = (<uint64_t> rank * 2 + (context & 1)) * (self.numprocs + 1) + src
         cdef pevpm_hent_t *entry
         if not self.wide:
             return (<uint64_t> <uint32_t> (<int> tag) << 32) | low
@@ -2540,7 +2672,6 @@ cdef class Core:
     cdef int post_recv(self, Rank rank, int opid, long size, long src, long tag,
                        status) except -1:
         cdef int r = self.new_req(rank, 0, opid, size, src, tag)
-        cdef uint64_t key
         if status is not None:
             self.reqs[r].flags |= HAS_STATUS
             self.status_of[r] = status
@@ -2548,11 +2679,7 @@ cdef class Core:
             self.complete(r, rank.clock, rank.path, 0.0)
             return r
         self.reqs[r].refs += 1
-        key = self.bucket_key(rank.id, rank.context, src, tag, True)
-        if key == NO_KEY:
-            raise Unsupported(f"more than {MAX_TAG_IDS:,} distinct tags beyond "
-                              f"{PACKED_RANKS:,} ranks")
-        self.append(&self.buckets, key, r)
+        self.bucket_append(rank.id, self.reqs[r].context, src, tag, r)
         self.queues[rank.id].nposted += 1
         if src == ANY_SOURCE or tag == ANY_TAG:
             self.queues[rank.id].nwild += 1
@@ -2563,11 +2690,9 @@ cdef class Core:
     cdef bint has_candidate(self, int ri) noexcept:
         cdef Req *r = &self.reqs[ri]
         cdef Req *q
-        cdef pevpm_hent_t *entry
         cdef int s
         if r.peer != ANY_SOURCE:
-            entry = pevpm_ht_find(&self.send_queues, <uint64_t> r.rank * self.numprocs + r.peer)
-            return entry != NULL and self.first_match(entry.v1, ri) >= 0
+            return self.first_match(self.queue_head(r.rank, r.peer), ri) >= 0
         s = self.queues[r.rank].dhead
         while s >= 0:
             q = &self.reqs[s]
@@ -3213,9 +3338,7 @@ cdef class Core:
     cdef void unqueue(self, int s, int r) noexcept:
         """Take send ``s`` off its queues and receive ``r`` out of its bucket."""
         cdef Req *q = &self.reqs[s]
-        cdef pevpm_hent_t *entry = pevpm_ht_find(
-            &self.send_queues, <uint64_t> q.peer * self.numprocs + q.rank)
-        self.take_out(&self.send_queues, entry, q)
+        self.queue_remove(q)
         if q.dprev >= 0:
             self.reqs[q.dprev].dnext = q.dnext
         else:
@@ -3225,34 +3348,37 @@ cdef class Core:
         else:
             self.queues[q.peer].dtail = q.dprev
         q = &self.reqs[r]
-        entry = pevpm_ht_find(&self.buckets, self.bucket_key(q.rank, q.context, q.peer, q.tag,
-                                                             False))
-        self.take_out(&self.buckets, entry, q)
+        self.bucket_remove(q)
         self.queues[q.rank].nposted -= 1
         if q.peer == ANY_SOURCE or q.tag == ANY_TAG:
             self.queues[q.rank].nwild -= 1
 
-    cdef inline void take_out(self, pevpm_htab_t *table, pevpm_hent_t *entry, Req *q) noexcept:
+    cdef inline bint take_out(self, pevpm_htab_t *table, pevpm_hent_t *entry, Req *q) noexcept:
         """Unlink ``q`` from the queue whose ends ``entry`` holds.  An emptied
         queue stays, idle, for its next message while the table holds at most
         IDLE_PER_RANK queues per rank (a stencil's few neighbours: no deletion
         and addition per message); beyond that it leaves the table, which so
         holds only the queues in use (an alltoall's would otherwise grow to
-        every pair of ranks, each look-up a cache miss)."""
+        every pair of ranks, each look-up a cache miss).  True: the queue is empty now."""
         if q.qprev < 0 and q.qnext < 0:
             if table.n > IDLE_PER_RANK * self.numprocs:
                 pevpm_ht_del(table, entry)
             else:
                 entry.v1 = entry.v2 = -1
-            return
+            return True
+        self.unlink(&entry.v1, &entry.v2, q)
+        return False
+
+    cdef inline void unlink(self, int *head, int *tail, Req *q) noexcept:
+        """Take ``q`` out of the queue whose ends are ``head`` and ``tail``."""
         if q.qprev >= 0:
             self.reqs[q.qprev].qnext = q.qnext
         else:
-            entry.v1 = q.qnext
+            head[0] = q.qnext
         if q.qnext >= 0:
             self.reqs[q.qnext].qprev = q.qprev
         else:
-            entry.v2 = q.qprev
+            tail[0] = q.qprev
 
     cdef int notify(self, int i) except -1:
         cdef Rank rank

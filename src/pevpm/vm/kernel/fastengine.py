@@ -88,8 +88,8 @@ def simulate(model: Model, numprocs: int, machine: Machine, *,
     if int(numprocs) != numprocs or numprocs < 1 or bound not in (None, "min", "max"):
         return engine.simulate(model, numprocs, machine, params=params, rng=rng, bound=bound,
                                trace=trace, limits=limits, program=program)
-    if program is None:
-        program = vm.compile_model(model, params)
+    if program is None:             # a model simulated again reuses its program and folded codes
+        program = vm.compiled(model, params)
     rng = rng if rng is not None else np.random.default_rng(0)
     why = why_reference(program, trace)
     if why is not None:

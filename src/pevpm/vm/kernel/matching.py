@@ -2,8 +2,8 @@
 
 The rules (MPI 3.1 sec. 3.5) the virtual machine relies on:
 
-* a receive matches a send when the context (user program or collective
-  internals), the source (or ``MPI_ANY_SOURCE``) and the tag (or
+* a receive matches a send when the context (user program, collective
+  internals, or a sub-communicator's exchanges: :data:`SUBCOMM_TAG`), the source (or ``MPI_ANY_SOURCE``) and the tag (or
   ``MPI_ANY_TAG``) agree;
 * non-overtaking: of the sends from one source that match a receive, only the
   first posted may be taken, and a rank's receives are matched in the order
@@ -43,7 +43,21 @@ from collections import deque
 
 from pevpm.model.expr import ANY_SOURCE, ANY_TAG
 
-USER, COLLECTIVE = 0, 1  # matching contexts
+USER, COLLECTIVE, SUBCOMM = 0, 1, 2  # matching contexts
+
+#: The tag of a sub-communicator's exchanges (``pevpm.trace.replay.subcomm``):
+#: a user-program message with this tag is matched in the SUBCOMM context, so
+#: an ``MPI_ANY_TAG`` receive of the program never takes one.
+SUBCOMM_TAG = 1_073_741_823
+
+
+def context_of(context: int, tag: int) -> int:
+    """The context a message posted in ``context`` with ``tag`` is matched in.
+
+    >>> context_of(USER, 5), context_of(USER, SUBCOMM_TAG), context_of(COLLECTIVE, SUBCOMM_TAG)
+    (0, 2, 1)
+    """
+    return SUBCOMM if context == USER and tag == SUBCOMM_TAG else context
 
 
 class _Request:
