@@ -10,8 +10,10 @@ member ``2^k`` places after it and receiving from the one ``2^k`` before
 root plays no part of its own, so every member runs one program, which
 ``pevpm extract`` can write once for all of them.  Each message carries the
 per-peer size replay computes for the collective and the tag :data:`TAG`,
-which MPI programs rarely use, so the messages match only one another (MPI
-keeps the messages of one pair and tag in order).
+which the virtual machine matches in a context of its own
+(:data:`pevpm.vm.kernel.matching.SUBCOMM_TAG`), so the messages match only
+one another and never a program's ``MPI_ANY_TAG`` receive (MPI keeps the
+messages of one pair and tag in order).
 
 >>> [(m.op, m.src.evaluate({}), m.dst.evaluate({}), m.size.evaluate({}))
 ...  for m in point_to_point((0, 2, 4), 2, 8)]
@@ -24,9 +26,10 @@ from __future__ import annotations
 
 from pevpm.model.ast import Message
 from pevpm.model.expr import Expr
+from pevpm.vm.kernel.matching import SUBCOMM_TAG
 
 #: The tag of the messages a sub-communicator's collective becomes.
-TAG = 1_073_741_823
+TAG = SUBCOMM_TAG
 
 
 def _message(size: int, source: int, dest: int) -> Message:

@@ -619,8 +619,8 @@ class _Engine:
         or eager send returns after it)."""
         self.seq += 1
         eager = self.eager(op, size)
-        send = PostedSend(rank.id, dst, tag, context_of(rank.context, tag), size, rank.clock, self.seq, op,
-                          rank.path, where)
+        send = PostedSend(rank.id, dst, tag, context_of(rank.context, tag), size, rank.clock,
+                          self.seq, op, rank.path, where)
         if dst == PROC_NULL:
             send.complete(rank.clock, rank.path, 0.0)
             return send
@@ -647,8 +647,8 @@ class _Engine:
         """Post a receive; ``status`` (the req/stat name) is bound to the matched
         sender's rank when the receive matches."""
         self.seq += 1
-        recv = PostedRecv(rank.id, src, tag, context_of(rank.context, tag), size, rank.clock, self.seq, op,
-                          rank.path, status, where)
+        recv = PostedRecv(rank.id, src, tag, context_of(rank.context, tag), size, rank.clock,
+                          self.seq, op, rank.path, status, where)
         if src == PROC_NULL:
             recv.complete(rank.clock, rank.path, 0.0)
         elif self.queues.post_recv(recv):

@@ -3,8 +3,8 @@
 The rules (MPI 3.1 sec. 3.5) the virtual machine relies on:
 
 * a receive matches a send when the context (user program, collective
-  internals, or a sub-communicator's exchanges: :data:`SUBCOMM_TAG`), the source (or ``MPI_ANY_SOURCE``) and the tag (or
-  ``MPI_ANY_TAG``) agree;
+  internals, or a sub-communicator's exchanges: :data:`SUBCOMM_TAG`), the
+  source (or ``MPI_ANY_SOURCE``) and the tag (or ``MPI_ANY_TAG``) agree;
 * non-overtaking: of the sends from one source that match a receive, only the
   first posted may be taken, and a rank's receives are matched in the order
   they were posted;
