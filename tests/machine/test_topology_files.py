@@ -7,8 +7,8 @@ import pytest
 
 from pevpm.errors import PevpmError
 from pevpm.machine.topology.ownfile import read_description
+from pevpm.machine.topology.parse import parse_topology
 from pevpm.machine.topology.simgrid import read_platform
-from pevpm.machine.topology.specs import parse_topology
 
 DATA = Path(__file__).parent / "data" / "simgrid"
 

@@ -145,7 +145,7 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
     (``--processor``) override the spec's processes per node, node count and
     processor id; ``nodes`` without ``ppn`` spreads the ranks evenly over the
     nodes.  ``topology`` (``--topology``: a generator spec or a file, see
-    :mod:`pevpm.machine.topology.specs`) replaces the single switch, and
+    :mod:`pevpm.machine.topology.parse`) replaces the single switch, and
     ``placement`` (``--placement``: block, cyclic, random, or a host file)
     the spec's placement; ``seed`` seeds a random placement.
 
@@ -167,8 +167,8 @@ def parse_machine(spec: str, ppn: int | None = None, processor: str | None = Non
 def lay_out(base: Topology, topology: str | None, placement: str | None, seed: int,
               unplaced: bool) -> Topology:
     """``base`` on the network ``topology`` names, its ranks placed by ``placement``."""
+    from pevpm.machine.topology.parse import parse_topology
     from pevpm.machine.topology.placement import PLACEMENTS, read_hostfile
-    from pevpm.machine.topology.specs import parse_topology
 
     changes: dict = {"seed": seed}
     if topology is not None:

@@ -77,7 +77,7 @@ def placement_picture(topology: str, how: str, node_of: list[int], path) -> tupl
     >>> text.split("; ")[-1]
     'cyclic placement: 5 ranks on 4 nodes, up to 2 per node'
     """
-    from pevpm.machine.topology.specs import parse_topology
+    from pevpm.machine.topology.parse import parse_topology
 
     net = parse_topology(topology)
     if node_of and not 0 <= min(node_of) <= max(node_of) < net.nodes:

@@ -5,7 +5,7 @@ ranks and gives a :class:`Placement` (node of each rank, links, routes),
 which is all the engines read.  The networks: one switch
 (:mod:`.star`, the default), fat-trees (:mod:`.fattree`), tori
 (:mod:`.torus`), dragonflies (:mod:`.dragonfly`) and hand-drawn graphs
-(:mod:`.graph`); :mod:`.specs` turns a ``--topology`` spec or file into one.
+(:mod:`.graph`); :mod:`.parse` turns a ``--topology`` spec or file into one.
 
 >>> Topology(procs_per_node=2).place(4).node_of
 [0, 0, 1, 1]

@@ -42,6 +42,7 @@ from pevpm.files import read_text
 from pevpm.machine.topology import units
 from pevpm.machine.topology.graph import Graph
 from pevpm.machine.topology.network import MAX_NODES, Network
+from pevpm.machine.topology.specs import KINDS, build
 
 TOP_KEYS = ("name", "topology", "bandwidth", "latency", "limiter", "nodes", "switches",
             "links")
@@ -152,8 +153,6 @@ def _node_figures(read: _Reader, keys: dict) -> dict:
 
 
 def _generated(read: _Reader, top: dict, node_keys: dict) -> Network:
-    from pevpm.machine.topology.specs import KINDS, build
-
     spec = read.text(top["topology"], "topology")
     kind, _, rest = spec.partition(":")
     if kind not in KINDS:

@@ -1,4 +1,4 @@
-"""``--topology``: a generator spec or a file, turned into a network.
+"""A ``--topology`` generator spec, turned into a network.
 
 Specs are ``KIND:PARAMETERS[,key=value...]``:
 
@@ -19,19 +19,17 @@ the communication model prices messages), ``limiter`` (SimGrid's
 ``limiter_link``: a link of that bandwidth that every node -- and in
 fat-trees and dragonflies every switch -- puts in the way of what it sends
 and receives, in a torus also of what it forwards), ``mem_bw``/``mem_lat``
-(inside a node) and ``cores`` (per node).  A path ending ``.xml`` is a SimGrid
-platform, ``.yaml``/``.yml`` pevpm's own description.
+(inside a node) and ``cores`` (per node).  :mod:`.parse` takes a
+``--topology`` value, a spec or a file, to its network.
 
->>> net = parse_topology("fat-tree:k=4,n=2,oversub=2,bw=10Gbit/s,lat=1us")
+>>> net = parse_spec("fat-tree:k=4,n=2,oversub=2,bw=10Gbit/s,lat=1us")
 >>> net.params, net.nodes, net.link_bandwidth[-1]
 ('2;4,4;1,2;1,1', 16, 1250000000.0)
->>> parse_topology("torus:4x4").describe()
+>>> parse_spec("torus:4x4").describe()
 'torus 4x4 (16 nodes, 80 links; routing: dimension order, shortest way round (SimGrid TorusZone))'
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from pevpm.errors import PevpmError, did_you_mean
 from pevpm.machine.topology import units
@@ -47,17 +45,8 @@ COMMON = {"bw": units.bandwidth, "lat": units.latency, "limiter": units.bandwidt
           "mem_bw": units.bandwidth, "mem_lat": units.latency, "cores": units.count}
 
 
-def parse_topology(text: str) -> Network:
-    """The network a ``--topology`` value names (see module doc)."""
-    text = text.strip()
-    if text.lower().endswith(".xml") or text.lower().endswith((".yaml", ".yml")):
-        if not Path(text).is_file():
-            raise PevpmError("no such topology file", text)
-        if text.lower().endswith(".xml"):
-            from pevpm.machine.topology.simgrid import read_platform
-            return read_platform(text)
-        from pevpm.machine.topology.ownfile import read_description
-        return read_description(text)
+def parse_spec(text: str) -> Network:
+    """The network a generator spec names (see module doc)."""
     kind, _, rest = text.partition(":")
     where = f"--topology {text}"
     if kind not in KINDS:
