@@ -952,9 +952,8 @@ cdef int _translate(Ins *i, ins, bint collective) except -1:
         i.blocking = ins.call in ROOTED_COLLECTIVES       # here: the call has a root
         for slot, fn in ((C_SIZE, ins.size), (C_ROOT, ins.root)):
             value = getattr(fn, "value", None)        # whole numbers, as at run time
-            if type(value) is int and 0 <= value <= INT_MAX:
-                i.u.iv[slot] = value
-                i.konst |= 1 << slot
+            if type(value) is int and INT_MIN <= value <= INT_MAX:
+                _put_integer(i, slot, value, 1)
     return 0
 
 
@@ -970,33 +969,48 @@ cdef bint _is_number(value):
 
 
 cdef int _integer_slot(Ins *i, int slot, fn, int kind) except -1:
-    """kind 0: a send's tag (>= 0), 1: a size (>= 0), 2: a receive's tag (or
-    ANY_TAG), 3: a tag inside a collective (any whole number)."""
+    """A record's whole-number operand kept as a constant (:func:`_put_integer`)
+    where ``fn`` is a known number the core may keep: a whole one, an int unless
+    a size (a float tag: the reference keeps it a float), within C's int (a size
+    past 2 GiB is read from the closure; a tag fails there)."""
     value = getattr(fn, "value", None)
     if not _is_number(value) or value != int(value):
         return 0
-    if value < 0 and not (kind == 3 or (kind == 2 and value == _ANY_TAG)):
-        return 0
     if kind != 1 and type(value) is not int:
-        return 0                # a float tag: the reference keeps it a float
-    if not INT_MIN <= value <= INT_MAX:
-        return 0                # read from the closure (a size past 2 GiB; a tag fails there)
-    i.u.iv[slot] = int(value)
-    i.konst |= 1 << slot
+        return 0
+    if INT_MIN <= value <= INT_MAX:
+        _put_integer(i, slot, <int64_t> int(value), kind)
     return 0
 
 
 cdef int _peer_slot(Ins *i, int slot, fn, bint source) except -1:
+    """A record's rank operand kept as a constant (:func:`_put_peer`) where
+    ``fn`` is a known int (past every rank: the closure's value fails the check)."""
     value = getattr(fn, "value", None)
-    if type(value) is not int:
-        return 0
-    if value < 0 and not (value == _PROC_NULL or (source and value == _ANY_SOURCE)):
-        return 0
-    if value > INT_MAX:
-        return 0                # past every rank: the closure's value fails the check
-    i.u.iv[slot] = value        # the upper bound is checked per run
-    i.konst |= 1 << slot
+    if type(value) is int and INT_MIN <= value <= INT_MAX:
+        _put_peer(i, slot, value, source)
     return 0
+
+
+cdef inline void _put_integer(Ins *i, int slot, int64_t value, int kind) noexcept:
+    """Keep ``value`` as ``slot``'s constant if the operand may be it: kind 0: a
+    send's tag (>= 0), 1: a size or a collective's root (>= 0), 2: a receive's tag
+    (or ANY_TAG), 3: a tag inside a collective (any whole number); within C's int."""
+    if value < 0 and not (kind == 3 or (kind == 2 and value == ANY_TAG)):
+        return
+    if INT_MIN <= value <= INT_MAX:
+        i.u.iv[slot] = <int> value
+        i.konst |= 1 << slot
+
+
+cdef inline void _put_peer(Ins *i, int slot, int64_t value, bint source) noexcept:
+    """Keep rank ``value`` as ``slot``'s constant: a rank, MPI_PROC_NULL, or for a
+    ``source`` MPI_ANY_SOURCE (the upper bound is checked per run)."""
+    if value < 0 and not (value == PROC_NULL or (source and value == ANY_SOURCE)):
+        return
+    if value <= INT_MAX:
+        i.u.iv[slot] = <int> value
+        i.konst |= 1 << slot
 
 
 cdef int _array_instructions(Code c, code) except -1:
@@ -1036,12 +1050,12 @@ cdef int _array_instructions(Code c, code) except -1:
             continue
         if o == SENDRECV:
             i.opid = SENDRECV_OP
-            _array_integer(i, X_SIZE, size[pc], 1)
-            _array_peer(i, X_DST, peer[pc], False)
-            _array_integer(i, X_RECV_SIZE, recv_size[pc], 1)
-            _array_peer(i, X_SRC, src[pc], True)
-            _array_integer(i, X_SEND_TAG, tag[pc], 0)
-            _array_integer(i, X_RECV_TAG, recv_tag[pc], 2)
+            _put_integer(i, X_SIZE, size[pc], 1)
+            _put_peer(i, X_DST, peer[pc], False)
+            _put_integer(i, X_RECV_SIZE, recv_size[pc], 1)
+            _put_peer(i, X_SRC, src[pc], True)
+            _put_integer(i, X_SEND_TAG, tag[pc], 0)
+            _put_integer(i, X_RECV_TAG, recv_tag[pc], 2)
             continue
         nid = name[pc]
         if not 0 <= nid < nnames:
@@ -1052,9 +1066,9 @@ cdef int _array_instructions(Code c, code) except -1:
             if request[pc] != -1:
                 i.named = INTEGER_NAMES
                 i.u.lv[M_REQUEST_LV] = request[pc]
-            _array_integer(i, M_SIZE, size[pc], 1)
-            _array_peer(i, M_PEER, peer[pc], o == RECV)
-            _array_integer(i, M_TAG, tag[pc], 0 if o == SEND else 2)
+            _put_integer(i, M_SIZE, size[pc], 1)
+            _put_peer(i, M_PEER, peer[pc], o == RECV)
+            _put_integer(i, M_TAG, tag[pc], 0 if o == SEND else 2)
         elif o == WAIT:
             if first[pc] < 0 or count[pc] < 0 or first[pc] + count[pc] > len(reqs):
                 raise ValueError(f"instruction {pc} waits on requests past the list's end")
@@ -1062,31 +1076,12 @@ cdef int _array_instructions(Code c, code) except -1:
             i.u.lv[0], i.u.lv[1] = first[pc], count[pc]
         elif o == COLLECTIVE:
             i.blocking = rooted[nid]        # here: the call has a root
-            if 0 <= size[pc] <= INT_MAX:
-                i.u.iv[C_SIZE] = size[pc]
-                i.konst |= 1 << C_SIZE
-            if 0 <= peer[pc] <= INT_MAX:
-                i.u.iv[C_ROOT] = peer[pc]
-                i.konst |= 1 << C_ROOT
+            _put_integer(i, C_SIZE, size[pc], 1)
+            _put_integer(i, C_ROOT, peer[pc], 1)
         else:
             raise ValueError(f"opcode {o} in an instruction array")
     c.held = code.requests
     return 0
-
-
-cdef inline void _array_integer(Ins *i, int slot, int64_t value, int kind) noexcept:
-    """:func:`_integer_slot` for an array code's whole number (kinds 0 to 2)."""
-    if (value >= 0 or (kind == 2 and value == ANY_TAG)) and value <= INT_MAX:
-        i.u.iv[slot] = <int> value
-        i.konst |= 1 << slot
-
-
-cdef inline void _array_peer(Ins *i, int slot, int64_t value, bint source) noexcept:
-    """:func:`_peer_slot` for an array code's rank."""
-    if ((value >= 0 or value == PROC_NULL or (source and value == ANY_SOURCE))
-            and value <= INT_MAX):
-        i.u.iv[slot] = <int> value
-        i.konst |= 1 << slot
 
 
 cdef inline object request_name(Code code, int pc, Ins *ins):
