@@ -194,11 +194,10 @@ def _pairs(a: list, b: list) -> Pairs | None:
     between them aligned alone) as (index in a, index in b) in order, None
     where one side has nothing there (a's first); None where those entries
     differ or a block passes :data:`MAX_PAIRS`."""
-    fixed_a = [i for i, e in enumerate(a) if not _optional(e)]
-    fixed_b = [j for j, e in enumerate(b) if not _optional(e)]
-    if len(fixed_a) != len(fixed_b) or not all(
-            _weight(a[i], b[j]) for i, j in zip(fixed_a, fixed_b)):
+    anchors = _anchors([a, b])
+    if anchors is None:
         return None
+    fixed_a, fixed_b = anchors
     out: Pairs = []
     start_a = start_b = 0
     for i, j in [*zip(fixed_a, fixed_b), (len(a), len(b))]:
@@ -210,6 +209,18 @@ def _pairs(a: list, b: list) -> Pairs | None:
             out.append((i, j))
         start_a, start_b = i + 1, j + 1
     return out
+
+
+def _anchors(levels: list[list]) -> list[list[int]] | None:
+    """Per level, the positions of the entries no rank may lack (not
+    :func:`_optional`: loops, collectives), or None where the levels do not
+    have the same such entries in the same order."""
+    fixed = [[i for i, e in enumerate(level) if not _optional(e)] for level in levels]
+    if any(len(f) != len(fixed[0]) for f in fixed) or not all(
+            _weight(levels[0][i], level[j])
+            for f, level in zip(fixed[1:], levels[1:]) for i, j in zip(fixed[0], f)):
+        return None
+    return fixed
 
 
 def _block_pairs(a: list, b: list) -> Pairs:
@@ -287,10 +298,8 @@ def _union_all(levels: list[list]) -> list | None:
     entries) is in: the entries each must have matched in order, each block
     between them merged at once (:func:`_merged_block`), else rank by rank
     (:func:`_union`); None where those entries differ."""
-    fixed = [[i for i, e in enumerate(level) if not _optional(e)] for level in levels]
-    if any(len(f) != len(fixed[0]) for f in fixed) or not all(
-            _weight(levels[0][i], level[j])
-            for f, level in zip(fixed[1:], levels[1:]) for i, j in zip(fixed[0], f)):
+    fixed = _anchors(levels)
+    if fixed is None:
         return None
     out: list = []
     starts = [0] * len(levels)
