@@ -39,7 +39,7 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_CheckExact
 from cpython.object cimport PyObject
 from libc.limits cimport INT_MAX, INT_MIN, LLONG_MIN
 from libc.math cimport INFINITY, fmod, isfinite, pow
-from libc.stdint cimport int64_t, uint64_t, uint32_t
+from libc.stdint cimport int64_t, uint64_t, uint32_t, UINT32_MAX
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memmove, memset
 
@@ -424,7 +424,9 @@ cdef struct Ins:
     unsigned char blocking  # SEND/RECV: blocking; SERIAL: a sleep; COLLECTIVE: rooted
     unsigned char named     # SEND/RECV: the call names a request (reading it touches the
                             #   record), INTEGER_NAMES: an integer in u.lv; WAIT: the same
-    unsigned char draw      # SERIAL: its time is a draw (DRAW_*) with parameters dv[0], dv[1]
+    unsigned char draw      # SERIAL: its time is a draw (DRAW_*) with parameters dv[0], dv[1];
+                            #   SEND/RECV/SENDRECV: bit k: slot k's constant peer is relative,
+                            #   the rank's own plus iv[k] modulo the ranks (_shared_codes)
     unsigned char status    # RECV: the matched sender and tag are bound to its status names
     unsigned char konst     # bit k: operand slot k is a valid constant in iv/dv
     unsigned short opid     # index of the MPI op name in OP_NAMES
@@ -1092,6 +1094,7 @@ cdef inline object request_name(Code code, int pc, Ins *ins):
 
 
 cdef dict _CODES = {}
+cdef dict _SHARED = {}          # id(a rank's code) -> (the code, rank, ranks, its shared Code)
 cdef dict _NO_NAMES = {}        # a collective's requests: never named, so never written
 
 
@@ -1105,6 +1108,105 @@ cdef Code code_for(code, bint collective, statuses=frozenset()):
             _new_box_generation()   # the codes still running keep theirs
         c = _CODES[id(code)] = Code(code, collective, statuses)
     return <Code> c
+
+
+cdef list _shared_codes(list codes, statuses):
+    """Each rank's Code, one for every rank whose folded code differs from
+    another's only in peers at the same distance (modulo the ranks): a halo's
+    interior ranks, a ring's every rank.  The first code is the reference: where
+    a rank's record is the reference's own object it is the same for every rank;
+    elsewhere its constant peers are kept relative to the rank (Ins.draw's bits),
+    so ranks whose records there agree but for those distances run one Code and
+    the core's working set stays the same size as the ranks grow.  A code run by
+    more than one rank (its peers the same for each), or an array code, keeps
+    its own Code (:func:`code_for`), as does the reference."""
+    cdef Py_ssize_t r, P = len(codes)
+    uses = {}
+    for code in codes:
+        uses[id(code)] = uses.get(id(code), 0) + 1
+    ref = next((code for code in codes if type(code) is tuple), None)
+    groups = {}
+    out = []
+    for r in range(P):
+        code = codes[r]
+        if (type(code) is not tuple or code is ref or uses[id(code)] > 1
+                or len(<tuple> code) != len(<tuple> ref)):
+            out.append(code_for(code, False, statuses))
+            continue
+        kept = _SHARED.get(id(code))
+        if kept is not None and kept[0] is code and kept[1] == r and kept[2] == P:
+            out.append(kept[3])
+            continue
+        key = _relative_key(<tuple> code, <tuple> ref, r, P)
+        c = groups.get(key)
+        if c is None:
+            c = groups[key] = _relative_code(<tuple> code, <tuple> ref, r, P, statuses)
+        if len(_SHARED) > 65536:
+            _SHARED.clear()
+        _SHARED[id(code)] = (code, r, P, c)
+        out.append(c)
+    return out
+
+
+cdef dict _PEER_SLOTS = {SEND: (M_PEER,), RECV: (M_PEER,), SENDRECV: (X_DST, X_SRC)}
+
+
+cdef tuple _relative_key(tuple code, tuple ref, Py_ssize_t r, Py_ssize_t P):
+    """What rank ``r``'s ``code`` runs, its peers where it differs from ``ref``
+    as distances: equal keys, equal runs for their ranks."""
+    cdef Py_ssize_t pc
+    parts = []
+    last = key = None
+    for pc in range(len(code)):
+        ins = code[pc]
+        if ins is ref[pc]:
+            continue
+        if ins is not last:     # a rank's skipped arms: one jump again and again
+            slots = _PEER_SLOTS.get(ins[0], ())
+            key = tuple([_value_key(x) if k not in slots else _peer_key(x, r, P)
+                         for k, x in enumerate(ins)])
+            last = ins
+        parts.append((pc, type(ins), key))
+    return tuple(parts)
+
+
+cdef object _peer_key(fn, Py_ssize_t r, Py_ssize_t P):
+    """A peer operand's key: a constant rank as its distance from rank ``r``."""
+    value = getattr(fn, "value", None)
+    if type(value) is int and 0 <= value < P:
+        return ("rel", (value - r) % P)
+    return _value_key(fn)
+
+
+cdef object _value_key(x):
+    """A record field's key: numbers and strings by value (and type), tuples by
+    their items, anything else by identity (alive while the codes are)."""
+    t = type(x)
+    if t is int or t is str or t is bool or x is None:
+        return (t, x)
+    if t is float:
+        return (t, x.hex())
+    if t is tuple:
+        return (t, tuple([_value_key(y) for y in <tuple> x]))
+    return id(x)
+
+
+cdef Code _relative_code(tuple code, tuple ref, Py_ssize_t r, Py_ssize_t P, statuses):
+    """Rank ``r``'s Code with its constant peers where ``code`` differs from
+    ``ref`` made relative (:func:`_relative_key`'s distances)."""
+    cdef Code c = Code(code, False, statuses)
+    cdef Py_ssize_t pc
+    cdef int slot
+    cdef Ins *i
+    for pc in range(c.n):
+        i = &c.own[pc]
+        if code[pc] is ref[pc] or (i.op != SEND and i.op != RECV and i.op != SENDRECV):
+            continue
+        for slot in _PEER_SLOTS[i.op]:
+            if i.konst & (1 << slot) and 0 <= i.u.iv[slot] < P:
+                i.u.iv[slot] = <int> ((i.u.iv[slot] - r + P) % P)
+                i.draw |= 1 << slot
+    return c
 
 
 # -------------------------------------------------------------------- requests
@@ -1161,9 +1263,14 @@ cdef struct Queues:
 
 
 cdef struct Decision:
+    # 16 bytes: a heap node's four children fill one cache line (HEAP_PAD).
     double time         # the receive's posted time; ties go to the lower seq
-    long seq
+    uint32_t seq        # the receive's seq (heap_push stops a run past 2**32 requests)
     int req
+
+
+cdef enum:
+    HEAP_PAD = 3        # entries before the root: node i's children 4i+1..4i+4 start a line
 
 
 cdef struct Transit:
@@ -1541,7 +1648,8 @@ cdef class Core:
     cdef int nreqs, capreqs
     cdef int *free_reqs         # records to reuse
     cdef int nfree, capfree
-    cdef Decision *heap
+    cdef Decision *heap         # the decision heap's root (HEAP_PAD entries into heapmem)
+    cdef Decision *heapmem
     cdef int nheap, capheap
     # matching: no Python objects per message
     cdef pevpm_htab_t send_queues   # destination * P + source -> first, last queued send
@@ -1621,7 +1729,7 @@ cdef class Core:
     def __cinit__(self):
         self.reqs = NULL
         self.free_reqs = NULL
-        self.heap = NULL
+        self.heap = self.heapmem = NULL
         self.send_queues.e = NULL
         self.buckets.e = NULL
         self.tag_ids.e = NULL
@@ -1653,7 +1761,7 @@ cdef class Core:
         cdef int k
         free(self.reqs)
         free(self.free_reqs)
-        free(self.heap)
+        free(self.heapmem)
         pevpm_ht_free(&self.send_queues)
         pevpm_ht_free(&self.buckets)
         pevpm_ht_free(&self.tag_ids)
@@ -1705,6 +1813,7 @@ cdef class Core:
         self.max_wall = -1.0 if max_wall is None else max_wall
         self.deadline = -1.0 if max_wall is None else time.monotonic() + max_wall
         self.ranks = []
+        shared = _shared_codes(codes, statuses)
         for r in range(self.numprocs):
             rank = Rank()
             rank.id = r
@@ -1712,7 +1821,7 @@ cdef class Core:
             for k in range(3):
                 rank.path[k] = 0.0
                 rank.spent[k] = 0.0
-            rank.code = code_for(codes[r], False, statuses)
+            rank.code = shared[r]
             rank.pc = 0
             rank.loop_names = []
             rank.marks = []
@@ -1732,9 +1841,9 @@ cdef class Core:
         self.reqs = <Req *> malloc(self.capreqs * sizeof(Req))
         self.nreqs = 0
         self.nfree = self.capfree = 0
-        self.capheap = 1024
-        self.heap = <Decision *> malloc(self.capheap * sizeof(Decision))
+        self.capheap = 0
         self.nheap = 0
+        self.grow_heap()
         if self.numprocs > MAX_RANKS:
             raise Unsupported(f"more than {MAX_RANKS:,} ranks (its packed keys hold no more)")
         self.wide = self.numprocs > PACKED_RANKS
@@ -1855,6 +1964,12 @@ cdef class Core:
             self.link_latency[k] = latency[k]
             if not self.link_bandwidth[k] > 0:
                 raise Unsupported("a link without a positive bandwidth")
+
+    @property
+    def codes_shared(self):
+        """How many C codes the ranks start with (ranks whose folded codes
+        differ only in relative peers share one, :func:`_shared_codes`)."""
+        return len({id((<Rank> rank).code) for rank in self.ranks})
 
     # -------------------------------------------------------------- main loop
     def run(self):
@@ -2245,6 +2360,9 @@ cdef class Core:
         cdef long value
         if ins.konst & (1 << slot):
             value = ins.u.iv[slot]
+            if ins.draw & (1 << slot):          # relative to the rank (_shared_codes)
+                value += rank.id
+                return value - self.numprocs if value >= self.numprocs else value
         else:
             v = self.operand(ins, slot, code.code[pc][slot], rank)
             if type(v) is not int:
@@ -3588,16 +3706,25 @@ cdef class Core:
         return entry.at
 
     # ------------------------------------------------------------- the heap
+    cdef int grow_heap(self) except -1:
+        """Room for twice the heap's entries (1,024 at first), line-aligned."""
+        cdef Decision *h
+        cdef int cap = max(2 * self.capheap, 1024)
+        if posix_memalign(<void **> &h, 64, (cap + HEAP_PAD) * sizeof(Decision)) != 0:
+            raise MemoryError()
+        if self.heapmem != NULL:
+            memcpy(h, self.heapmem, (self.nheap + HEAP_PAD) * sizeof(Decision))
+            free(self.heapmem)
+        self.heapmem, self.heap, self.capheap = h, h + HEAP_PAD, cap
+        return 0
+
     cdef int heap_push(self, double time, int req) except -1:
         cdef Decision d
-        cdef Decision *h
         if self.nheap == self.capheap:
-            h = <Decision *> realloc(self.heap, 2 * self.capheap * sizeof(Decision))
-            if h == NULL:
-                raise MemoryError()
-            self.heap = h
-            self.capheap *= 2
-        d.time, d.seq, d.req = time, self.reqs[req].seq, req
+            self.grow_heap()
+        if self.reqs[req].seq > UINT32_MAX:
+            raise Unsupported("a run of more than 4,294,967,295 requests")
+        d.time, d.seq, d.req = time, <uint32_t> self.reqs[req].seq, req
         self.nheap += 1
         self.sift_up(self.nheap - 1, d)
         return 0
