@@ -96,6 +96,63 @@ cdef extern from *:
     bint __builtin_mul_overflow(long long a, long long b, long long *r) noexcept nogil
 
 
+cdef extern from *:
+    """
+    #if !defined(__SIZEOF_INT128__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    #error "fastcore's decision heap needs unsigned __int128 on a little-endian machine"
+    #endif
+    /* A decision heap entry (req, seq, time: 16 bytes, little-endian) read as
+       one unsigned 128-bit number orders by time, then seq, for times that
+       are not negative (their bits order as their values): one comparison. */
+    typedef unsigned __int128 __attribute__((may_alias)) pevpm_key_t;
+
+    /* The 4-ary heap ``h`` of ``n`` entries less its root: the hole at the
+       root goes down to a leaf along the earliest children (picked without
+       branches: which child is earliest is hard to predict), and the last
+       entry rises from there (Floyd's order: it usually belongs near the
+       bottom).  Equal entries are the same decision twice: either may go. */
+    static void pevpm_heap_pop(void *heap, int n) {
+        pevpm_key_t *h = (pevpm_key_t *) heap, last = h[n], a, b;
+        int i = 0, first, child, x, y, k;
+        for (;;) {
+            first = 4 * i + 1;
+            if (first >= n)
+                break;
+            if (first + 4 <= n) {
+                x = h[first + 1] < h[first] ? first + 1 : first;
+                y = h[first + 3] < h[first + 2] ? first + 3 : first + 2;
+                a = h[x];
+                b = h[y];
+                child = b < a ? y : x;
+            } else {
+                child = first;
+                for (k = first + 1; k < n; k++)
+                    child = h[k] < h[child] ? k : child;
+            }
+            h[i] = h[child];
+            i = child;
+        }
+        while (i > 0 && last < h[(i - 1) >> 2]) {
+            h[i] = h[(i - 1) >> 2];
+            i = (i - 1) >> 2;
+        }
+        h[i] = last;
+    }
+
+    /* Put entry ``d`` in the hole at ``i``, moving it up past later parents. */
+    static void pevpm_heap_up(void *heap, int i, const void *d) {
+        pevpm_key_t *h = (pevpm_key_t *) heap, v = *(const pevpm_key_t *) d;
+        while (i > 0 && v < h[(i - 1) >> 2]) {
+            h[i] = h[(i - 1) >> 2];
+            i = (i - 1) >> 2;
+        }
+        h[i] = v;
+    }
+    """
+    void pevpm_heap_pop(void *heap, int n) noexcept nogil
+    void pevpm_heap_up(void *heap, int i, const void *d) noexcept nogil
+
+
 cdef extern from "numpy/random/distributions.h":
     ctypedef struct bitgen_t:
         pass
@@ -1263,10 +1320,12 @@ cdef struct Queues:
 
 
 cdef struct Decision:
-    # 16 bytes: a heap node's four children fill one cache line (HEAP_PAD).
-    double time         # the receive's posted time; ties go to the lower seq
-    uint32_t seq        # the receive's seq (heap_push stops a run past 2**32 requests)
+    # 16 bytes: a heap node's four children fill one cache line (HEAP_PAD); in
+    # this order, read as one 128-bit number, the order the heap keeps
+    # (pevpm_before).
     int req
+    uint32_t seq        # the receive's seq (heap_push stops a run past 2**32 requests)
+    double time         # the receive's posted time (>= 0); ties go to the lower seq
 
 
 cdef enum:
@@ -3724,52 +3783,21 @@ cdef class Core:
             self.grow_heap()
         if self.reqs[req].seq > UINT32_MAX:
             raise Unsupported("a run of more than 4,294,967,295 requests")
-        d.time, d.seq, d.req = time, <uint32_t> self.reqs[req].seq, req
+        if not time >= 0:
+            raise Unsupported("a decision at a negative time")
+        d.time, d.seq, d.req = time + 0.0, <uint32_t> self.reqs[req].seq, req   # no -0.0
         self.nheap += 1
-        self.sift_up(self.nheap - 1, d)
+        pevpm_heap_up(self.heap, self.nheap - 1, &d)
         return 0
-
-    cdef inline void sift_up(self, int i, Decision d) noexcept:
-        """Put ``d`` in the hole at ``i``, moving it up past later parents."""
-        cdef int parent
-        while i > 0:
-            parent = (i - 1) >> 2
-            if not self.before(&d, &self.heap[parent]):
-                break
-            self.heap[i] = self.heap[parent]
-            i = parent
-        self.heap[i] = d
 
     cdef Decision heap_pop(self) noexcept:
         """The earliest decision (a 4-ary heap: half the levels of a binary one,
-        and a node's children share cache lines).  The hole at the root goes
-        down to a leaf along the earlier children, and the last entry rises
-        from there (Floyd's order: it usually belongs near the bottom, so this
-        saves a comparison per level)."""
+        and a node's four children share one cache line; pevpm_heap_pop)."""
         cdef Decision top = self.heap[0]
-        cdef int n = self.nheap - 1, i = 0, child, first, k, end
-        cdef Decision last = self.heap[n]
-        self.nheap = n
-        if n == 0:
-            return top
-        while True:
-            first = 4 * i + 1
-            if first >= n:
-                break
-            child = first
-            end = min(first + 4, n)
-            for k in range(first + 1, end):
-                if self.before(&self.heap[k], &self.heap[child]):
-                    child = k
-            self.heap[i] = self.heap[child]
-            i = child
-        self.sift_up(i, last)
+        self.nheap -= 1
+        if self.nheap > 0:
+            pevpm_heap_pop(self.heap, self.nheap)
         return top
-
-    cdef inline bint before(self, Decision *a, Decision *b) noexcept:
-        """Earlier posted time first; ties: the receive posted first (both
-        comparisons made, without branches: their outcomes are hard to predict)."""
-        return (a.time < b.time) | ((a.time == b.time) & (a.seq < b.seq))
 
     # ---------------------------------------------------------------- results
     cdef result(self):
