@@ -130,13 +130,13 @@ class Program:
         try:                        # the same invariant values as a rank seen before?
             bound = getattr(env.get(ex.RNG_NAME), "which", None)   # a bound run's draws
             known = (bound, *((name, type(env[name]), env[name])
-                              for name in sorted(self.invariant) if name in env))
+                              for name in self._invariant_order if name in env))
             code = self._by_values.get(known)
         except TypeError:           # an unhashable value: fold afresh
             known = code = None
         if code is not None:
             return code
-        folded = [_fold(self.code[pc], env) for pc in self._folding_places]
+        folded = [_fold(ins, env, slots) for ins, slots in self._fold_plans]
         key = tuple(values for values, _ in folded)
         code = self._specialized.get(key)
         if code is None:
@@ -167,6 +167,15 @@ class Program:
         with an invariant operand that is not a number already (a straight-line
         program of numbers has few)."""
         return tuple(pc for pc, ins in enumerate(self.code) if _may_fold(ins))
+
+    @cached_property
+    def _fold_plans(self) -> tuple[tuple[tuple, tuple], ...]:
+        """Per folding place: its record and its value operands (:func:`operand_slots`)."""
+        return tuple((self.code[pc], operand_slots(self.code[pc])) for pc in self._folding_places)
+
+    @cached_property
+    def _invariant_order(self) -> tuple[str, ...]:
+        return tuple(sorted(self.invariant))
 
 
 #: Distinct folded codes a program keeps (one per class of ranks: usually a few).
@@ -434,9 +443,22 @@ def operands(ins: tuple) -> list[tuple[str, Value | None]]:
     return [(name, getattr(ins, name)) for name in VALUE_FIELDS.get(ins.op, ())]
 
 
-def _fold(ins: tuple, env: Mapping[str, object]) -> tuple[tuple, tuple]:
+def operand_slots(ins: tuple) -> tuple[tuple[str, int, Value | None, bool], ...]:
+    """The value operands of ``ins`` as (field name, field number, value, whether
+    it depends on invariant names only): what :func:`_fold` reads, found once.
+
+    >>> [slot[:2] for slot in operand_slots(Loop(LOOP, None, "i", 4, "", None))]
+    [('count', 1)]
+    """
+    return tuple((name, ins._fields.index(name), fn, bool(getattr(fn, "invariant", False)))
+                 for name, fn in operands(ins))
+
+
+def _fold(ins: tuple, env: Mapping[str, object],
+          slots: tuple | None = None) -> tuple[tuple, tuple]:
     """``ins`` with its invariant values folded in ``env``, and the folded values
-    (with their types: ``1`` and ``1.0`` are different operands)."""
+    (with their types: ``1`` and ``1.0`` are different operands); ``slots``:
+    its :func:`operand_slots`, if found already."""
     if ins.op == RUNON:
         target = ins.exit
         for predicate, pc in ins.arms:
@@ -453,20 +475,23 @@ def _fold(ins: tuple, env: Mapping[str, object]) -> tuple[tuple, tuple]:
             return (), ins
         arms = tuple((constant_fn(w), pc) for w, (_, pc) in zip(folded, ins.arms))
         return tuple((type(w), w) for w in folded), ins._replace(arms=arms)
-    values, new = [], {}
-    for name, fn in operands(ins):
-        value = _evaluate(fn, env)
+    values, new = [], None
+    for name, k, fn, invariant in operand_slots(ins) if slots is None else slots:
+        value = _evaluate(fn, env) if invariant else _UNFOLDED
         if value is _UNFOLDED:
-            drawn = _drawn(fn, env)
-            if drawn is not None:
-                values.append((name, "draw", drawn.draw))
-                new[name] = drawn
+            replaced = _drawn(fn, env)
+            if replaced is None:
+                continue
+            values.append((name, "draw", replaced.draw))
         else:
-            constant = constant_fn(value)
-            if constant is not fn:              # else a constant already
-                values.append((name, type(value), value))
-                new[name] = constant
-    return (tuple(values), ins._replace(**new)) if values else ((), ins)
+            replaced = constant_fn(value)
+            if replaced is fn:                  # a constant already
+                continue
+            values.append((name, type(value), value))
+        if new is None:
+            new = list(ins)
+        new[k] = replaced
+    return (tuple(values), tuple.__new__(type(ins), new)) if values else ((), ins)
 
 
 def _skip_arms_not_taken(code: list, runon: tuple, taken: int) -> None:
