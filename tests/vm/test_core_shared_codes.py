@@ -125,24 +125,30 @@ def test_a_peer_every_rank_names_alike_stays_one_shared_code():
     assert codes_shared(model, 6) == 2          # one folded tuple for ranks 0-4, run as is
 
 
+#: The engine benchmark's Jacobi halo (benchmarks/engine_jacobi.py): per parity,
+#: its steps as (call, peer, the ranks that make it; None: every rank).
+JACOBI = {"procnum % 2 == 0": [("send", "procnum - 1", "procnum != 0"),
+                               ("send", "procnum + 1", None),
+                               ("recv", "procnum + 1", None),
+                               ("recv", "procnum - 1", "procnum != 0")],
+          "procnum % 2 != 0": [("recv", "procnum + 1", "procnum != numprocs - 1"),
+                               ("recv", "procnum - 1", None),
+                               ("send", "procnum - 1", None),
+                               ("send", "procnum + 1", "procnum != numprocs - 1")]}
+
+
 def test_the_jacobi_benchmark_runs_four_codes_at_any_size():
     b = ModelBuilder()
     with b.loop(3):
         with b.runon() as parity:
-            with parity.case("procnum % 2 == 0"):
-                with b.on_ranks("procnum != 0"):
-                    b.send(1024, dest="procnum - 1")
-                b.send(1024, dest="procnum + 1")
-                b.recv(1024, source="procnum + 1")
-                with b.on_ranks("procnum != 0"):
-                    b.recv(1024, source="procnum - 1")
-            with parity.case("procnum % 2 != 0"):
-                with b.on_ranks("procnum != numprocs - 1"):
-                    b.recv(1024, source="procnum + 1")
-                b.recv(1024, source="procnum - 1")
-                b.send(1024, dest="procnum - 1")
-                with b.on_ranks("procnum != numprocs - 1"):
-                    b.send(1024, dest="procnum + 1")
+            for case, steps in JACOBI.items():
+                with parity.case(case):
+                    for call, peer, ranks in steps:
+                        with b.on_ranks(ranks or "1"):
+                            if call == "send":
+                                b.send(1024, dest=peer)
+                            else:
+                                b.recv(1024, source=peer)
         b.serial("3.0 / numprocs")
     model = b.build()
     same_as_reference(model, 12)
