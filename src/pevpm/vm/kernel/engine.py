@@ -169,7 +169,9 @@ class RankSetup:
         for name in program.statuses:
             env[name] = ANY_TAG if name.endswith(".MPI_TAG") else ANY_SOURCE
         envs = [dict(env, procnum=r) for r in range(numprocs)]
-        return cls([program.specialize(e) for e in envs], envs, list(ids), list(factors))
+        codes = (program.specialize_ranks(envs) if isinstance(program, vm.Program)
+                 else [program.specialize(e) for e in envs])     # an ArrayProgram's own
+        return cls(codes, envs, list(ids), list(factors))
 
 
 class _Rank:

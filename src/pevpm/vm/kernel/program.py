@@ -106,6 +106,7 @@ class Program:
     statuses: frozenset[str] = frozenset()      # receive statuses some expression reads
     _specialized: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _by_values: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _ranks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def specialize(self, env: Mapping[str, object]) -> tuple[tuple, ...]:
         """The code one rank runs, its invariant values folded in ``env``.
@@ -127,13 +128,8 @@ class Program:
         >>> program.specialize({"procnum": 0, "numprocs": 2})[1].peer(None)
         1
         """
-        try:                        # the same invariant values as a rank seen before?
-            bound = getattr(env.get(ex.RNG_NAME), "which", None)   # a bound run's draws
-            known = (bound, *((name, type(env[name]), env[name])
-                              for name in self._invariant_order if name in env))
-            code = self._by_values.get(known)
-        except TypeError:           # an unhashable value: fold afresh
-            known = code = None
+        known = self._values_key(env)      # the same invariant values as a rank seen before?
+        code = None if known is None else self._by_values.get(known)
         if code is not None:
             return code
         folded = [_fold(ins, env, slots) for ins, slots in self._fold_plans]
@@ -155,6 +151,46 @@ class Program:
                 self._by_values.clear()
             self._by_values[known] = code
         return code
+
+    def specialize_ranks(self, envs: list[Mapping[str, object]]) -> list[tuple[tuple, ...]]:
+        """:meth:`specialize` for every rank's environment (``procnum`` 0, 1, ...,
+        the rest alike); the list is kept for the next run with the same values
+        (up to :data:`KEPT_RANKS` ranks: a Monte Carlo prediction's runs or a
+        benchmark's repeats then fold nothing and look nothing up per rank).
+
+        >>> from pevpm.model.builder import ModelBuilder
+        >>> b = ModelBuilder()
+        >>> b.send(8, dest="(procnum + 1) % numprocs")
+        >>> program = compile_model(b.build())
+        >>> envs = [{"procnum": r, "numprocs": 2} for r in range(2)]
+        >>> codes = program.specialize_ranks(envs)
+        >>> [code[0].peer(None) for code in codes], program.specialize_ranks(envs) is codes
+        ([1, 0], True)
+        """
+        if not envs or len(envs) > KEPT_RANKS:
+            return [self.specialize(env) for env in envs]
+        key = self._values_key({**envs[0], "procnum": None})
+        kept = self._ranks.get(key) if key is not None else None
+        if kept is not None and len(kept) == len(envs) and all(
+                env.get("procnum") == r for r, env in enumerate(envs)):
+            return kept
+        codes = [self.specialize(env) for env in envs]
+        if key is not None:
+            self._ranks.clear()             # the last runs' ranks only
+            self._ranks[key] = codes
+        return codes
+
+    def _values_key(self, env: Mapping[str, object]) -> tuple | None:
+        """``env``'s invariant values (and a bound run's side), or None when
+        one cannot be hashed."""
+        try:
+            bound = getattr(env.get(ex.RNG_NAME), "which", None)   # a bound run's draws
+            key = (bound, *((name, type(env[name]), env[name])
+                            for name in self._invariant_order if name in env))
+            hash(key)
+        except TypeError:
+            return None
+        return key
 
     @cached_property
     def opcodes(self) -> frozenset[int]:
@@ -180,6 +216,8 @@ class Program:
 
 #: Distinct folded codes a program keeps (one per class of ranks: usually a few).
 SPECIALIZED_CACHE = 4096
+#: The most ranks whose codes :meth:`Program.specialize_ranks` keeps for the next run.
+KEPT_RANKS = 8192
 
 
 def compile_model(model: ast.Model, params: Mapping[str, float] | None = None) -> Program:
