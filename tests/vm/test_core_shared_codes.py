@@ -181,3 +181,21 @@ def test_shifted_exchanges_agree_with_the_reference(case):
     model, numprocs = case
     same_as_reference(model, numprocs)
     assert codes_shared(model, numprocs) <= 3
+
+
+def test_a_runs_rank_codes_are_kept_for_the_next_run_with_the_same_values():
+    b = ModelBuilder(parameters={"t": 1.0})
+    b.sendrecv(8, dest=NEXT, source=PREVIOUS)
+    b.serial("parameter t * procnum")
+    program = vm.compile_model(b.build())
+
+    def envs(numprocs, t=1.0):
+        return [{"procnum": r, "numprocs": numprocs, "t": t} for r in range(numprocs)]
+    codes = program.specialize_ranks(envs(4))
+    assert program.specialize_ranks(envs(4)) is codes
+    assert [code[1].time(None) for code in codes] == [0.0, 1.0, 2.0, 3.0]
+    assert program.specialize_ranks(envs(4, t=2.0)) is not codes
+    assert [code[1].time(None) for code in program.specialize_ranks(envs(4, t=2.0))] == [
+        0.0, 2.0, 4.0, 6.0]
+    assert len(program.specialize_ranks(envs(5))) == 5
+    assert program.specialize_ranks(envs(4)) == codes       # folded again, equal
