@@ -120,24 +120,31 @@ class ArrayCode(Sequence):
         return self._last[1]
 
     def _record(self, pc: int):
-        c = {name: column[pc].item() for name, column in self.fields.items()}
-        op, name = c["op"], self.names[c["name"]] if c["op"] != vm.SERIAL else None
+        f = self.fields
+
+        def value(field: str):          # the field's Python number (reading only those used)
+            return f[field][pc].item()
+
+        op = value("op")
         const = vm.constant_fn
         if op == vm.SERIAL:
-            return Serial(op, const(c["seconds"]), None, None, _SERIAL[c["flag"] == 1])
-        where = f"{self.place} call {c['call']} ({name})"
+            return Serial(op, const(value("seconds")), None, None, _SERIAL[value("flag") == 1])
+        name = self.names[value("name")]
+        where = f"{self.place} call {value('call')} ({name})"
         if op in (vm.SEND, vm.RECV):
-            return Message(op, name, c["flag"] == 1, const(c["size"]), const(c["peer"]),
-                           const(c["tag"]), None if c["request"] == -1 else c["request"],
-                           where, _MESSAGE)
+            request = value("request")
+            return Message(op, name, value("flag") == 1, const(value("size")),
+                           const(value("peer")), const(value("tag")),
+                           None if request == -1 else request, where, _MESSAGE)
         if op == vm.WAIT:
-            listed = self.requests[c["first"]:c["first"] + c["count"]]
+            first = value("first")
+            listed = self.requests[first:first + value("count")]
             return Wait(op, name, tuple(listed.tolist()), where)
         if op == vm.SENDRECV:
-            return Exchange(op, const(c["size"]), const(c["peer"]), const(c["recv_size"]),
-                            const(c["src"]), const(c["tag"]), const(c["recv_tag"]), where,
-                            _MESSAGE)
-        return Collective(op, name, const(c["size"]), const(c["peer"]), where, _MESSAGE)
+            return Exchange(op, const(value("size")), const(value("peer")),
+                            const(value("recv_size")), const(value("src")), const(value("tag")),
+                            const(value("recv_tag")), where, _MESSAGE)
+        return Collective(op, name, const(value("size")), const(value("peer")), where, _MESSAGE)
 
 
 class ArrayProgram:

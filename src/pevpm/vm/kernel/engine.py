@@ -1056,9 +1056,40 @@ def _expansion(op: str, size: int, root: int, rank: int, numprocs: int, config,
     """The compiled code ``rank`` runs for one collective call (shared by every
     run in this process: a Monte Carlo prediction expands each call once).  Its
     steps' places name the collective (``m.c:8:5 (MPI_Allreduce): MPI_Sendrecv``),
-    so a trace shows each step as part of the model's call."""
+    so a trace shows each step as part of the model's call.  The steps are
+    expanded once per (operation, size, root, rank, ranks, configuration)
+    (:func:`_unplaced_expansion`) and only placed here: a replayed trace has
+    a place per traced collective, tens of thousands of one shape.
+
+    >>> code = _expansion("MPI_Allreduce", 8, 0, 0, 2, None, "m.c:8:5")
+    >>> code[0].where, code is _expansion("MPI_Allreduce", 8, 0, 0, 2, None, "m.c:8:5")
+    ('m.c:8:5 (MPI_Allreduce): MPI_Sendrecv', True)
+    """
     named = where if where.endswith(f"({op})") else f"{where} ({op})"
-    return collectives.expand_code(op, size, root, rank, numprocs, config, named)
+    unplaced = _unplaced_expansion(op, size, root, rank, numprocs, config)
+    placed: dict[int, tuple] = {}       # a step repeated in the code stays one tuple
+    return tuple([placed.get(id(ins)) or placed.setdefault(id(ins), _placed(ins, named))
+                  for ins in unplaced])
+
+
+#: Stands for the collective's place in :func:`_unplaced_expansion`'s steps.
+_UNPLACED = "\x00collective\x00"
+
+
+@lru_cache(maxsize=EXPANSION_CACHE)
+def _unplaced_expansion(op: str, size: int, root: int, rank: int, numprocs: int,
+                        config) -> tuple[tuple, ...]:
+    """:func:`_expansion`'s steps with :data:`_UNPLACED` for the collective's place."""
+    return collectives.expand_code(op, size, root, rank, numprocs, config, _UNPLACED)
+
+
+def _placed(ins: tuple, named: str) -> tuple:
+    """``ins`` with the collective's place ``named`` in its place (a step without a
+    place, a jump, as it is)."""
+    where = getattr(ins, "where", None)
+    if type(where) is not str or not where.startswith(_UNPLACED):
+        return ins
+    return ins._replace(where=named + where[len(_UNPLACED):])
 
 
 
