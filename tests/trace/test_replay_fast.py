@@ -192,7 +192,23 @@ def test_tags_past_the_compiled_keys_convert_in_numpy():
     assert_same_arrays(fast.convert(table), fast.convert_reference(table))
 
 
-def test_what_the_arrays_do_not_take_is_named():
+@pytest.mark.parametrize("compiled", [True, False])
+def test_what_the_arrays_do_not_take_is_named(compiled, monkeypatch):
+    if not compiled:
+        monkeypatch.setattr(fast, "fastconvert", None)
+    twice = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Irecv", 1, 2, (Posted(5),)),
+                    Call("MPI_Irecv", 2, 3, (Posted(5),)), Call("MPI_Wait", 3, 4, (
+                        Recv(1, 0, 8, request=5),))),
+                   (Call("MPI_Init", 0, 1), Call("MPI_Send", 1, 2, (Send(0, 0, 8),)))))
+    assert (fast.unsupported(fast.table_of(twice))
+            == "a receive request posted again before it completed")
+    unposted = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Wait", 3, 4, (
+        Recv(1, 0, 8, request=5),))), twice.ranks[1]))
+    assert (fast.unsupported(fast.table_of(unposted))
+            == "a receive request posted again before it completed")
+    reposted = Trace(((twice.ranks[0][:2] + twice.ranks[0][3:] + twice.ranks[0][1:2]
+                       + twice.ranks[0][3:]), twice.ranks[1] + twice.ranks[1][1:]))
+    assert fast.unsupported(fast.table_of(reposted)) is None
     world = (0, 1, 2)
     polled = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Iprobe", 1, 2)),) * 3)
     assert fast.unsupported(fast.table_of(polled)) == "it polls (MPI_Iprobe)"

@@ -120,16 +120,20 @@ class _Calls:
 
 def unsupported(table: CallTable) -> str | None:
     """Why ``table`` is replayed the reference way, or None."""
-    c = _Calls(table)
     for rank in range(table.numprocs):
         if table.rank_starts[rank] == table.rank_starts[rank + 1]:
             return f"rank {rank} made no MPI calls"
-    polls = c.named(*POLLS)
+    polls = np.isin(table.region, [k for k, n in enumerate(table.names) if n in POLLS])
     if polls.any():
-        return f"it polls ({c.name(np.flatnonzero(polls)[0])})"
-    odd = np.flatnonzero(c.shape < 0)
+        return f"it polls ({table.names[table.region[np.argmax(polls)]]})"
+    if fastconvert is not None and _fits(table):
+        table = _contiguous(table)
+        shape, alternates = fastconvert.shapes(table), fastconvert.links(table)[4]
+    else:
+        shape, alternates = _Calls(table).shape, None
+    odd = np.flatnonzero(shape < 0)
     if len(odd):
-        return f"a {c.name(odd[0])} holds several kinds of MPI records"
+        return f"a {table.names[table.region[odd[0]]]} holds several kinds of MPI records"
     for comm in np.unique(table.comm[table.kind == COLLECTIVE]).tolist():
         members = table.members[comm]
         if 1 < len(members) and members != tuple(range(table.numprocs)):
@@ -137,9 +141,11 @@ def unsupported(table: CallTable) -> str | None:
     for op in np.unique(table.tag[table.kind == COLLECTIVE]).tolist():
         if table.operations.get(op) not in COLLECTIVE_OPS:
             return f"collective operation {table.operations.get(op, op)}"
-    rows = np.flatnonzero((table.kind == POSTED) | (table.kind == IRECV))
-    if not alternating(table.kind[rows], POSTED, IRECV, c.rank[c.event_call[rows]],
-                       table.request[rows]):
+    if alternates is None:
+        rows = np.flatnonzero((table.kind == POSTED) | (table.kind == IRECV))
+        alternates = alternating(table.kind[rows], POSTED, IRECV,
+                                 table.call_rank[table.event_call[rows]], table.request[rows])
+    if not alternates:
         return "a receive request posted again before it completed"
     return None
 
@@ -163,10 +169,8 @@ def _fits(table: CallTable) -> bool:
 
 def _convert_compiled(table: CallTable, speed: float, delays: bool,
                       as_traced: bool) -> Converted:
-    t = replace(table, **{name: np.ascontiguousarray(getattr(table, name)) for name in (
-        "rank_starts", "region", "start", "end", "slept", "event_starts", "kind", "peer",
-        "tag", "size", "request")})       # the passes read rows side by side
-    isend_done, posted_of, live, event_call = fastconvert.links(t)
+    t = _contiguous(table)
+    isend_done, posted_of, live, event_call, _ = fastconvert.links(t)
     rows = np.flatnonzero(t.kind == COLLECTIVE)
     coll_call = event_call[rows]
     coll_rank = np.searchsorted(t.rank_starts, coll_call, side="right") - 1
@@ -197,6 +201,13 @@ def _convert_compiled(table: CallTable, speed: float, delays: bool,
                        for name, column in fields.items()} for r in range(t.numprocs)],
                      requests, names["order"], finish - begin, computed, delayed,
                      float(finish.max() - begin.min()))
+
+
+def _contiguous(table: CallTable) -> CallTable:
+    """``table`` with the columns the compiled passes read each in one block."""
+    return replace(table, **{name: np.ascontiguousarray(getattr(table, name)) for name in (
+        "rank_starts", "region", "start", "end", "slept", "event_starts", "kind", "peer",
+        "tag", "size", "request")})
 
 
 def _collective_facts(t: CallTable, rows: np.ndarray, rank: np.ndarray) -> dict:

@@ -193,13 +193,16 @@ cdef inline void latest(double[::1] ready, int64_t call, double moment) noexcept
 def links(t):
     """Per record: an ``MPI_Isend``'s completing record and a posted receive's
     (-1: none; :func:`pevpm.trace.replay.delays.request_links`), whether it
-    completes a live request, and the call each record is in."""
+    completes a live request, and the call each record is in; and whether
+    each receive request was completed before it was posted again (and
+    posted before it was completed)."""
     cdef const int64_t[::1] rank_starts = t.rank_starts, event_starts = t.event_starts
     cdef const int64_t[::1] kind = t.kind, request = t.request
     cdef int64_t nevents = len(t.kind), r, k, e, c, prev
     cdef int family
     cdef Slot *s
     cdef Table last
+    cdef bint alternating = True
     isend_done = np.full(nevents, -1, dtype=np.int64)
     posted_of = np.full(nevents, -1, dtype=np.int64)
     event_call = np.empty(nevents, dtype=np.int64)
@@ -220,10 +223,12 @@ def links(t):
                     else:
                         continue
                     s = table_slot(&last, <uint64_t> r * 2 + family, <uint64_t> request[e])
+                    prev = s.value
+                    if family == 1 and (prev >= 0) == (c == K_POSTED):
+                        alternating = False     # posted twice, or completed unposted
                     if c == K_ISEND or c == K_POSTED:
                         s.value = e             # the request's last posting, open
                         continue
-                    prev = s.value
                     if prev >= 0 and c == K_SEND_DONE:
                         done_v[prev] = e
                         live_v[e] = 1
@@ -233,7 +238,7 @@ def links(t):
                     table_remove(&last, s)      # completed (or never posted): nothing open
     finally:
         free(last.slots)
-    return isend_done, posted_of, live, event_call
+    return isend_done, posted_of, live, event_call, alternating
 
 
 def match(t, isend_done, posted_of, event_call, ready) -> None:
@@ -324,7 +329,7 @@ def moving_calls(t, const int8_t[::1] is_init, const int8_t[::1] is_final,
     cdef const double[::1] ready_v = ready
     cdef int numprocs = t.numprocs
     cdef int64_t ncalls = len(t.region), r, k, e, cs, ce, cut, last_init, n = 0, coll = 0
-    cdef int64_t c, total, nlive, here
+    cdef int64_t c, nlive, here
     cdef int counts[7]
     cdef int shape
     cdef bint moves
@@ -383,17 +388,7 @@ def moving_calls(t, const int8_t[::1] is_init, const int8_t[::1] is_final,
                 if is_init[region[k]]:
                     continue        # not replayed, nor its sleep counted
                 own += slept[k]
-                total = counts[0] + counts[1] + counts[2] + counts[3] + counts[4] \
-                    + counts[5] + counts[6]
-                shape = -1
-                if total == 1:
-                    shape = (S_COLL if counts[K_COLLECTIVE] else S_BSEND if counts[K_SEND]
-                             else S_BRECV if counts[K_RECV] else S_NBSEND if counts[K_ISEND]
-                             else S_NBRECV if counts[K_POSTED] else -1)
-                if total == 2 and counts[K_SEND] == 1 and counts[K_RECV] == 1:
-                    shape = S_EXCHANGE
-                if total > 0 and counts[K_SEND_DONE] + counts[K_IRECV] == total:
-                    shape = S_WAITS
+                shape = shape_of(counts)
                 moves = (shape == S_BSEND or shape == S_BRECV or shape == S_EXCHANGE
                          or shape == S_NBSEND
                          or (shape == S_NBRECV and posted_v[event_starts[k]] >= 0)
@@ -625,3 +620,37 @@ def instructions(t, moving: dict, ranks: dict, posted_of, live, names: dict, col
                          + (tail_slept[r] if tail_slept[r] > 0 else 0.0))
         delayed_v[r] = acc_delay
     return fields, offsets, requests, computed, delayed
+
+
+def shapes(t):
+    """Per call its shape (what its MPI records make of it; -1: a mix replay
+    does not take), as fast.py's ``_Calls`` gives it."""
+    cdef const int64_t[::1] event_starts = t.event_starts, kind = t.kind
+    cdef int64_t k, e
+    out = np.empty(len(t.region), dtype=np.int8)
+    cdef int8_t[::1] shape = out
+    cdef int counts[7]
+    for k in range(len(t.region)):
+        counts[0] = counts[1] = counts[2] = counts[3] = counts[4] = counts[5] = 0
+        counts[6] = 0
+        for e in range(event_starts[k], event_starts[k + 1]):
+            counts[kind[e]] += 1
+        shape[k] = shape_of(counts)
+    return out
+
+
+cdef inline int shape_of(int *counts) noexcept:
+    """A call's shape from how many records of each kind it holds."""
+    cdef int total = counts[0] + counts[1] + counts[2] + counts[3] + counts[4] + counts[5] \
+        + counts[6]
+    if total > 0 and counts[K_SEND_DONE] + counts[K_IRECV] == total:
+        return S_WAITS
+    if total == 0:
+        return S_EMPTY
+    if total == 2 and counts[K_SEND] == 1 and counts[K_RECV] == 1:
+        return S_EXCHANGE
+    if total != 1:
+        return -1
+    return (S_COLL if counts[K_COLLECTIVE] else S_BSEND if counts[K_SEND]
+            else S_BRECV if counts[K_RECV] else S_NBSEND if counts[K_ISEND]
+            else S_NBRECV if counts[K_POSTED] else -1)
