@@ -121,10 +121,17 @@ class ArrayCode(Sequence):
 
     def _record(self, pc: int):
         f = self.fields
+        return self._make(lambda field: f[field][pc].item())
 
-        def value(field: str):          # the field's Python number (reading only those used)
-            return f[field][pc].item()
+    def records(self) -> tuple:
+        """Every instruction's record, read column by column (for the reference
+        engine, which runs them all)."""
+        columns = {name: column.tolist() for name, column in self.fields.items()}
+        return tuple([self._make(lambda field, pc=pc: columns[field][pc])
+                      for pc in range(len(self))])
 
+    def _make(self, value):
+        """The record of the instruction whose fields ``value(field)`` gives (Python numbers)."""
         op = value("op")
         const = vm.constant_fn
         if op == vm.SERIAL:
@@ -164,6 +171,19 @@ class ArrayProgram:
     def specialize(self, env) -> ArrayCode:
         return self.codes[env["procnum"]]
 
+    def with_records(self) -> ArrayProgram:
+        """This program with each rank's code as the tuple of its records (what the
+        reference engine reads: made once, not one record per step).
+
+        >>> code = np.zeros(1, dtype=INSTRUCTION)
+        >>> ArrayProgram([code], np.zeros(0, np.int64), [], "t").with_records().specialize(
+        ...     {"procnum": 0})[0].time.value
+        0.0
+        """
+        copy = object.__new__(ArrayProgram)
+        copy.codes, copy.source = [code.records() for code in self.codes], self.source
+        return copy
+
     @property
     def numprocs(self) -> int:
         return len(self.codes)
@@ -177,6 +197,8 @@ def simulate(program: ArrayProgram, machine, *, rng: np.random.Generator | None 
     by one)."""
     from pevpm.vm.kernel import fastengine
 
+    if trace and fastengine.why_reference(program, trace) is not None:
+        program = program.with_records()
     return fastengine.simulate(_EMPTY_MODEL, program.numprocs, machine, rng=rng,
                                program=program, records=records, limits=limits, trace=trace)
 
