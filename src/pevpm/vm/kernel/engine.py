@@ -1066,14 +1066,23 @@ def _expansion(op: str, size: int, root: int, rank: int, numprocs: int, config,
     ('m.c:8:5 (MPI_Allreduce): MPI_Sendrecv', True)
     """
     named = where if where.endswith(f"({op})") else f"{where} ({op})"
-    unplaced = _unplaced_expansion(op, size, root, rank, numprocs, config)
-    placed: dict[int, tuple] = {}       # a step repeated in the code stays one tuple
-    return tuple([placed.get(id(ins)) or placed.setdefault(id(ins), _placed(ins, named))
-                  for ins in unplaced])
+    if len(_PLACED) > EXPANSION_CACHE:
+        _PLACED.clear()
+    out = []
+    for ins in _unplaced_expansion(op, size, root, rank, numprocs, config):
+        held = _PLACED.get((id(ins), named))
+        if held is None or held[0] is not ins:      # (an id can be reused once freed)
+            held = _PLACED[(id(ins), named)] = (ins, _placed(ins, named))
+        out.append(held[1])
+    return tuple(out)
 
 
 #: Stands for the collective's place in :func:`_unplaced_expansion`'s steps.
 _UNPLACED = "\x00collective\x00"
+#: (id of an unplaced step, place) -> (the step, the step placed there): a step
+#: placed once per place, so every rank's code at one place shares its tuples
+#: (as the collectives' own cache has them) and a step repeated in a code stays one.
+_PLACED: dict[tuple[int, str], tuple[tuple, tuple]] = {}
 
 
 @lru_cache(maxsize=EXPANSION_CACHE)
