@@ -121,7 +121,7 @@ class ArrayCode(Sequence):
 
     def _record(self, pc: int):
         f = self.fields
-        return self._make(lambda field: f[field][pc].item())
+        return self._make(lambda field: f[field].item(pc))
 
     def records(self) -> tuple:
         """Every instruction's record, read column by column (for the reference
