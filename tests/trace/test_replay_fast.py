@@ -61,6 +61,7 @@ def assert_same_replay(trace: Trace, table, machine, speed: float = 1.0,
     reference = fastengine.simulate(trace_model(trace, speed, delays=delays), trace.numprocs,
                                     quiet, rng=run_generator(3, 0), records=True)
     assert fast.unsupported(table) is None
+    assert fast.fastconvert is None or fast._fits(table)    # the compiled passes convert it
     converted = fast.convert(table, speed, delays, trace.oversubscribed)
     assert_same_arrays(converted, fast.convert_reference(table, speed, delays,
                                                          trace.oversubscribed))
@@ -178,10 +179,23 @@ def test_the_compiled_passes_are_built_and_key_sets_of_peers_exactly():
         now += 1.0
     trace = Trace(tuple(tuple(r) for r in rows))
     table = fast.table_of(trace)
+    assert fast._fits(table)
     got = fast.convert(table, 1.0, True, False)
     assert_same_arrays(got, fast.convert_reference(table, 1.0, True, False))
     # only the first Waitall on (1, 2, 3) took longer (0.2 s) than the fastest of its kind
     assert got.delayed[0] == pytest.approx(0.2, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(10, 22))
+def test_the_compiled_passes_make_the_numpy_arrays(seed, monkeypatch):
+    """More seeded synthetic traces (2 to 5 ranks, some on shared cores), arrays only."""
+    numprocs = 2 + seed % 4
+    trace = without_polls(monkeypatch, seed, numprocs, cores=2 if seed % 3 == 0 else None)
+    table = fast.table_of(trace)
+    assert fast._fits(table)
+    for delays in (True, False):
+        assert_same_arrays(fast.convert(table, 1.25, delays, trace.oversubscribed),
+                           fast.convert_reference(table, 1.25, delays, trace.oversubscribed))
 
 
 def test_tags_past_the_compiled_keys_convert_in_numpy():

@@ -162,9 +162,15 @@ def convert(table: CallTable, speed: float = 1.0, delays: bool = True,
 
 
 def _fits(table: CallTable) -> bool:
-    """Whether the compiled passes' keys hold the table's tags and ranks exactly."""
-    return (table.numprocs < 2**31
-            and not (len(table.tag) and (table.tag.min() < 0 or table.tag.max() >= 2**32)))
+    """Whether the compiled passes take ``table`` as it is: every rank has calls,
+    every record a kind of :data:`~pevpm.trace.table.KINDS` and a peer among the
+    ranks, and their keys hold the tags exactly (32 bits)."""
+    def within(column: np.ndarray, top: int) -> bool:
+        return not len(column) or (column.min() >= 0 and column.max() < top)
+
+    return (table.numprocs < 2**31 and bool(np.all(np.diff(table.rank_starts) > 0))
+            and within(table.kind, COLLECTIVE + 1) and within(table.peer, table.numprocs)
+            and within(table.tag, 2**32))
 
 
 def _convert_compiled(table: CallTable, speed: float, delays: bool,
