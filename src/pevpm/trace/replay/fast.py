@@ -210,10 +210,14 @@ def _convert_compiled(table: CallTable, speed: float, delays: bool,
 
 
 def _contiguous(table: CallTable) -> CallTable:
-    """``table`` with the columns the compiled passes read each in one block."""
-    return replace(table, **{name: np.ascontiguousarray(getattr(table, name)) for name in (
-        "rank_starts", "region", "start", "end", "slept", "event_starts", "kind", "peer",
-        "tag", "size", "request")})
+    """``table`` with the columns the compiled passes read each in one block, of the
+    types they read (copied only where not so already)."""
+    return replace(table, **{name: np.ascontiguousarray(getattr(table, name), dtype=dtype)
+                             for name, dtype in (
+        ("rank_starts", np.int64), ("region", np.int64), ("start", np.float64),
+        ("end", np.float64), ("slept", np.float64), ("event_starts", np.int64),
+        ("kind", np.int64), ("peer", np.int64), ("tag", np.int64), ("size", np.int64),
+        ("request", np.int64))})
 
 
 def _collective_facts(t: CallTable, rows: np.ndarray, rank: np.ndarray) -> dict:

@@ -1,23 +1,30 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""A call table's instruction arrays in typed passes (what :func:`pevpm.trace.replay.fast.convert`
-computes in numpy, number for number).
+"""A call table's instruction arrays in typed passes (what
+:func:`pevpm.trace.replay.fast.convert_reference` computes in numpy, number for number).
 
-:func:`scan` goes once over every MPI record and call: it links each
-``MPI_Isend`` and posted receive to the record completing it, matches the
-k-th send of each (source, destination, tag) to the k-th receive posted
-(the ready times, :func:`pevpm.trace.replay.delays.ready_array`), classes
-each call, and gives per call that moves data its gap (computation and
-sleep, added in the reference's order), how long it took after it was ready,
-the bytes it moved and the sets of its peers.  :func:`kinds` numbers the
-calls' kinds (name, size class, peers) and :func:`fill` writes every
-rank's instructions.  The wrapper in ``fast.py`` prepares the per-name and
-per-collective facts and keeps the numpy converter as the reference
-(``tests/trace/test_replay_fast.py`` compares the two array for array).
+* :func:`links` pairs each ``MPI_Isend`` and posted receive with the record
+  completing it, per (rank, request), in a small open-addressing table that
+  holds only the requests still open;
+* :func:`match` lists the sends of each (source, destination, tag) in order
+  and hands them to the receives in the order they were posted: when each
+  call's peers were there (:func:`pevpm.trace.replay.delays.ready_array`);
+* :func:`moving_calls` classes every call and gives per call that moves data
+  its gap (computation and sleep, added in the reference's order), how long
+  it took after it was ready, the bytes it moved and numbers for the sets of
+  ranks it received from and sent to;
+* :func:`delays_of` numbers the calls' kinds (name, size class, the two
+  sets) and subtracts each kind's fastest;
+* :func:`instructions` writes every rank's instruction fields;
+* :func:`shapes` gives each call's shape alone (for ``fast.unsupported``).
 
-    moving = scan(table, facts)           # pevpm.trace.replay.fast drives these
+``fast.py`` (``_convert_compiled``) prepares the per-name and per-collective
+facts and drives the passes; ``tests/trace/test_replay_fast.py`` compares
+their arrays with the numpy converter's bit for bit.
+
+    isend_done, posted_of, live, event_call, alternating = links(table)
 """
 
-from libc.math cimport NAN, isnan
+from libc.math cimport isnan
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
