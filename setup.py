@@ -21,6 +21,8 @@ setup(ext_modules=cythonize(
                include_dirs=[np.get_include()], library_dirs=[str(NPYRANDOM)],
                libraries=["npyrandom"]),
      Extension("pevpm.vm.kernel.fastflows", ["src/pevpm/vm/kernel/fastflows.pyx"], optional=True),
+     Extension("pevpm.trace.replay.fastconvert", ["src/pevpm/trace/replay/fastconvert.pyx"],
+               optional=True, include_dirs=[np.get_include()]),
      Extension("pevpm.trace.otf2.fastread", ["src/pevpm/trace/otf2/fastread.pyx"], optional=True,
                include_dirs=[np.get_include()])],
     compiler_directives={"language_level": 3}, quiet=True))

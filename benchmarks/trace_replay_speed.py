@@ -8,8 +8,11 @@ with the cycle collector paused and freed memory kept as ``replay`` does:
 
 * arrays   -- the C reader's arrays alone (``record_arrays``),
 * read     -- ``read_table``: the reader's arrays made a ``CallTable`` (peers as world ranks),
-* delays   -- ``ready_array`` (when each call's peers were there),
-* convert  -- ``fast.convert`` less the delays: every rank's instruction arrays,
+* checks   -- ``fast.unsupported`` (what the arrays do not take),
+* convert  -- ``fast.convert``: every rank's instruction arrays, with the
+  traced delays where the case keeps them (the compiled passes where built),
+* delays   -- what the delays add to ``convert`` (``convert`` again without them, the
+  difference),
 * codes    -- each rank's code over its arrays (``ArrayProgram``; no record per instruction),
 * simulate -- the runs on the compiled core, first (the core fills its C
   instructions from the arrays) and later (filled already).
@@ -56,7 +59,6 @@ from pevpm.machine.presets import parse_machine
 from pevpm.trace.otf2.columns import record_arrays
 from pevpm.trace.otf2.read import anchor_file, read_archive, read_table
 from pevpm.trace.replay import fast
-from pevpm.trace.replay.delays import ready_array
 from pevpm.trace.replay.replay import replay_machine, trace_model
 from pevpm.vm.kernel import fastengine
 from pevpm.vm.kernel.arrays import ArrayProgram
@@ -98,22 +100,23 @@ def end_to_end(directory: str, machine: str,
 def phases(directory: str, machine, runs: int, delays: bool, reference: bool) -> dict:
     """CPU seconds of each phase of one replay of ``directory`` in arrays (``runs`` runs)."""
     t: dict[str, list[float]] = {k: [] for k in (
-        "arrays", "read", "delays", "convert", "codes", "first", "later", "reference read",
-        "reference convert", "reference compile", "reference first")}
+        "arrays", "read", "checks", "delays", "convert", "codes", "first", "later",
+        "reference read", "reference convert", "reference compile", "reference first")}
     with otf2.reader.open(str(anchor_file(directory))) as reader, timed(t["arrays"]):
         record_arrays(reader, list(reader.definitions.locations))
     with timed(t["read"]):
         table = read_table(Path(directory))
-    why = fast.unsupported(table)
+    with timed(t["checks"]):
+        why = fast.unsupported(table)
     if why is not None:
         raise SystemExit(f"{directory}: not replayed in arrays: {why}")
     if delays:
         with timed(t["delays"]):
-            ready_array(table)
+            fast.convert(table, 1.0, False, False)
     with timed(t["convert"]):
         converted = fast.convert(table, 1.0, delays, False)
     if delays:
-        t["convert"][0] -= t["delays"][0]
+        t["delays"][0] = t["convert"][0] - t["delays"][0]
     calls, numprocs = table.calls, table.numprocs
     del table
     instructions = sum(len(code["op"]) for code in converted.codes)
@@ -205,7 +208,7 @@ def main() -> None:
                   f"({max(peaks) * 2**30 / n:,.0f} bytes a call)")
             print("  phases, CPU s (calls a second): " + ", ".join(
                 f"{k} {p[k]:.2f} ({rate(n, p[k])})" for k in (
-                    "arrays", "read", "delays", "convert", "codes", "first"))
+                    "arrays", "read", "checks", "convert", "delays", "codes", "first"))
                   + f"; later runs {p['later_each']:.2f} s each ({rate(n, p['later_each'])}, "
                   f"{rate(p['messages'], p['later_each'])} messages)", flush=True)
             if args.reference:

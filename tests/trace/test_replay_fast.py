@@ -25,7 +25,7 @@ from pevpm.machine.comm_models import Hockney
 from pevpm.machine.machine import Machine
 from pevpm.machine.presets import parse_machine
 from pevpm.machine.topology import Topology
-from pevpm.trace.events import Call, Collective, Recv, Send, Trace
+from pevpm.trace.events import Call, Collective, Posted, Recv, Send, Trace
 from pevpm.trace.otf2.read import read_archive, read_table
 from pevpm.trace.replay import fast
 from pevpm.trace.replay.delays import ready_array, ready_times
@@ -61,7 +61,10 @@ def assert_same_replay(trace: Trace, table, machine, speed: float = 1.0,
     reference = fastengine.simulate(trace_model(trace, speed, delays=delays), trace.numprocs,
                                     quiet, rng=run_generator(3, 0), records=True)
     assert fast.unsupported(table) is None
+    assert fast.fastconvert is None or fast._fits(table)    # the compiled passes convert it
     converted = fast.convert(table, speed, delays, trace.oversubscribed)
+    assert_same_arrays(converted, fast.convert_reference(table, speed, delays,
+                                                         trace.oversubscribed))
     program = arrays.ArrayProgram(converted.codes, converted.requests, converted.names, "t")
     run = arrays.simulate(program, quiet, rng=run_generator(3, 0), records=True)
     assert run.engine_note == reference.engine_note
@@ -74,6 +77,21 @@ def assert_same_replay(trace: Trace, table, machine, speed: float = 1.0,
         assert [(s.elapsed, s.compute, s.delay) for s in summaries] == list(zip(
             converted.elapsed.tolist(), converted.computed.tolist(), converted.delayed.tolist()))
     assert converted.traced == trace.elapsed
+
+
+def assert_same_arrays(got: fast.Converted, expected: fast.Converted) -> None:
+    """The compiled passes' instruction arrays are the numpy converter's, bit for bit."""
+    assert got.names == expected.names
+    assert got.requests.tolist() == expected.requests.tolist()
+    for field in ("elapsed", "computed", "delayed"):
+        assert getattr(got, field).tolist() == getattr(expected, field).tolist(), field
+    assert got.traced == expected.traced
+    assert len(got.codes) == len(expected.codes)
+    for mine, theirs in zip(got.codes, expected.codes):
+        assert sorted(mine) == sorted(theirs)
+        for field, column in theirs.items():
+            assert mine[field].dtype == column.dtype, field
+            assert mine[field].tolist() == column.tolist(), field
 
 
 @pytest.mark.parametrize("machine", sorted(MACHINES))
@@ -141,7 +159,70 @@ def test_sleeps_in_the_gaps_replay_alike(seed, monkeypatch):
         assert_same_replay(slept, fast.table_of(slept), MACHINES["hockney"], delays=delays)
 
 
-def test_what_the_arrays_do_not_take_is_named():
+def test_the_compiled_passes_are_built_and_key_sets_of_peers_exactly():
+    """Waitalls on three and four peers, in either order, are one kind of call each
+    (their delays are measured against the fastest of that kind); one on other
+    peers is another kind."""
+    if fast.fastconvert is None:
+        pytest.skip("pevpm.trace.replay.fastconvert is not built")
+    world = (0, 1, 2, 3, 4)
+    rows = [[Call("MPI_Init", 0, 1)] for _ in world]
+    now = 1.0
+    for peers, slow in (((1, 2, 3), 0.3), ((3, 1, 2), 0.1), ((1, 2, 3, 4), 0.2),
+                        ((4, 2, 3), 0.4)):
+        rows[0].append(Call("MPI_Waitall", now, now + slow,
+                            tuple(Recv(p, 7, 8, request=p) for p in peers)))
+        for k, p in enumerate(peers):
+            rows[0].insert(-1, Call("MPI_Irecv", now - 0.5 + k * 0.01, now - 0.49 + k * 0.01,
+                                    (Posted(p),)))
+            rows[p].append(Call("MPI_Send", now - 0.2, now - 0.19, (Send(0, 7, 8),)))
+        now += 1.0
+    trace = Trace(tuple(tuple(r) for r in rows))
+    table = fast.table_of(trace)
+    assert fast._fits(table)
+    got = fast.convert(table, 1.0, True, False)
+    assert_same_arrays(got, fast.convert_reference(table, 1.0, True, False))
+    # only the first Waitall on (1, 2, 3) took longer (0.2 s) than the fastest of its kind
+    assert got.delayed[0] == pytest.approx(0.2, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(10, 22))
+def test_the_compiled_passes_make_the_numpy_arrays(seed, monkeypatch):
+    """More seeded synthetic traces (2 to 5 ranks, some on shared cores), arrays only."""
+    numprocs = 2 + seed % 4
+    trace = without_polls(monkeypatch, seed, numprocs, cores=2 if seed % 3 == 0 else None)
+    table = fast.table_of(trace)
+    assert fast._fits(table)
+    for delays in (True, False):
+        assert_same_arrays(fast.convert(table, 1.25, delays, trace.oversubscribed),
+                           fast.convert_reference(table, 1.25, delays, trace.oversubscribed))
+
+
+def test_tags_past_the_compiled_keys_convert_in_numpy():
+    trace = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Send", 1, 2, (Send(1, 2**32, 8),))),
+                   (Call("MPI_Init", 0, 1), Call("MPI_Recv", 1, 3, (Recv(0, 2**32, 8),)))))
+    table = fast.table_of(trace)
+    assert not fast._fits(table)
+    assert_same_arrays(fast.convert(table), fast.convert_reference(table))
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_what_the_arrays_do_not_take_is_named(compiled, monkeypatch):
+    if not compiled:
+        monkeypatch.setattr(fast, "fastconvert", None)
+    twice = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Irecv", 1, 2, (Posted(5),)),
+                    Call("MPI_Irecv", 2, 3, (Posted(5),)), Call("MPI_Wait", 3, 4, (
+                        Recv(1, 0, 8, request=5),))),
+                   (Call("MPI_Init", 0, 1), Call("MPI_Send", 1, 2, (Send(0, 0, 8),)))))
+    assert (fast.unsupported(fast.table_of(twice))
+            == "a receive request posted again before it completed")
+    unposted = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Wait", 3, 4, (
+        Recv(1, 0, 8, request=5),))), twice.ranks[1]))
+    assert (fast.unsupported(fast.table_of(unposted))
+            == "a receive request posted again before it completed")
+    reposted = Trace(((twice.ranks[0][:2] + twice.ranks[0][3:] + twice.ranks[0][1:2]
+                       + twice.ranks[0][3:]), twice.ranks[1] + twice.ranks[1][1:]))
+    assert fast.unsupported(fast.table_of(reposted)) is None
     world = (0, 1, 2)
     polled = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Iprobe", 1, 2)),) * 3)
     assert fast.unsupported(fast.table_of(polled)) == "it polls (MPI_Iprobe)"

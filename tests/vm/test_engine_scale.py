@@ -124,3 +124,36 @@ def test_collective_expansions_are_shared_across_runs():
     simulate(b.build(), 8, MACHINE)
     second = engine._expansion.cache_info()
     assert first.misses == 8 and second.misses == 8 and second.hits == first.hits + 8
+
+
+@pytest.mark.parametrize("op", ["MPI_Allreduce", "MPI_Bcast", "MPI_Alltoall", "MPI_Allgather",
+                                "MPI_Barrier", "MPI_Reduce"])
+def test_an_expansion_placed_later_is_the_one_expanded_in_place(op):
+    """Steps expanded once per shape and placed per call site are the tuples (and the
+    repeated-step sharing) that expanding at the site gives (a message step's
+    statement, which only words errors, is whichever such step the collectives'
+    cache made first, in either way)."""
+    from pevpm.vm.kernel import collectives, engine
+
+    def fields(code):
+        return [tuple(v for k, v in ins._asdict().items() if k != "stmt") for ins in code]
+
+    for rank in range(5):
+        got = engine._expansion(op, 64, 1, rank, 5, None, "t: rank 0 call 9")
+        expected = collectives.expand_code(op, 64, 1, rank, 5, None,
+                                           f"t: rank 0 call 9 ({op})")
+        assert fields(got) == fields(expected)
+        assert [type(ins) for ins in got] == [type(ins) for ins in expected]
+        assert [id(a) == id(b) for a in got for b in got] == [
+            id(a) == id(b) for a in expected for b in expected]
+        again = engine._expansion(op, 64, 1, rank, 5, None, "t: rank 0 call 10")
+        assert [ins.where.replace("call 10", "call 9") for ins in again
+                if hasattr(ins, "where")] == [ins.where for ins in got if hasattr(ins, "where")]
+
+
+def test_every_rank_at_one_place_shares_its_placed_steps():
+    from pevpm.vm.kernel import engine
+    steps = [engine._expansion("MPI_Alltoall", 8, 0, rank, 4, None, "m.c:3:1")
+             for rank in range(4)]
+    waits = {id(ins) for code in steps for ins in code if type(ins).__name__ == "Wait"}
+    assert len(waits) == 1

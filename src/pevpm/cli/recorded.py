@@ -90,10 +90,11 @@ def model_run(model, trace, machine, *, name: str, params=None, seed: int = 0, l
 
 
 def replay_run(trace, machine, *, source: str, seed: int = 0, speed: float = 1.0,
-               delays: bool = True):
+               delays: bool = True, table=None):
     """Run 0 of the replay of ``trace`` on ``machine``, with time slices: in arrays
     where they take the trace (no limit on its length), else through model
-    statements (at most about 330,000 calls; a ``note:`` says why)."""
+    statements (at most about 330,000 calls; a ``note:`` says why).  ``table``:
+    the trace's :class:`~pevpm.trace.table.CallTable` if read already."""
     from pevpm.trace.replay import fast
     from pevpm.trace.replay.replay import replay_machine, table_program, trace_model
     from pevpm.vm.kernel.arrays import simulate as simulate_arrays
@@ -101,7 +102,7 @@ def replay_run(trace, machine, *, source: str, seed: int = 0, speed: float = 1.0
     from pevpm.vm.strategies.montecarlo import run_generator
 
     quiet, rng = replay_machine(machine, delays), run_generator(seed, 0)
-    table = fast.table_of(trace)
+    table = table if table is not None else fast.table_of(trace)
     why = fast.unsupported(table)
     if why is None:
         program, _ = table_program(table, speed, delays, source)

@@ -64,7 +64,6 @@ def register(subparsers) -> None:
 def run_replay(args) -> int:
     from pevpm.machine.presets import parse_machine
     from pevpm.trace.otf2.columns import UNAVAILABLE as READER_UNAVAILABLE
-    from pevpm.trace.otf2.read import read_archive
     from pevpm.vm.strategies.leftovers import warning_lines
 
     if args.runs is not None and args.runs < 1:
@@ -87,7 +86,7 @@ def run_replay(args) -> int:
     for line in ([result.note] if result.note else []) + list(result.prediction.engine_notes):
         print(f"pevpm replay: note: {line}", file=sys.stderr)
     if args.perfetto:
-        write_perfetto(trace or read_archive(Path(args.trace)), machine, args)
+        write_perfetto(trace, machine, args)
     p = result.prediction
     for line in warning_lines([(p.numprocs, p.runs, p.outstanding)]):
         print(f"pevpm replay: warning: {line}", file=sys.stderr)
@@ -147,11 +146,20 @@ def replay_archive(path: Path, machine, args):
 
 
 def write_perfetto(trace, machine, args) -> None:
-    """Simulate run 0 of the replay with time slices and write it beside the recording."""
+    """Simulate run 0 of the replay with time slices and write it beside the recording
+    (``trace``: the trace's objects, or None where it was replayed in arrays: then
+    its table is read again, and its objects for the recorded side)."""
     from pevpm.cli.recorded import replay_run, write_beside
+    from pevpm.trace.otf2.read import read_archive, read_table
+    from pevpm.vm.kernel.fastengine import no_cycle_collection
 
+    table = None
+    if trace is None:
+        with no_cycle_collection():
+            table = read_table(Path(args.trace))
+            trace = read_archive(Path(args.trace))
     predicted = replay_run(trace, machine, source=str(args.trace), seed=args.seed,
-                           speed=args.speed, delays=args.delays)
+                           speed=args.speed, delays=args.delays, table=table)
     write_beside(trace, predicted, args.perfetto, source=str(args.trace),
                  predicted=f"replay on {args.machine}")
 

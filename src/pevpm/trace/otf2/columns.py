@@ -4,8 +4,10 @@
 :func:`pevpm.trace.otf2.read.read_archive`'s reference reader gives, call
 for call, with no Python object per OTF2 record: the library calls C
 functions that keep each rank's Enter/Leave stack and write the calls and
-their MPI records into arrays; numpy then turns times into seconds and
-peers into world ranks, and one object is made per call and per event.
+their MPI records into arrays; typed loops then put the calls in rank order
+and their records after them, turn times into seconds and peers into world
+ranks (:func:`~pevpm.trace.otf2.fastread.table_columns`), and one object is
+made per call and per event.
 Where the archive holds something the reference reader reports (a Leave
 without its Enter, an attribute that is not a number of seconds, a peer
 outside its communicator, a reference to no definition...) or reads its own
@@ -152,36 +154,23 @@ class _Columns:
         return np.array(ranks, dtype=np.int64)
 
     def table(self) -> CallTable:
-        """The archive's calls as a :class:`CallTable`."""
+        """The archive's calls as a :class:`CallTable` (made in C from the reader's arrays)."""
         calls, events = self.records()
         # every event's peer, those of calls never left too: a peer outside its
         # communicator anywhere sends the archive to the reference reader, which names it
-        peers, members = self.world_peers(events)
-        kept = np.flatnonzero(calls["done"] != 0)   # a call never left is not one
-        order = kept[np.argsort(calls["rank"][kept], kind="stable")]
-        number = np.full(len(calls), -1, dtype=np.int64)
-        number[order] = np.arange(len(order))
-        call_of = number[events["call"]]
-        inside = call_of >= 0
-        by_call = np.flatnonzero(inside)[np.argsort(call_of[inside], kind="stable")]
-        events, peers = events[by_call], peers[by_call]
-        ranks = calls["rank"][order].astype(np.int64)
-        sleep = calls["sleep"][order]
+        comms = fastread.communicators(events)
+        worlds = [self.world(comm) for comm in comms.tolist()]
+        starts = np.concatenate([[0], np.cumsum([len(w) for w in worlds])]).astype(np.int64)
+        flat = np.concatenate(worlds + [np.zeros(0, dtype=np.int64)]).astype(np.int64)
+        columns = fastread.table_columns(calls, events, len(self.locations), comms, starts,
+                                         flat, self.zero, self.scale)
+        del calls, events
         names = [self.region_names.get(ref, "") for ref in range(max(self.region_names,
                                                                        default=-1) + 1)]
-        return CallTable(
-            numprocs=len(self.locations), names=names,
-            rank_starts=np.searchsorted(ranks, np.arange(len(self.locations) + 1)),
-            region=calls["region"][order].astype(np.int64),
-            start=self.seconds(calls["start"][order]), end=self.seconds(calls["end"][order]),
-            cpu=calls["cpu"][order], slept=np.where(np.isnan(sleep), 0.0, sleep),
-            any_source=calls["any_source"][order].astype(np.int8),
-            event_starts=np.searchsorted(call_of[by_call], np.arange(len(order) + 1)),
-            kind=events["kind"].astype(np.int64), comm=events["comm"].astype(np.int64),
-            peer=peers, tag=events["tag"].astype(np.int64),
-            size=events["size"].astype(np.int64), request=events["request"].astype(np.int64),
-            root=events["peer"].astype(np.int64), members=members,
-            operations=COLLECTIVE_NAMES)
+        return CallTable(numprocs=len(self.locations), names=names,
+                         members={comm: tuple(w.tolist()) for comm, w in zip(comms.tolist(),
+                                                                             worlds)},
+                         operations=COLLECTIVE_NAMES, **columns)
 
     def calls(self) -> tuple[tuple[Call, ...], ...]:
         t = self.table()
@@ -203,28 +192,6 @@ class _Columns:
                                   asked[k])
                              for k in range(t.rank_starts[rank], t.rank_starts[rank + 1])))
         return tuple(out)
-
-    def seconds(self, ticks: np.ndarray) -> np.ndarray:
-        return (ticks.astype(np.int64) - self.zero) * self.scale
-
-    def world_peers(self, events: np.ndarray) -> tuple[np.ndarray, dict[int, tuple]]:
-        """Each event's peer as a world rank (0 where it has none), and the world
-        ranks of every communicator the events name."""
-        peers = np.zeros(len(events), dtype=np.int64)
-        kinds, comms = events["kind"], events["comm"]
-        collective = kinds == fastread.KINDS.index("MpiCollectiveEnd")
-        has_peer = np.isin(kinds, [fastread.KINDS.index(k) for k in (
-            "MpiSend", "MpiIsend", "MpiRecv", "MpiIrecv")])
-        members: dict[int, tuple] = {}
-        for comm in np.unique(comms[has_peer | collective]).tolist():
-            world = self.world(comm)
-            members[comm] = tuple(world.tolist())
-            mine = has_peer & (comms == comm)
-            local = events["peer"][mine].astype(np.int64)
-            if len(local) and local.max() >= len(world):
-                raise _Unusual(f"a peer outside communicator {comm}")
-            peers[mine] = world[local]
-        return peers, members
 
     def builders(self, members: dict[int, tuple]) -> list[Callable]:
         """Per event kind, ``f(comm, world peer, tag, size, request, root) -> event``."""

@@ -374,3 +374,117 @@ def read_records(dict functions, size_t handle, locations, ranks, mpi, refs):
         free(s.calls)
         free(s.events)
         free(s.stacks)
+
+
+cdef inline bint _has_peer(int8_t kind) noexcept:
+    return kind == K_SEND or kind == K_ISEND or kind == K_RECV or kind == K_IRECV
+
+
+def communicators(events) -> np.ndarray:
+    """The communicators (ascending) that the point-to-point and collective
+    records of ``events`` (:data:`EVENT` records) name."""
+    cdef const EventRec *ev = <const EventRec *> <size_t> events.ctypes.data
+    cdef int64_t n = len(events), e
+    cdef uint32_t top = 0
+    for e in range(n):
+        if (_has_peer(ev[e].kind) or ev[e].kind == K_COLLECTIVE) and ev[e].comm > top:
+            top = ev[e].comm
+    if top >= 1 << 26:                  # refs too far apart for a table: numpy finds them
+        kinds = events["kind"]
+        used = np.isin(kinds, [K_SEND, K_ISEND, K_RECV, K_IRECV, K_COLLECTIVE])
+        return np.unique(events["comm"][used]).astype(np.int64)
+    seen = np.zeros(top + 1, dtype=np.uint8)
+    cdef uint8_t[::1] s = seen
+    for e in range(n):
+        if _has_peer(ev[e].kind) or ev[e].kind == K_COLLECTIVE:
+            s[ev[e].comm] = 1
+    return np.flatnonzero(seen)
+
+
+def table_columns(calls, events, int nranks, const int64_t[::1] comms,
+                  const int64_t[::1] world_starts, const int64_t[::1] world,
+                  int64_t zero, double scale) -> dict:
+    """The :class:`~pevpm.trace.table.CallTable` columns of ``calls`` and ``events``
+    (:func:`read_records`): the calls left (``done``) in rank order, each
+    rank's in the order entered; each call's records in the archive's order;
+    times in seconds (``(ticks - zero) * scale``); peers as world ranks, the
+    world ranks of communicator ``comms[i]`` being
+    ``world[world_starts[i]:world_starts[i + 1]]``.  Raises :class:`Unusual`
+    where a record's peer is outside its communicator."""
+    cdef const CallRec *c = <const CallRec *> <size_t> calls.ctypes.data
+    cdef const EventRec *ev = <const EventRec *> <size_t> events.ctypes.data
+    cdef int64_t ncalls = len(calls), nevents = len(events), k, e, at, i, lo, hi, mid
+    cdef int64_t kept = 0, placed = 0
+    rank_starts = np.zeros(nranks + 1, dtype=np.int64)
+    number = np.full(ncalls, -1, dtype=np.int64)
+    cdef int64_t[::1] rs = rank_starts, num = number
+    # each rank's calls left, numbered in rank order (a stable counting sort)
+    for k in range(ncalls):
+        if c[k].done:
+            rs[c[k].rank + 1] += 1
+            kept += 1
+    for k in range(nranks):
+        rs[k + 1] += rs[k]
+    cursor = rank_starts[:-1].copy()
+    cdef int64_t[::1] cur = cursor
+    for k in range(ncalls):
+        if c[k].done:
+            num[k] = cur[c[k].rank]
+            cur[c[k].rank] += 1
+    out = {name: np.empty(kept, dtype=dtype) for name, dtype in (
+        ("region", np.int64), ("start", np.float64), ("end", np.float64),
+        ("cpu", np.float64), ("slept", np.float64), ("any_source", np.int8))}
+    cdef int64_t[::1] region = out["region"]
+    cdef double[::1] start = out["start"], end = out["end"], cpu = out["cpu"]
+    cdef double[::1] slept = out["slept"]
+    cdef int8_t[::1] any_source = out["any_source"]
+    for k in range(ncalls):
+        at = num[k]
+        if at < 0:
+            continue
+        region[at] = c[k].region
+        start[at] = <double> (<int64_t> c[k].start - zero) * scale
+        end[at] = <double> (<int64_t> c[k].end - zero) * scale
+        cpu[at] = c[k].cpu
+        slept[at] = 0.0 if c[k].sleep != c[k].sleep else c[k].sleep
+        any_source[at] = c[k].any_source
+    # each call's records, in the archive's order
+    event_starts = np.zeros(kept + 1, dtype=np.int64)
+    cdef int64_t[::1] es = event_starts
+    for e in range(nevents):
+        at = num[ev[e].call]
+        if at >= 0:
+            es[at + 1] += 1
+            placed += 1
+    for k in range(kept):
+        es[k + 1] += es[k]
+    columns = {name: np.empty(placed, dtype=np.int64) for name in (
+        "kind", "comm", "peer", "tag", "size", "request", "root")}
+    cdef int64_t[::1] kind = columns["kind"], comm = columns["comm"], peer = columns["peer"]
+    cdef int64_t[::1] tag = columns["tag"], size = columns["size"]
+    cdef int64_t[::1] request = columns["request"], root = columns["root"]
+    cursor = event_starts[:-1].copy()
+    cur = cursor
+    cdef int64_t world_peer
+    for e in range(nevents):
+        world_peer = 0
+        if _has_peer(ev[e].kind):       # every record's peer is checked, placed or not
+            lo, hi = 0, len(comms)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if comms[mid] < ev[e].comm:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if ev[e].peer >= world_starts[lo + 1] - world_starts[lo]:
+                raise Unusual(f"a peer outside communicator {ev[e].comm}")
+            world_peer = world[world_starts[lo] + ev[e].peer]
+        at = num[ev[e].call]
+        if at < 0:
+            continue
+        i = cur[at]
+        cur[at] += 1
+        kind[i], comm[i], peer[i] = ev[e].kind, ev[e].comm, world_peer
+        tag[i], size[i] = ev[e].tag, <int64_t> ev[e].size
+        request[i], root[i] = <int64_t> ev[e].request, ev[e].peer
+    return {"rank_starts": rank_starts, "event_starts": event_starts, **out, **columns}

@@ -291,7 +291,8 @@ def ready_array(table, links=None) -> np.ndarray:
     np.fmax.at(ready, call[completion[r_row]], start[sends[s_row]])
     held = done[s_row] >= 0
     np.fmax.at(ready, done[s_row][held], start[posting[r_row]][held])
-    _collective_array(table, call, rank, start, ready)
+    rows = np.flatnonzero(kind == COLLECTIVE)
+    collective_ready(table, rows, call[rows], rank[rows], start[rows], ready)
     return ready
 
 
@@ -327,10 +328,11 @@ def alternating(kinds: np.ndarray, first: int, second: int, *keys: np.ndarray) -
     return bool(np.all(kinds == np.where(position % 2 == 0, first, second)))
 
 
-def _collective_array(table, call, rank, start, ready) -> None:
+def collective_ready(table, rows, call, rank, start, ready) -> None:
     """:func:`_collective_ready` on arrays: the k-th collective of each rank on
-    one set of members is one instance, whose members' entries are its ready times."""
-    rows = np.flatnonzero(table.kind == COLLECTIVE)
+    one set of members is one instance, whose members' entries are its ready
+    times.  ``rows``: the table's collective records, and of each its call, rank
+    and call's start; ``ready``: per call (written)."""
     groups: dict[tuple, int] = {}
     comm_group = {comm: groups.setdefault(members, len(groups))
                   for comm, members in table.members.items()}
@@ -339,28 +341,29 @@ def _collective_array(table, call, rank, start, ready) -> None:
     size = np.array([len(table.members[c]) for c in comms], dtype=np.int64)
     keep = size > 1
     rows, group, size = rows[keep], group[keep], size[keep]
+    call, rank, start = call[keep], rank[keep], start[keep]
     if not len(rows):
         return
-    instance = pair_ids(group, occurrences(group, rank[rows]))
+    instance = pair_ids(group, occurrences(group, rank))
     counts = np.bincount(instance)
     complete = counts[instance] == size     # else some member's call is missing
     latest = np.full(len(counts), -np.inf)
-    np.maximum.at(latest, instance[complete], start[rows][complete])
+    np.maximum.at(latest, instance[complete], start[complete])
     ops = np.array([table.operations.get(t, "") for t in table.tag[rows].tolist()])
     members = [table.members[c] for c in table.comm[rows].tolist()]
     root = np.array([m[r] if r < len(m) else -1 for m, r in zip(members, table.root[rows])],
                     dtype=np.int64)
     everyone = complete & (np.isin(ops, ALL_WAIT)
-                           | (np.isin(ops, ROOT_WAITS) & (rank[rows] == root)))
-    ready[call[rows[everyone]]] = latest[instance[everyone]]
-    some = complete & ((np.isin(ops, WAIT_FOR_ROOT) & (root >= 0) & (rank[rows] != root))
+                           | (np.isin(ops, ROOT_WAITS) & (rank == root)))
+    ready[call[everyone]] = latest[instance[everyone]]
+    some = complete & ((np.isin(ops, WAIT_FOR_ROOT) & (root >= 0) & (rank != root))
                        | np.isin(ops, ("SCAN", "EXSCAN")))
     if not some.any():
         return
     entered = {(i, r): t for i, r, t in zip(instance[complete].tolist(),
-                                            rank[rows][complete].tolist(),
-                                            start[rows][complete].tolist())}
+                                            rank[complete].tolist(),
+                                            start[complete].tolist())}
     for j in np.flatnonzero(some).tolist():
-        r, m, i = int(rank[rows[j]]), members[j], int(instance[j])
+        r, m, i = int(rank[j]), members[j], int(instance[j])
         waits_for = (int(root[j]),) if ops[j] in WAIT_FOR_ROOT else m[:m.index(r) + 1]
-        ready[call[rows[j]]] = max(entered[(i, w)] for w in waits_for)
+        ready[call[j]] = max(entered[(i, w)] for w in waits_for)

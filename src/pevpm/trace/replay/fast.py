@@ -10,6 +10,10 @@ the delay after it (:func:`pevpm.trace.replay.delays.ready_array`), a
 sleeping lead for a rank that left ``MPI_Init`` late and the gap before
 ``MPI_Finalize``; :mod:`pevpm.vm.kernel.arrays` runs them.  The replay is
 the reference's (``tests/trace/test_replay_fast.py`` compares the two).
+The arrays are made in a few typed passes over the records and calls
+(:mod:`pevpm.trace.replay.fastconvert`, compiled); :func:`convert_reference`
+makes the same arrays in numpy, where that module is not built and in the
+tests that compare the two bit for bit.
 
 :func:`unsupported` names what this path does not convert, and the replay
 goes the reference way with a ``note:`` saying so:
@@ -29,6 +33,7 @@ goes the reference way with a ``note:`` saying so:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -36,6 +41,7 @@ import numpy as np
 from pevpm.trace.events import per_peer_size
 from pevpm.trace.replay.delays import (
     alternating,
+    collective_ready,
     dense_ids,
     occurrences,
     pair_ids,
@@ -45,6 +51,11 @@ from pevpm.trace.replay.delays import (
 from pevpm.trace.table import COLLECTIVE, IRECV, ISEND, POSTED, RECV, SEND, SEND_DONE, CallTable
 from pevpm.vm.kernel import program as vm
 from pevpm.vm.kernel.arrays import INSTRUCTION
+
+try:
+    from pevpm.trace.replay import fastconvert
+except ImportError:     # not built: the numpy converter gives the same arrays
+    fastconvert = None
 
 #: Calls that poll: waiting spread over several calls.
 POLLS = ("MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall", "MPI_Iprobe", "MPI_Probe",
@@ -109,16 +120,20 @@ class _Calls:
 
 def unsupported(table: CallTable) -> str | None:
     """Why ``table`` is replayed the reference way, or None."""
-    c = _Calls(table)
     for rank in range(table.numprocs):
         if table.rank_starts[rank] == table.rank_starts[rank + 1]:
             return f"rank {rank} made no MPI calls"
-    polls = c.named(*POLLS)
+    polls = np.isin(table.region, [k for k, n in enumerate(table.names) if n in POLLS])
     if polls.any():
-        return f"it polls ({c.name(np.flatnonzero(polls)[0])})"
-    odd = np.flatnonzero(c.shape < 0)
+        return f"it polls ({table.names[table.region[np.argmax(polls)]]})"
+    if fastconvert is not None and _fits(table):
+        table = _contiguous(table)
+        shape, alternates = fastconvert.shapes(table), fastconvert.links(table)[4]
+    else:
+        shape, alternates = _Calls(table).shape, None
+    odd = np.flatnonzero(shape < 0)
     if len(odd):
-        return f"a {c.name(odd[0])} holds several kinds of MPI records"
+        return f"a {table.names[table.region[odd[0]]]} holds several kinds of MPI records"
     for comm in np.unique(table.comm[table.kind == COLLECTIVE]).tolist():
         members = table.members[comm]
         if 1 < len(members) and members != tuple(range(table.numprocs)):
@@ -126,9 +141,11 @@ def unsupported(table: CallTable) -> str | None:
     for op in np.unique(table.tag[table.kind == COLLECTIVE]).tolist():
         if table.operations.get(op) not in COLLECTIVE_OPS:
             return f"collective operation {table.operations.get(op, op)}"
-    rows = np.flatnonzero((table.kind == POSTED) | (table.kind == IRECV))
-    if not alternating(table.kind[rows], POSTED, IRECV, c.rank[c.event_call[rows]],
-                       table.request[rows]):
+    if alternates is None:
+        rows = np.flatnonzero((table.kind == POSTED) | (table.kind == IRECV))
+        alternates = alternating(table.kind[rows], POSTED, IRECV,
+                                 table.call_rank[table.event_call[rows]], table.request[rows])
+    if not alternates:
         return "a receive request posted again before it completed"
     return None
 
@@ -136,7 +153,112 @@ def unsupported(table: CallTable) -> str | None:
 def convert(table: CallTable, speed: float = 1.0, delays: bool = True,
             as_traced: bool = False) -> Converted:
     """Every rank's instructions (``delays``: with the traced delays inside calls;
-    ``as_traced``: gaps sleep, the trace's ranks shared their cores already)."""
+    ``as_traced``: gaps sleep, the trace's ranks shared their cores already), in
+    the compiled passes of :mod:`pevpm.trace.replay.fastconvert` where built,
+    else by :func:`convert_reference` (the same arrays, in numpy)."""
+    if fastconvert is None or not _fits(table):
+        return convert_reference(table, speed, delays, as_traced)
+    return _convert_compiled(table, speed, delays, as_traced)
+
+
+def _fits(table: CallTable) -> bool:
+    """Whether the compiled passes take ``table`` as it is: every rank has calls,
+    every record a kind of :data:`~pevpm.trace.table.KINDS` and a peer among the
+    ranks, and their keys hold the tags exactly (32 bits)."""
+    def within(column: np.ndarray, top: int) -> bool:
+        return not len(column) or (column.min() >= 0 and column.max() < top)
+
+    return (table.numprocs < 2**31 and bool(np.all(np.diff(table.rank_starts) > 0))
+            and within(table.kind, COLLECTIVE + 1) and within(table.peer, table.numprocs)
+            and within(table.tag, 2**32))
+
+
+def _convert_compiled(table: CallTable, speed: float, delays: bool,
+                      as_traced: bool) -> Converted:
+    t = _contiguous(table)
+    isend_done, posted_of, live, event_call, _ = fastconvert.links(t)
+    rows = np.flatnonzero(t.kind == COLLECTIVE)
+    coll_call = event_call[rows]
+    coll_rank = np.searchsorted(t.rank_starts, coll_call, side="right") - 1
+    ready = np.full(t.calls, np.nan)
+    if delays:
+        fastconvert.match(t, isend_done, posted_of, event_call, ready)
+        collective_ready(t, rows, coll_call, coll_rank, t.start[coll_call], ready)
+    del isend_done, event_call
+    coll = _collective_facts(t, rows, coll_rank)
+    flags = [np.array([n in names for n in t.names] or [False], dtype=np.int8)
+             for names in (("MPI_Init", "MPI_Init_thread"), ("MPI_Finalize",))]
+    moving, ranks = fastconvert.moving_calls(t, *flags, coll["members"], posted_of, live,
+                                             ready, delays)
+    del ready
+    if delays:
+        size_class = np.rint(2 * np.log2(moving["moved"] + 1.0)).astype(np.int64)
+        moving["delay"] = fastconvert.delays_of(moving["call"], t.region, size_class,
+                                                moving["sources"], moving["dests"],
+                                                moving["after"])
+    else:
+        moving["delay"] = np.zeros(len(moving["call"]))
+    ranks["lead"] = ranks["begin"] - ranks["begin"].min()
+    names = _names_in_order(t, moving, coll)
+    fields, offsets, requests, computed, delayed = fastconvert.instructions(
+        t, moving, ranks, posted_of, live, names, coll, speed, as_traced)
+    begin, finish = ranks["begin"], ranks["finish"]
+    return Converted([{name: column[offsets[r]:offsets[r + 1]]
+                       for name, column in fields.items()} for r in range(t.numprocs)],
+                     requests, names["order"], finish - begin, computed, delayed,
+                     float(finish.max() - begin.min()))
+
+
+def _contiguous(table: CallTable) -> CallTable:
+    """``table`` with the columns the compiled passes read each in one block, of the
+    types they read (copied only where not so already)."""
+    return replace(table, **{name: np.ascontiguousarray(getattr(table, name), dtype=dtype)
+                             for name, dtype in (
+        ("rank_starts", np.int64), ("region", np.int64), ("start", np.float64),
+        ("end", np.float64), ("slept", np.float64), ("event_starts", np.int64),
+        ("kind", np.int64), ("peer", np.int64), ("tag", np.int64), ("size", np.int64),
+        ("request", np.int64))})
+
+
+def _collective_facts(t: CallTable, rows: np.ndarray, rank: np.ndarray) -> dict:
+    """Per collective record (``rows``, on ``rank``): its communicator's size, its
+    virtual machine call, bytes per peer and world root (0: none)."""
+    members, calls, sizes, roots = [], [], [], []
+    for op, comm, r, sent, received, root in zip(
+            [t.operations[op] for op in t.tag[rows].tolist()], t.comm[rows].tolist(),
+            rank.tolist(), t.size[rows].tolist(), t.request[rows].tolist(),
+            t.root[rows].tolist()):
+        ranks = t.members[comm]
+        world_root = ranks[root] if root < len(ranks) else None
+        size = per_peer_size(op, sent, received, len(ranks), world_root == r)
+        sizes.append(size * len(ranks) if op == "REDUCE_SCATTER_BLOCK" else size)
+        roots.append(0 if world_root is None else world_root)
+        members.append(len(ranks))
+        calls.append(COLLECTIVE_OPS[op])
+    return {"members": np.array(members, dtype=np.int64), "call": calls,
+            "size": np.array(sizes, dtype=np.int64), "root": np.array(roots, dtype=np.int64)}
+
+
+def _names_in_order(t: CallTable, moving: dict, coll: dict) -> dict:
+    """The call names' numbers as :func:`convert_reference` gives them (its order
+    of first use), the per-name number of a blocking send and whether it is an
+    ``MPI_Issend``, and per collective record its call's number."""
+    ids: dict[str, int] = {}
+    send = [ids.setdefault(n if n in BLOCKING_SENDS else "MPI_Send", len(ids)) for n in t.names]
+    for name in ("MPI_Recv", "MPI_Issend", "MPI_Isend", "MPI_Irecv"):
+        ids.setdefault(name, len(ids))
+    for k in moving["collective"][moving["shape"] == COLL].tolist():
+        ids.setdefault(coll["call"][k], len(ids))
+    for name in ("MPI_Sendrecv", "MPI_Wait", "MPI_Waitall"):
+        ids.setdefault(name, len(ids))
+    coll["name"] = np.array([ids.get(name, 0) for name in coll["call"]], dtype=np.int32)
+    return {**ids, "order": list(ids), "send": np.array(send or [0], dtype=np.int32),
+            "issend": np.array([n == "MPI_Issend" for n in t.names] or [False], dtype=np.int8)}
+
+
+def convert_reference(table: CallTable, speed: float = 1.0, delays: bool = True,
+                      as_traced: bool = False) -> Converted:
+    """:func:`convert` in numpy (the reference for the compiled passes)."""
     c = _Calls(table)
     t = table
     isend_done, posted_of = request_links(t)

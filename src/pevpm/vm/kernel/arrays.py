@@ -120,24 +120,38 @@ class ArrayCode(Sequence):
         return self._last[1]
 
     def _record(self, pc: int):
-        c = {name: column[pc].item() for name, column in self.fields.items()}
-        op, name = c["op"], self.names[c["name"]] if c["op"] != vm.SERIAL else None
+        f = self.fields
+        return self._make(lambda field: f[field].item(pc))
+
+    def records(self) -> tuple:
+        """Every instruction's record, read column by column (for the reference
+        engine, which runs them all)."""
+        columns = {name: column.tolist() for name, column in self.fields.items()}
+        return tuple([self._make(lambda field, pc=pc: columns[field][pc])
+                      for pc in range(len(self))])
+
+    def _make(self, value):
+        """The record of the instruction whose fields ``value(field)`` gives (Python numbers)."""
+        op = value("op")
         const = vm.constant_fn
         if op == vm.SERIAL:
-            return Serial(op, const(c["seconds"]), None, None, _SERIAL[c["flag"] == 1])
-        where = f"{self.place} call {c['call']} ({name})"
+            return Serial(op, const(value("seconds")), None, None, _SERIAL[value("flag") == 1])
+        name = self.names[value("name")]
+        where = f"{self.place} call {value('call')} ({name})"
         if op in (vm.SEND, vm.RECV):
-            return Message(op, name, c["flag"] == 1, const(c["size"]), const(c["peer"]),
-                           const(c["tag"]), None if c["request"] == -1 else c["request"],
-                           where, _MESSAGE)
+            request = value("request")
+            return Message(op, name, value("flag") == 1, const(value("size")),
+                           const(value("peer")), const(value("tag")),
+                           None if request == -1 else request, where, _MESSAGE)
         if op == vm.WAIT:
-            listed = self.requests[c["first"]:c["first"] + c["count"]]
+            first = value("first")
+            listed = self.requests[first:first + value("count")]
             return Wait(op, name, tuple(listed.tolist()), where)
         if op == vm.SENDRECV:
-            return Exchange(op, const(c["size"]), const(c["peer"]), const(c["recv_size"]),
-                            const(c["src"]), const(c["tag"]), const(c["recv_tag"]), where,
-                            _MESSAGE)
-        return Collective(op, name, const(c["size"]), const(c["peer"]), where, _MESSAGE)
+            return Exchange(op, const(value("size")), const(value("peer")),
+                            const(value("recv_size")), const(value("src")), const(value("tag")),
+                            const(value("recv_tag")), where, _MESSAGE)
+        return Collective(op, name, const(value("size")), const(value("peer")), where, _MESSAGE)
 
 
 class ArrayProgram:
@@ -157,6 +171,19 @@ class ArrayProgram:
     def specialize(self, env) -> ArrayCode:
         return self.codes[env["procnum"]]
 
+    def with_records(self) -> ArrayProgram:
+        """This program with each rank's code as the tuple of its records (what the
+        reference engine reads: made once, not one record per step).
+
+        >>> code = np.zeros(1, dtype=INSTRUCTION)
+        >>> ArrayProgram([code], np.zeros(0, np.int64), [], "t").with_records().specialize(
+        ...     {"procnum": 0})[0].time.value
+        0.0
+        """
+        copy = object.__new__(ArrayProgram)
+        copy.codes, copy.source = [code.records() for code in self.codes], self.source
+        return copy
+
     @property
     def numprocs(self) -> int:
         return len(self.codes)
@@ -170,6 +197,8 @@ def simulate(program: ArrayProgram, machine, *, rng: np.random.Generator | None 
     by one)."""
     from pevpm.vm.kernel import fastengine
 
+    if trace and fastengine.why_reference(program, trace) is not None:
+        program = program.with_records()
     return fastengine.simulate(_EMPTY_MODEL, program.numprocs, machine, rng=rng,
                                program=program, records=records, limits=limits, trace=trace)
 

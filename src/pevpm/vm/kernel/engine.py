@@ -1058,9 +1058,49 @@ def _expansion(op: str, size: int, root: int, rank: int, numprocs: int, config,
     """The compiled code ``rank`` runs for one collective call (shared by every
     run in this process: a Monte Carlo prediction expands each call once).  Its
     steps' places name the collective (``m.c:8:5 (MPI_Allreduce): MPI_Sendrecv``),
-    so a trace shows each step as part of the model's call."""
+    so a trace shows each step as part of the model's call.  The steps are
+    expanded once per (operation, size, root, rank, ranks, configuration)
+    (:func:`_unplaced_expansion`) and only placed here: a replayed trace has
+    a place per traced collective, tens of thousands of one shape.
+
+    >>> code = _expansion("MPI_Allreduce", 8, 0, 0, 2, None, "m.c:8:5")
+    >>> code[0].where, code is _expansion("MPI_Allreduce", 8, 0, 0, 2, None, "m.c:8:5")
+    ('m.c:8:5 (MPI_Allreduce): MPI_Sendrecv', True)
+    """
     named = where if where.endswith(f"({op})") else f"{where} ({op})"
-    return collectives.expand_code(op, size, root, rank, numprocs, config, named)
+    if len(_PLACED) > EXPANSION_CACHE:
+        _PLACED.clear()
+    out = []
+    for ins in _unplaced_expansion(op, size, root, rank, numprocs, config):
+        held = _PLACED.get((id(ins), named))
+        if held is None or held[0] is not ins:      # (an id can be reused once freed)
+            held = _PLACED[(id(ins), named)] = (ins, _placed(ins, named))
+        out.append(held[1])
+    return tuple(out)
+
+
+#: Stands for the collective's place in :func:`_unplaced_expansion`'s steps.
+_UNPLACED = "\x00collective\x00"
+#: (id of an unplaced step, place) -> (the step, the step placed there): a step
+#: placed once per place, so every rank's code at one place shares its tuples
+#: (as the collectives' own cache has them) and a step repeated in a code stays one.
+_PLACED: dict[tuple[int, str], tuple[tuple, tuple]] = {}
+
+
+@lru_cache(maxsize=EXPANSION_CACHE)
+def _unplaced_expansion(op: str, size: int, root: int, rank: int, numprocs: int,
+                        config) -> tuple[tuple, ...]:
+    """:func:`_expansion`'s steps with :data:`_UNPLACED` for the collective's place."""
+    return collectives.expand_code(op, size, root, rank, numprocs, config, _UNPLACED)
+
+
+def _placed(ins: tuple, named: str) -> tuple:
+    """``ins`` with the collective's place ``named`` in its place (a step without a
+    place, a jump, as it is)."""
+    where = getattr(ins, "where", None)
+    if type(where) is not str or not where.startswith(_UNPLACED):
+        return ins
+    return ins._replace(where=named + where[len(_UNPLACED):])
 
 
 
