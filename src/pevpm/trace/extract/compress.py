@@ -17,6 +17,7 @@ aside (:func:`compressed`; the result is approximate).
 
 from __future__ import annotations
 
+from pevpm.trace.extract.first_pass import shape
 from pevpm.trace.extract.tokens import OP, SIZE, LoopNode, Token, is_message
 
 #: Longest loop body looked for, in tokens.
@@ -40,8 +41,10 @@ def _best_repeat(ids: list[int]) -> tuple[int, int, int] | None:
     return best
 
 
-def compress(tokens: list[Token]) -> list:
-    """Tokens and :class:`LoopNode`s: the longest repeat as a loop, recursively around it."""
+def compress(tokens: list[Token], peel: frozenset = frozenset()) -> list:
+    """Tokens and :class:`LoopNode`s: the longest repeat as a loop, recursively around it;
+    a repeat whose body's :func:`~pevpm.trace.extract.first_pass.shape` is in ``peel``
+    has its first pass written before the loop (and a single later pass as it is)."""
     if len(tokens) < 2:
         return list(tokens)
     index: dict[tuple, int] = {}
@@ -52,11 +55,18 @@ def compress(tokens: list[Token]) -> list:
     if found is None:
         return list(tokens)
     start, period, count = found
-    body = tuple(Token(tokens[start + j].key,
-                       tuple(v for k in range(count) for v in tokens[start + k * period + j].values))
-                 for j in range(period))
-    return (compress(tokens[:start]) + [LoopNode(count, body)]
-            + compress(tokens[start + count * period:]))
+    before, after = tokens[:start], tokens[start + count * period:]
+    first: list = []
+    if peel and shape(tokens[start:start + period]) in peel:
+        first, start, count = list(tokens[start:start + period]), start + period, count - 1
+    if count < 2:
+        loop = list(tokens[start:start + period])
+    else:
+        loop = [LoopNode(count, tuple(
+            Token(tokens[start + j].key,
+                  tuple(v for k in range(count) for v in tokens[start + k * period + j].values))
+            for j in range(period)))]
+    return compress(before, peel) + first + loop + compress(after, peel)
 
 
 #: A rank's compressed program longer than this (statements at its top level)
@@ -85,12 +95,13 @@ def is_loose(token: Token) -> bool:
     return is_message(token) and token.key[SIZE] is None
 
 
-def compressed(tokens: list[Token]) -> list:
+def compressed(tokens: list[Token], peel: frozenset = frozenset()) -> list:
     """The rank's program compressed; when that leaves it longer than
-    :data:`LONG_PROGRAM` and setting sizes aside halves it, the latter."""
-    program = compress(tokens)
+    :data:`LONG_PROGRAM` and setting sizes aside halves it, the latter (``peel``:
+    as for :func:`compress`)."""
+    program = compress(tokens, peel)
     if len(program) > LONG_PROGRAM:
-        looser = compress(loose(tokens))
+        looser = compress(loose(tokens), peel)
         if 2 * len(looser) <= len(program):
             return looser
     return program

@@ -45,6 +45,7 @@ from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of
 from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
 from pevpm.trace.extract.edges import every_neighbour, grid_sides, united
 from pevpm.trace.extract.faces import FaceLaw, face_law, shift_of
+from pevpm.trace.extract.first_pass import decided as first_passes
 from pevpm.trace.extract.grids import GridRule, NeighbourRule, grid_rule, world_grids
 from pevpm.trace.extract.peers import (
     RANK_PREDICATES,
@@ -173,11 +174,13 @@ class _Hints:
     any_source: dict = field(default_factory=dict)
     rank_loops: set = field(default_factory=set)
     passes: set = field(default_factory=set)
+    firsts: frozenset = frozenset()     # loop shapes whose first pass is set apart
 
     def program(self, tokens: list[Token], rank: int, numprocs: int, found: _Hints) -> list:
         """The rank's compressed program; what it had goes into ``found``."""
         tokens, tags = any_source(tokens, self.any_source.get(rank))
-        program = compressed(rank_loops(tokens, rank, numprocs, frozenset(self.rank_loops)))
+        program = compressed(rank_loops(tokens, rank, numprocs, frozenset(self.rank_loops)),
+                             self.firsts)
         program = single_passes(receive_until_tag(program), self.passes)
         if tags[0]:
             found.any_source[rank] = tags
@@ -188,7 +191,8 @@ class _Hints:
 
     def joined(self, other: _Hints) -> _Hints:
         return _Hints({**other.any_source, **self.any_source},
-                      self.rank_loops | other.rank_loops, self.passes | other.passes)
+                      self.rank_loops | other.rank_loops, self.passes | other.passes,
+                      self.firsts)
 
 
 #: What a program's peers are written on: its Cartesian communicator's grid, or
@@ -270,6 +274,19 @@ def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = No
         else:
             out += _split_by_offsets(group)
     return out
+
+
+def _grouped(streams_at: dict[int, list[list[Token]]], grid: GridRule | None,
+             firsts: frozenset) -> dict[int, list[_Group]]:
+    """Each count's groups, the largest count first (what it had hints the smaller
+    ones' programs), the loops of the ``firsts`` shapes with their first pass apart."""
+    by_count: dict[int, list[_Group]] = {}
+    hints = _Hints(firsts=firsts)
+    for n in sorted(streams_at, reverse=True):
+        found = _Hints()
+        by_count[n] = _groups(n, streams_at[n], hints, found, grid)
+        hints = hints.joined(found)
+    return by_count
 
 
 def _loop_counts(nodes) -> tuple:
@@ -856,22 +873,24 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
     traces = [traces] if isinstance(traces, Trace) else list(traces)
     grid_notes: list[str] = []
     grid = grid_rule(world_grids(traces), grid_notes)
-    by_count: dict[int, list[_Group]] = {}
-    known: set[Tree] | None = None      # trees of the larger counts
-    hints = _Hints()
     # one kind of seconds across the counts: CPU seconds wherever a trace has them once
     # one count shared its cores (wall seconds beside them would fit the sharing as scaling)
     shared = any(uses_cpu(t) for t in traces)
+    streams_at: dict[int, list[list[Token]]] = {}
+    known: set[Tree] | None = None      # trees of the larger counts
     for t in sorted(traces, key=lambda t: -t.numprocs):
         ready = ready_times(t)          # for the lateness of completions polls found
         cpu = shared and t.has_cpu
-        streams, trees = find_trees([rank_tokens(t, r, ready[r], cpu)
-                                     for r in range(t.numprocs)], known)
+        streams_at[t.numprocs], trees = find_trees([rank_tokens(t, r, ready[r], cpu)
+                                                    for r in range(t.numprocs)], known)
         known = (known or set()) | set(trees)
-        found = _Hints()
-        by_count[t.numprocs] = _groups(t.numprocs, streams, hints, found, grid)
-        hints = hints.joined(found)
-    if len(by_count) != len(traces):
+    by_count = _grouped(streams_at, grid, frozenset())
+    firsts, first_notes = first_passes(p for gs in by_count.values() for g in gs
+                                       for p in g.programs)
+    grid_notes += first_notes
+    if firsts:      # decided once, from every rank and count: the same shapes everywhere
+        by_count = _grouped(streams_at, grid, firsts)
+    if len(streams_at) != len(traces):
         raise PevpmError("two traces have the same number of ranks; give one per count",
                          source)
     grid = _united(by_count, grid, grid_notes)
