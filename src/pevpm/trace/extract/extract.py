@@ -867,15 +867,18 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
     return writer.lines(merged, indent)
 
 
-def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
+def extract(traces: Trace | list[Trace], source: str = "trace", wall: bool = False
+            ) -> Extracted:
     """The traces (of one program at one or more rank counts) as a model file's
-    text (a ``model()`` returning a ModelBuilder)."""
+    text (a ``model()`` returning a ModelBuilder); with ``wall``, computations in
+    wall seconds at every count, even where a count shared its cores (to see
+    what the CPU seconds leave out: benchmarks/apps/seconds.py)."""
     traces = [traces] if isinstance(traces, Trace) else list(traces)
     grid_notes: list[str] = []
     grid = grid_rule(world_grids(traces), grid_notes)
     # one kind of seconds across the counts: CPU seconds wherever a trace has them once
     # one count shared its cores (wall seconds beside them would fit the sharing as scaling)
-    shared = any(uses_cpu(t) for t in traces)
+    shared = not wall and any(uses_cpu(t) for t in traces)
     streams_at: dict[int, list[list[Token]]] = {}
     known: set[Tree] | None = None      # trees of the larger counts
     for t in sorted(traces, key=lambda t: -t.numprocs):
@@ -900,7 +903,10 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
              + ", ".join(f"{t.numprocs} ranks ({t.call_count()} MPI calls)"
                          for t in sorted(traces, key=lambda t: t.numprocs))]
     for t in sorted(traces, key=lambda t: t.numprocs):
-        if uses_cpu(t):
+        if wall:
+            notes.append(f"the {t.numprocs}-rank trace's computations are taken in wall "
+                         "seconds, as asked")
+        elif uses_cpu(t):
             notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores: its "
                          "computations are the CPU seconds each rank used between its calls "
                          "(the virtual machine adds the sharing itself), and what it slept "
