@@ -41,15 +41,25 @@ def test_the_shape_leaves_out_peers_and_sizes():
     assert shape(passes([1.0], peer=1)) == shape(passes([2.0], peer=5)[:1] + [send(5, 64)])
 
 
-def test_the_decision_is_the_majority_of_every_ranks_loops():
+def test_the_decision_is_the_majority_of_every_ranks_loops_at_every_count():
     first = LoopNode(3, (Token(SERIAL, (0.5, 0.01, 0.01)), send(1)))
     steady = LoopNode(3, (Token(SERIAL, (0.01, 0.01, 0.01)), send(2)))
-    chosen, notes = decided([[first], [first], [steady]])
+    chosen, notes = decided({2: [[first], [first]], 4: [[steady], [first]]})
     assert chosen == {shape(first.body)}
     assert notes == ["the first pass of the loops of MPI_Send differs from the later ones in "
-                     "2 of their 3 traced loops (a computation more than 2 times outside the "
-                     "later passes' range): taken before the loop at every rank and count"]
-    assert decided([[first], [steady], [steady]])[0] == frozenset()
+                     "3 of their 4 traced loops (a computation more than 2 times outside the "
+                     "later passes' range; 3 passes at 2 and 4 ranks): taken before the loop "
+                     "at every rank and count"]
+    assert decided({2: [[first], [steady]], 4: [[steady]]})[0] == frozenset()
+
+
+def test_loops_over_ranks_and_loops_of_one_count_keep_their_first_pass():
+    first = LoopNode(3, (Token(SERIAL, (0.5, 0.01, 0.01)), send(1)))
+    longer = LoopNode(7, (Token(SERIAL, (0.5,) + (0.01,) * 6), send(1)))
+    # a count that follows the ranks (a receive from every other rank)
+    assert decided({4: [[first]], 8: [[longer]]})[0] == frozenset()
+    # one count cannot tell
+    assert decided({4: [[first], [first]]})[0] == frozenset()
 
 
 def test_compression_writes_the_first_pass_before_the_loop():

@@ -888,8 +888,8 @@ def extract(traces: Trace | list[Trace], source: str = "trace", wall: bool = Fal
                                                     for r in range(t.numprocs)], known)
         known = (known or set()) | set(trees)
     by_count = _grouped(streams_at, grid, frozenset())
-    firsts, first_notes = first_passes(p for gs in by_count.values() for g in gs
-                                       for p in g.programs)
+    firsts, first_notes = first_passes({n: [p for g in gs for p in g.programs]
+                                        for n, gs in by_count.items()})
     grid_notes += first_notes
     if firsts:      # decided once, from every rank and count: the same shapes everywhere
         by_count = _grouped(streams_at, grid, firsts)

@@ -13,7 +13,11 @@ tags, no peers and no sizes), made over every rank of every count before the
 ranks are grouped, so that ranks and counts keep one program shape: a shape
 is set apart where, in more than half of its loops, some computation's first
 pass lies more than :data:`FACTOR` times outside the range of the later
-passes and that difference is at least :data:`SHARE` of a later pass.
+passes and that difference is at least :data:`SHARE` of a later pass; and
+only where its loops run the same number of passes at two or more traced
+counts.  A loop whose passes follow the rank count (a receive from every
+other rank) is a loop over ranks, whose first pass is one rank's message
+like the others: set apart, its count would no longer follow the ranks.
 
 >>> from pevpm.trace.extract.tokens import SERIAL, Token
 >>> send = Token(("MPI_Send", 8, 0, 1, 0, None, (), None, None), ())
@@ -21,7 +25,7 @@ passes and that difference is at least :data:`SHARE` of a later pass.
 >>> steady = LoopNode(3, (Token(SERIAL, (0.010, 0.011, 0.0105)), send))
 >>> differs(first), differs(steady)
 (True, False)
->>> decided([[first], [first], [steady]])[0] == {shape(first.body)}
+>>> decided({2: [[first], [steady]], 4: [[first]]})[0] == {shape(first.body)}
 True
 """
 
@@ -69,21 +73,31 @@ def _loops(nodes):
             yield from _loops(n.body)
 
 
-def decided(programs) -> tuple[frozenset, list[str]]:
+def decided(by_count: dict[int, list]) -> tuple[frozenset, list[str]]:
     """The shapes whose first pass is set apart, over every program given (each
-    rank's compressed program at every count), and a note for each."""
+    rank's compressed program, by rank count), and a note for each."""
     votes: dict[tuple, list[bool]] = {}
-    for program in programs:
-        for loop in _loops(program):
-            verdict = differs(loop)
-            if verdict is not None:
-                votes.setdefault(shape(loop.body), []).append(verdict)
-    chosen = frozenset(k for k, v in votes.items() if 2 * sum(v) > len(v))
+    seen: dict[tuple, set[tuple[int, int]]] = {}
+    for numprocs, programs in by_count.items():
+        for program in programs:
+            for loop in _loops(program):
+                verdict = differs(loop)
+                if verdict is not None:
+                    votes.setdefault(shape(loop.body), []).append(verdict)
+                    seen.setdefault(shape(loop.body), set()).add((numprocs, loop.count))
+    chosen = frozenset(k for k, v in votes.items() if 2 * sum(v) > len(v)
+                       and len({n for n, _ in seen[k]}) > 1 and len({c for _, c in seen[k]}) == 1)
     notes = [f"the first pass of the loops of {_named(k)} differs from the later ones in "
              f"{sum(votes[k])} of their {len(votes[k])} traced loops (a computation more than "
-             f"{FACTOR:g} times outside the later passes' range): taken before the loop at "
-             "every rank and count" for k in sorted(chosen, key=str)]
+             f"{FACTOR:g} times outside the later passes' range; {_passes(seen[k])}): taken "
+             "before the loop at every rank and count" for k in sorted(chosen, key=str)]
     return chosen, notes
+
+
+def _passes(seen: set[tuple[int, int]]) -> str:
+    counts = sorted({n for n, _ in seen})
+    return (f"{next(iter(seen))[1]} passes at "
+            + ", ".join(map(str, counts[:-1])) + f" and {counts[-1]} ranks")
 
 
 def _named(key: tuple) -> str:
