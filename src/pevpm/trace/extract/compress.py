@@ -24,11 +24,12 @@ from pevpm.trace.extract.tokens import OP, SIZE, LoopNode, Token, is_message
 MAX_PERIOD = 64
 
 
-def _best_repeat(ids: list[int]) -> tuple[int, int, int] | None:
-    """(start, period, count) of the repeat covering most tokens (ties: shortest period)."""
+def best_repeat(ids: list[int], longest: int = MAX_PERIOD) -> tuple[int, int, int] | None:
+    """(start, period, count) of the repeat covering most tokens (ties: shortest
+    period), its period at most ``longest``."""
     best, covered = None, 0
     n = len(ids)
-    for p in range(1, min(MAX_PERIOD, n // 2) + 1):
+    for p in range(1, min(longest, n // 2) + 1):
         run = 0
         for i in range(n - p + 1):
             if i < n - p and ids[i] == ids[i + p]:
@@ -51,7 +52,7 @@ def compress(tokens: list[Token], peel: frozenset = frozenset()) -> list:
     # a loop found before (pevpm.trace.extract.rank_loops) repeats nothing
     ids = [index.setdefault(t.key, len(index)) if isinstance(t, Token) else -1 - i
            for i, t in enumerate(tokens)]
-    found = _best_repeat(ids)
+    found = best_repeat(ids)
     if found is None:
         return list(tokens)
     start, period, count = found

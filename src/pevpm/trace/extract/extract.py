@@ -40,7 +40,7 @@ from pevpm.model.cartesian import grid as cartesian_grid
 from pevpm.model.expr import Expr
 from pevpm.trace.events import Collective, Trace
 from pevpm.trace.extract.any_source import any_source, any_source_passes, single_passes
-from pevpm.trace.extract.compress import POINT_TO_POINT, compressed, is_loose
+from pevpm.trace.extract.compress import POINT_TO_POINT, best_repeat, compressed, is_loose
 from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
 from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
 from pevpm.trace.extract.edges import every_neighbour, grid_sides, united
@@ -243,7 +243,7 @@ def _united(by_count: dict[int, list[_Group]], grid: GridRule | None,
             break
     else:
         return grid
-    by_count[top] = [group]
+    by_count[top] = [_folded(group)]
     how = ("" if side is None else f", diagonal ones too, each side named by its direction "
            f"on the {rule.ndims}-D grid of MPI_Dims_create({top}): "
            f"{' x '.join(map(str, cartesian_grid(top, rule.ndims)))}")
@@ -252,7 +252,52 @@ def _united(by_count: dict[int, list[_Group]], grid: GridRule | None,
                  "each message a rank did not make made to or from MPI_PROC_NULL there, its "
                  "peers guarded by whether the neighbour exists (inferred: the traced count's "
                  "pattern at every count past the traced ones)")
+    if by_count[top][0] is not group:
+        notes.append(f"the united program of the {top}-rank trace repeats: its repeats are "
+                     f"loops (up to {UNITED_PERIOD} statements a pass, longer than one rank's "
+                     "programs were searched for)")
     return rule
+
+
+#: Longest cycle looked for in a united program, in statements: one rank's
+#: period (compress.MAX_PERIOD tokens) is too short for a cycle that exchanges
+#: with every one of 26 neighbours several times (LULESH's corners).
+UNITED_PERIOD = 1024
+
+
+def _exact(node) -> tuple:
+    """A statement's key, peers, counts and sizes included: repetitions with the
+    same are one statement run again."""
+    if isinstance(node, LoopNode):
+        return ("loop", node.count, tuple(map(_exact, node.body)))
+    if isinstance(node, RepeatNode):
+        return ("repeat", node.stop, node.status, tuple(map(_exact, node.prefix)),
+                tuple(map(_exact, node.rest)))
+    return node.key
+
+
+def _cycles(program: list) -> list:
+    """``program``'s longest repeat of statements (loops among them) as a loop,
+    its passes merged, and the parts around it the same way."""
+    index: dict[tuple, int] = {}
+    found = best_repeat([index.setdefault(_exact(n), len(index)) for n in program],
+                        UNITED_PERIOD)
+    if found is None:
+        return list(program)
+    start, period, count = found
+    passes = [list(program[start + k * period:start + (k + 1) * period]) for k in range(count)]
+    return (_cycles(program[:start]) + [LoopNode(count, tuple(_merge(passes)))]
+            + _cycles(program[start + count * period:]))
+
+
+def _folded(group: _Group) -> _Group:
+    """The united group with the cycles of its padded programs as loops, where
+    every rank's fold alike (else the group as it was): a union is longer than
+    any one rank's program, so its cycles were not found rank by rank."""
+    programs = [_cycles(p) for p in group.programs]
+    if len({_skeleton(p) for p in programs}) > 1:
+        return group
+    return _Group(group.numprocs, group.ranks, programs, united=True)
 
 
 def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = None,
