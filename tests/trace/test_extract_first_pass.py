@@ -53,13 +53,16 @@ def test_the_decision_is_the_majority_of_every_ranks_loops_at_every_count():
     assert decided({2: [[first], [steady]], 4: [[steady]]})[0] == frozenset()
 
 
-def test_loops_over_ranks_and_loops_of_one_count_keep_their_first_pass():
+def test_loops_over_ranks_keep_their_first_pass():
     first = LoopNode(3, (Token(SERIAL, (0.5, 0.01, 0.01)), send(1)))
     longer = LoopNode(7, (Token(SERIAL, (0.5,) + (0.01,) * 6), send(1)))
     # a count that follows the ranks (a receive from every other rank)
     assert decided({4: [[first]], 8: [[longer]]})[0] == frozenset()
-    # one count cannot tell
-    assert decided({4: [[first], [first]]})[0] == frozenset()
+    # one count: a count of passes that is not the ranks' is no loop over them
+    assert decided({8: [[first], [first]]})[0] == {shape(first.body)}
+    four = LoopNode(4, (Token(SERIAL, (0.5, 0.01, 0.01, 0.01)), send(1)))
+    assert decided({4: [[first]]})[0] == frozenset()       # 3 passes: the other ranks
+    assert decided({4: [[four]]})[0] == frozenset()
 
 
 def test_compression_writes_the_first_pass_before_the_loop():

@@ -14,8 +14,9 @@ ranks are grouped, so that ranks and counts keep one program shape: a shape
 is set apart where, in more than half of its loops, some computation's first
 pass lies more than :data:`FACTOR` times outside the range of the later
 passes and that difference is at least :data:`SHARE` of a later pass; and
-only where its loops run the same number of passes at two or more traced
-counts.  A loop whose passes follow the rank count (a receive from every
+only where its loops run the same number of passes wherever they are, and
+that number is not the rank count or one less where only one count has
+them.  A loop whose passes follow the rank count (a receive from every
 other rank) is a loop over ranks, whose first pass is one rank's message
 like the others: set apart, its count would no longer follow the ranks.
 
@@ -86,7 +87,7 @@ def decided(by_count: dict[int, list]) -> tuple[frozenset, list[str]]:
                     votes.setdefault(shape(loop.body), []).append(verdict)
                     seen.setdefault(shape(loop.body), set()).add((numprocs, loop.count))
     chosen = frozenset(k for k, v in votes.items() if 2 * sum(v) > len(v)
-                       and len({n for n, _ in seen[k]}) > 1 and len({c for _, c in seen[k]}) == 1)
+                       and not _over_ranks(seen[k]))
     notes = [f"the first pass of the loops of {_named(k)} differs from the later ones in "
              f"{sum(votes[k])} of their {len(votes[k])} traced loops (a computation more than "
              f"{FACTOR:g} times outside the later passes' range; {_passes(seen[k])}): taken "
@@ -94,10 +95,18 @@ def decided(by_count: dict[int, list]) -> tuple[frozenset, list[str]]:
     return chosen, notes
 
 
+def _over_ranks(seen: set[tuple[int, int]]) -> bool:
+    """Whether loops seen as (rank count, passes) may follow the rank count: their
+    passes differ, or one count has them and they are that count or one less."""
+    if len({c for _, c in seen}) > 1:
+        return True
+    return len(seen) == 1 and any(c in (n - 1, n) for n, c in seen)
+
+
 def _passes(seen: set[tuple[int, int]]) -> str:
     counts = sorted({n for n, _ in seen})
-    return (f"{next(iter(seen))[1]} passes at "
-            + ", ".join(map(str, counts[:-1])) + f" and {counts[-1]} ranks")
+    return (f"{next(iter(seen))[1]} passes at " + ", ".join(map(str, counts[:-1]))
+            + (" and " if len(counts) > 1 else "") + f"{counts[-1]} ranks")
 
 
 def _named(key: tuple) -> str:
