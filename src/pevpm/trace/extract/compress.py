@@ -96,13 +96,22 @@ def is_loose(token: Token) -> bool:
     return is_message(token) and token.key[SIZE] is None
 
 
-def compressed(tokens: list[Token], peel: frozenset = frozenset()) -> list:
-    """The rank's program compressed; when that leaves it longer than
-    :data:`LONG_PROGRAM` and setting sizes aside halves it, the latter (``peel``:
-    as for :func:`compress`)."""
+def compressed(tokens: list[Token], peel: frozenset = frozenset(),
+               loosen: bool = True) -> tuple[list, bool | None]:
+    """The rank's program compressed, and whether setting its sizes aside halves
+    it (None: no longer than :data:`LONG_PROGRAM`, not tried); where it does and
+    ``loosen``, the program is the latter (``peel``: as for :func:`compress`).
+
+    >>> from pevpm.trace.extract.tokens import SERIAL, Token
+    >>> grows = [(Token(SERIAL, (1.0,)), Token(("MPI_Send", 8 * k, 0, 1, 0, None, (), None,
+    ...                                        None), ())) for k in range(1, 131)]
+    >>> tokens = [t for pair in grows for t in pair]    # a size of its own each time
+    >>> [(len(p), halves) for p, halves in (compressed(tokens), compressed(tokens, loosen=False))]
+    [(1, True), (260, True)]
+    """
     program = compress(tokens, peel)
-    if len(program) > LONG_PROGRAM:
-        looser = compress(loose(tokens), peel)
-        if 2 * len(looser) <= len(program):
-            return looser
-    return program
+    if len(program) <= LONG_PROGRAM:
+        return program, None
+    looser = compress(loose(tokens), peel)
+    halves = 2 * len(looser) <= len(program)
+    return (looser if halves and loosen else program), halves

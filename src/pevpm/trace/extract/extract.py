@@ -175,12 +175,22 @@ class _Hints:
     rank_loops: set = field(default_factory=set)
     passes: set = field(default_factory=set)
     firsts: frozenset = frozenset()     # loop shapes whose first pass is set apart
+    # whether the largest count with a long program set its sizes aside (None: none
+    # had one): a smaller count sets them aside only where it did, so that the
+    # counts' loops are cut alike
+    loose: bool | None = None
+    kept: set = field(default_factory=set)  # counts that kept sizes only for that
 
     def program(self, tokens: list[Token], rank: int, numprocs: int, found: _Hints) -> list:
         """The rank's compressed program; what it had goes into ``found``."""
         tokens, tags = any_source(tokens, self.any_source.get(rank))
-        program = compressed(rank_loops(tokens, rank, numprocs, frozenset(self.rank_loops)),
-                             self.firsts)
+        program, halves = compressed(rank_loops(tokens, rank, numprocs,
+                                                frozenset(self.rank_loops)),
+                                     self.firsts, loosen=self.loose is not False)
+        if halves is not None:
+            found.loose = bool(found.loose) or (halves and self.loose is not False)
+        if halves and self.loose is False:
+            found.kept.add(numprocs)
         program = single_passes(receive_until_tag(program), self.passes)
         if tags[0]:
             found.any_source[rank] = tags
@@ -192,7 +202,8 @@ class _Hints:
     def joined(self, other: _Hints) -> _Hints:
         return _Hints({**other.any_source, **self.any_source},
                       self.rank_loops | other.rank_loops, self.passes | other.passes,
-                      self.firsts)
+                      self.firsts, other.loose if self.loose is None else self.loose,
+                      self.kept | other.kept)
 
 
 #: What a program's peers are written on: its Cartesian communicator's grid, or
@@ -322,16 +333,20 @@ def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = No
 
 
 def _grouped(streams_at: dict[int, list[list[Token]]], grid: GridRule | None,
-             firsts: frozenset) -> dict[int, list[_Group]]:
+             firsts: frozenset) -> tuple[dict[int, list[_Group]], list[str]]:
     """Each count's groups, the largest count first (what it had hints the smaller
-    ones' programs), the loops of the ``firsts`` shapes with their first pass apart."""
+    ones' programs), the loops of the ``firsts`` shapes with their first pass apart;
+    and a note where a count kept its sizes because the largest count did."""
     by_count: dict[int, list[_Group]] = {}
     hints = _Hints(firsts=firsts)
     for n in sorted(streams_at, reverse=True):
         found = _Hints()
         by_count[n] = _groups(n, streams_at[n], hints, found, grid)
         hints = hints.joined(found)
-    return by_count
+    notes = [f"the {n}-rank programs keep their message sizes, though setting them aside "
+             "would halve them, as the larger count's long programs kept theirs: so that "
+             "the counts' loops are cut alike" for n in sorted(hints.kept)]
+    return by_count, notes
 
 
 def _loop_counts(nodes) -> tuple:
@@ -932,12 +947,12 @@ def extract(traces: Trace | list[Trace], source: str = "trace", wall: bool = Fal
         streams_at[t.numprocs], trees = find_trees([rank_tokens(t, r, ready[r], cpu)
                                                     for r in range(t.numprocs)], known)
         known = (known or set()) | set(trees)
-    by_count = _grouped(streams_at, grid, frozenset())
+    by_count, kept_notes = _grouped(streams_at, grid, frozenset())
     firsts, first_notes = first_passes({n: [p for g in gs for p in g.programs]
                                         for n, gs in by_count.items()})
-    grid_notes += first_notes
     if firsts:      # decided once, from every rank and count: the same shapes everywhere
-        by_count = _grouped(streams_at, grid, firsts)
+        by_count, kept_notes = _grouped(streams_at, grid, firsts)
+    grid_notes += first_notes + kept_notes
     if len(streams_at) != len(traces):
         raise PevpmError("two traces have the same number of ranks; give one per count",
                          source)
