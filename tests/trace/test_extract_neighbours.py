@@ -14,7 +14,8 @@ from pevpm.model.cartesian import cart_coord
 from pevpm.model.expr import PROC_NULL, Expr
 from pevpm.model.loader import load_model
 from pevpm.trace.extract.edges import MAX_PAIRS, grid_sides, united
-from pevpm.trace.extract.extract import trial_run
+from pevpm.trace.extract.compress import compress
+from pevpm.trace.extract.extract import _cycles, _folded, _Group, trial_run
 from pevpm.trace.extract.tokens import LoopNode, Token
 
 needs_mpi = pytest.mark.skipif(MPICC is None or MPIEXEC is None, reason="no mpicc/mpiexec")
@@ -186,3 +187,30 @@ def test_the_computation_after_each_ranks_last_wait_is_one_position():
     for p in out:
         assert [t.values for t in p if t.key[0] == "serial"] == [(1.0,)]
         assert p[-2].key[0] == "serial" and p[-1] is allreduce
+
+
+def cycle(rank: int, passes: int, sizes=None) -> list:
+    """``passes`` cycles of 35 computations, each followed by a send to one of 35
+    peers (70 statements: longer than one rank's loop search), then a last
+    computation; ``sizes``: each pass's message size (8 by default)."""
+    sizes = sizes or [8] * passes
+    out = []
+    for k in range(passes):
+        for peer in range(35):
+            out += [Token(("serial",), (1e-3 * (rank + 1),)),
+                    Token(("MPI_Send", sizes[k], rank, peer, 0, None, (), None, None), ())]
+    return out + [Token(("serial",), (1.0,))]
+
+
+def test_the_cycles_of_a_united_program_are_one_loop():
+    program = cycle(0, 3)
+    assert not any(isinstance(n, LoopNode) for n in compress(program))
+    folded = _cycles(program)
+    assert [type(n).__name__ for n in folded] == ["LoopNode", "Token"]
+    assert folded[0].count == 3 and len(folded[0].body) == 70
+    assert folded[0].body[0].values == (1e-3,) * 3
+    # every rank's folds alike: one group of loops; else the group as it was
+    group = _Group(2, [0, 1], [cycle(0, 3), cycle(1, 3)], united=True)
+    assert all(p[0].count == 3 for p in _folded(group).programs)
+    uneven = _Group(2, [0, 1], [cycle(0, 3), cycle(1, 3, [8, 16, 8])], united=True)
+    assert _folded(uneven) is uneven

@@ -17,17 +17,19 @@ aside (:func:`compressed`; the result is approximate).
 
 from __future__ import annotations
 
+from pevpm.trace.extract.first_pass import shape
 from pevpm.trace.extract.tokens import OP, SIZE, LoopNode, Token, is_message
 
 #: Longest loop body looked for, in tokens.
 MAX_PERIOD = 64
 
 
-def _best_repeat(ids: list[int]) -> tuple[int, int, int] | None:
-    """(start, period, count) of the repeat covering most tokens (ties: shortest period)."""
+def best_repeat(ids: list[int], longest: int = MAX_PERIOD) -> tuple[int, int, int] | None:
+    """(start, period, count) of the repeat covering most tokens (ties: shortest
+    period), its period at most ``longest``."""
     best, covered = None, 0
     n = len(ids)
-    for p in range(1, min(MAX_PERIOD, n // 2) + 1):
+    for p in range(1, min(longest, n // 2) + 1):
         run = 0
         for i in range(n - p + 1):
             if i < n - p and ids[i] == ids[i + p]:
@@ -40,23 +42,32 @@ def _best_repeat(ids: list[int]) -> tuple[int, int, int] | None:
     return best
 
 
-def compress(tokens: list[Token]) -> list:
-    """Tokens and :class:`LoopNode`s: the longest repeat as a loop, recursively around it."""
+def compress(tokens: list[Token], peel: frozenset = frozenset()) -> list:
+    """Tokens and :class:`LoopNode`s: the longest repeat as a loop, recursively around it;
+    a repeat whose body's :func:`~pevpm.trace.extract.first_pass.shape` is in ``peel``
+    has its first pass written before the loop (and a single later pass as it is)."""
     if len(tokens) < 2:
         return list(tokens)
     index: dict[tuple, int] = {}
     # a loop found before (pevpm.trace.extract.rank_loops) repeats nothing
     ids = [index.setdefault(t.key, len(index)) if isinstance(t, Token) else -1 - i
            for i, t in enumerate(tokens)]
-    found = _best_repeat(ids)
+    found = best_repeat(ids)
     if found is None:
         return list(tokens)
     start, period, count = found
-    body = tuple(Token(tokens[start + j].key,
-                       tuple(v for k in range(count) for v in tokens[start + k * period + j].values))
-                 for j in range(period))
-    return (compress(tokens[:start]) + [LoopNode(count, body)]
-            + compress(tokens[start + count * period:]))
+    before, after = tokens[:start], tokens[start + count * period:]
+    first: list = []
+    if peel and shape(tokens[start:start + period]) in peel:
+        first, start, count = list(tokens[start:start + period]), start + period, count - 1
+    if count < 2:
+        loop = list(tokens[start:start + period])
+    else:
+        loop = [LoopNode(count, tuple(
+            Token(tokens[start + j].key,
+                  tuple(v for k in range(count) for v in tokens[start + k * period + j].values))
+            for j in range(period)))]
+    return compress(before, peel) + first + loop + compress(after, peel)
 
 
 #: A rank's compressed program longer than this (statements at its top level)
@@ -85,12 +96,22 @@ def is_loose(token: Token) -> bool:
     return is_message(token) and token.key[SIZE] is None
 
 
-def compressed(tokens: list[Token]) -> list:
-    """The rank's program compressed; when that leaves it longer than
-    :data:`LONG_PROGRAM` and setting sizes aside halves it, the latter."""
-    program = compress(tokens)
-    if len(program) > LONG_PROGRAM:
-        looser = compress(loose(tokens))
-        if 2 * len(looser) <= len(program):
-            return looser
-    return program
+def compressed(tokens: list[Token], peel: frozenset = frozenset(),
+               loosen: bool = True) -> tuple[list, bool | None]:
+    """The rank's program compressed, and whether setting its sizes aside halves
+    it (None: no longer than :data:`LONG_PROGRAM`, not tried); where it does and
+    ``loosen``, the program is the latter (``peel``: as for :func:`compress`).
+
+    >>> from pevpm.trace.extract.tokens import SERIAL, Token
+    >>> grows = [(Token(SERIAL, (1.0,)), Token(("MPI_Send", 8 * k, 0, 1, 0, None, (), None,
+    ...                                        None), ())) for k in range(1, 131)]
+    >>> tokens = [t for pair in grows for t in pair]    # a size of its own each time
+    >>> [(len(p), halves) for p, halves in (compressed(tokens), compressed(tokens, loosen=False))]
+    [(1, True), (260, True)]
+    """
+    program = compress(tokens, peel)
+    if len(program) <= LONG_PROGRAM:
+        return program, None
+    looser = compress(loose(tokens), peel)
+    halves = 2 * len(looser) <= len(program)
+    return (looser if halves and loosen else program), halves

@@ -40,11 +40,12 @@ from pevpm.model.cartesian import grid as cartesian_grid
 from pevpm.model.expr import Expr
 from pevpm.trace.events import Collective, Trace
 from pevpm.trace.extract.any_source import any_source, any_source_passes, single_passes
-from pevpm.trace.extract.compress import POINT_TO_POINT, compressed, is_loose
+from pevpm.trace.extract.compress import POINT_TO_POINT, best_repeat, compressed, is_loose
 from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
 from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
 from pevpm.trace.extract.edges import every_neighbour, grid_sides, united
 from pevpm.trace.extract.faces import FaceLaw, face_law, shift_of
+from pevpm.trace.extract.first_pass import decided as first_passes
 from pevpm.trace.extract.grids import GridRule, NeighbourRule, grid_rule, world_grids
 from pevpm.trace.extract.peers import (
     RANK_PREDICATES,
@@ -173,11 +174,23 @@ class _Hints:
     any_source: dict = field(default_factory=dict)
     rank_loops: set = field(default_factory=set)
     passes: set = field(default_factory=set)
+    firsts: frozenset = frozenset()     # loop shapes whose first pass is set apart
+    # whether the largest count with a long program set its sizes aside (None: none
+    # had one): a smaller count sets them aside only where it did, so that the
+    # counts' loops are cut alike
+    loose: bool | None = None
+    kept: set = field(default_factory=set)  # counts that kept sizes only for that
 
     def program(self, tokens: list[Token], rank: int, numprocs: int, found: _Hints) -> list:
         """The rank's compressed program; what it had goes into ``found``."""
         tokens, tags = any_source(tokens, self.any_source.get(rank))
-        program = compressed(rank_loops(tokens, rank, numprocs, frozenset(self.rank_loops)))
+        program, halves = compressed(rank_loops(tokens, rank, numprocs,
+                                                frozenset(self.rank_loops)),
+                                     self.firsts, loosen=self.loose is not False)
+        if halves is not None:
+            found.loose = bool(found.loose) or (halves and self.loose is not False)
+        if halves and self.loose is False:
+            found.kept.add(numprocs)
         program = single_passes(receive_until_tag(program), self.passes)
         if tags[0]:
             found.any_source[rank] = tags
@@ -188,7 +201,9 @@ class _Hints:
 
     def joined(self, other: _Hints) -> _Hints:
         return _Hints({**other.any_source, **self.any_source},
-                      self.rank_loops | other.rank_loops, self.passes | other.passes)
+                      self.rank_loops | other.rank_loops, self.passes | other.passes,
+                      self.firsts, other.loose if self.loose is None else self.loose,
+                      self.kept | other.kept)
 
 
 #: What a program's peers are written on: its Cartesian communicator's grid, or
@@ -239,7 +254,7 @@ def _united(by_count: dict[int, list[_Group]], grid: GridRule | None,
             break
     else:
         return grid
-    by_count[top] = [group]
+    by_count[top] = [_folded(group)]
     how = ("" if side is None else f", diagonal ones too, each side named by its direction "
            f"on the {rule.ndims}-D grid of MPI_Dims_create({top}): "
            f"{' x '.join(map(str, cartesian_grid(top, rule.ndims)))}")
@@ -248,7 +263,52 @@ def _united(by_count: dict[int, list[_Group]], grid: GridRule | None,
                  "each message a rank did not make made to or from MPI_PROC_NULL there, its "
                  "peers guarded by whether the neighbour exists (inferred: the traced count's "
                  "pattern at every count past the traced ones)")
+    if by_count[top][0] is not group:
+        notes.append(f"the united program of the {top}-rank trace repeats: its repeats are "
+                     f"loops (up to {UNITED_PERIOD} statements a pass, longer than one rank's "
+                     "programs were searched for)")
     return rule
+
+
+#: Longest cycle looked for in a united program, in statements: one rank's
+#: period (compress.MAX_PERIOD tokens) is too short for a cycle that exchanges
+#: with every one of 26 neighbours several times (LULESH's corners).
+UNITED_PERIOD = 1024
+
+
+def _exact(node) -> tuple:
+    """A statement's key, peers, counts and sizes included: repetitions with the
+    same are one statement run again."""
+    if isinstance(node, LoopNode):
+        return ("loop", node.count, tuple(map(_exact, node.body)))
+    if isinstance(node, RepeatNode):
+        return ("repeat", node.stop, node.status, tuple(map(_exact, node.prefix)),
+                tuple(map(_exact, node.rest)))
+    return node.key
+
+
+def _cycles(program: list) -> list:
+    """``program``'s longest repeat of statements (loops among them) as a loop,
+    its passes merged, and the parts around it the same way."""
+    index: dict[tuple, int] = {}
+    found = best_repeat([index.setdefault(_exact(n), len(index)) for n in program],
+                        UNITED_PERIOD)
+    if found is None:
+        return list(program)
+    start, period, count = found
+    passes = [list(program[start + k * period:start + (k + 1) * period]) for k in range(count)]
+    return (_cycles(program[:start]) + [LoopNode(count, tuple(_merge(passes)))]
+            + _cycles(program[start + count * period:]))
+
+
+def _folded(group: _Group) -> _Group:
+    """The united group with the cycles of its padded programs as loops, where
+    every rank's fold alike (else the group as it was): a union is longer than
+    any one rank's program, so its cycles were not found rank by rank."""
+    programs = [_cycles(p) for p in group.programs]
+    if len({_skeleton(p) for p in programs}) > 1:
+        return group
+    return _Group(group.numprocs, group.ranks, programs, united=True)
 
 
 def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = None,
@@ -270,6 +330,23 @@ def _groups(numprocs: int, streams: list[list[Token]], hints: _Hints | None = No
         else:
             out += _split_by_offsets(group)
     return out
+
+
+def _grouped(streams_at: dict[int, list[list[Token]]], grid: GridRule | None,
+             firsts: frozenset) -> tuple[dict[int, list[_Group]], list[str]]:
+    """Each count's groups, the largest count first (what it had hints the smaller
+    ones' programs), the loops of the ``firsts`` shapes with their first pass apart;
+    and a note where a count kept its sizes because the largest count did."""
+    by_count: dict[int, list[_Group]] = {}
+    hints = _Hints(firsts=firsts)
+    for n in sorted(streams_at, reverse=True):
+        found = _Hints()
+        by_count[n] = _groups(n, streams_at[n], hints, found, grid)
+        hints = hints.joined(found)
+    notes = [f"the {n}-rank programs keep their message sizes, though setting them aside "
+             "would halve them, as the larger count's long programs kept theirs: so that "
+             "the counts' loops are cut alike" for n in sorted(hints.kept)]
+    return by_count, notes
 
 
 def _loop_counts(nodes) -> tuple:
@@ -850,28 +927,33 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
     return writer.lines(merged, indent)
 
 
-def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
+def extract(traces: Trace | list[Trace], source: str = "trace", wall: bool = False
+            ) -> Extracted:
     """The traces (of one program at one or more rank counts) as a model file's
-    text (a ``model()`` returning a ModelBuilder)."""
+    text (a ``model()`` returning a ModelBuilder); with ``wall``, computations in
+    wall seconds at every count, even where a count shared its cores (to see
+    what the CPU seconds leave out: benchmarks/apps/seconds.py)."""
     traces = [traces] if isinstance(traces, Trace) else list(traces)
     grid_notes: list[str] = []
     grid = grid_rule(world_grids(traces), grid_notes)
-    by_count: dict[int, list[_Group]] = {}
-    known: set[Tree] | None = None      # trees of the larger counts
-    hints = _Hints()
     # one kind of seconds across the counts: CPU seconds wherever a trace has them once
     # one count shared its cores (wall seconds beside them would fit the sharing as scaling)
-    shared = any(uses_cpu(t) for t in traces)
+    shared = not wall and any(uses_cpu(t) for t in traces)
+    streams_at: dict[int, list[list[Token]]] = {}
+    known: set[Tree] | None = None      # trees of the larger counts
     for t in sorted(traces, key=lambda t: -t.numprocs):
         ready = ready_times(t)          # for the lateness of completions polls found
         cpu = shared and t.has_cpu
-        streams, trees = find_trees([rank_tokens(t, r, ready[r], cpu)
-                                     for r in range(t.numprocs)], known)
+        streams_at[t.numprocs], trees = find_trees([rank_tokens(t, r, ready[r], cpu)
+                                                    for r in range(t.numprocs)], known)
         known = (known or set()) | set(trees)
-        found = _Hints()
-        by_count[t.numprocs] = _groups(t.numprocs, streams, hints, found, grid)
-        hints = hints.joined(found)
-    if len(by_count) != len(traces):
+    by_count, kept_notes = _grouped(streams_at, grid, frozenset())
+    firsts, first_notes = first_passes({n: [p for g in gs for p in g.programs]
+                                        for n, gs in by_count.items()})
+    if firsts:      # decided once, from every rank and count: the same shapes everywhere
+        by_count, kept_notes = _grouped(streams_at, grid, firsts)
+    grid_notes += first_notes + kept_notes
+    if len(streams_at) != len(traces):
         raise PevpmError("two traces have the same number of ranks; give one per count",
                          source)
     grid = _united(by_count, grid, grid_notes)
@@ -881,7 +963,10 @@ def extract(traces: Trace | list[Trace], source: str = "trace") -> Extracted:
              + ", ".join(f"{t.numprocs} ranks ({t.call_count()} MPI calls)"
                          for t in sorted(traces, key=lambda t: t.numprocs))]
     for t in sorted(traces, key=lambda t: t.numprocs):
-        if uses_cpu(t):
+        if wall:
+            notes.append(f"the {t.numprocs}-rank trace's computations are taken in wall "
+                         "seconds, as asked")
+        elif uses_cpu(t):
             notes.append(f"the {t.numprocs}-rank trace ran on {t.cores} cores: its "
                          "computations are the CPU seconds each rank used between its calls "
                          "(the virtual machine adds the sharing itself), and what it slept "
