@@ -1981,10 +1981,25 @@ cdef class Core:
         return engine.wall_limit(self.max_wall, self.events, *running)
 
     cdef int earliest_arrival(self, int ri) except -2:
-        """The candidate send the receive takes (alg. 2), or -1."""
+        """The candidate send the receive takes (alg. 2), or -1.
+
+        For MPI_ANY_SOURCE the reference engine scans every source's first
+        send in (posted, post order), drawing the transfers not drawn yet,
+        until a send is posted no sooner than the best arrival so far, and
+        takes the earliest arrival (the first in that order among equals).
+        Here only the undrawn candidates are sorted, and the draws come in
+        the same order and stop at the same send: a drawn send ``j`` after an
+        undrawn ``u`` in that order arrives no sooner than ``u`` is posted
+        (``j`` is posted no sooner and transfers take no negative time), so
+        ``u`` is drawn exactly when it is posted before the best drawn
+        arrival (in (arrival, posted, post order)) and before every arrival
+        of the undrawn sends before it; a send the scan would not reach
+        arrives no sooner than the best and after it in that order, so the
+        best over every drawn send and the undrawn ones reached is the
+        reference's."""
         cdef Req *r = &self.reqs[ri]
-        cdef int s, best = -1, k
-        cdef double arrival, best_arrival = 0.0, matched = r.posted
+        cdef int s, best, k
+        cdef double arrival, best_arrival = 0.0, fresh_min = INFINITY, matched = r.posted
         if r.peer != ANY_SOURCE:
             s = self.first_match(self.queue_head(r.rank, r.peer), ri)
             if s >= 0 and not self.reqs[s].flags & DRAWN:
@@ -1992,32 +2007,38 @@ cdef class Core:
             elif s >= 0 and self.maxmin is not None and self.flow_of_send(s) >= 0:
                 self.rerate(s)
             return s
-        self.any_source_candidates(ri)
+        best = self.any_source_candidates(ri)
+        if best >= 0:
+            best_arrival = self.reqs[best].posted + self.reqs[best].transfer
         if self.ncand == 0:
-            return -1
+            return best
         global _sorting
         _sorting = self.reqs
         qsort(self.candidates, self.ncand, sizeof(int), _posted_order)
         for k in range(self.ncand):
             s = self.candidates[k]
-            if best >= 0 and self.reqs[s].posted >= best_arrival:
+            if self.reqs[s].posted >= fresh_min or (best >= 0 and _arrives_before(
+                    &self.reqs[best], best_arrival, &self.reqs[s], self.reqs[s].posted)):
                 break
-            if not self.reqs[s].flags & DRAWN:
-                self.draw_transfer(s, matched)
-            elif self.maxmin is not None and self.flow_of_send(s) >= 0:
-                self.rerate(s)
+            self.draw_transfer(s, matched)
             arrival = self.reqs[s].posted + self.reqs[s].transfer
-            if best < 0 or arrival < best_arrival:
+            if arrival < fresh_min:
+                fresh_min = arrival
+            if best < 0 or _arrives_before(&self.reqs[s], arrival, &self.reqs[best],
+                                           best_arrival):
                 best, best_arrival = s, arrival
         return best
 
-    cdef int any_source_candidates(self, int ri) except -1:
-        """Fill ``candidates`` with each source's first send that an ANY_SOURCE
-        receive matches: the destination's sends in post order, first per source."""
+    cdef int any_source_candidates(self, int ri) except -2:
+        """The first send from each source that an ANY_SOURCE receive matches
+        (the destination's sends in post order): the undrawn ones in
+        ``candidates``, unsorted; the drawn one arriving first (in (arrival,
+        posted, post order), max-min flows re-rated), or -1."""
         cdef Req *r = &self.reqs[ri]
         cdef Req *q
         cdef int s = self.queues[r.rank].dhead
-        cdef int k
+        cdef int k, best = -1
+        cdef double arrival, best_arrival = 0.0
         if self.stamp == 0x7FFFFFFF:        # start the stamps again
             for k in range(self.numprocs):
                 self.seen[k] = 0
@@ -2029,10 +2050,17 @@ cdef class Core:
             if self.seen[q.rank] != self.stamp and q.context == r.context and (
                     r.tag == ANY_TAG or r.tag == q.tag):
                 self.seen[q.rank] = self.stamp
-                if pevpm_push(&self.candidates, &self.ncand, &self.capcand, s) < 0:
-                    raise MemoryError()
+                if not q.flags & DRAWN:
+                    if pevpm_push(&self.candidates, &self.ncand, &self.capcand, s) < 0:
+                        raise MemoryError()
+                else:
+                    if self.maxmin is not None and self.flow_of_send(s) >= 0:
+                        self.rerate(s)
+                    arrival = q.posted + q.transfer
+                    if best < 0 or _arrives_before(q, arrival, &self.reqs[best], best_arrival):
+                        best, best_arrival = s, arrival
             s = q.dnext
-        return 0
+        return best
 
     cdef inline int first_match(self, int s, int ri) noexcept:
         cdef Req *r = &self.reqs[ri]
@@ -3659,6 +3687,16 @@ cdef class Core:
 
 
 cdef Req *_sorting                 # the records qsort's comparison reads (one sort at a time)
+
+
+cdef inline bint _arrives_before(Req *x, double x_at, Req *y, double y_at) noexcept:
+    """Whether ``x`` at ``x_at`` comes before ``y`` at ``y_at``: by that time,
+    then by posted time, then by post order."""
+    if x_at != y_at:
+        return x_at < y_at
+    if x.posted != y.posted:
+        return x.posted < y.posted
+    return x.seq < y.seq
 
 
 cdef int _posted_order(const void *a, const void *b) noexcept nogil:
