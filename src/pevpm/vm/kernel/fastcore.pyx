@@ -38,7 +38,7 @@ from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_CheckExact
 from cpython.object cimport PyObject
 from libc.limits cimport INT_MAX, INT_MIN, LLONG_MIN
-from libc.math cimport INFINITY, fmod, isfinite, pow
+from libc.math cimport INFINITY, NAN, fmod, isfinite, isnan, pow
 from libc.stdint cimport int64_t, uint64_t, uint32_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memmove, memset
@@ -1186,6 +1186,26 @@ cdef Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
             hi = mid
         else:
             lo = mid + 1
+    return lo
+
+
+cdef Py_ssize_t _gallop_right(const double *a, Py_ssize_t lo, Py_ssize_t n, double x) noexcept:
+    """``_bisect_right(a, n, x)`` when no ``a[k]`` before ``lo`` is above ``x``,
+    in steps doubling from ``lo`` (cheap when the answer is near it; from 0,
+    a plain bisection)."""
+    cdef Py_ssize_t step = 1, hi = lo if lo > 0 else n
+    while hi < n and not x < a[hi]:
+        lo = hi + 1
+        hi = lo + step
+        step *= 2
+    if hi > n:
+        hi = n
+    while lo < hi:
+        step = (lo + hi) >> 1
+        if x < a[step]:
+            hi = step
+        else:
+            lo = step + 1
     return lo
 
 
@@ -3175,6 +3195,7 @@ cdef class Core:
         ``route_links[first:first + nl]``; reserves it on the links."""
         cdef int j, k, link, i, nseg = 0
         cdef double t = start, left = <double> size, rate, until, free, end
+        cdef double earliest = NAN
         cdef double *times
         if size <= 0 or nl == 0:
             return 0.0
@@ -3186,7 +3207,9 @@ cdef class Core:
         for j in range(nl):
             link = self.route_links[first + j]
             if self.nflow[link] > FLOW_KEEP and self.nflow[link] > 2 * self.flow_kept[link]:
-                self.flow_prune(link)
+                if isnan(earliest):
+                    earliest = self.flow_earliest()
+                self.flow_prune(link, earliest)
             self.walk[j] = _bisect_right(self.flow_times[link], self.nflow[link], start) - 1
         while True:
             rate = INFINITY
@@ -3216,16 +3239,13 @@ cdef class Core:
             self.flow_reserve(self.route_links[first + j], nseg)
         return end - start
 
-    cdef void flow_prune(self, int link) noexcept:
-        """Drop ``link``'s breakpoints before the segment holding the earliest
-        time a flow can still start: no rank's clock goes back, and a send
-        posted but not drawn yet starts at its post.  So nothing dropped is
-        ever read again and the results are those without pruning (which the
-        reference engine does not do: it only bounds this core's memory)."""
+    cdef double flow_earliest(self) noexcept:
+        """The earliest time a flow can still start: no rank's clock goes back,
+        and a send posted but not drawn yet starts at its post."""
         cdef double earliest = INFINITY
         cdef Rank rank
         cdef Req *q
-        cdef int i, keep, n = self.nflow[link]
+        cdef int i
         for rank in self.ranks:
             if not rank.done and rank.clock < earliest:
                 earliest = rank.clock
@@ -3234,6 +3254,14 @@ cdef class Core:
             if (q.refs > 0 and q.flags & IS_SEND and not q.flags & DRAWN and q.peer >= 0
                     and q.posted < earliest):
                 earliest = q.posted
+        return earliest
+
+    cdef void flow_prune(self, int link, double earliest) noexcept:
+        """Drop ``link``'s breakpoints before the segment holding ``earliest``
+        (flow_earliest).  So nothing dropped is ever read again and the
+        results are those without pruning (which the reference engine does
+        not do: it only bounds this core's memory)."""
+        cdef int keep, n = self.nflow[link]
         keep = <int> _bisect_right(self.flow_times[link], n, earliest) - 1
         if keep > 0:
             memmove(self.flow_times[link], self.flow_times[link] + keep,
@@ -3257,10 +3285,11 @@ cdef class Core:
         self.segments[3 * nseg + 2] = rate
         return nseg + 1
 
-    cdef int flow_split(self, int link, double x) except -1:
-        """Make ``x`` a breakpoint of ``link`` (keeping the rate there); its index."""
+    cdef int flow_split(self, int link, double x, int lo) except -1:
+        """Make ``x`` a breakpoint of ``link`` (keeping the rate there); its
+        index.  No breakpoint before index ``lo`` is later than ``x``."""
         cdef int n = self.nflow[link], c
-        cdef int i = <int> _bisect_right(self.flow_times[link], n, x) - 1
+        cdef int i = <int> _gallop_right(self.flow_times[link], lo, n, x) - 1
         cdef double *grown
         if i >= 0 and self.flow_times[link][i] == x:
             return i
@@ -3287,14 +3316,14 @@ cdef class Core:
     cdef int flow_reserve(self, int link, int nseg) except -1:
         """Add each of the flow's ``nseg`` spans to ``link``, then drop the
         breakpoints there that no longer change the rate."""
-        cdef int i = 0, k, low = -1
+        cdef int i = 0, k, low = -1, after = 0
         cdef double b
-        for k in range(nseg):
-            i = self.flow_split(link, self.segments[3 * k])
+        for k in range(nseg):              # the spans follow one another in time
+            i = self.flow_split(link, self.segments[3 * k], after)
             if low < 0:
                 low = i
             b = self.segments[3 * k + 1]
-            self.flow_split(link, b)
+            after = self.flow_split(link, b, i + 1)
             while i < self.nflow[link] and self.flow_times[link][i] < b:
                 self.flow_rates[link][i] += self.segments[3 * k + 2]
                 i += 1
