@@ -1192,8 +1192,10 @@ cdef Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
 cdef Py_ssize_t _gallop_right(const double *a, Py_ssize_t lo, Py_ssize_t n, double x) noexcept:
     """``_bisect_right(a, n, x)`` when no ``a[k]`` before ``lo`` is above ``x``,
     in steps doubling from ``lo`` (cheap when the answer is near it; from 0,
-    a plain bisection)."""
-    cdef Py_ssize_t step = 1, hi = lo if lo > 0 else n
+    in steps doubling back from the end, where a link's newest flows are)."""
+    cdef Py_ssize_t step = 1, hi = lo
+    if lo == 0:
+        return _gallop_back(a, n, x)
     while hi < n and not x < a[hi]:
         lo = hi + 1
         hi = lo + step
@@ -1206,6 +1208,27 @@ cdef Py_ssize_t _gallop_right(const double *a, Py_ssize_t lo, Py_ssize_t n, doub
             hi = step
         else:
             lo = step + 1
+    return lo
+
+
+cdef Py_ssize_t _gallop_back(const double *a, Py_ssize_t n, double x) noexcept:
+    """``_bisect_right(a, n, x)`` in steps doubling back from the end (cheap
+    when the answer is near it)."""
+    cdef Py_ssize_t step = 1, lo, hi = n - 1, mid
+    if n == 0 or not x < a[hi]:
+        return n
+    lo = hi - 1
+    while lo >= 0 and x < a[lo]:            # a[hi] > x throughout
+        hi = lo
+        step *= 2
+        lo = hi - step
+    lo = 0 if lo < 0 else lo + 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
     return lo
 
 
@@ -3210,7 +3233,7 @@ cdef class Core:
                 if isnan(earliest):
                     earliest = self.flow_earliest()
                 self.flow_prune(link, earliest)
-            self.walk[j] = _bisect_right(self.flow_times[link], self.nflow[link], start) - 1
+            self.walk[j] = _gallop_back(self.flow_times[link], self.nflow[link], start) - 1
         while True:
             rate = INFINITY
             until = INFINITY
