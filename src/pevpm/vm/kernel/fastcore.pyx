@@ -1178,8 +1178,15 @@ cdef int SHARING_KEEP = 256     # pevpm.vm.kernel.sharing._KEEP
 cdef int FLOW_KEEP = 1024       # a link's breakpoints before the core first prunes them
 
 
-cdef Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
-    cdef Py_ssize_t lo = 0, hi = n, mid
+cdef inline Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
+    return _bisect_right_in(a, 0, n, x)
+
+
+cdef Py_ssize_t _bisect_right_in(const double *a, Py_ssize_t lo, Py_ssize_t hi,
+                                 double x) noexcept:
+    """The first index in ``[lo, hi)`` whose entry is above ``x`` (``hi``:
+    none), when every entry before ``lo`` is at most ``x``."""
+    cdef Py_ssize_t mid
     while lo < hi:
         mid = (lo + hi) >> 1
         if x < a[mid]:
@@ -1200,21 +1207,13 @@ cdef Py_ssize_t _gallop_right(const double *a, Py_ssize_t lo, Py_ssize_t n, doub
         lo = hi + 1
         hi = lo + step
         step *= 2
-    if hi > n:
-        hi = n
-    while lo < hi:
-        step = (lo + hi) >> 1
-        if x < a[step]:
-            hi = step
-        else:
-            lo = step + 1
-    return lo
+    return _bisect_right_in(a, lo, hi if hi < n else n, x)
 
 
 cdef Py_ssize_t _gallop_back(const double *a, Py_ssize_t n, double x) noexcept:
     """``_bisect_right(a, n, x)`` in steps doubling back from the end (cheap
     when the answer is near it)."""
-    cdef Py_ssize_t step = 1, lo, hi = n - 1, mid
+    cdef Py_ssize_t step = 1, lo, hi = n - 1
     if n == 0 or not x < a[hi]:
         return n
     lo = hi - 1
@@ -1222,14 +1221,7 @@ cdef Py_ssize_t _gallop_back(const double *a, Py_ssize_t n, double x) noexcept:
         hi = lo
         step *= 2
         lo = hi - step
-    lo = 0 if lo < 0 else lo + 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if x < a[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    return _bisect_right_in(a, lo + 1 if lo >= 0 else 0, hi, x)
 
 
 cdef Py_ssize_t _bisect_left(const double *a, Py_ssize_t lo, Py_ssize_t n, double x) noexcept:
