@@ -38,7 +38,7 @@ from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_CheckExact
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_CheckExact
 from cpython.object cimport PyObject
 from libc.limits cimport INT_MAX, INT_MIN, LLONG_MIN
-from libc.math cimport INFINITY, fmod, isfinite, pow
+from libc.math cimport INFINITY, NAN, fmod, isfinite, isnan, pow
 from libc.stdint cimport int64_t, uint64_t, uint32_t, UINT32_MAX
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memcpy, memmove, memset
@@ -1344,8 +1344,15 @@ cdef int SHARING_KEEP = 256     # pevpm.vm.kernel.sharing._KEEP
 cdef int FLOW_KEEP = 1024       # a link's breakpoints before the core first prunes them
 
 
-cdef Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
-    cdef Py_ssize_t lo = 0, hi = n, mid
+cdef inline Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
+    return _bisect_right_in(a, 0, n, x)
+
+
+cdef Py_ssize_t _bisect_right_in(const double *a, Py_ssize_t lo, Py_ssize_t hi,
+                                 double x) noexcept:
+    """The first index in ``[lo, hi)`` whose entry is above ``x`` (``hi``:
+    none), when every entry before ``lo`` is at most ``x``."""
+    cdef Py_ssize_t mid
     while lo < hi:
         mid = (lo + hi) >> 1
         if x < a[mid]:
@@ -1353,6 +1360,34 @@ cdef Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
         else:
             lo = mid + 1
     return lo
+
+
+cdef Py_ssize_t _gallop_right(const double *a, Py_ssize_t lo, Py_ssize_t n, double x) noexcept:
+    """``_bisect_right(a, n, x)`` when no ``a[k]`` before ``lo`` is above ``x``,
+    in steps doubling from ``lo`` (cheap when the answer is near it; from 0,
+    in steps doubling back from the end, where a link's newest flows are)."""
+    cdef Py_ssize_t step = 1, hi = lo
+    if lo == 0:
+        return _gallop_back(a, n, x)
+    while hi < n and not x < a[hi]:
+        lo = hi + 1
+        hi = lo + step
+        step *= 2
+    return _bisect_right_in(a, lo, hi if hi < n else n, x)
+
+
+cdef Py_ssize_t _gallop_back(const double *a, Py_ssize_t n, double x) noexcept:
+    """``_bisect_right(a, n, x)`` in steps doubling back from the end (cheap
+    when the answer is near it)."""
+    cdef Py_ssize_t step = 1, lo, hi = n - 1
+    if n == 0 or not x < a[hi]:
+        return n
+    lo = hi - 1
+    while lo >= 0 and x < a[lo]:            # a[hi] > x throughout
+        hi = lo
+        step *= 2
+        lo = hi - step
+    return _bisect_right_in(a, lo + 1 if lo >= 0 else 0, hi, x)
 
 
 cdef Py_ssize_t _bisect_left(const double *a, Py_ssize_t lo, Py_ssize_t n, double x) noexcept:
@@ -2155,10 +2190,25 @@ cdef class Core:
         return engine.wall_limit(self.max_wall, self.events, *running)
 
     cdef int earliest_arrival(self, int ri) except -2:
-        """The candidate send the receive takes (alg. 2), or -1."""
+        """The candidate send the receive takes (alg. 2), or -1.
+
+        For MPI_ANY_SOURCE the reference engine scans every source's first
+        send in (posted, post order), drawing the transfers not drawn yet,
+        until a send is posted no sooner than the best arrival so far, and
+        takes the earliest arrival (the first in that order among equals).
+        Here only the undrawn candidates are sorted, and the draws come in
+        the same order and stop at the same send: a drawn send ``j`` after an
+        undrawn ``u`` in that order arrives no sooner than ``u`` is posted
+        (``j`` is posted no sooner and transfers take no negative time), so
+        ``u`` is drawn exactly when it is posted before the best drawn
+        arrival (in (arrival, posted, post order)) and before every arrival
+        of the undrawn sends before it; a send the scan would not reach
+        arrives no sooner than the best and after it in that order, so the
+        best over every drawn send and the undrawn ones reached is the
+        reference's."""
         cdef Req *r = &self.reqs[ri]
-        cdef int s, best = -1, k
-        cdef double arrival, best_arrival = 0.0, matched = r.posted
+        cdef int s, best, k
+        cdef double arrival, best_arrival = 0.0, fresh_min = INFINITY, matched = r.posted
         if r.peer != ANY_SOURCE:
             s = self.first_match(self.queue_head(r.rank, r.peer), ri)
             if s >= 0 and not self.reqs[s].flags & DRAWN:
@@ -2166,32 +2216,38 @@ cdef class Core:
             elif s >= 0 and self.maxmin is not None and self.flow_of_send(s) >= 0:
                 self.rerate(s)
             return s
-        self.any_source_candidates(ri)
+        best = self.any_source_candidates(ri)
+        if best >= 0:
+            best_arrival = self.reqs[best].posted + self.reqs[best].transfer
         if self.ncand == 0:
-            return -1
+            return best
         global _sorting
         _sorting = self.reqs
         qsort(self.candidates, self.ncand, sizeof(int), _posted_order)
         for k in range(self.ncand):
             s = self.candidates[k]
-            if best >= 0 and self.reqs[s].posted >= best_arrival:
+            if self.reqs[s].posted >= fresh_min or (best >= 0 and _arrives_before(
+                    &self.reqs[best], best_arrival, &self.reqs[s], self.reqs[s].posted)):
                 break
-            if not self.reqs[s].flags & DRAWN:
-                self.draw_transfer(s, matched)
-            elif self.maxmin is not None and self.flow_of_send(s) >= 0:
-                self.rerate(s)
+            self.draw_transfer(s, matched)
             arrival = self.reqs[s].posted + self.reqs[s].transfer
-            if best < 0 or arrival < best_arrival:
+            if arrival < fresh_min:
+                fresh_min = arrival
+            if best < 0 or _arrives_before(&self.reqs[s], arrival, &self.reqs[best],
+                                           best_arrival):
                 best, best_arrival = s, arrival
         return best
 
-    cdef int any_source_candidates(self, int ri) except -1:
-        """Fill ``candidates`` with each source's first send that an ANY_SOURCE
-        receive matches: the destination's sends in post order, first per source."""
+    cdef int any_source_candidates(self, int ri) except -2:
+        """The first send from each source that an ANY_SOURCE receive matches
+        (the destination's sends in post order): the undrawn ones in
+        ``candidates``, unsorted; the drawn one arriving first (in (arrival,
+        posted, post order), max-min flows re-rated), or -1."""
         cdef Req *r = &self.reqs[ri]
         cdef Req *q
         cdef int s = self.queues[r.rank].dhead
-        cdef int k
+        cdef int k, best = -1
+        cdef double arrival, best_arrival = 0.0
         if self.stamp == 0x7FFFFFFF:        # start the stamps again
             for k in range(self.numprocs):
                 self.seen[k] = 0
@@ -2203,10 +2259,17 @@ cdef class Core:
             if self.seen[q.rank] != self.stamp and q.context == r.context and (
                     r.tag == ANY_TAG or r.tag == q.tag):
                 self.seen[q.rank] = self.stamp
-                if pevpm_push(&self.candidates, &self.ncand, &self.capcand, s) < 0:
-                    raise MemoryError()
+                if not q.flags & DRAWN:
+                    if pevpm_push(&self.candidates, &self.ncand, &self.capcand, s) < 0:
+                        raise MemoryError()
+                else:
+                    if self.maxmin is not None and self.flow_of_send(s) >= 0:
+                        self.rerate(s)
+                    arrival = q.posted + q.transfer
+                    if best < 0 or _arrives_before(q, arrival, &self.reqs[best], best_arrival):
+                        best, best_arrival = s, arrival
             s = q.dnext
-        return 0
+        return best
 
     cdef inline int first_match(self, int s, int ri) noexcept:
         cdef Req *r = &self.reqs[ri]
@@ -3324,6 +3387,7 @@ cdef class Core:
         ``route_links[first:first + nl]``; reserves it on the links."""
         cdef int j, k, link, i, nseg = 0
         cdef double t = start, left = <double> size, rate, until, free, end
+        cdef double earliest = NAN
         cdef double *times
         if size <= 0 or nl == 0:
             return 0.0
@@ -3335,8 +3399,10 @@ cdef class Core:
         for j in range(nl):
             link = self.route_links[first + j]
             if self.nflow[link] > FLOW_KEEP and self.nflow[link] > 2 * self.flow_kept[link]:
-                self.flow_prune(link)
-            self.walk[j] = _bisect_right(self.flow_times[link], self.nflow[link], start) - 1
+                if isnan(earliest):
+                    earliest = self.flow_earliest()
+                self.flow_prune(link, earliest)
+            self.walk[j] = _gallop_back(self.flow_times[link], self.nflow[link], start) - 1
         while True:
             rate = INFINITY
             until = INFINITY
@@ -3365,16 +3431,13 @@ cdef class Core:
             self.flow_reserve(self.route_links[first + j], nseg)
         return end - start
 
-    cdef void flow_prune(self, int link) noexcept:
-        """Drop ``link``'s breakpoints before the segment holding the earliest
-        time a flow can still start: no rank's clock goes back, and a send
-        posted but not drawn yet starts at its post.  So nothing dropped is
-        ever read again and the results are those without pruning (which the
-        reference engine does not do: it only bounds this core's memory)."""
+    cdef double flow_earliest(self) noexcept:
+        """The earliest time a flow can still start: no rank's clock goes back,
+        and a send posted but not drawn yet starts at its post."""
         cdef double earliest = INFINITY
         cdef Rank rank
         cdef Req *q
-        cdef int i, keep, n = self.nflow[link]
+        cdef int i
         for rank in self.ranks:
             if not rank.done and rank.clock < earliest:
                 earliest = rank.clock
@@ -3383,6 +3446,14 @@ cdef class Core:
             if (q.refs > 0 and q.flags & IS_SEND and not q.flags & DRAWN and q.peer >= 0
                     and q.posted < earliest):
                 earliest = q.posted
+        return earliest
+
+    cdef void flow_prune(self, int link, double earliest) noexcept:
+        """Drop ``link``'s breakpoints before the segment holding ``earliest``
+        (flow_earliest).  So nothing dropped is ever read again and the
+        results are those without pruning (which the reference engine does
+        not do: it only bounds this core's memory)."""
+        cdef int keep, n = self.nflow[link]
         keep = <int> _bisect_right(self.flow_times[link], n, earliest) - 1
         if keep > 0:
             memmove(self.flow_times[link], self.flow_times[link] + keep,
@@ -3406,10 +3477,11 @@ cdef class Core:
         self.segments[3 * nseg + 2] = rate
         return nseg + 1
 
-    cdef int flow_split(self, int link, double x) except -1:
-        """Make ``x`` a breakpoint of ``link`` (keeping the rate there); its index."""
+    cdef int flow_split(self, int link, double x, int lo) except -1:
+        """Make ``x`` a breakpoint of ``link`` (keeping the rate there); its
+        index.  No breakpoint before index ``lo`` is later than ``x``."""
         cdef int n = self.nflow[link], c
-        cdef int i = <int> _bisect_right(self.flow_times[link], n, x) - 1
+        cdef int i = <int> _gallop_right(self.flow_times[link], lo, n, x) - 1
         cdef double *grown
         if i >= 0 and self.flow_times[link][i] == x:
             return i
@@ -3436,14 +3508,14 @@ cdef class Core:
     cdef int flow_reserve(self, int link, int nseg) except -1:
         """Add each of the flow's ``nseg`` spans to ``link``, then drop the
         breakpoints there that no longer change the rate."""
-        cdef int i = 0, k, low = -1
+        cdef int i = 0, k, low = -1, after = 0
         cdef double b
-        for k in range(nseg):
-            i = self.flow_split(link, self.segments[3 * k])
+        for k in range(nseg):              # the spans follow one another in time
+            i = self.flow_split(link, self.segments[3 * k], after)
             if low < 0:
                 low = i
             b = self.segments[3 * k + 1]
-            self.flow_split(link, b)
+            after = self.flow_split(link, b, i + 1)
             while i < self.nflow[link] and self.flow_times[link][i] < b:
                 self.flow_rates[link][i] += self.segments[3 * k + 2]
                 i += 1
@@ -3814,6 +3886,16 @@ cdef class Core:
 
 
 cdef Req *_sorting                 # the records qsort's comparison reads (one sort at a time)
+
+
+cdef inline bint _arrives_before(Req *x, double x_at, Req *y, double y_at) noexcept:
+    """Whether ``x`` at ``x_at`` comes before ``y`` at ``y_at``: by that time,
+    then by posted time, then by post order."""
+    if x_at != y_at:
+        return x_at < y_at
+    if x.posted != y.posted:
+        return x.posted < y.posted
+    return x.seq < y.seq
 
 
 cdef int _posted_order(const void *a, const void *b) noexcept nogil:

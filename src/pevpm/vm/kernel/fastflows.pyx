@@ -330,7 +330,8 @@ cdef class FluidNetwork:
         return self.ndone
 
     cdef int _reach(self, int f, int n) noexcept:
-        """Add ``f``'s links not yet reached to the component (``n`` so far)."""
+        """Add ``f``'s links not yet reached to the component (``n`` so far),
+        none of them left out of the filling yet."""
         cdef Flow *fl = &self.flows[f]
         cdef int j, link
         for j in range(fl.first, fl.first + fl.length):
@@ -338,6 +339,7 @@ cdef class FluidNetwork:
             if self.reached[link] != self.stamp:
                 self.reached[link] = self.stamp
                 self.component[n] = link
+                self.place[link] = -1
                 n += 1
         return n
 
@@ -348,14 +350,16 @@ cdef class FluidNetwork:
         cdef int i = 0, a, b, f, link, other, nheap = 0, nchanged
         cdef int *on
         cdef Flow *fl
-        cdef double level, rate
+        cdef double level, rate, total
         self.nmembers = 0
         while i < n:                        # the component, breadth first
             link = self.component[i]
             i += 1
             on = self.users[link]
+            total = 0.0
             for a in range(self.nusers[link]):
                 fl = &self.flows[on[a]]
+                total += fl.weight
                 if fl.seen != self.stamp:
                     fl.seen = self.stamp
                     _grow(<void **> &self.members, &self.capmembers, self.nmembers + 1,
@@ -363,18 +367,11 @@ cdef class FluidNetwork:
                     self.members[self.nmembers] = on[a]
                     self.nmembers += 1
                     n = self._reach(on[a], n)
-        self.nreached += n
-        for i in range(n):
-            link = self.component[i]
+                    self._leave_out(on[a])
             self.spare[link] = self.bandwidth[link]
             self.count[link] = self.nusers[link]
-            self.total[link] = 0.0
-            on = self.users[link]
-            for a in range(self.nusers[link]):
-                self.total[link] += self.flows[on[a]].weight
-            self.place[link] = -1
-        for i in range(self.nmembers):
-            self._leave_out(self.members[i])
+            self.total[link] = total
+        self.nreached += n
         for i in range(n):
             link = self.component[i]
             if self.count[link] and self.place[link] == -1:
@@ -433,7 +430,7 @@ cdef class FluidNetwork:
         cdef double shared = INFINITY
         for j in range(fl.first, fl.first + fl.length):
             link = self.hops[j].link
-            if self.count[link] > 1:
+            if self.nusers[link] > 1:
                 if self.bandwidth[link] < shared:
                     shared = self.bandwidth[link]
             elif lone < 0 or self.bandwidth[link] < self.bandwidth[lone] or (
@@ -441,7 +438,7 @@ cdef class FluidNetwork:
                 lone = link
         for j in range(fl.first, fl.first + fl.length):
             link = self.hops[j].link
-            if self.count[link] == 1 and (link != lone or self.bandwidth[link] >= shared):
+            if self.nusers[link] == 1 and (link != lone or self.bandwidth[link] >= shared):
                 self.place[link] = -2
 
     cdef void _unorder(self, int link, int *n) noexcept:
