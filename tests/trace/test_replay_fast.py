@@ -61,7 +61,8 @@ def assert_same_replay(trace: Trace, table, machine, speed: float = 1.0,
     reference = fastengine.simulate(trace_model(trace, speed, delays=delays), trace.numprocs,
                                     quiet, rng=run_generator(3, 0), records=True)
     assert fast.unsupported(table) is None
-    assert fast.fastconvert is None or fast._fits(table)    # the compiled passes convert it
+    # the compiled passes convert it
+    assert fast.fastconvert is None or fast.numpy_conversion(table) is None
     converted = fast.convert(table, speed, delays, trace.oversubscribed)
     assert_same_arrays(converted, fast.convert_reference(table, speed, delays,
                                                          trace.oversubscribed))
@@ -179,7 +180,7 @@ def test_the_compiled_passes_are_built_and_key_sets_of_peers_exactly():
         now += 1.0
     trace = Trace(tuple(tuple(r) for r in rows))
     table = fast.table_of(trace)
-    assert fast._fits(table)
+    assert fast.numpy_conversion(table) is None
     got = fast.convert(table, 1.0, True, False)
     assert_same_arrays(got, fast.convert_reference(table, 1.0, True, False))
     # only the first Waitall on (1, 2, 3) took longer (0.2 s) than the fastest of its kind
@@ -192,7 +193,7 @@ def test_the_compiled_passes_make_the_numpy_arrays(seed, monkeypatch):
     numprocs = 2 + seed % 4
     trace = without_polls(monkeypatch, seed, numprocs, cores=2 if seed % 3 == 0 else None)
     table = fast.table_of(trace)
-    assert fast._fits(table)
+    assert fast.numpy_conversion(table) is None
     for delays in (True, False):
         assert_same_arrays(fast.convert(table, 1.25, delays, trace.oversubscribed),
                            fast.convert_reference(table, 1.25, delays, trace.oversubscribed))
@@ -202,7 +203,7 @@ def test_tags_past_the_compiled_keys_convert_in_numpy():
     trace = Trace(((Call("MPI_Init", 0, 1), Call("MPI_Send", 1, 2, (Send(1, 2**32, 8),))),
                    (Call("MPI_Init", 0, 1), Call("MPI_Recv", 1, 3, (Recv(0, 2**32, 8),)))))
     table = fast.table_of(trace)
-    assert not fast._fits(table)
+    assert fast.numpy_conversion(table) == "a tag does not fit 32 bits"
     assert_same_arrays(fast.convert(table), fast.convert_reference(table))
 
 
@@ -286,3 +287,22 @@ def test_replay_says_which_way_it_replayed(traced_programs):
     assert ("pevpm replay: note: replayed through model statements, not in arrays (slower, "
             "at most about 330,000 calls): a collective on a communicator of some ranks"
             in slow.stderr)
+
+
+def test_replay_says_when_numpy_made_the_arrays(traced_programs, monkeypatch):
+    """Without the compiled passes the replay is the same and a note says it was slower."""
+    from argparse import Namespace
+
+    from pevpm.cli.replay import replay_archive
+
+    args = Namespace(speed=1.0, runs=1, seed=0, trace=traced_programs["halo"], delays=True,
+                     workers=1)
+    machine = parse_machine("default")
+    compiled_result, _ = replay_archive(traced_programs["halo"], machine, args)
+    monkeypatch.setattr(fast, "fastconvert", None)
+    numpy_result, _ = replay_archive(traced_programs["halo"], machine, args)
+    assert numpy_result.prediction.mean == compiled_result.prediction.mean
+    assert numpy_result.note == (
+        "the replay's arrays were made in numpy, not in the compiled passes (slower, the same "
+        "replay): the compiled conversion module (pevpm.trace.replay.fastconvert) is not built")
+    assert not compiled_result.note

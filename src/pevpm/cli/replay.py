@@ -130,12 +130,17 @@ def replay_archive(path: Path, machine, args):
     why = ("the compiled OTF2 reader does not read it" if held[0] is None
            else fast.unsupported(held[0]))
     if why is None:
+        slower = fast.numpy_conversion(held[0])
         result = replay_table(held, machine, speed=args.speed, runs=args.runs,
                               seed=args.seed, source=str(args.trace), delays=args.delays)
+        notes = []
+        if slower is not None:
+            notes.append(f"the replay's arrays were made in numpy, not in the compiled "
+                         f"passes (slower, the same replay): {slower}")
         if args.workers != 1 and result.prediction.runs > 1:
-            result = replace(result, note="a replay in arrays runs its runs one after another "
-                                          "in this process (--workers is not used)")
-        return result, None
+            notes.append("a replay in arrays runs its runs one after another in this "
+                         "process (--workers is not used)")
+        return (replace(result, note="; ".join(notes)) if notes else result), None
     del held
     with no_cycle_collection():     # a long trace is many small objects
         trace = read_archive(path)

@@ -126,7 +126,7 @@ def unsupported(table: CallTable) -> str | None:
     polls = np.isin(table.region, [k for k, n in enumerate(table.names) if n in POLLS])
     if polls.any():
         return f"it polls ({table.names[table.region[np.argmax(polls)]]})"
-    if fastconvert is not None and _fits(table):
+    if numpy_conversion(table) is None:
         table = _contiguous(table)
         shape, alternates = fastconvert.shapes(table), fastconvert.links(table)[4]
     else:
@@ -156,21 +156,29 @@ def convert(table: CallTable, speed: float = 1.0, delays: bool = True,
     ``as_traced``: gaps sleep, the trace's ranks shared their cores already), in
     the compiled passes of :mod:`pevpm.trace.replay.fastconvert` where built,
     else by :func:`convert_reference` (the same arrays, in numpy)."""
-    if fastconvert is None or not _fits(table):
+    if numpy_conversion(table) is not None:
         return convert_reference(table, speed, delays, as_traced)
     return _convert_compiled(table, speed, delays, as_traced)
 
 
-def _fits(table: CallTable) -> bool:
-    """Whether the compiled passes take ``table`` as it is: every rank has calls,
-    every record a kind of :data:`~pevpm.trace.table.KINDS` and a peer among the
-    ranks, and their keys hold the tags exactly (32 bits)."""
+def numpy_conversion(table: CallTable) -> str | None:
+    """Why :func:`convert` makes ``table``'s arrays in numpy (slower, the same
+    arrays) rather than in the compiled passes, or None.  The compiled passes
+    take a table whose every rank has calls, every record a kind of
+    :data:`~pevpm.trace.table.KINDS` and a peer among the ranks, and whose
+    tags fit their 32-bit keys."""
     def within(column: np.ndarray, top: int) -> bool:
         return not len(column) or (column.min() >= 0 and column.max() < top)
 
-    return (table.numprocs < 2**31 and bool(np.all(np.diff(table.rank_starts) > 0))
-            and within(table.kind, COLLECTIVE + 1) and within(table.peer, table.numprocs)
-            and within(table.tag, 2**32))
+    if fastconvert is None:
+        return "the compiled conversion module (pevpm.trace.replay.fastconvert) is not built"
+    if table.numprocs >= 2**31 or not np.all(np.diff(table.rank_starts) > 0):
+        return "a rank made no MPI calls"
+    if not within(table.kind, COLLECTIVE + 1) or not within(table.peer, table.numprocs):
+        return "a record's kind or peer is outside the compiled passes' range"
+    if not within(table.tag, 2**32):
+        return "a tag does not fit 32 bits"
+    return None
 
 
 def _convert_compiled(table: CallTable, speed: float, delays: bool,
