@@ -50,19 +50,7 @@ fi
 out=${3:?the output folder}
 shift 3
 carried=$(cd "$carried" && pwd)
-prefix=$(mktemp -d /tmp/pevpm-node.XXXXXX)
-"$py" -m zipfile -e "$carried"/mpich-*.whl "$prefix/wheel"    # no unzip needed
-mv "$prefix"/wheel/*.data/data "$prefix/mpi"
-chmod +x "$prefix"/mpi/bin/*          # zipfile keeps no permissions
-tag=$("$py" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
-"$py" -m pip install -q --no-index --no-deps --no-compile --target "$prefix/site" \
-    "$carried"/mpi4py-*-"$tag"-*.whl
-cp -r "$carried"/otf2site/. "$prefix/site/"
-export PATH="$prefix/mpi/bin:$PATH"
-export LD_LIBRARY_PATH="$prefix/mpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export MPI4PY_LIBMPI="$prefix/mpi/lib/libmpi.so.12"
-export PYTHONPATH="$root/src:$prefix/site${PYTHONPATH:+:$PYTHONPATH}"
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1
+source "$root/benchmarks/node_env.sh"
 "$py" -c 'import mpi4py.MPI, otf2, numpy, scipy, matplotlib, yaml, tqdm' \
     || { echo "node_validation.sh: a package is missing (above)" >&2; exit 1; }
 echo "node: $("$py" -c "import os; print(len(os.sched_getaffinity(0)))") cores, $("$py" --version), $(mpichversion | head -1)" >&2
