@@ -10,6 +10,12 @@ has a core per rank.
   calibrations (before and after its runs, :func:`interleaved_params`); the
   ``full`` model and the baselines as ``pevpm validate`` predicts them.
 * The tutorial's CG: the mean of the two calibrations' ``-D`` values.
+* The run's own clock (Jacobi, FFT; runs measured since the per-rank
+  breakdowns are kept): every serial parameter times :func:`clock_factor`,
+  the kernels' seconds inside the timed runs over the calibrations' seconds
+  for the same kernels on the same strips.  On a node whose CPU speed
+  drifts between a calibration and the runs, ``full`` at the runs' clock
+  is the model's own error.
 * Extraction: the timed section of each traced case study (first barrier to
   the final gather) extracted from all traced counts, predicted at every
   measured count against the real runs, and at 64, 256 and 1,024 ranks
@@ -69,12 +75,64 @@ def rows_of(points: dict, predicted) -> list[dict]:
     return rows
 
 
+#: The phases of an iteration each program times inside its run (its result
+#: line's per-rank breakdown) that the calibration times as kernels.
+IN_RUN_KERNELS = {"jacobi": ("compute",), "fft2d": ("compute", "transpose")}
+
+
+def calibrated_kernels(name: str, calibration: dict, n: int) -> float:
+    """Seconds one iteration of ``IN_RUN_KERNELS[name]`` takes on one of ``n``
+    ranks by one calibration: the Jacobi's stencil on its strip, the FFT's
+    two row-FFT phases and its pack and unpack (each timed with the
+    neighbours busy)."""
+    data = calibration[name]
+    if name == "jacobi":
+        return data["strip"][str(n)]["median"]
+    return 2 * data["row_ffts"][str(n)]["median"] + data["transpose"][str(n)]["median"]
+
+
+def clock_factor(name: str, point: dict, n: int, iterations: int) -> float | None:
+    """How much slower the kernels ran inside the timed runs than in the
+    calibrations around them: the runs' median of the ranks' mean kernel
+    seconds per iteration over the calibrations' mean.  None where the point
+    kept no per-rank breakdown or the program times no kernels.
+
+    >>> point = {"ranks": [[{"compute": 2.0}, {"compute": 2.2}]],
+    ...          "calibrations": [{"jacobi": {"strip": {"2": {"median": 1e-4}}}}]}
+    >>> round(clock_factor("jacobi", point, 2, 10000), 3)
+    2.1
+    """
+    if name not in IN_RUN_KERNELS or not point.get("ranks"):
+        return None
+    in_run = statistics.median(
+        statistics.fmean(sum(rank[k] for k in IN_RUN_KERNELS[name]) for rank in ranks)
+        for ranks in point["ranks"]) / iterations
+    calibrated = statistics.fmean(calibrated_kernels(name, c, n) for c in point["calibrations"])
+    return in_run / calibrated
+
+
+def at_clock(params: dict, factor: float) -> dict:
+    """Model parameters with every serial time (``t_...``) scaled by ``factor``."""
+    return {k: v * factor if k.startswith("t_") else v for k, v in params.items()}
+
+
 def case_rows(name: str, points: dict, profile: str, size: ProblemSize, runs: int) -> list[dict]:
-    """One case study's rows: the parameters of the calibrations around each point."""
+    """One case study's rows: the parameters of the calibrations around each point,
+    and (where the point has a :func:`clock_factor`) ``full`` at the runs' clock."""
     case = CASES[name]
-    return rows_of(points, lambda n, point: predict_point(
-        case, n, profile, interleaved_params([case.model_params(c, n, size)
-                                              for c in point["calibrations"]]), runs, SEED))
+
+    def predicted(n: int, point: dict) -> dict:
+        params = interleaved_params([case.model_params(c, n, size)
+                                     for c in point["calibrations"]])
+        row = predict_point(case, n, profile, params, runs, SEED)
+        iterations = params.get("iterations")
+        factor = clock_factor(name, point, n, iterations) if iterations else None
+        if factor is not None:
+            clocked = predict_point(case, n, profile, at_clock(params, factor), runs, SEED)
+            row["clock"] = {"factor": factor, "full": clocked["predictions"]["full"]}
+        return row
+
+    return rows_of(points, predicted)
 
 
 def cg_rows(points: dict, profile: str, runs: int) -> list[dict]:
@@ -158,6 +216,18 @@ def tables(record: dict, validation: dict, extraction: dict) -> str:
             lines.append(f"| {r['n']} | {r['measured_mean']:.4f} | {r['measured_sd']:.4f} | "
                          + " | ".join(cells) + " |")
         lines.append("")
+        clocked = [r for r in rows if "clock" in r]
+        if clocked:
+            lines += [f"{name} at the timed runs' own clock (kernels inside the runs over "
+                      "the calibrations' kernels):", "",
+                      "| ranks | measured (s) | full | err | clock factor | full at the runs' clock "
+                      "| err |", "|---" * 7 + "|"]
+            for r in clocked:
+                full, c = r["predictions"]["full"], r["clock"]
+                lines.append(f"| {r['n']} | {r['measured_mean']:.4f} | {full:.4f} | "
+                             f"{percent(full, r['measured_mean'])} | {c['factor']:.3f} | "
+                             f"{c['full']:.4f} | {percent(c['full'], r['measured_mean'])} |")
+            lines.append("")
     for name, x in extraction.items():
         lines += [f"### {name}: extracted model (section {SECTION[0]} to {SECTION[1]})", ""]
         if "error" in x:

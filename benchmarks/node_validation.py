@@ -25,11 +25,19 @@ that runs it, only on the profile, the calibrations and the seed)
       the final gather, as ``benchmarks/trace_extract.py`` does) predicting the
       real runs at every measured count, and compared with the hand-written
       models at 64, 256 and 1,024 ranks (nodes like this one, N ranks each);
+    * for the Jacobi and the FFT, ``full`` again at the clock speed of the
+      timed runs themselves (:func:`node_analysis.clock_factor`: the kernels'
+      seconds inside the runs against the calibrations' seconds for the same
+      kernels), which tells a model's error from the node's speed drifting
+      between a calibration and the runs;
     * ``OUT/results.json``, ``OUT/tables.md`` and an HTML report in
       ``OUT/report``.
 
 ``all OUT`` runs both.  ``--deadline SECONDS`` bounds the measure phase: a
 step that would start after it is skipped and named in ``node.json``.
+``--programs jacobi,fft2d --no-bench --no-traces`` times only those programs
+(a short node call; copy a profile of the same node kind to
+``OUT/machine.db`` before ``analyse``).
 
 Run (2-core dry run):  PYTHONPATH=src python benchmarks/node_validation.py all /tmp/nv
 On a lent node:        bash benchmarks/node_validation.sh  (sets up the carried MPI first)
@@ -60,6 +68,9 @@ from pevpm.errors import PevpmError
 from pevpm.validate import calibration as calib
 from pevpm.validate.cases import CASES, ProblemSize
 from pevpm.validate.runner import LocalLauncher, find_mpiexec, run_example
+
+#: Everything the measure phase can time: the case studies and the tutorial's CG.
+PROGRAMS = (*CASES, "cg")
 
 
 def node_cores() -> int:
@@ -188,7 +199,8 @@ def measure_case(name: str, n: int, size: ProblemSize, repeats: int,
 
     m = run_example(name, n, case.program_args(size), repeats=repeats,
                     launcher=LocalLauncher(env=dict(case.environment)), between=between)
-    return {"times": list(m.times), "others": list(m.others), "calibrations": calibrations}
+    return {"times": list(m.times), "others": list(m.others), "calibrations": calibrations,
+            "ranks": [record["ranks"] for record in m.records]}
 
 
 CG_TIME = re.compile(r"cg: (\d+) ranks, .*?: ([0-9.]+) s")
@@ -225,25 +237,32 @@ def measure_cg(n: int, repeats: int) -> dict:
 
 
 def measure(out: Path, repeats: int, deadline: float, cores: int | None,
-            calibration_repeats: int, fft_iterations: int = FFT_ITERATIONS) -> dict:
-    """The measure phase (module doc); returns and writes ``out/node.json``."""
+            calibration_repeats: int, fft_iterations: int = FFT_ITERATIONS,
+            programs: tuple[str, ...] = PROGRAMS, with_bench: bool = True,
+            with_traces: bool = True) -> dict:
+    """The measure phase (module doc); returns and writes ``out/node.json``.
+    ``programs`` are the ones timed; without ``with_bench`` no profile is
+    measured (copy one to ``out/machine.db`` before analysing), without
+    ``with_traces`` nothing is traced."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "machine.db").unlink(missing_ok=True)
+    if with_bench:
+        (out / "machine.db").unlink(missing_ok=True)
     cores = cores or node_cores()
     counts, size = rank_counts(cores), replace(ProblemSize(), fft_iterations=fft_iterations)
     record = {"format": "pevpm-node-validation/1", "conditions": conditions(),
               "counts": counts, "trace_counts": trace_counts(cores), "repeats": repeats,
               "size": size.__dict__, "steps": {}, "skipped": [], "failed": {},
-              "cases": {name: {} for name in (*CASES, "cg")}, "traces": {}}
+              "cases": {name: {} for name in PROGRAMS}, "traces": {}}
     steps = Steps(record, deadline, out / "node.log")
 
     def save() -> None:
         record["conditions"]["load_end"] = os.getloadavg()[0]
         (out / "node.json").write_text(json.dumps(record, indent=1) + "\n")
 
-    record["bench"] = steps.run("bench", 20, bench, out, counts)
+    if with_bench:
+        record["bench"] = steps.run("bench", 20, bench, out, counts)
     save()
-    for name in TRACED:
+    for name in TRACED if with_traces else ():
         for n in record["trace_counts"]:
             where = out / "traces" / f"{name}-{n}"
             shutil.rmtree(where, ignore_errors=True)
@@ -253,14 +272,14 @@ def measure(out: Path, repeats: int, deadline: float, cores: int | None,
                 record["traces"][f"{name}-{n}"] = f"traces/{where.name}"
         save()
     for n in reversed(counts):
-        for name in CASES:
+        for name in (name for name in CASES if name in programs):
             point = steps.run(f"{name} n={n}", 15, measure_case, name, n, size, repeats,
                               calibration_repeats)
             if point:
                 record["cases"][name][str(n)] = point
                 steps.say(f"  {name} n={n}: " + ", ".join(f"{t:.4f}" for t in point["times"]))
             save()
-        point = steps.run(f"cg n={n}", 10, measure_cg, n, repeats)
+        point = steps.run(f"cg n={n}", 10, measure_cg, n, repeats) if "cg" in programs else None
         if point:
             record["cases"]["cg"][str(n)] = point
             steps.say(f"  cg n={n}: " + ", ".join(f"{t:.4f}" for t in point["times"]))
@@ -284,10 +303,22 @@ def main(argv=None) -> int:
     parser.add_argument("--fft-iterations", type=int, default=FFT_ITERATIONS,
                         help=f"FFT iterations per real run ({FFT_ITERATIONS})")
     parser.add_argument("--runs", type=int, default=12, help="Monte Carlo runs per prediction")
+    parser.add_argument("--programs", default=",".join(PROGRAMS),
+                        help=f"programs to time, comma-separated ({','.join(PROGRAMS)})")
+    parser.add_argument("--bench", action=argparse.BooleanOptionalAction, default=True,
+                        help="measure the node's profile (--no-bench: copy one to "
+                             "OUT/machine.db before analysing)")
+    parser.add_argument("--traces", action=argparse.BooleanOptionalAction, default=True,
+                        help="trace the Jacobi and the bag for extraction")
     args = parser.parse_args(argv)
+    programs = tuple(name for name in args.programs.split(",") if name)
+    unknown = sorted(set(programs) - set(PROGRAMS))
+    if unknown or not programs:
+        parser.error(f"--programs: {', '.join(unknown) or 'none given'}; "
+                     f"known: {', '.join(PROGRAMS)}")
     if args.phase in ("measure", "all"):
         measure(args.out, args.repeats, args.deadline, args.cores, args.calibration_repeats,
-                args.fft_iterations)
+                args.fft_iterations, programs, args.bench, args.traces)
     if args.phase in ("analyse", "all"):
         from node_analysis import analyse
         analyse(args.out, args.runs)
