@@ -27,9 +27,10 @@ that runs it, only on the profile, the calibrations and the seed)
       models at 64, 256 and 1,024 ranks (nodes like this one, N ranks each);
     * for the Jacobi and the FFT, ``full`` again at the clock speed of the
       timed runs themselves (:func:`node_analysis.clock_factor`: the kernels'
-      seconds inside the runs against the calibrations' seconds for the same
-      kernels), which tells a model's error from the node's speed drifting
-      between a calibration and the runs;
+      seconds inside the runs, the ranks' mean and the slowest rank's,
+      against the calibrations' seconds for the same kernels), which tells
+      a model's error from the node's speed drifting between a calibration
+      and the runs;
     * ``OUT/results.json``, ``OUT/tables.md`` and an HTML report in
       ``OUT/report``.
 
