@@ -13,7 +13,8 @@ last lines it printed). The steps run in the order of their value -- every
 program's traces at 1, 2 and 4 ranks (LULESH at 1 and 8), then those at 8
 and 16, then the untraced runs, then the same again for the second repeat
 -- and a step is skipped, and named in the JSON, when its expected time
-(``--expect`` seconds, or twice the last run of the same program and count)
+(``--expect`` seconds, or twice the last run of the same program, count
+and kind)
 would end it past ``--deadline`` seconds after the start. Counts above
 ``--max-ranks`` (default: the cores this process may use) are left out.
 Writes ``OUT/node_corpus.json`` (the node, each run's times and load average
@@ -106,8 +107,10 @@ def run_step(step, apps: Path, out: Path, scratch: Path, timeout: float) -> dict
 
 
 def expected(step, rows: list[dict], guess: float) -> float:
-    """Twice the last run of the same program and count (traced or not), else ``guess``."""
-    same = [r["wall_s"] for r in rows if (r["program"], r["ranks"]) == step[:2]]
+    """Twice the last run of the same program and count, traced or untraced as
+    ``step`` is, else ``guess``."""
+    same = [r["wall_s"] for r in rows
+            if (r["program"], r["ranks"], r["traced"]) == (step[0], step[1], step[3])]
     return 2 * same[-1] if same else guess
 
 
