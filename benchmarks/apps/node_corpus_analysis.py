@@ -2,7 +2,7 @@
 and 4 ranks (LULESH 1 and 8), predict at every traced count on the node's
 measured profile, against the traced runs (docs/apps.md, "On a 16-core node").
 
-    python benchmarks/apps/node_analysis.py RESULTS WORK --machine /tmp/node28/machine.db
+    python benchmarks/apps/node_corpus_analysis.py RESULTS WORK --machine benchmarks/results/node-2026-11-27/run4/machine.db
 
 ``RESULTS`` holds what ``node_corpus.sh`` wrote on the node
 (``node_corpus.json``, ``traces-PROGRAM.tar.gz``). For each program and
@@ -11,7 +11,7 @@ rule: the lower of two) as ``WORK/PROGRAM/trace<N>``, all the runs' times and
 load averages written where ``pipeline.py --reuse`` keeps them; then
 ``pipeline.py`` replays, extracts and predicts (``--ranks`` the extracted
 counts, ``--predict`` the others), and each count outside the extracted ones
-is replayed here. Writes ``WORK/node_analysis.json`` and prints one Markdown
+is replayed here. Writes ``WORK/node_corpus_analysis.json`` and prints one Markdown
 row a program: replay error and prediction error at every traced count, the
 traced runs' median time and spread, the untraced runs' wall time.
 """
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         with tarfile.open(packed) as tar:
             tar.extractall(raw, filter="data")
     outs = [analyse(p, report, raw, work, args.machine) for p in args.programs.split(",")]
-    (work / "node_analysis.json").write_text(json.dumps(outs, indent=1, default=str))
+    (work / "node_corpus_analysis.json").write_text(json.dumps(outs, indent=1, default=str))
     for out in outs:
         print(row_text(out))
     return 0 if all("error" not in o for o in outs) else 1
