@@ -24,7 +24,7 @@ goes the reference way with a ``note:`` saying so:
 * a call mixing kinds of MPI records other than a ``Sendrecv``'s send and
   receive (a Wait's completions of sends and receives mix freely);
 * a receive request posted again before it completed;
-* a rank with no calls.
+* a rank with no calls, or with 2**31 or more.
 
     checked = check(read_table(path))           # pevpm.trace.otf2.read
     if checked.why is None:                     # None: convert here
@@ -144,6 +144,9 @@ def check(table: CallTable) -> Checked:
     for rank in range(table.numprocs):
         if table.rank_starts[rank] == table.rank_starts[rank + 1]:
             return Checked(table, f"rank {rank} made no MPI calls", None, None)
+        if table.rank_starts[rank + 1] - table.rank_starts[rank] >= 2**31:
+            # an instruction's call index is 32 bits (INSTRUCTION's "call")
+            return Checked(table, f"rank {rank} made 2**31 MPI calls or more", None, None)
     polls = np.isin(table.region, [k for k, n in enumerate(table.names) if n in POLLS])
     if polls.any():
         why = f"it polls ({table.names[table.region[np.argmax(polls)]]})"

@@ -1083,10 +1083,10 @@ cdef int _array_instructions(Code c, code) except -1:
     f = code.fields
     cdef const signed char[::1] op = f["op"], flag = f["flag"]
     cdef const int[::1] name = f["name"]
-    cdef const int64_t[::1] size = f["size"], peer = f["peer"], tag = f["tag"]
-    cdef const int64_t[::1] recv_size = f["recv_size"], src = f["src"]
+    cdef const int64_t[::1] size = f["size"], tag = f["tag"], recv_size = f["recv_size"]
+    cdef const int[::1] peer = f["peer"], src = f["src"], count = f["count"]
     cdef const int64_t[::1] recv_tag = f["recv_tag"], request = f["request"]
-    cdef const int64_t[::1] first = f["first"], count = f["count"]
+    cdef const int64_t[::1] first = f["first"]
     cdef const double[::1] seconds = f["seconds"]
     cdef const int64_t[::1] reqs = code.requests
     cdef int pc, nid, o, nnames = len(code.names)
