@@ -8,7 +8,8 @@ with the cycle collector paused and freed memory kept as ``replay`` does:
 
 * arrays   -- the C reader's arrays alone (``record_arrays``),
 * read     -- ``read_table``: the reader's arrays made a ``CallTable`` (peers as world ranks),
-* checks   -- ``fast.unsupported`` (what the arrays do not take),
+* checks   -- ``fast.check`` (what the arrays do not take; the request links
+  it finds are reused by ``convert``),
 * convert  -- ``fast.convert``: every rank's instruction arrays, with the
   traced delays where the case keeps them (the compiled passes where built),
 * delays   -- what the delays add to ``convert`` (``convert`` again without them, the
@@ -107,18 +108,19 @@ def phases(directory: str, machine, runs: int, delays: bool, reference: bool) ->
     with timed(t["read"]):
         table = read_table(Path(directory))
     with timed(t["checks"]):
-        why = fast.unsupported(table)
-    if why is not None:
-        raise SystemExit(f"{directory}: not replayed in arrays: {why}")
+        checked = fast.check(table)
+    del table
+    if checked.why is not None:
+        raise SystemExit(f"{directory}: not replayed in arrays: {checked.why}")
     if delays:
         with timed(t["delays"]):
-            fast.convert(table, 1.0, False, False)
+            fast.convert(checked, 1.0, False, False)
     with timed(t["convert"]):
-        converted = fast.convert(table, 1.0, delays, False)
+        converted = fast.convert(checked, 1.0, delays, False)
     if delays:
         t["delays"][0] = t["convert"][0] - t["delays"][0]
-    calls, numprocs = table.calls, table.numprocs
-    del table
+    calls, numprocs = checked.table.calls, checked.table.numprocs
+    del checked
     instructions = sum(len(code["op"]) for code in converted.codes)
     with timed(t["codes"]):
         program = ArrayProgram(converted.codes, converted.requests, converted.names, directory)

@@ -5,7 +5,8 @@ and the runs are the reference's.
 Covers what the array code itself decides: the records it makes on demand,
 the arrays it refuses, operands that do not fit the core's C slots (read
 from the record), a two-tag ``MPI_Sendrecv`` whose request names must not
-read as "no request", the run beside a recording (``--perfetto``, ``report
+read as "no request", request numbers the core forgets once waited (posted
+again; a second wait leaves the core with a note), the run beside a recording (``--perfetto``, ``report
 --recorded``) replayed in arrays, and a replay's start-up without scipy.
 """
 
@@ -22,7 +23,7 @@ from pevpm.machine.presets import parse_machine
 from pevpm.trace.events import Call, Posted, Recv, Send, SendDone, Trace
 from pevpm.trace.replay import fast
 from pevpm.trace.replay.replay import replay_machine, trace_model
-from pevpm.vm.kernel import fastengine
+from pevpm.vm.kernel import arrays, engine, fastengine
 from pevpm.vm.kernel import program as vm
 from pevpm.vm.kernel.arrays import INSTRUCTION, ArrayCode, ArrayProgram
 from pevpm.vm.kernel.instructions import Collective, Exchange, Message, Serial, Wait
@@ -98,6 +99,41 @@ def test_operands_past_the_c_slots_are_read_from_their_records():
          Call("MPI_Send", 1.1, 1.2, (Send(0, 2, 16),)), Call("MPI_Finalize", 1.5, 1.6)),
     ))
     assert_same_replay(trace, fast.table_of(trace), MACHINES["hockney"])
+
+
+def numbered_program(waits: int) -> ArrayProgram:
+    """Rank 0 posts request 7 (an Isend to rank 1) and waits on it ``waits`` times,
+    then posts request 7 again and waits; rank 1 receives both."""
+    send = {"op": vm.SEND, "name": 0, "size": 8, "peer": 1, "tag": 3, "request": 7}
+    wait = {"op": vm.WAIT, "name": 1, "first": 0, "count": 1}
+    recv = {"op": vm.RECV, "name": 2, "size": 8, "peer": 0, "tag": 3, "flag": 1}
+    codes = [code_of(send, *[wait] * waits, {"op": vm.SERIAL, "seconds": 0.5}, send, wait),
+             code_of(recv, recv)]
+    return ArrayProgram(codes, np.array([7]), ["MPI_Isend", "MPI_Wait", "MPI_Recv"], "t")
+
+
+def test_a_request_number_is_posted_again_after_its_wait():
+    """The core forgets a numbered request once waited; the number is free again."""
+    machine = parse_machine("hockney:latency=1ms,bandwidth=1MB/s")
+    program = numbered_program(1)
+    run = arrays.simulate(program, machine, rng=run_generator(0, 0), records=True)
+    reference = engine.simulate(
+        arrays._EMPTY_MODEL, 2, machine, rng=run_generator(0, 0), program=program.with_records())
+    assert run.engine_note is None
+    assert run.ranks == reference.ranks and run.messages_simulated == 2
+
+
+def test_a_request_waited_twice_leaves_the_core_with_a_note():
+    """An array code waits on each request once (a trace's completions): a second
+    wait on one is the reference engine's, and the note says so."""
+    machine = parse_machine("hockney:latency=1ms,bandwidth=1MB/s")
+    program = numbered_program(2)
+    run = arrays.simulate(program, machine, rng=run_generator(0, 0))
+    reference = engine.simulate(
+        arrays._EMPTY_MODEL, 2, machine, rng=run_generator(0, 0), program=program.with_records())
+    assert run.engine_note == ("the compiled core does not handle a wait on a request never "
+                               "posted or waited on already (an array code's)")
+    assert run.ranks == reference.ranks
 
 
 @pytest.mark.parametrize("delays", [True, False])

@@ -60,12 +60,14 @@ def assert_same_replay(trace: Trace, table, machine, speed: float = 1.0,
     quiet = replay_machine(machine, delays)
     reference = fastengine.simulate(trace_model(trace, speed, delays=delays), trace.numprocs,
                                     quiet, rng=run_generator(3, 0), records=True)
-    assert fast.unsupported(table) is None
-    # the compiled passes convert it
-    assert fast.fastconvert is None or fast.numpy_conversion(table) is None
-    converted = fast.convert(table, speed, delays, trace.oversubscribed)
+    checked = fast.check(table)
+    assert checked.why is None and fast.unsupported(table) is None
+    # the compiled passes convert it, reusing the request links the checks found
+    assert fast.fastconvert is None or (checked.slower is None and checked.links is not None)
+    converted = fast.convert(checked, speed, delays, trace.oversubscribed)
     assert_same_arrays(converted, fast.convert_reference(table, speed, delays,
                                                          trace.oversubscribed))
+    assert_same_arrays(converted, fast.convert(table, speed, delays, trace.oversubscribed))
     program = arrays.ArrayProgram(converted.codes, converted.requests, converted.names, "t")
     run = arrays.simulate(program, quiet, rng=run_generator(3, 0), records=True)
     assert run.engine_note == reference.engine_note
@@ -194,9 +196,11 @@ def test_the_compiled_passes_make_the_numpy_arrays(seed, monkeypatch):
     trace = without_polls(monkeypatch, seed, numprocs, cores=2 if seed % 3 == 0 else None)
     table = fast.table_of(trace)
     assert fast.numpy_conversion(table) is None
+    checked = fast.check(table)     # its links serve both conversions
     for delays in (True, False):
-        assert_same_arrays(fast.convert(table, 1.25, delays, trace.oversubscribed),
-                           fast.convert_reference(table, 1.25, delays, trace.oversubscribed))
+        reference = fast.convert_reference(table, 1.25, delays, trace.oversubscribed)
+        assert_same_arrays(fast.convert(table, 1.25, delays, trace.oversubscribed), reference)
+        assert_same_arrays(fast.convert(checked, 1.25, delays, trace.oversubscribed), reference)
 
 
 def test_tags_past_the_compiled_keys_convert_in_numpy():
@@ -204,7 +208,11 @@ def test_tags_past_the_compiled_keys_convert_in_numpy():
                    (Call("MPI_Init", 0, 1), Call("MPI_Recv", 1, 3, (Recv(0, 2**32, 8),)))))
     table = fast.table_of(trace)
     assert fast.numpy_conversion(table) == "a tag does not fit 32 bits"
+    checked = fast.check(table)
+    assert (checked.why, checked.slower, checked.links) == (
+        None, "a tag does not fit 32 bits", None)
     assert_same_arrays(fast.convert(table), fast.convert_reference(table))
+    assert_same_arrays(fast.convert(checked), fast.convert_reference(table))
 
 
 @pytest.mark.parametrize("compiled", [True, False])

@@ -102,10 +102,10 @@ def replay_run(trace, machine, *, source: str, seed: int = 0, speed: float = 1.0
     from pevpm.vm.strategies.montecarlo import run_generator
 
     quiet, rng = replay_machine(machine, delays), run_generator(seed, 0)
-    table = table if table is not None else fast.table_of(trace)
-    why = fast.unsupported(table)
+    checked = fast.check(table if table is not None else fast.table_of(trace))
+    why = checked.why
     if why is None:
-        program, _ = table_program(table, speed, delays, source)
+        program, _ = table_program(checked, speed, delays, source)
         return simulate_arrays(program, quiet, rng=rng, trace=True)
     print(f"pevpm: note: the run beside the recording is replayed through model statements, "
           f"not in arrays (at most about 330,000 calls): {why}", file=sys.stderr)

@@ -126,11 +126,12 @@ def replay_archive(path: Path, machine, args):
     from pevpm.vm.kernel.fastengine import no_cycle_collection
 
     with no_cycle_collection():
-        held = [read_table(path)]       # replay_table lets it go once converted
-    why = ("the compiled OTF2 reader does not read it" if held[0] is None
-           else fast.unsupported(held[0]))
+        table = read_table(path)
+        held = [None if table is None else fast.check(table)]   # replay_table lets it go
+    del table
+    why = "the compiled OTF2 reader does not read it" if held[0] is None else held[0].why
     if why is None:
-        slower = fast.numpy_conversion(held[0])
+        slower = held[0].slower
         result = replay_table(held, machine, speed=args.speed, runs=args.runs,
                               seed=args.seed, source=str(args.trace), delays=args.delays)
         notes = []

@@ -24,11 +24,11 @@ goes the reference way with a ``note:`` saying so:
 * a call mixing kinds of MPI records other than a ``Sendrecv``'s send and
   receive (a Wait's completions of sends and receives mix freely);
 * a receive request posted again before it completed;
-* a rank with no calls.
+* a rank with no calls, or with 2**31 or more.
 
-    table = read_table(path)                    # pevpm.trace.otf2.read
-    why = unsupported(table)                    # None: convert here
-    program = convert(table, speed=1.0, delays=True)
+    checked = check(read_table(path))           # pevpm.trace.otf2.read
+    if checked.why is None:                     # None: convert here
+        converted = convert(checked, speed=1.0, delays=True)
 """
 
 from __future__ import annotations
@@ -118,19 +118,57 @@ class _Calls:
         return self.table.names[self.table.region[call]]
 
 
-def unsupported(table: CallTable) -> str | None:
-    """Why ``table`` is replayed the reference way, or None."""
+class Checked(NamedTuple):
+    """A table checked once for :func:`convert` (:func:`check`): ``why`` it goes
+    the reference way (None: in arrays), why :func:`convert` makes its arrays in
+    numpy (``slower``; None: in the compiled passes), the table with the columns
+    the compiled passes read contiguous, and the request links the checks
+    found (``fastconvert.links``; None where the passes do not run), which
+    :func:`convert` reuses instead of pairing the requests again."""
+
+    table: CallTable
+    why: str | None
+    slower: str | None
+    links: tuple | None
+
+
+def check(table: CallTable) -> Checked:
+    """``table`` checked for a replay in arrays (each check made once, its
+    results kept for :func:`convert`).
+
+    >>> from pevpm.trace.events import Call, Trace
+    >>> checked = check(table_of(Trace(((Call("MPI_Init", 0, 1),), (Call("MPI_Init", 0, 1),)))))
+    >>> checked.why, (checked.links is None) == (checked.slower is not None)
+    (None, True)
+    """
     for rank in range(table.numprocs):
         if table.rank_starts[rank] == table.rank_starts[rank + 1]:
-            return f"rank {rank} made no MPI calls"
+            return Checked(table, f"rank {rank} made no MPI calls", None, None)
+        if table.rank_starts[rank + 1] - table.rank_starts[rank] >= 2**31:
+            # an instruction's call index is 32 bits (INSTRUCTION's "call")
+            return Checked(table, f"rank {rank} made 2**31 MPI calls or more", None, None)
     polls = np.isin(table.region, [k for k, n in enumerate(table.names) if n in POLLS])
     if polls.any():
-        return f"it polls ({table.names[table.region[np.argmax(polls)]]})"
-    if numpy_conversion(table) is None:
+        why = f"it polls ({table.names[table.region[np.argmax(polls)]]})"
+        return Checked(table, why, None, None)
+    slower, links = numpy_conversion(table), None
+    if slower is None:
         table = _contiguous(table)
-        shape, alternates = fastconvert.shapes(table), fastconvert.links(table)[4]
+        links = fastconvert.links(table)
+        shape, alternates = fastconvert.shapes(table), links[4]
     else:
         shape, alternates = _Calls(table).shape, None
+    return Checked(table, _unsupported(table, shape, alternates), slower, links)
+
+
+def unsupported(table: CallTable) -> str | None:
+    """Why ``table`` is replayed the reference way, or None (:func:`check`'s ``why``)."""
+    return check(table).why
+
+
+def _unsupported(table: CallTable, shape: np.ndarray, alternates: bool | None) -> str | None:
+    """What of ``table`` (each call's ``shape``; whether its receive requests
+    alternate posted, completed, where known) the arrays do not take, or None."""
     odd = np.flatnonzero(shape < 0)
     if len(odd):
         return f"a {table.names[table.region[odd[0]]]} holds several kinds of MPI records"
@@ -150,15 +188,18 @@ def unsupported(table: CallTable) -> str | None:
     return None
 
 
-def convert(table: CallTable, speed: float = 1.0, delays: bool = True,
+def convert(table: CallTable | Checked, speed: float = 1.0, delays: bool = True,
             as_traced: bool = False) -> Converted:
     """Every rank's instructions (``delays``: with the traced delays inside calls;
     ``as_traced``: gaps sleep, the trace's ranks shared their cores already), in
     the compiled passes of :mod:`pevpm.trace.replay.fastconvert` where built,
-    else by :func:`convert_reference` (the same arrays, in numpy)."""
-    if numpy_conversion(table) is not None:
-        return convert_reference(table, speed, delays, as_traced)
-    return _convert_compiled(table, speed, delays, as_traced)
+    else by :func:`convert_reference` (the same arrays, in numpy).  Given the
+    table's :func:`check` (its ``why`` None), its findings are reused."""
+    checked = table if isinstance(table, Checked) else Checked(table, None,
+                                                                numpy_conversion(table), None)
+    if checked.slower is not None:
+        return convert_reference(checked.table, speed, delays, as_traced)
+    return _convert_compiled(checked, speed, delays, as_traced)
 
 
 def numpy_conversion(table: CallTable) -> str | None:
@@ -181,10 +222,15 @@ def numpy_conversion(table: CallTable) -> str | None:
     return None
 
 
-def _convert_compiled(table: CallTable, speed: float, delays: bool,
+def _convert_compiled(checked: Checked, speed: float, delays: bool,
                       as_traced: bool) -> Converted:
-    t = _contiguous(table)
-    isend_done, posted_of, live, event_call, _ = fastconvert.links(t)
+    if checked.links is None:
+        t = _contiguous(checked.table)
+        isend_done, posted_of, live, event_call, _ = fastconvert.links(t)
+    else:
+        t = checked.table
+        isend_done, posted_of, live, event_call, _ = checked.links
+    del checked
     rows = np.flatnonzero(t.kind == COLLECTIVE)
     coll_call = event_call[rows]
     coll_rank = np.searchsorted(t.rank_starts, coll_call, side="right") - 1

@@ -534,18 +534,20 @@ def instructions(t, moving: dict, ranks: dict, posted_of, live, names: dict, col
     cdef int64_t n = off[numprocs]
     fields = {"op": np.full(n, OP_SERIAL, np.int8), "name": np.zeros(n, np.int32),
               "flag": np.zeros(n, np.int8), "seconds": np.zeros(n)}
-    for name in ("size", "peer", "tag", "recv_size", "src", "recv_tag", "first", "count"):
+    for name in ("size", "tag", "recv_size", "recv_tag", "first"):
         fields[name] = np.zeros(n, np.int64)
+    for name in ("peer", "src", "count"):
+        fields[name] = np.zeros(n, np.int32)
     fields["request"] = np.full(n, -1, np.int64)
-    fields["call"] = np.full(n, -1, np.int64)
+    fields["call"] = np.full(n, -1, np.int32)
     cdef int8_t[::1] f_op = fields["op"], f_flag = fields["flag"]
     cdef int32_t[::1] f_name = fields["name"]
     cdef double[::1] f_seconds = fields["seconds"]
-    cdef int64_t[::1] f_size = fields["size"], f_peer = fields["peer"], f_tag = fields["tag"]
-    cdef int64_t[::1] f_rsize = fields["recv_size"], f_src = fields["src"]
-    cdef int64_t[::1] f_rtag = fields["recv_tag"], f_request = fields["request"]
-    cdef int64_t[::1] f_first = fields["first"], f_count = fields["count"]
-    cdef int64_t[::1] f_call = fields["call"]
+    cdef int64_t[::1] f_size = fields["size"], f_tag = fields["tag"]
+    cdef int64_t[::1] f_rsize = fields["recv_size"], f_rtag = fields["recv_tag"]
+    cdef int64_t[::1] f_request = fields["request"], f_first = fields["first"]
+    cdef int32_t[::1] f_peer = fields["peer"], f_src = fields["src"]
+    cdef int32_t[::1] f_count = fields["count"], f_call = fields["call"]
     computed = np.zeros(numprocs)
     delayed = np.zeros(numprocs)
     cdef double[::1] computed_v = computed, delayed_v = delayed

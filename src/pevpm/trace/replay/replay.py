@@ -534,14 +534,15 @@ def replay_machine(machine, delays: bool = True):
     return replace(machine, comm=quiet)
 
 
-def replay_table(table: CallTable | list[CallTable], machine, speed: float = 1.0,
+def replay_table(table: CallTable | fast.Checked | list, machine, speed: float = 1.0,
                  runs: int | None = None, seed: int = 0, source: str | None = None,
                  delays: bool = True) -> Replay:
     """:func:`replay` of a trace read as a :class:`~pevpm.trace.table.CallTable`, in
-    arrays (:mod:`pevpm.trace.replay.fast`: check :func:`~pevpm.trace.replay.fast.unsupported`
-    first): the same prediction, with no limit on the trace's length.  The runs
-    run one after another in this process.  Given in a list of one, the table is
-    taken out and let go once converted (a long trace's table is large)."""
+    arrays (:mod:`pevpm.trace.replay.fast`: check it with :func:`~pevpm.trace.replay.fast.check`
+    first, and pass that check to reuse its findings): the same prediction, with
+    no limit on the trace's length.  The runs run one after another in this
+    process.  Given in a list of one, the table is taken out and let go once
+    converted (a long trace's table is large)."""
     if isinstance(table, list):
         table = table.pop()
     from pevpm.vm.strategies.montecarlo import run_generator
@@ -551,7 +552,7 @@ def replay_table(table: CallTable | list[CallTable], machine, speed: float = 1.0
         runs = 1 if delays else 10
     _check_speed(speed)
     with no_cycle_collection():
-        numprocs = table.numprocs
+        numprocs = _table_of(table).numprocs
         program, converted = table_program(table, speed, delays, source)
         del table
         quiet = replay_machine(machine, delays)
@@ -565,14 +566,21 @@ def replay_table(table: CallTable | list[CallTable], machine, speed: float = 1.0
     return Replay(converted.traced, ranks, accumulator.build(), speed, delays)
 
 
-def table_program(table: CallTable, speed: float = 1.0, delays: bool = True,
+def table_program(table: CallTable | fast.Checked, speed: float = 1.0, delays: bool = True,
                   source: str | None = None) -> tuple[ArrayProgram, fast.Converted]:
     """The program that replays ``table`` in arrays (checked by
-    :func:`~pevpm.trace.replay.fast.unsupported`), and its conversion's figures."""
-    converted = fast.convert(table, speed, delays,
-                             table.cores is not None and table.numprocs > table.cores)
+    :func:`~pevpm.trace.replay.fast.check`, whose result it may be), and its
+    conversion's figures."""
+    t = _table_of(table)
+    oversubscribed = t.cores is not None and t.numprocs > t.cores
+    del t
+    converted = fast.convert(table, speed, delays, oversubscribed)
     return (ArrayProgram(converted.codes, converted.requests, converted.names,
                          source or "trace"), converted)
+
+
+def _table_of(table: CallTable | fast.Checked) -> CallTable:
+    return table.table if isinstance(table, fast.Checked) else table
 
 
 def replay(trace: Trace, machine, speed: float = 1.0, runs: int | None = None, seed: int = 0,

@@ -56,10 +56,10 @@ from pevpm.vm.kernel import program as vm
 from pevpm.vm.kernel.instructions import Collective, Exchange, Message, Serial, Wait
 
 INSTRUCTION = np.dtype([("op", "i1"), ("name", "<i4"), ("flag", "i1"), ("size", "<i8"),
-                        ("peer", "<i8"), ("tag", "<i8"), ("recv_size", "<i8"),
-                        ("src", "<i8"), ("recv_tag", "<i8"), ("request", "<i8"),
-                        ("first", "<i8"), ("count", "<i8"), ("seconds", "<f8"),
-                        ("call", "<i8")])
+                        ("peer", "<i4"), ("tag", "<i8"), ("recv_size", "<i8"),
+                        ("src", "<i4"), ("recv_tag", "<i8"), ("request", "<i8"),
+                        ("first", "<i8"), ("count", "<i4"), ("seconds", "<f8"),
+                        ("call", "<i4")])
 
 #: The statements the records name (their expressions only word errors): a value in
 #: an instruction array is a traced number.

@@ -307,6 +307,7 @@ cdef extern from *:
     pevpm_hent_t *pevpm_ht_get(pevpm_htab_t *t, uint64_t key)
     void pevpm_ht_del(pevpm_htab_t *t, pevpm_hent_t *h)
     void pevpm_ht_prefetch(pevpm_htab_t *t, uint64_t key)
+    uint64_t PEVPM_TOMB
     int pevpm_push(int **v, int *n, int *cap, int x)
 
 
@@ -1072,6 +1073,8 @@ cdef inline void _put_peer(Ins *i, int slot, int64_t value, bint source) noexcep
         i.konst |= 1 << slot
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
 cdef int _array_instructions(Code c, code) except -1:
     """Fill ``c``'s instructions from an array code's fields
     (:class:`pevpm.vm.kernel.arrays.ArrayCode`) in one typed loop, no record made:
@@ -1080,10 +1083,10 @@ cdef int _array_instructions(Code c, code) except -1:
     f = code.fields
     cdef const signed char[::1] op = f["op"], flag = f["flag"]
     cdef const int[::1] name = f["name"]
-    cdef const int64_t[::1] size = f["size"], peer = f["peer"], tag = f["tag"]
-    cdef const int64_t[::1] recv_size = f["recv_size"], src = f["src"]
+    cdef const int64_t[::1] size = f["size"], tag = f["tag"], recv_size = f["recv_size"]
+    cdef const int[::1] peer = f["peer"], src = f["src"], count = f["count"]
     cdef const int64_t[::1] recv_tag = f["recv_tag"], request = f["request"]
-    cdef const int64_t[::1] first = f["first"], count = f["count"]
+    cdef const int64_t[::1] first = f["first"]
     cdef const double[::1] seconds = f["seconds"]
     cdef const int64_t[::1] reqs = code.requests
     cdef int pc, nid, o, nnames = len(code.names)
@@ -1144,10 +1147,15 @@ cdef int _array_instructions(Code c, code) except -1:
 
 
 cdef inline object request_name(Code code, int pc, Ins *ins):
-    """The request a send or receive names, or None."""
-    if ins.named == INTEGER_NAMES:
-        return ins.u.lv[M_REQUEST_LV]
+    """The request a send or receive names, or None (an array code's numbered
+    requests: :meth:`Core.keep_numbered`)."""
     return code.code[pc].request if ins.named else None
+
+
+cdef inline uint64_t numbered_key(int64_t number) noexcept:
+    """An array code's request number as a key of a rank's ``numbered`` table
+    (numbers 2**63 - 2 and 2**63 - 1 give its two reserved keys)."""
+    return (<uint64_t> number) ^ (1ULL << 63)
 
 
 cdef dict _CODES = {}
@@ -1649,6 +1657,7 @@ cdef class Rank:
     cdef int place              # its processor name's place_number (a Serial's ``on``)
     cdef double factor
     cdef dict requests          # request name -> record (user code only)
+    cdef pevpm_htab_t numbered  # an array code's request number -> record (v1); e NULL: none yet
     cdef int *out               # outstanding records in post order (-1: waited by name)
     cdef int nout, capout
     cdef int outbase            # where the running collective's records start
@@ -1672,9 +1681,11 @@ cdef class Rank:
         self.nout = self.capout = self.outbase = self.nlive = self.ntomb = 0
         self.nwait, self.capwait = 0, INLINE_WAITS
         self.timed_calls = 0
+        self.numbered.e = NULL
 
     def __dealloc__(self):
         free(self.out)
+        pevpm_ht_free(&self.numbered)
         if self.waits != self.few:
             free(self.waits)
         free(self.loop)
@@ -2521,7 +2532,10 @@ cdef class Core:
                 rank.nwait = 0
                 self.wait_on(rank, s)
                 return self.wait(rank)
-            self.keep_request(rank, request_name(code, pc, ins), s)
+            if ins.named == INTEGER_NAMES:
+                self.keep_numbered(rank, ins.u.lv[M_REQUEST_LV], s)
+            else:
+                self.keep_request(rank, request_name(code, pc, ins), s)
         elif op == RECV:
             r = self.post_recv(rank, ins.opid, self.size_of(code, pc, M_SIZE, rank),
                                self.peer_of(code, pc, M_PEER, rank, True),
@@ -2531,7 +2545,10 @@ cdef class Core:
                 rank.nwait = 0
                 self.wait_on(rank, r)
                 return self.wait(rank)
-            self.keep_request(rank, request_name(code, pc, ins), r)
+            if ins.named == INTEGER_NAMES:
+                self.keep_numbered(rank, ins.u.lv[M_REQUEST_LV], r)
+            else:
+                self.keep_request(rank, request_name(code, pc, ins), r)
         elif op == SENDRECV:            # operands in the reference's order (a draw may be one)
             size = self.size_of(code, pc, X_SIZE, rank)
             dst = self.peer_of(code, pc, X_DST, rank, False)
@@ -2562,7 +2579,7 @@ cdef class Core:
             else:
                 if names is None:       # an array code's: integers
                     for w in range(ins.u.lv[0], ins.u.lv[0] + ins.u.lv[1]):
-                        self.wait_named(rank, code.reqids[w])
+                        self.wait_numbered(rank, code.reqids[w])
                 else:
                     for name in names:
                         self.wait_named(rank, name)
@@ -2595,6 +2612,23 @@ cdef class Core:
         if record is None:
             raise Unsupported("a wait on a request never posted")
         return self.wait_on(rank, record)
+
+    cdef int wait_numbered(self, Rank rank, int64_t number) except -1:
+        """Add the rank's request ``number`` (an array code's) to its next wait and
+        forget the number: an array code waits on each request it posts once (a
+        trace's completions), so the rank's table holds only open requests and a
+        waited record's slot is reused once its wait is over."""
+        cdef pevpm_hent_t *entry = NULL
+        cdef int i
+        if rank.numbered.e != NULL:
+            entry = pevpm_ht_find(&rank.numbered, numbered_key(number))
+        if entry == NULL:
+            raise Unsupported("a wait on a request never posted or waited on already "
+                              "(an array code's)")
+        i = entry.v1
+        pevpm_ht_del(&rank.numbered, entry)
+        self.wait_on(rank, i)
+        return self.release(i)          # the number's hold
 
     cdef inline int wait_on(self, Rank rank, int i) except -1:
         """Add record ``i`` to the rank's next wait (and hold it)."""
@@ -2940,6 +2974,24 @@ cdef class Core:
         self.reqs[r].flags |= QUEUED
         self.reqs[r].refs += 1
         return self.heap_push(self.reqs[r].posted, r)
+
+    cdef int keep_numbered(self, Rank rank, int64_t number, int i) except -1:
+        """:meth:`keep_request` for an array code's request ``number`` (kept in the
+        rank's C table, as ``requests`` keeps a name)."""
+        cdef uint64_t key = numbered_key(number)
+        cdef pevpm_hent_t *entry
+        if key >= PEVPM_TOMB:
+            raise Unsupported(f"a request numbered {number} (past 2**63 - 3)")
+        if rank.numbered.e == NULL and pevpm_ht_init(&rank.numbered, 64) < 0:
+            raise MemoryError()
+        entry = pevpm_ht_get(&rank.numbered, key)
+        if entry == NULL:
+            raise MemoryError()
+        if entry.v1 >= 0:
+            self.release(entry.v1)
+        entry.v1 = i
+        self.reqs[i].refs += 1
+        return self.keep_request(rank, None, i)
 
     cdef int keep_request(self, Rank rank, name, int i) except -1:
         if name is not None:        # a collective's requests have no names
