@@ -483,7 +483,9 @@ cdef struct Ins:
                             #   record), INTEGER_NAMES: an integer in u.lv; WAIT: the same
     unsigned char draw      # SERIAL: its time is a draw (DRAW_*) with parameters dv[0], dv[1];
                             #   SEND/RECV/SENDRECV: bit k: slot k's constant peer is relative,
-                            #   the rank's own plus iv[k] modulo the ranks (_shared_codes)
+                            #   the rank's own plus iv[k] modulo the ranks (_shared_codes),
+                            #   or with XOR_PEERS too, iv[k] XOR the rank's virtual number
+                            #   (_class_expansion)
     unsigned char status    # RECV: the matched sender and tag are bound to its status names
     unsigned char konst     # bit k: operand slot k is a valid constant in iv/dv
     unsigned short opid     # index of the MPI op name in OP_NAMES
@@ -494,6 +496,7 @@ cdef struct Ins:
 
 
 cdef enum:
+    XOR_PEERS = 0x80            # Ins.draw: relative peers are XORs (no operand slot is 7)
     NO_DRAW = 0
     DRAW_UNIFORM = 1            # dv: low, dv2: high
     DRAW_EXPONENTIAL = 2        # dv: mean
@@ -844,6 +847,7 @@ cdef class Code:
     cdef list exprs             # the XSlots of a user code's operands evaluated in C
     cdef const int64_t *reqids  # an array code's Waits' requests (in held)
     cdef object held
+    cdef int xor_extra          # a class expansion's ranks folded away (XOR_PEERS)
 
     def __cinit__(self, code, bint collective, statuses=frozenset()):
         cdef int pc
@@ -1263,6 +1267,83 @@ cdef Code _relative_code(tuple code, tuple ref, Py_ssize_t r, Py_ssize_t P, stat
             if i.konst & (1 << slot) and 0 <= i.u.iv[slot] < P:
                 i.u.iv[slot] = <int> ((i.u.iv[slot] - r + P) % P)
                 i.draw |= 1 << slot
+    return c
+
+
+cdef inline long _virtual(long rank, long extra) noexcept:
+    """``rank``'s number among recursive doubling's ranks (collectives.classes.virtual)."""
+    return rank // 2 if rank < 2 * extra else rank - extra
+
+
+cdef inline long _folded_xor(long rank, long mask, long extra) noexcept:
+    """The rank whose virtual number is ``rank``'s XOR ``mask``."""
+    cdef long new = _virtual(rank, extra) ^ mask
+    return 2 * new + 1 if new < extra else new + extra
+
+
+cdef class ClassCodes:
+    """One collective call's Codes: one per class of ranks
+    (:mod:`pevpm.vm.kernel.collectives.classes`), and each rank's class."""
+    cdef const int[::1] of
+    cdef list codes
+
+    cdef inline Code code_of(self, int rank):
+        return <Code> self.codes[self.of[rank]]
+
+
+cdef dict _CLASS_CODES = {}     # (op, size, root, ranks, config, place) -> ClassCodes or False
+
+
+cdef object class_expansions(op, long size, long root, long P, config, where):
+    """The ClassCodes of one collective call (kept for the process's later runs),
+    or False where its algorithm has no classes: each rank is expanded alone."""
+    key = (op, size, root, P, config, where)
+    found = _CLASS_CODES.get(key)
+    if found is not None:
+        return found
+    classes = collectives.rank_classes(op, size, root, P, config)
+    if classes is None:
+        found = False
+    else:
+        found = ClassCodes()
+        (<ClassCodes> found).of = classes.of
+        (<ClassCodes> found).codes = [
+            _class_expansion(engine._expansion(op, size, root, rep, P, config, where),
+                             rep, P, classes.xor_extra) for rep in classes.reps]
+    if len(_CLASS_CODES) > 4096:
+        _CLASS_CODES.clear()
+    _CLASS_CODES[key] = found
+    return found
+
+
+cdef Code _class_expansion(tuple code, long rep, long P, xor_extra):
+    """Rank ``rep``'s expansion ``code`` as the Code of its whole class: every
+    constant peer relative to the rank (a distance modulo the ranks; with
+    ``xor_extra`` an exchange's an XOR of virtual numbers, XOR_PEERS)."""
+    cdef Code c = Code(code, True)
+    cdef Ins *own
+    cdef Ins *i
+    cdef int pc, slot
+    cdef long v, extra = -1 if xor_extra is None else xor_extra
+    if posix_memalign(<void **> &own, 64, max(c.n, 1) * sizeof(Ins)) != 0:
+        raise MemoryError()
+    c.own = own
+    c.xor_extra = max(extra, 0)
+    for pc in range(c.n):
+        own[pc] = c.ins[pc][0]
+        i = c.ins[pc] = &own[pc]
+        if i.op != SEND and i.op != RECV and i.op != SENDRECV:
+            continue
+        for slot in _PEER_SLOTS[i.op]:
+            v = i.u.iv[slot]
+            if not (i.konst & (1 << slot) and 0 <= v < P):
+                raise Unsupported("a collective step whose peer is not a rank")
+            if i.op == SENDRECV and extra >= 0:
+                i.u.iv[slot] = <int> (_virtual(rep, extra) ^ _virtual(v, extra))
+                i.draw |= XOR_PEERS
+            else:
+                i.u.iv[slot] = <int> ((v - rep + P) % P)
+            i.draw |= 1 << slot
     return c
 
 
@@ -1768,6 +1849,7 @@ cdef class Core:
     cdef list records
     cdef dict status_of         # receive record -> its status names (HAS_STATUS)
     cdef dict timed             # (op, size) -> whether the machine times the call whole
+    cdef dict expansions        # (op, size, root, place) -> its ClassCodes, or False
     cdef dict timed_arrivals    # k-th timed collective -> the ranks in it so far
     cdef dict collectives
     cdef dict calls_at          # a collective's place -> its CallTimes by occurrence
@@ -1973,6 +2055,7 @@ cdef class Core:
         self.calls_at = {}
         self.transfers = {}
         self.timed = {}
+        self.expansions = {}
         self.timed_arrivals = {}
         self.plans = {}
         self.plan_slots = [None] * PLAN_SLOTS
@@ -2483,6 +2566,8 @@ cdef class Core:
         if ins.konst & (1 << slot):
             value = ins.u.iv[slot]
             if ins.draw & (1 << slot):          # relative to the rank (_shared_codes)
+                if ins.draw & XOR_PEERS:
+                    return _folded_xor(rank.id, value, code.xor_extra)
                 value += rank.id
                 return value - self.numprocs if value >= self.numprocs else value
         else:
@@ -3750,8 +3835,7 @@ cdef class Core:
         if timed is None:
             timed = self.timed[(op, size)] = collectives.is_timed(
                 op, size, self.numprocs, self.machine.collectives)
-        site.expansion = None if timed else code_for(engine._expansion(
-            op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
+        site.expansion = None if timed else self.expansion(op, size, root, rank.id, where)
         site.size, site.root, site.op, site.where = size, root, op, where
         calls = rank.collective_calls.get(where)
         if calls is None:
@@ -3760,6 +3844,19 @@ cdef class Core:
         site.times = self.calls_at.setdefault(where, [])
         rank.sites[pc] = site
         return site
+
+    cdef Code expansion(self, op, long size, long root, int rank, where):
+        """Rank ``rank``'s Code for the call of ``op`` at ``where``: its class's
+        (:func:`class_expansions`), or where the algorithm has no classes its own."""
+        key = (op, size, root, where)
+        found = self.expansions.get(key)
+        if found is None:
+            found = self.expansions[key] = class_expansions(
+                op, size, root, self.numprocs, self.machine.collectives, where)
+        if found is False:
+            return code_for(engine._expansion(op, size, root, rank, self.numprocs,
+                                              self.machine.collectives, where), True)
+        return (<ClassCodes> found).code_of(rank)
 
     cdef bint join_timed_collective(self, Rank rank, Site site, long occurrence) except -1:
         """A hardware or measured collective (engine.py's join_timed_collective):
