@@ -27,9 +27,9 @@ block sizes that vary by rank) gives None: each rank is expanded on its own.
 >>> c = rank_classes("allreduce", "recursive-doubling", 0, 6)
 >>> c.of.tolist(), c.reps, c.xor_extra
 ([0, 1, 0, 1, 2, 2], (0, 1, 4), 2)
->>> c = rank_classes("bcast", "binomial", 1, 8)
->>> len(c.reps), int(c.of[1]), c.xor_extra
-(4, 0, None)
+>>> c = rank_classes("bcast", "binomial", 1, 8)       # the leaves, the root, two inner
+>>> c.of.tolist(), c.reps, c.xor_extra
+([0, 1, 0, 2, 0, 3, 0, 2], (0, 1, 3, 5), None)
 >>> virtual(5, 2), real(virtual(5, 2) ^ 1, 2)
 (3, 4)
 """
