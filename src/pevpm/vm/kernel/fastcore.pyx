@@ -1722,6 +1722,8 @@ cdef class Rank:
     cdef long long *loop        # per open loop: its iteration, its count, whether it is named
     cdef int nloops, caploops
     cdef int loopbase           # the running collective's loops start here
+    # A rank's containers are made when first used (None until then: at a
+    # million ranks, empty lists and dicts made up front cost hundreds of MB).
     cdef list loop_names        # per open loop: (its index variable or None, its place)
     cdef list marks
     cdef list frames            # Frames of the collectives the rank is inside
@@ -1742,7 +1744,7 @@ cdef class Rank:
     cdef int done
     cdef int context
     cdef dict collective_calls  # a collective's place -> the rank's Counter of calls there
-    cdef list sites             # per pc of its code: its collective Site, or None
+    cdef list sites             # per pc of its own code: its collective Site, or None
     cdef int timed_calls        # hardware or measured collectives joined
 
     def __cinit__(self):
@@ -1791,6 +1793,8 @@ cdef class Rank:
         self.loop[3 * self.nloops + 1] = count
         self.loop[3 * self.nloops + 2] = bool(index)
         self.nloops += 1
+        if self.loop_names is None:
+            self.loop_names = []
         self.loop_names.append((index, where))
         if index:
             self.env[index] = 0
@@ -1999,9 +2003,7 @@ cdef class Core:
                 rank.spent[k] = 0.0
             rank.code = shared[r]
             rank.pc = 0
-            rank.loop_names = []
-            rank.marks = []
-            rank.frames = []
+            rank.loop_names = rank.marks = rank.frames = None
             rank.env = envs[r]
             rank.place = place_number(proc_ids[r])
             rank.factor = factors[r]
@@ -2010,8 +2012,8 @@ cdef class Core:
             rank.blocked = 0
             rank.done = 0
             rank.context = USER
-            rank.collective_calls = {}
-            rank.sites = [None] * rank.code.n
+            rank.collective_calls = None
+            rank.sites = None
             self.ranks.append(rank)
         self.capreqs = 1024
         self.reqs = <Req *> malloc(self.capreqs * sizeof(Req))
@@ -2410,6 +2412,8 @@ cdef class Core:
                     self.spend(rank, 0, seconds)
             elif op == NEXT or op == NEXT_MARKED:
                 if op == NEXT_MARKED:
+                    if rank.marks is None:
+                        rank.marks = []
                     rank.marks.append((rank.clock, rank.spent[0], rank.spent[1], rank.spent[2],
                                        self.messages))
                 loop = &rank.loop[3 * (rank.nloops - 1)]
@@ -3802,7 +3806,9 @@ cdef class Core:
                 root = value
             if not 0 <= root < self.numprocs:
                 raise Unsupported("a collective root that is not a rank")
-        site = <Site> rank.sites[pc]    # the rank's collectives run from its own code
+        if rank.sites is None:          # the rank's collectives run from its own code
+            rank.sites = [None] * code.n
+        site = <Site> rank.sites[pc]
         if site is None or site.size != size or site.root != root:
             site = self.new_site(rank, code, pc, size, root)
         occurrence = site.calls.n
@@ -3820,6 +3826,8 @@ cdef class Core:
             frame.completion = (<CallTimes> times[occurrence]).at
         else:
             frame.completion = self.call_times(site.op, site.where, occurrence)
+        if rank.frames is None:
+            rank.frames = []
         rank.frames.append(frame)
         rank.code, rank.pc, rank.loopbase, rank.context = (site.expansion, 0, rank.nloops,
                                                            COLLECTIVE_CONTEXT)
@@ -3837,6 +3845,8 @@ cdef class Core:
                 op, size, self.numprocs, self.machine.collectives)
         site.expansion = None if timed else self.expansion(op, size, root, rank.id, where)
         site.size, site.root, site.op, site.where = size, root, op, where
+        if rank.collective_calls is None:
+            rank.collective_calls = {}
         calls = rank.collective_calls.get(where)
         if calls is None:
             calls = rank.collective_calls[where] = Counter.__new__(Counter)
@@ -3977,9 +3987,12 @@ cdef class Core:
             if last is None or rank.clock > last.clock:
                 last = rank
         critical = (last.path[0], last.path[1], last.path[2])
-        marks = [rank.marks for rank in self.ranks]
-        return (times, critical, self.messages, self.collectives, self.records,
-                marks if any(marks) else None)
+        marks = None
+        for rank in self.ranks:
+            if rank.marks:
+                marks = [(<Rank> r).marks or [] for r in self.ranks]
+                break
+        return (times, critical, self.messages, self.collectives, self.records, marks)
 
 
 cdef Req *_sorting                 # the records qsort's comparison reads (one sort at a time)
