@@ -1693,22 +1693,33 @@ cdef class CallTimes:
         self.at = <double *> <size_t> times.ctypes.data
 
 
-cdef class Counter:
-    """A rank's calls so far at one collective's place (shared by its call
-    sites with that place: the reference engine counts occurrences per place)."""
-    cdef long n
+cdef class PlaceCounts:
+    """Every rank's calls so far at one collective's place, one C long a rank
+    (shared by a rank's call sites with that place: the reference engine
+    counts occurrences per place)."""
+    cdef long *n
+
+    def __cinit__(self, int numprocs):
+        self.n = <long *> calloc(max(numprocs, 1), sizeof(long))
+        if self.n == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.n)
 
 
 cdef class Site:
     """A rank's collective call at one pc of its code, as its last call there
     was: size and root, the expansion (None: timed whole), op and place, the
-    rank's counter of calls at that place and the run's CallTimes of the calls
-    there by occurrence; nothing is hashed on the call's way in."""
+    rank's count of calls at that place (in the place's PlaceCounts) and the
+    run's CallTimes of the calls there by occurrence; nothing is hashed on the
+    call's way in."""
     cdef long size, root
     cdef Code expansion
     cdef str op
     cdef object where
-    cdef Counter calls
+    cdef PlaceCounts counts     # the calls at its place, every rank's
+    cdef long *calls            # this rank's there
     cdef list times
 
 
@@ -1743,7 +1754,6 @@ cdef class Rank:
     cdef int blocked
     cdef int done
     cdef int context
-    cdef dict collective_calls  # a collective's place -> the rank's Counter of calls there
     cdef list sites             # per pc of its own code: its collective Site, or None
     cdef int timed_calls        # hardware or measured collectives joined
 
@@ -1854,6 +1864,7 @@ cdef class Core:
     cdef dict status_of         # receive record -> its status names (HAS_STATUS)
     cdef dict timed             # (op, size) -> whether the machine times the call whole
     cdef dict expansions        # (op, size, root, place) -> its ClassCodes, or False
+    cdef dict place_counts      # a collective's place -> every rank's calls there
     cdef dict timed_arrivals    # k-th timed collective -> the ranks in it so far
     cdef dict collectives
     cdef dict calls_at          # a collective's place -> its CallTimes by occurrence
@@ -2012,7 +2023,6 @@ cdef class Core:
             rank.blocked = 0
             rank.done = 0
             rank.context = USER
-            rank.collective_calls = None
             rank.sites = None
             self.ranks.append(rank)
         self.capreqs = 1024
@@ -2058,6 +2068,7 @@ cdef class Core:
         self.transfers = {}
         self.timed = {}
         self.expansions = {}
+        self.place_counts = {}
         self.timed_arrivals = {}
         self.plans = {}
         self.plan_slots = [None] * PLAN_SLOTS
@@ -3811,8 +3822,8 @@ cdef class Core:
         site = <Site> rank.sites[pc]
         if site is None or site.size != size or site.root != root:
             site = self.new_site(rank, code, pc, size, root)
-        occurrence = site.calls.n
-        site.calls.n += 1
+        occurrence = site.calls[0]
+        site.calls[0] += 1
         if site.expansion is None:
             return self.join_timed_collective(rank, site, occurrence)
         if rank.spare is not None:
@@ -3845,12 +3856,11 @@ cdef class Core:
                 op, size, self.numprocs, self.machine.collectives)
         site.expansion = None if timed else self.expansion(op, size, root, rank.id, where)
         site.size, site.root, site.op, site.where = size, root, op, where
-        if rank.collective_calls is None:
-            rank.collective_calls = {}
-        calls = rank.collective_calls.get(where)
-        if calls is None:
-            calls = rank.collective_calls[where] = Counter.__new__(Counter)
-        site.calls = calls
+        counts = self.place_counts.get(where)
+        if counts is None:
+            counts = self.place_counts[where] = PlaceCounts(self.numprocs)
+        site.counts = counts
+        site.calls = &(<PlaceCounts> counts).n[rank.id]
         site.times = self.calls_at.setdefault(where, [])
         rank.sites[pc] = site
         return site
