@@ -139,3 +139,12 @@ def test_a_large_allreduce_expands_one_rank_per_class(numprocs, classes):
                               rng=np.random.default_rng(0))
     assert run.engine_note is None
     assert engine._expansion.cache_info().misses - before == classes
+
+
+def test_a_program_that_folds_nothing_gives_every_rank_one_code():
+    b = ModelBuilder()
+    b.collective("MPI_Allreduce", 8)
+    program = vm.compile_model(b.build())
+    codes = program.specialize_ranks([{"procnum": r, "numprocs": 9000} for r in range(9000)])
+    assert len(codes) == 9000 and all(code is codes[0] for code in codes)
+    assert codes[0] == program.code
