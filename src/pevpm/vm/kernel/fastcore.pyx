@@ -1292,16 +1292,24 @@ cdef class ClassCodes:
 
 
 cdef dict _CLASS_CODES = {}     # (op, size, root, ranks, config, place) -> ClassCodes or False
+cdef dict _CLASSES = {}         # (op, size, root, ranks, config) -> RankClasses or None
 
 
 cdef object class_expansions(op, long size, long root, long P, config, where):
-    """The ClassCodes of one collective call (kept for the process's later runs),
-    or False where its algorithm has no classes: each rank is expanded alone."""
+    """The ClassCodes of one collective call (kept for the process's later runs;
+    the ranks' classes shared by every place of the call's shape), or False
+    where its algorithm has no classes: each rank is expanded alone."""
     key = (op, size, root, P, config, where)
     found = _CLASS_CODES.get(key)
     if found is not None:
         return found
-    classes = collectives.rank_classes(op, size, root, P, config)
+    shape = key[:5]
+    if shape in _CLASSES:
+        classes = _CLASSES[shape]
+    else:
+        if len(_CLASSES) > 256:
+            _CLASSES.clear()
+        classes = _CLASSES[shape] = collectives.rank_classes(op, size, root, P, config)
     if classes is None:
         found = False
     else:
