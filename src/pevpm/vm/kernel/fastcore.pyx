@@ -484,7 +484,9 @@ cdef struct Ins:
                             #   record), INTEGER_NAMES: an integer in u.lv; WAIT: the same
     unsigned char draw      # SERIAL: its time is a draw (DRAW_*) with parameters dv[0], dv[1];
                             #   SEND/RECV/SENDRECV: bit k: slot k's constant peer is relative,
-                            #   the rank's own plus iv[k] modulo the ranks (_shared_codes)
+                            #   the rank's own plus iv[k] modulo the ranks (_shared_codes),
+                            #   or with XOR_PEERS too, iv[k] XOR the rank's virtual number
+                            #   (_class_expansion)
     unsigned char status    # RECV: the matched sender and tag are bound to its status names
     unsigned char konst     # bit k: operand slot k is a valid constant in iv/dv
     unsigned short opid     # index of the MPI op name in OP_NAMES
@@ -495,6 +497,7 @@ cdef struct Ins:
 
 
 cdef enum:
+    XOR_PEERS = 0x80            # Ins.draw: relative peers are XORs (no operand slot is 7)
     NO_DRAW = 0
     DRAW_UNIFORM = 1            # dv: low, dv2: high
     DRAW_EXPONENTIAL = 2        # dv: mean
@@ -845,6 +848,7 @@ cdef class Code:
     cdef list exprs             # the XSlots of a user code's operands evaluated in C
     cdef const int64_t *reqids  # an array code's Waits' requests (in held)
     cdef object held
+    cdef int xor_extra          # a class expansion's ranks folded away (XOR_PEERS)
 
     def __cinit__(self, code, bint collective, statuses=frozenset()):
         cdef int pc
@@ -1274,6 +1278,91 @@ cdef Code _relative_code(tuple code, tuple ref, Py_ssize_t r, Py_ssize_t P, stat
     return c
 
 
+cdef inline long _virtual(long rank, long extra) noexcept:
+    """``rank``'s number among recursive doubling's ranks (collectives.classes.virtual)."""
+    return rank // 2 if rank < 2 * extra else rank - extra
+
+
+cdef inline long _folded_xor(long rank, long mask, long extra) noexcept:
+    """The rank whose virtual number is ``rank``'s XOR ``mask``."""
+    cdef long new = _virtual(rank, extra) ^ mask
+    return 2 * new + 1 if new < extra else new + extra
+
+
+cdef class ClassCodes:
+    """One collective call's Codes: one per class of ranks
+    (:mod:`pevpm.vm.kernel.collectives.classes`), and each rank's class."""
+    cdef const int[::1] of
+    cdef list codes
+
+    cdef inline Code code_of(self, int rank):
+        return <Code> self.codes[self.of[rank]]
+
+
+cdef dict _CLASS_CODES = {}     # (op, size, root, ranks, config, place) -> ClassCodes or False
+cdef dict _CLASSES = {}         # (op, size, root, ranks, config) -> RankClasses or None
+
+
+cdef object class_expansions(op, long size, long root, long P, config, where):
+    """The ClassCodes of one collective call (kept for the process's later runs;
+    the ranks' classes shared by every place of the call's shape), or False
+    where its algorithm has no classes: each rank is expanded alone."""
+    key = (op, size, root, P, config, where)
+    found = _CLASS_CODES.get(key)
+    if found is not None:
+        return found
+    shape = key[:5]
+    if shape in _CLASSES:
+        classes = _CLASSES[shape]
+    else:
+        if len(_CLASSES) > 256:
+            _CLASSES.clear()
+        classes = _CLASSES[shape] = collectives.rank_classes(op, size, root, P, config)
+    if classes is None:
+        found = False
+    else:
+        found = ClassCodes()
+        (<ClassCodes> found).of = classes.of
+        (<ClassCodes> found).codes = [
+            _class_expansion(engine._expansion(op, size, root, rep, P, config, where),
+                             rep, P, classes.xor_extra) for rep in classes.reps]
+    if len(_CLASS_CODES) > 4096:
+        _CLASS_CODES.clear()
+    _CLASS_CODES[key] = found
+    return found
+
+
+cdef Code _class_expansion(tuple code, long rep, long P, xor_extra):
+    """Rank ``rep``'s expansion ``code`` as the Code of its whole class: every
+    constant peer relative to the rank (a distance modulo the ranks; with
+    ``xor_extra`` an exchange's an XOR of virtual numbers, XOR_PEERS)."""
+    cdef Code c = Code(code, True)
+    cdef Ins *own
+    cdef Ins *i
+    cdef int pc, slot
+    cdef long v, extra = -1 if xor_extra is None else xor_extra
+    if posix_memalign(<void **> &own, 64, max(c.n, 1) * sizeof(Ins)) != 0:
+        raise MemoryError()
+    c.own = own
+    c.xor_extra = max(extra, 0)
+    for pc in range(c.n):
+        own[pc] = c.ins[pc][0]
+        i = c.ins[pc] = &own[pc]
+        if i.op != SEND and i.op != RECV and i.op != SENDRECV:
+            continue
+        for slot in _PEER_SLOTS[i.op]:
+            v = i.u.iv[slot]
+            if not (i.konst & (1 << slot) and 0 <= v < P):
+                raise Unsupported("a collective step whose peer is not a rank")
+            if i.op == SENDRECV and extra >= 0:
+                i.u.iv[slot] = <int> (_virtual(rep, extra) ^ _virtual(v, extra))
+                i.draw |= XOR_PEERS
+            else:
+                i.u.iv[slot] = <int> ((v - rep + P) % P)
+            i.draw |= 1 << slot
+    return c
+
+
 # -------------------------------------------------------------------- requests
 
 cdef struct Req:
@@ -1620,22 +1709,33 @@ cdef class CallTimes:
         self.at = <double *> <size_t> times.ctypes.data
 
 
-cdef class Counter:
-    """A rank's calls so far at one collective's place (shared by its call
-    sites with that place: the reference engine counts occurrences per place)."""
-    cdef long n
+cdef class PlaceCounts:
+    """Every rank's calls so far at one collective's place, one C long a rank
+    (shared by a rank's call sites with that place: the reference engine
+    counts occurrences per place)."""
+    cdef long *n
+
+    def __cinit__(self, int numprocs):
+        self.n = <long *> calloc(max(numprocs, 1), sizeof(long))
+        if self.n == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.n)
 
 
 cdef class Site:
     """A rank's collective call at one pc of its code, as its last call there
     was: size and root, the expansion (None: timed whole), op and place, the
-    rank's counter of calls at that place and the run's CallTimes of the calls
-    there by occurrence; nothing is hashed on the call's way in."""
+    rank's count of calls at that place (in the place's PlaceCounts) and the
+    run's CallTimes of the calls there by occurrence; nothing is hashed on the
+    call's way in."""
     cdef long size, root
     cdef Code expansion
     cdef str op
     cdef object where
-    cdef Counter calls
+    cdef PlaceCounts counts     # the calls at its place, every rank's
+    cdef long *calls            # this rank's there
     cdef list times
 
 
@@ -1649,6 +1749,8 @@ cdef class Rank:
     cdef long long *loop        # per open loop: its iteration, its count, whether it is named
     cdef int nloops, caploops
     cdef int loopbase           # the running collective's loops start here
+    # A rank's containers are made when first used (None until then: at a
+    # million ranks, empty lists and dicts made up front cost hundreds of MB).
     cdef list loop_names        # per open loop: (its index variable or None, its place)
     cdef list marks
     cdef list frames            # Frames of the collectives the rank is inside
@@ -1669,8 +1771,7 @@ cdef class Rank:
     cdef int blocked
     cdef int done
     cdef int context
-    cdef dict collective_calls  # a collective's place -> the rank's Counter of calls there
-    cdef list sites             # per pc of its code: its collective Site, or None
+    cdef list sites             # per pc of its own code: its collective Site, or None
     cdef int timed_calls        # hardware or measured collectives joined
 
     def __cinit__(self):
@@ -1721,6 +1822,8 @@ cdef class Rank:
         self.loop[3 * self.nloops + 1] = count
         self.loop[3 * self.nloops + 2] = bool(index)
         self.nloops += 1
+        if self.loop_names is None:
+            self.loop_names = []
         self.loop_names.append((index, where))
         if index:
             self.env[index] = 0
@@ -1779,6 +1882,8 @@ cdef class Core:
     cdef list records
     cdef dict status_of         # receive record -> its status names (HAS_STATUS)
     cdef dict timed             # (op, size) -> whether the machine times the call whole
+    cdef dict expansions        # (op, size, root, place) -> its ClassCodes, or False
+    cdef dict place_counts      # a collective's place -> every rank's calls there
     cdef dict timed_arrivals    # k-th timed collective -> the ranks in it so far
     cdef dict collectives
     cdef dict calls_at          # a collective's place -> its CallTimes by occurrence
@@ -1928,9 +2033,7 @@ cdef class Core:
                 rank.spent[k] = 0.0
             rank.code = shared[r]
             rank.pc = 0
-            rank.loop_names = []
-            rank.marks = []
-            rank.frames = []
+            rank.loop_names = rank.marks = rank.frames = None
             rank.env = envs[r]
             rank.place = place_number(proc_ids[r])
             rank.factor = factors[r]
@@ -1939,8 +2042,7 @@ cdef class Core:
             rank.blocked = 0
             rank.done = 0
             rank.context = USER
-            rank.collective_calls = {}
-            rank.sites = [None] * rank.code.n
+            rank.sites = None
             self.ranks.append(rank)
         self.capreqs = 1024
         self.reqs = <Req *> malloc(self.capreqs * sizeof(Req))
@@ -1984,6 +2086,8 @@ cdef class Core:
         self.calls_at = {}
         self.transfers = {}
         self.timed = {}
+        self.expansions = {}
+        self.place_counts = {}
         self.timed_arrivals = {}
         self.plans = {}
         self.plan_slots = [None] * PLAN_SLOTS
@@ -2338,6 +2442,8 @@ cdef class Core:
                     self.spend(rank, 0, seconds)
             elif op == NEXT or op == NEXT_MARKED:
                 if op == NEXT_MARKED:
+                    if rank.marks is None:
+                        rank.marks = []
                     rank.marks.append((rank.clock, rank.spent[0], rank.spent[1], rank.spent[2],
                                        self.messages))
                 loop = &rank.loop[3 * (rank.nloops - 1)]
@@ -2494,6 +2600,8 @@ cdef class Core:
         if ins.konst & (1 << slot):
             value = ins.u.iv[slot]
             if ins.draw & (1 << slot):          # relative to the rank (_shared_codes)
+                if ins.draw & XOR_PEERS:
+                    return _folded_xor(rank.id, value, code.xor_extra)
                 value += rank.id
                 return value - self.numprocs if value >= self.numprocs else value
         else:
@@ -3769,11 +3877,13 @@ cdef class Core:
                 root = value
             if not 0 <= root < self.numprocs:
                 raise Unsupported("a collective root that is not a rank")
-        site = <Site> rank.sites[pc]    # the rank's collectives run from its own code
+        if rank.sites is None:          # the rank's collectives run from its own code
+            rank.sites = [None] * code.n
+        site = <Site> rank.sites[pc]
         if site is None or site.size != size or site.root != root:
             site = self.new_site(rank, code, pc, size, root)
-        occurrence = site.calls.n
-        site.calls.n += 1
+        occurrence = site.calls[0]
+        site.calls[0] += 1
         if site.expansion is None:
             return self.join_timed_collective(rank, site, occurrence)
         if rank.spare is not None:
@@ -3787,6 +3897,8 @@ cdef class Core:
             frame.completion = (<CallTimes> times[occurrence]).at
         else:
             frame.completion = self.call_times(site.op, site.where, occurrence)
+        if rank.frames is None:
+            rank.frames = []
         rank.frames.append(frame)
         rank.code, rank.pc, rank.loopbase, rank.context = (site.expansion, 0, rank.nloops,
                                                            COLLECTIVE_CONTEXT)
@@ -3802,16 +3914,29 @@ cdef class Core:
         if timed is None:
             timed = self.timed[(op, size)] = collectives.is_timed(
                 op, size, self.numprocs, self.machine.collectives)
-        site.expansion = None if timed else code_for(engine._expansion(
-            op, size, root, rank.id, self.numprocs, self.machine.collectives, where), True)
+        site.expansion = None if timed else self.expansion(op, size, root, rank.id, where)
         site.size, site.root, site.op, site.where = size, root, op, where
-        calls = rank.collective_calls.get(where)
-        if calls is None:
-            calls = rank.collective_calls[where] = Counter.__new__(Counter)
-        site.calls = calls
+        counts = self.place_counts.get(where)
+        if counts is None:
+            counts = self.place_counts[where] = PlaceCounts(self.numprocs)
+        site.counts = counts
+        site.calls = &(<PlaceCounts> counts).n[rank.id]
         site.times = self.calls_at.setdefault(where, [])
         rank.sites[pc] = site
         return site
+
+    cdef Code expansion(self, op, long size, long root, int rank, where):
+        """Rank ``rank``'s Code for the call of ``op`` at ``where``: its class's
+        (:func:`class_expansions`), or where the algorithm has no classes its own."""
+        key = (op, size, root, where)
+        found = self.expansions.get(key)
+        if found is None:
+            found = self.expansions[key] = class_expansions(
+                op, size, root, self.numprocs, self.machine.collectives, where)
+        if found is False:
+            return code_for(engine._expansion(op, size, root, rank, self.numprocs,
+                                              self.machine.collectives, where), True)
+        return (<ClassCodes> found).code_of(rank)
 
     cdef bint join_timed_collective(self, Rank rank, Site site, long occurrence) except -1:
         """A hardware or measured collective (engine.py's join_timed_collective):
@@ -3932,9 +4057,12 @@ cdef class Core:
             if last is None or rank.clock > last.clock:
                 last = rank
         critical = (last.path[0], last.path[1], last.path[2])
-        marks = [rank.marks for rank in self.ranks]
-        return (times, critical, self.messages, self.collectives, self.records,
-                marks if any(marks) else None)
+        marks = None
+        for rank in self.ranks:
+            if rank.marks:
+                marks = [(<Rank> r).marks or [] for r in self.ranks]
+                break
+        return (times, critical, self.messages, self.collectives, self.records, marks)
 
 
 cdef Req *_sorting                 # the records qsort's comparison reads (one sort at a time)

@@ -167,6 +167,8 @@ class Program:
         >>> [code[0].peer(None) for code in codes], program.specialize_ranks(envs) is codes
         ([1, 0], True)
         """
+        if envs and not self._folding_places:       # nothing folds: every rank runs one code
+            return [self.specialize(envs[0])] * len(envs)
         if not envs or len(envs) > KEPT_RANKS:
             return [self.specialize(env) for env in envs]
         key = self._values_key({**envs[0], "procnum": None})

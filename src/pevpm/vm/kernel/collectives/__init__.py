@@ -48,6 +48,8 @@ from pevpm.machine.collectives import (
 )
 from pevpm.model.ast import Statement
 from pevpm.vm.kernel.collectives.call import FAMILY_OF, CollectiveCall, normalise_size
+from pevpm.vm.kernel.collectives.classes import RankClasses
+from pevpm.vm.kernel.collectives.classes import rank_classes as _rank_classes
 from pevpm.vm.kernel.collectives.compiled import compile_script
 from pevpm.vm.kernel.collectives.script import REQUEST_PREFIX, RankScript
 from pevpm.vm.kernel.collectives.selection import ALGORITHMS, CODE_WRITERS
@@ -107,6 +109,21 @@ def expand_code(op: str, size, root: int | None, rank: int, numprocs: int,
     if writer is not None and numprocs > 1:
         return writer(call, config.options, collective_tag(call.family), where)
     return compile_script(_run(call, name, config).finish(), where)
+
+
+def rank_classes(op: str, size, root: int | None, numprocs: int,
+                 config: CollectiveConfig | None = DEFAULT_CONFIG) -> RankClasses | None:
+    """Which ranks of a call of ``op`` run the same code, peers relative
+    (:mod:`pevpm.vm.kernel.collectives.classes`); None where each rank's is its own
+    (an algorithm without a rule there, a counts array, a call timed whole).
+
+    >>> rank_classes("MPI_Allreduce", 8, None, 4).of.tolist()
+    [0, 0, 0, 0]
+    """
+    if not isinstance(size, int):
+        return None
+    name = algorithm_for(op, size, numprocs, config)
+    return _rank_classes(FAMILY_OF[op], name, root or 0, numprocs)
 
 
 @lru_cache(maxsize=65536)
@@ -175,12 +192,14 @@ __all__ = [
     "DistributionTimes",
     "HardwareTimes",
     "ProfileTimes",
+    "RankClasses",
     "algorithm_for",
     "collective_tag",
     "expand",
     "expand_code",
     "is_collective_tag",
     "is_timed",
+    "rank_classes",
     "synchronised_completion",
     "synchronised_start",
     "timed_completion",
