@@ -19,8 +19,8 @@ never exceeds that.  Programs without loose sends are left as they are.
 {7: 48}
 >>> raised("32", 7, bounds), raised("64", 7, bounds), raised("32", 3, bounds)
 ('48', '64', '32')
->>> raised("8 * numprocs", "MPI_ANY_TAG", bounds)
-'max(8 * numprocs, 48)'
+>>> bound("MPI_ANY_TAG", bounds), raised("8 * numprocs", "MPI_ANY_TAG", bounds)
+(48, 'max(8 * numprocs, 48)')
 """
 
 from __future__ import annotations
