@@ -3211,7 +3211,7 @@ cdef class Core:
 
     cdef int draw_transfer(self, int s, double matched) except -1:
         cdef Req *q = &self.reqs[s]
-        cdef int contention, nl, first, k
+        cdef int contention, nl, first
         cdef double seconds, latency, bandwidth, start, data
         cdef long size = q.size
         cdef bint network
@@ -3250,15 +3250,13 @@ cdef class Core:
         if not seconds >= 0:
             raise Unsupported("a negative transfer time from the communication model")
         if network:
-            first = self.route_of(q.rank, q.peer, &nl)
-            latency = 0.0
-            for k in range(nl):
-                latency += self.link_latency[self.route_links[first + k]]
             start = q.posted
             if self.flow_from_match and matched > start:
                 start = matched
             if self.maxmin is not None:
-                return self.draw_flow(s, start, seconds + latency)
+                return self.draw_flow(s, start, seconds)
+            first = self.route_of(q.rank, q.peer, &nl)
+            latency = self.route_latency(first, nl)
             data = self.flow_occupy(first, nl, start, size)
             q = &self.reqs[s]
             seconds = seconds + latency + data + (start - q.posted)
@@ -3337,7 +3335,8 @@ cdef class Core:
         return True
 
     cdef int draw_flow(self, int s, double start, double base) except -1:
-        """A max-min message's time: ``base`` plus its flow's, provisional."""
+        """A max-min message's time: ``base`` plus its flow's, provisional
+        (the flow shares links once the route's latency has passed)."""
         cdef Req *q = &self.reqs[s]
         cdef int f = self.flow_of_send(s)
         if f < 0:
@@ -3375,11 +3374,21 @@ cdef class Core:
         return 0
 
     cdef int flow_add(self, int src, long dst, double start, long size) except -1:
-        """A max-min flow of ``size`` bytes from ``src``'s node to ``dst``'s."""
+        """A max-min flow of ``size`` bytes from ``src``'s node to ``dst``'s,
+        sent at ``start``: it shares links once the route's latency has passed."""
         cdef int nl
         cdef int first = self.route_of(src, dst, &nl)
-        return self.maxmin.add_c(&self.route_links[first], nl, start,
+        return self.maxmin.add_c(&self.route_links[first], nl,
+                                 start + self.route_latency(first, nl),
                                  <double> size if size > 0 else 0.0)
+
+    cdef inline double route_latency(self, int first, int nl) noexcept:
+        """The sum of the latencies of the links ``route_links[first:first + nl]``."""
+        cdef int k
+        cdef double latency = 0.0
+        for k in range(nl):
+            latency += self.link_latency[self.route_links[first + k]]
+        return latency
 
     # pevpm.vm.kernel.flows.FlowNetwork in C arrays: the same walk, the same sums.
     cdef double flow_occupy(self, int first, int nl, double start, long size) except? -1.0:
