@@ -89,12 +89,20 @@ def platform(kind: str, nodes: int) -> Path:
     return PLATFORMS / f"{kind}-{nodes}.xml"
 
 
-def kernel_model(kernel: str, numprocs: int):
-    """The pevpm model of ``kernel`` in topo_kernels.c."""
+def kernel_model(kernel: str, numprocs: int, starts: list[float] | None = None,
+                 iterations: int = 20):
+    """The pevpm model of ``kernel`` in topo_kernels.c; ``starts``: each
+    rank's first ``starts[rank]`` seconds idle (the Jacobi only, for
+    benchmarks/topology_jacobi_vs_smpi.py), ``iterations`` the Jacobi's."""
     b = ModelBuilder()
+    if starts is not None:
+        with b.runon() as ranks:
+            for rank, start in enumerate(starts):
+                with ranks.case(f"procnum == {rank}"):
+                    b.serial(start)
     if kernel == "jacobi":
         first, last = "procnum != 0", "procnum != numprocs - 1"
-        with b.loop(20):
+        with b.loop(iterations):
             with b.runon() as parity:
                 with parity.case("procnum % 2 == 0"):
                     with b.on_ranks(first):
