@@ -24,8 +24,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from engine_vs_smpi import SMPI_CONFIG, SMPI_DIR, ensure_smpi
-from topology_vs_smpi import kernel_model, platform
+from engine_vs_smpi import SMPI_CONFIG, ensure_smpi
+from topology_vs_smpi import kernel_model, platform, smpi_program
 
 from pevpm.machine.presets import parse_machine
 from pevpm.vm.kernel import fastengine
@@ -71,9 +71,7 @@ def main(argv=None) -> int:
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        binary = work / "probe"
-        subprocess.run(["smpicc", "-O2", "-o", str(binary),
-                        str(SMPI_DIR / "topo_jacobi_probe.c")], check=True, capture_output=True)
+        binary = smpi_program("topo_jacobi_probe.c", work)
         print(f"Jacobi, {ITERATIONS} iterations; largest time from a rank's start to its end, us")
         print(f"{'network':>10} {'ranks':>6} {'exits (us)':>14} {'SMPI':>9} {'pevpm at 0':>11} "
               f"{'diff':>7} {'pevpm at exits':>15} {'diff':>7}")

@@ -184,6 +184,14 @@ def network_work(kernel: str, kind: str, numprocs: int, sharing: str) -> dict:
     return made[-1].counts
 
 
+def smpi_program(source: str, workdir: Path) -> Path:
+    """``benchmarks/smpi/<source>`` built with ``smpicc -O2`` in ``workdir``: the program."""
+    binary = workdir / Path(source).stem
+    subprocess.run(["smpicc", "-O2", "-o", str(binary), str(SMPI_DIR / source)],
+                   check=True, capture_output=True)
+    return binary
+
+
 def run_smpi(binary: Path, kernel: str, kind: str, numprocs: int, workdir: Path) -> dict:
     hosts = workdir / f"hosts{numprocs}"
     hosts.write_text("".join(f"node-{i}\n" for i in range(numprocs)))
@@ -304,10 +312,7 @@ def main(argv=None) -> int:
     counts = [int(n) for n in args.ranks.split(",") if int(n)]
     smpi = bool(counts) and not args.no_smpi and ensure_smpi()
     workdir = Path(tempfile.mkdtemp(prefix="pevpm-topo-smpi-"))
-    binary = workdir / "topo_kernels"
-    if smpi:
-        subprocess.run(["smpicc", "-O2", "-o", str(binary), str(SMPI_DIR / "topo_kernels.c")],
-                       check=True, capture_output=True)
+    binary = smpi_program("topo_kernels.c", workdir) if smpi else workdir / "topo_kernels"
     if counts:
         print("pevpm's flows start at the send (the thesis's messages) or at the match "
               f"(SMPI's rendezvous), reserved in draw order; {args.sharing}: from the match, "
