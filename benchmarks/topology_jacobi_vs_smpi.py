@@ -66,8 +66,7 @@ def main(argv=None) -> int:
     parser.add_argument("--ranks", default="64,256,1024")
     parser.add_argument("--kinds", default="fat-tree,torus,dragonfly")
     args = parser.parse_args(argv)
-    if not ensure_smpi():
-        print("SMPI: unavailable (no smpicc/smpirun)", file=sys.stderr)
+    if not ensure_smpi():                   # it says why
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
