@@ -7,12 +7,12 @@ messages share the sender's node link; their routes differ in length (node
 4 to node 5: 2 links, 2 us; node 4 to node 3: 3 links, 3 us).  Prints, per
 message, its route's links, the time from the start to the end of its
 receive in SMPI and in pevpm (flows from the match, ``"simgrid"`` sharing)
-and their difference.  SMPI puts a flow's latency first: it shares no
+and their difference.  Both put a flow's latency first: it shares no
 bandwidth until its route's latency has passed, so the shorter route has
-the link alone for 1 us; pevpm's flows share from the match and pay their
-latency after (docs/topology.md, "The dragonfly Jacobi's +3.7%").  The
-lone messages show the routes and latencies agree (SMPI adds 0.02-0.04 us
-to every message).
+the link alone for 1 us (pevpm's flows shared from the match and paid
+their latency after until round 13: docs/topology.md, "The dragonfly
+Jacobi's +3.7%").  The lone messages show the routes and latencies agree
+(SMPI adds 0.02-0.04 us to every message).
 
     PYTHONPATH=src python benchmarks/topology_flow_latency_vs_smpi.py
 """
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 from engine_vs_smpi import SMPI_CONFIG, SMPI_DIR, ensure_smpi
+from topology_vs_smpi import smpi_program
 
 from pevpm.machine.presets import parse_machine
 from pevpm.model.builder import ModelBuilder
@@ -76,9 +77,7 @@ def main() -> int:
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        binary = work / "topo_fanout"
-        subprocess.run(["smpicc", "-O2", "-o", str(binary), str(SMPI_DIR / "topo_fanout.c")],
-                       check=True, capture_output=True)
+        binary = smpi_program("topo_fanout.c", work)
         print(f"{SIZE} B from one node at once, dragonfly {PLATFORM.name}; times in us")
         print(f"{'message':>14} {'links':>5}  {'SMPI':>8} {'pevpm':>8} {'pevpm-SMPI':>10}  route")
         for sender, receivers in CASES:

@@ -89,12 +89,20 @@ def platform(kind: str, nodes: int) -> Path:
     return PLATFORMS / f"{kind}-{nodes}.xml"
 
 
-def kernel_model(kernel: str, numprocs: int):
-    """The pevpm model of ``kernel`` in topo_kernels.c."""
+def kernel_model(kernel: str, numprocs: int, starts: list[float] | None = None,
+                 iterations: int = 20):
+    """The pevpm model of ``kernel`` in topo_kernels.c; ``starts``: each
+    rank's first ``starts[rank]`` seconds idle (the Jacobi only, for
+    benchmarks/topology_jacobi_vs_smpi.py), ``iterations`` the Jacobi's."""
     b = ModelBuilder()
+    if starts is not None:
+        with b.runon() as ranks:
+            for rank, start in enumerate(starts):
+                with ranks.case(f"procnum == {rank}"):
+                    b.serial(start)
     if kernel == "jacobi":
         first, last = "procnum != 0", "procnum != numprocs - 1"
-        with b.loop(20):
+        with b.loop(iterations):
             with b.runon() as parity:
                 with parity.case("procnum % 2 == 0"):
                     with b.on_ranks(first):
@@ -174,6 +182,14 @@ def network_work(kernel: str, kind: str, numprocs: int, sharing: str) -> dict:
     finally:
         fastcore.network_for = real
     return made[-1].counts
+
+
+def smpi_program(source: str, workdir: Path) -> Path:
+    """``benchmarks/smpi/<source>`` built with ``smpicc -O2`` in ``workdir``: the program."""
+    binary = workdir / Path(source).stem
+    subprocess.run(["smpicc", "-O2", "-o", str(binary), str(SMPI_DIR / source)],
+                   check=True, capture_output=True)
+    return binary
 
 
 def run_smpi(binary: Path, kernel: str, kind: str, numprocs: int, workdir: Path) -> dict:
@@ -296,10 +312,7 @@ def main(argv=None) -> int:
     counts = [int(n) for n in args.ranks.split(",") if int(n)]
     smpi = bool(counts) and not args.no_smpi and ensure_smpi()
     workdir = Path(tempfile.mkdtemp(prefix="pevpm-topo-smpi-"))
-    binary = workdir / "topo_kernels"
-    if smpi:
-        subprocess.run(["smpicc", "-O2", "-o", str(binary), str(SMPI_DIR / "topo_kernels.c")],
-                       check=True, capture_output=True)
+    binary = smpi_program("topo_kernels.c", workdir) if smpi else workdir / "topo_kernels"
     if counts:
         print("pevpm's flows start at the send (the thesis's messages) or at the match "
               f"(SMPI's rendezvous), reserved in draw order; {args.sharing}: from the match, "

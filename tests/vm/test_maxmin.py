@@ -205,6 +205,45 @@ def test_a_receive_comes_back_when_its_flow_ends_sooner_than_it_expected(start):
         check_same(sooner_end_model(), 4, machine, 0)
 
 
+def latency_window_model():
+    """Rank 0 starts 1 MB to rank 2 (4 links: 1 s of latency) at 0 s and,
+    after 0.125 s of work, 1 MB to rank 1 (2 links: 0.5 s); both flows
+    cross rank 0's node link (1 MB/s)."""
+    b = ModelBuilder()
+    with b.runon() as ranks:
+        with ranks.case("procnum == 0"):
+            b.isend(10**6, dest=2, request="far")
+            b.serial(0.125)
+            b.isend(10**6, dest=1, request="near")
+            b.waitall(["far", "near"])
+        with ranks.case("procnum == 1"):
+            b.recv(10**6, source=0)
+        with ranks.case("procnum == 2"):
+            b.recv(10**6, source=0)
+    return b.build()
+
+
+@pytest.mark.parametrize("start", ["send", "match"])
+@pytest.mark.parametrize("simulate", [engine.simulate, fastengine.simulate],
+                         ids=["reference", "fast"])
+def test_a_flow_shares_its_links_only_once_its_routes_latency_has_passed(simulate, start):
+    """SimGrid's order: a flow enters the sharing after its route's latency.
+    The far flow (sent at 0) shares from 1 s, the near one (sent at 0.125 s,
+    inside the far one's latency) from 0.625 s: the near one is alone for
+    0.375 s (0.375 MB), then both get 0.5 MB/s, so it ends at 1 + 0.625 /
+    0.5 = 2.25 s; the far one has 0.625 MB by then and its last 0.375 MB
+    alone end it at 2.625 s.  Sharing from the send and adding the latency
+    after (the rule before) gave 2.5 s and 2.875 s: the far flow alone on
+    0..0.125 s, both at 0.5 MB/s until it ends at 1.875 s, the near one alone
+    to 2 s, then each its route's latency."""
+    topology = Tree(per_leaf=2, bandwidth=1e6, trunk_bandwidth=1e6, latency=0.25)
+    machine = Machine(Constant(0.0), topology, flow_sharing="max-min", flow_start=start)
+    run = simulate(latency_window_model(), 3, machine)
+    assert [rank.finish for rank in run.ranks] == [2.625, 2.25, 2.625]
+    if simulate is engine.simulate and fastengine.AVAILABLE:
+        check_same(latency_window_model(), 3, machine, 0)
+
+
 def test_an_unknown_sharing_is_refused():
     with pytest.raises(ValueError, match="flow_sharing must be one of"):
         Machine(Constant(0.0), flow_sharing="fair")

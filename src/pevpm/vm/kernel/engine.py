@@ -634,8 +634,8 @@ class _Engine:
             send.complete(rank.clock, rank.path, 0.0)
         if (self.maxmin and self.machine.flow_start == "send" and dst != rank.id
                 and not self.placement.intra_node(rank.id, dst)):
-            self.flows[send] = [self.network.add(self.placement.route(rank.id, dst),
-                                                 send.posted, size), 0.0]
+            self.flows[send] = [self.add_flow(self.placement.route(rank.id, dst),
+                                              send.posted, size), 0.0]
         for recv in self.queues.post_send(send):
             if not recv.queued:
                 self.queue_decision(recv)
@@ -700,7 +700,8 @@ class _Engine:
         nodes of a synthetic network: the communication model's time for no
         bytes (the per-message overhead), the route's latencies, and the
         bytes through the flow model from the send, or from ``matched`` (the
-        receive's post) if later and the machine's ``flow_start`` is ``match``."""
+        receive's post) if later and the machine's ``flow_start`` is ``match``
+        (a max-min flow starts sharing only once the latencies have passed)."""
         if send.src == send.dst:
             send.transfer = self_copy_time(send.size)
             return
@@ -714,28 +715,39 @@ class _Engine:
         data = 0.0
         if network:
             route = self.placement.route(send.src, send.dst)
-            latency = 0.0
-            for link in route:
-                latency += self.placement.link_latency[link]
             start = send.posted
             if self.machine.flow_start == "match" and matched > start:
                 start = matched
             if self.maxmin:
-                self.draw_flow(send, route, start, seconds + latency)
+                self.draw_flow(send, route, start, seconds)
                 return
             data = self.network.occupy(route, start, send.size)
-            seconds = seconds + latency + data + (start - send.posted)
+            seconds = seconds + self.route_latency(route) + data + (start - send.posted)
         send.transfer = seconds
         if self.link_tally is not None:
             self.link_tally.message(self, send, contention, data)
 
     def draw_flow(self, send: PostedSend, route: tuple, start: float, base: float) -> None:
-        """Max-min sharing: the message's time is ``base`` (overhead and
-        latencies) plus its flow's, provisional until delivered."""
+        """Max-min sharing: the message's time is ``base`` (the per-message
+        overhead) plus its flow's, provisional until delivered; the flow
+        enters the network once the route's latency has passed (as
+        SimGrid's: no share of any link before)."""
         if send not in self.flows:
-            self.flows[send] = [self.network.add(route, start, send.size), 0.0]
+            self.flows[send] = [self.add_flow(route, start, send.size), 0.0]
         self.flows[send][1] = base
         self.rerate(send)
+
+    def add_flow(self, route: tuple, start: float, size: int) -> int:
+        """A max-min flow over ``route`` for a message leaving at ``start``:
+        it shares the links from ``start`` plus the route's latency."""
+        return self.network.add(route, start + self.route_latency(route), size)
+
+    def route_latency(self, route: tuple) -> float:
+        """The sum of the latencies of ``route``'s links (seconds)."""
+        latency = 0.0
+        for link in route:
+            latency += self.placement.link_latency[link]
+        return latency
 
     def rerate(self, send: PostedSend) -> None:
         """A max-min flow's transfer time given the flows known now."""

@@ -1439,6 +1439,7 @@ cdef struct Transit:
 
 cdef int SHARING_KEEP = 256     # pevpm.vm.kernel.sharing._KEEP
 cdef int FLOW_KEEP = 1024       # a link's breakpoints before the core first prunes them
+cdef int FLOOR_REUSE = 8        # prunings that reuse one flow_earliest (Core.flow_floor)
 
 
 cdef inline Py_ssize_t _bisect_right(const double *a, Py_ssize_t n, double x) noexcept:
@@ -1929,7 +1930,10 @@ cdef class Core:
     cdef double *segments      # a flow's (start, end, rate) spans while it is placed
     cdef int capsegments
     cdef int *walk             # per link of the route: the walk's segment index
+    cdef double *walk_at       # per link of the route: its free rate there, its next breakpoint
     cdef int capwalk
+    cdef double flow_floor     # a flow_earliest, reused by the next prunings (still a floor)
+    cdef int floor_uses        # prunings left before flow_earliest is asked again
     cdef FluidNetwork maxmin   # Machine.flow_sharing "max-min"/"simgrid": maxmin.network_for
     cdef pevpm_htab_t flow_of  # max-min: a send's request -> its flow (v1)
     cdef pevpm_htab_t wait_of  # max-min: a receive queued until a flow ends -> the flow (v1)
@@ -1965,7 +1969,9 @@ cdef class Core:
         self.nflow = self.capflow = self.flow_kept = NULL
         self.segments = NULL
         self.walk = NULL
+        self.walk_at = NULL
         self.capsegments = self.capwalk = 0
+        self.floor_uses = 0
 
     def __dealloc__(self):
         cdef int k
@@ -2008,6 +2014,7 @@ cdef class Core:
         free(self.link_latency)
         free(self.segments)
         free(self.walk)
+        free(self.walk_at)
 
     def __init__(self, list codes, list envs, list proc_ids, list factors, machine, comm, rng,
                  placement, max_events, max_time, bint records, max_wall=None,
@@ -3371,7 +3378,7 @@ cdef class Core:
 
     cdef int draw_transfer(self, int s, double matched) except -1:
         cdef Req *q = &self.reqs[s]
-        cdef int contention, nl, first, k
+        cdef int contention, nl, first
         cdef double seconds, latency, bandwidth, start, data
         cdef long size = q.size
         cdef bint network
@@ -3410,15 +3417,13 @@ cdef class Core:
         if not seconds >= 0:
             raise Unsupported("a negative transfer time from the communication model")
         if network:
-            first = self.route_of(q.rank, q.peer, &nl)
-            latency = 0.0
-            for k in range(nl):
-                latency += self.link_latency[self.route_links[first + k]]
             start = q.posted
             if self.flow_from_match and matched > start:
                 start = matched
             if self.maxmin is not None:
-                return self.draw_flow(s, start, seconds + latency)
+                return self.draw_flow(s, start, seconds)
+            first = self.route_of(q.rank, q.peer, &nl)
+            latency = self.route_latency(first, nl)
             data = self.flow_occupy(first, nl, start, size)
             q = &self.reqs[s]
             seconds = seconds + latency + data + (start - q.posted)
@@ -3497,7 +3502,8 @@ cdef class Core:
         return True
 
     cdef int draw_flow(self, int s, double start, double base) except -1:
-        """A max-min message's time: ``base`` plus its flow's, provisional."""
+        """A max-min message's time: ``base`` plus its flow's, provisional
+        (the flow shares links once the route's latency has passed)."""
         cdef Req *q = &self.reqs[s]
         cdef int f = self.flow_of_send(s)
         if f < 0:
@@ -3535,45 +3541,57 @@ cdef class Core:
         return 0
 
     cdef int flow_add(self, int src, long dst, double start, long size) except -1:
-        """A max-min flow of ``size`` bytes from ``src``'s node to ``dst``'s."""
+        """A max-min flow of ``size`` bytes from ``src``'s node to ``dst``'s,
+        sent at ``start``: it shares links once the route's latency has passed."""
         cdef int nl
         cdef int first = self.route_of(src, dst, &nl)
-        return self.maxmin.add_c(&self.route_links[first], nl, start,
+        return self.maxmin.add_c(&self.route_links[first], nl,
+                                 start + self.route_latency(first, nl),
                                  <double> size if size > 0 else 0.0)
+
+    cdef inline double route_latency(self, int first, int nl) noexcept:
+        """The sum of the latencies of the links ``route_links[first:first + nl]``."""
+        cdef int k
+        cdef double latency = 0.0
+        for k in range(nl):
+            latency += self.link_latency[self.route_links[first + k]]
+        return latency
 
     # pevpm.vm.kernel.flows.FlowNetwork in C arrays: the same walk, the same sums.
     cdef double flow_occupy(self, int first, int nl, double start, long size) except? -1.0:
         """Seconds a flow of ``size`` bytes from ``start`` takes on the route at
-        ``route_links[first:first + nl]``; reserves it on the links."""
-        cdef int j, k, link, i, nseg = 0
-        cdef double t = start, left = <double> size, rate, until, free, end
+        ``route_links[first:first + nl]``; reserves it on the links.  Each
+        link's free rate and next breakpoint at the walk's place are kept in
+        ``walk_at`` and read again only when the walk passes that breakpoint."""
+        cdef int j, link, i, nseg = 0
+        cdef double t = start, left = <double> size, rate, until, end
         cdef double earliest = NAN
-        cdef double *times
+        cdef double *at
         if size <= 0 or nl == 0:
             return 0.0
         if nl > self.capwalk:
             self.walk = <int *> realloc(self.walk, nl * sizeof(int))
-            if self.walk == NULL:
+            self.walk_at = <double *> realloc(self.walk_at, 2 * nl * sizeof(double))
+            if self.walk == NULL or self.walk_at == NULL:
                 raise MemoryError()
             self.capwalk = nl
+        at = self.walk_at
         for j in range(nl):
             link = self.route_links[first + j]
             if self.nflow[link] > FLOW_KEEP and self.nflow[link] > 2 * self.flow_kept[link]:
                 if isnan(earliest):
-                    earliest = self.flow_earliest()
+                    earliest = self.flow_floor_now()
                 self.flow_prune(link, earliest)
             self.walk[j] = _gallop_back(self.flow_times[link], self.nflow[link], start) - 1
+            self.walk_here(j, link)
         while True:
             rate = INFINITY
             until = INFINITY
             for j in range(nl):
-                link = self.route_links[first + j]
-                i = self.walk[j]
-                free = self.link_bandwidth[link] - (self.flow_rates[link][i] if i >= 0 else 0.0)
-                if free < rate:
-                    rate = free
-                if i + 1 < self.nflow[link] and self.flow_times[link][i + 1] < until:
-                    until = self.flow_times[link][i + 1]
+                if at[2 * j] < rate:
+                    rate = at[2 * j]
+                if at[2 * j + 1] < until:
+                    until = at[2 * j + 1]
             if rate > 0.0:
                 if until == INFINITY or left <= rate * (until - t):
                     end = t + left / rate
@@ -3583,13 +3601,34 @@ cdef class Core:
                 nseg = self.flow_segment(nseg, t, until, rate)
             t = until
             for j in range(nl):
-                link = self.route_links[first + j]
-                times = self.flow_times[link]
-                if self.walk[j] + 1 < self.nflow[link] and times[self.walk[j] + 1] == t:
+                if at[2 * j + 1] == t:
                     self.walk[j] += 1
+                    self.walk_here(j, self.route_links[first + j])
         for j in range(nl):
             self.flow_reserve(self.route_links[first + j], nseg)
         return end - start
+
+    cdef inline void walk_here(self, int j, int link) noexcept:
+        """``walk_at`` for the route's ``j``-th link at its walk's index: the
+        bandwidth its reservations leave free there, and its next breakpoint
+        (INFINITY: none)."""
+        cdef int i = self.walk[j]
+        self.walk_at[2 * j] = self.link_bandwidth[link] - (self.flow_rates[link][i] if i >= 0
+                                                           else 0.0)
+        self.walk_at[2 * j + 1] = (self.flow_times[link][i + 1] if i + 1 < self.nflow[link]
+                                   else INFINITY)
+
+    cdef double flow_floor_now(self) noexcept:
+        """A time before which no flow starts any more, for pruning: the last
+        ``flow_earliest``, asked again every FLOOR_REUSE prunings.  An older
+        one is still a floor (clocks never go back, and every send posted
+        since was posted at its rank's clock, which was not below it); it
+        only prunes less."""
+        if self.floor_uses <= 0:
+            self.flow_floor = self.flow_earliest()
+            self.floor_uses = FLOOR_REUSE
+        self.floor_uses -= 1
+        return self.flow_floor
 
     cdef double flow_earliest(self) noexcept:
         """The earliest time a flow can still start: no rank's clock goes back,
