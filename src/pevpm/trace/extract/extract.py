@@ -40,7 +40,6 @@ from pevpm.model.cartesian import grid as cartesian_grid
 from pevpm.model.expr import Expr
 from pevpm.trace.events import Collective, Trace
 from pevpm.trace.extract.any_source import any_source, any_source_passes, single_passes
-from pevpm.trace.extract.buffers import bound, raised, send_bounds
 from pevpm.trace.extract.compress import POINT_TO_POINT, best_repeat, compressed, is_loose
 from pevpm.trace.extract.computations import TIMES_P, argument, evidence, law_of, seconds_source
 from pevpm.trace.extract.conservation import Cap, conserved_totals, passes
@@ -511,8 +510,6 @@ class _Writer:
         self.parameters = parameters    # loop counts made parameters, shared by the groups
         self.disturbed: tuple[int, ...] = ()    # counts traced with more ranks than cores
         self.largest: dict[int, int] = {}       # the largest message at each count
-        self.bounds: dict = {}      # the least size a receive takes, by tag (buffers.py)
-        self.buffered: set = set()  # the tags whose bound has been explained
         # the largest point-to-point message at each count and the laws it gives the
         # grids' faces (pevpm.trace.extract.faces), by (dimensions, ascending)
         self.largest_p2p: dict[int, int] = {}
@@ -754,24 +751,6 @@ class _Writer:
             return "before the first loop"
         return f"{'in' if self.depth else 'after'} loop {self.loops}"
 
-    def buffer(self, op: str, size: str, tag) -> str:
-        """A receive's ``size`` raised to a buffer for every message the model may
-        send it (:mod:`pevpm.trace.extract.buffers`), noted where it changes."""
-        text = raised(size, tag, self.bounds)
-        if text == size:
-            return text
-        note = f"{op} {self.place()}: its receive takes {text} bytes, not {size}"
-        if tag in self.buffered:
-            self.notes.append(f"{note} (a buffer for tag {tag}'s largest message)")
-            return text
-        self.buffered.add(tag)
-        self.notes.append(
-            f"{note}: sends with tag {tag} vary in size and are written as their mean, so "
-            f"every receive with that tag takes at least the largest message sent with it in "
-            f"the traces, {bound(tag, self.bounds)} bytes (a buffer: the time follows the "
-            "size sent)")
-        return text
-
     def message(self, at: dict[int, Token]) -> str:
         key = at[max(at)].key
         src, dst, root = (next(self.peers) for _ in PEER_FIELDS)
@@ -790,8 +769,6 @@ class _Writer:
         else:
             size = self.size(op, {p: t.key[SIZE] for p, t in at.items()})
         size = self.on_faces(op, size, at, src, dst)
-        if op in ("MPI_Recv", "MPI_Irecv"):
-            size = self.buffer(op, size, key[TAG])
         args = [repr(op), argument(size)]
         tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
@@ -808,12 +785,7 @@ class _Writer:
             recv = _fitted({p: t.key[RECV_SIZE] for p, t in at.items()}, True, self.notes,
                            f"{op} {self.place()}: recv_size")
         if recv is not None:
-            recv = self.on_faces(op, recv, at, src, dst)
-        if op == "MPI_Sendrecv":
-            taken = self.buffer(op, recv or size, key[TAG])
-            recv = recv if taken == (recv or size) else taken
-        if recv is not None:
-            args.append(f"recv_size={argument(recv)}")
+            args.append(f"recv_size={argument(self.on_faces(op, recv, at, src, dst))}")
         if key[REQS]:
             args.append(f"requests={list(key[REQS])!r}")
         return f"b.message({', '.join(args)})"
@@ -947,8 +919,6 @@ def _group_lines(chosen: dict[int, _Group], indent: int, notes: list[str],
                               for t in _tokens_in_order(program) if is_loose(t)
                               for v in t.values), default=0)
                       for n, groups in (by_count or {}).items()}
-    writer.bounds = send_bounds(t for groups in (by_count or {}).values() for g in groups
-                                for program in g.programs for t in _tokens_in_order(program))
     writer.largest_p2p = {n: max((v for g in groups for program in g.programs
                                   for t in _tokens_in_order(program) if t.key[OP] in POINT_TO_POINT
                                   for v in (t.values if is_loose(t) else (t.key[SIZE],))),
