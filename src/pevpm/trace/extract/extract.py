@@ -949,7 +949,8 @@ def extract(traces: Trace | list[Trace], source: str = "trace", wall: bool = Fal
         known = (known or set()) | set(trees)
     by_count, kept_notes = _grouped(streams_at, grid, frozenset())
     firsts, first_notes = first_passes({n: [p for g in gs for p in g.programs]
-                                        for n, gs in by_count.items()})
+                                        for n, gs in by_count.items()},
+                                       {t.numprocs for t in traces if t.oversubscribed})
     if firsts:      # decided once, from every rank and count: the same shapes everywhere
         by_count, kept_notes = _grouped(streams_at, grid, firsts)
     grid_notes += first_notes + kept_notes
