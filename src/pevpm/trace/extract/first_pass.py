@@ -39,6 +39,7 @@ frozenset()
 from __future__ import annotations
 
 import statistics
+from collections.abc import Collection
 
 from pevpm.trace.extract.tokens import OP, TAG, LoopNode, is_computation, is_message
 
@@ -46,15 +47,15 @@ from pevpm.trace.extract.tokens import OP, TAG, LoopNode, is_computation, is_mes
 #: passes' range, or below its bottom divided by it.
 FACTOR = 2.0
 
+#: ... and when the difference is at least this share of a later pass's
+#: computations (their medians, summed): jitter in a tiny gap does not count.
+SHARE = 0.25
+
 #: The later passes' range leaves out this share of them at each end, rounded
 #: down: from 5 later passes on, the largest and the smallest pass do not count
 #: (from 10 on, two at each end).  Fewer passes keep their whole range: too few
 #: to tell one outlying pass from the spread.
 OUTLYING = 0.2
-
-#: ... and when the difference is at least this share of a later pass's
-#: computations (their medians, summed): jitter in a tiny gap does not count.
-SHARE = 0.25
 
 
 def shape(body) -> tuple:
@@ -102,7 +103,8 @@ def _loops(nodes):
             yield from _loops(n.body)
 
 
-def decided(by_count: dict[int, list], shared=frozenset()) -> tuple[frozenset, list[str]]:
+def decided(by_count: dict[int, list], shared: Collection[int] = frozenset()
+            ) -> tuple[frozenset, list[str]]:
     """The shapes whose first pass is set apart, over every program given (each
     rank's compressed program, by rank count; ``shared``: the counts traced
     with more ranks than cores), and a note for each, and for each shape that
