@@ -794,7 +794,8 @@ class _Writer:
                 args.append(f"{name}={value!r}")
         recv = None
         if is_loose(at[max(at)]) and op == "MPI_Sendrecv":     # its receive: a buffer too
-            recv = str(max(self.largest.get(p, 0) for p in at))
+            recv = self.on_faces(op, str(max(self.largest.get(p, 0) for p in at)), at, src,
+                                 dst)
         elif key[RECV_SIZE] is not None:
             recv = self.buffer(self.on_faces(op, _fitted(
                 {p: t.key[RECV_SIZE] for p, t in at.items()}, True, self.notes,
