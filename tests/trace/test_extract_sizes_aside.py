@@ -1,7 +1,8 @@
 """Sizes set aside (pevpm.trace.extract.compress.compressed) at a smaller count
 only where the largest count set them aside: LAMMPS's quiet traces, whose
 2-rank programs halved with their sizes aside and whose 4-rank ones did not,
-were cut into loops of different things at the two counts."""
+were cut into loops of different things at the two counts.  And, where sizes
+were set aside, every receive takes the largest of them."""
 
 from pevpm.trace.events import Call, Recv, Send, Trace
 from pevpm.trace.extract.extract import extract
@@ -35,3 +36,25 @@ def test_a_smaller_count_keeps_its_sizes_where_the_largest_kept_them():
         loose = extract(traces, "ring")
         assert any(n.startswith("APPROXIMATE") for n in loose.notes)
         assert not any("keep their message sizes" in n for n in loose.notes)
+
+
+def test_a_receive_holds_the_largest_size_set_aside_anywhere():
+    # CoMD's node traces: ranks whose sizes varied sent their mean (28,644 B) to a
+    # neighbour whose same exchange kept its traced 28,616 B: truncated at 4 ranks
+    from pevpm.trace.extract.extract import _Writer
+
+    writer = _Writer([], [], set(), {}, {})
+    writer.largest = {2: 0, 4: 28672}
+    assert writer.buffer("28616") == "28672"
+    assert writer.buffer("100000") == "100000"
+    assert writer.buffer("8 * numprocs") == "max(8 * numprocs, 28672)"
+    writer.largest = {2: 0, 4: 0}       # no sizes set aside: every size as traced
+    assert writer.buffer("28616") == "28616"
+
+
+def test_a_model_with_sizes_aside_says_its_receives_take_the_largest():
+    # the ring's receives vary too: the largest message, 8 * 60 B
+    model = extract([ring(4, 60, tagged=False), ring(2, 60, tagged=False)], "ring")
+    assert "b.message('MPI_Recv', 480," in model.text
+    assert any("every receive's buffer is at least the largest of them" in n
+               for n in model.notes)

@@ -746,6 +746,18 @@ class _Writer:
         law = self.faces[ndims, ascending]
         return size if law is None else law.size(value, dim, max(at))
 
+    def buffer(self, size: str) -> str:
+        """A receive's size where some rank's sizes were set aside (written as their
+        mean): at least the largest of those, so that a mean never overruns a
+        receive that kept its traced size (CoMD's neighbours on the node)."""
+        largest = max(self.largest.values(), default=0)
+        if not largest:
+            return size
+        try:
+            return str(max(int(float(size)), largest))
+        except ValueError:
+            return f"max({size}, {largest})"
+
     def place(self) -> str:
         if not self.loops:
             return "before the first loop"
@@ -769,6 +781,8 @@ class _Writer:
         else:
             size = self.size(op, {p: t.key[SIZE] for p, t in at.items()})
         size = self.on_faces(op, size, at, src, dst)
+        if op in ("MPI_Recv", "MPI_Irecv") and not is_loose(at[max(at)]):
+            size = self.buffer(size)
         args = [repr(op), argument(size)]
         tags = {t.key[TAG] for t in at.values()}
         if len(tags) > 1:
@@ -780,12 +794,16 @@ class _Writer:
                 args.append(f"{name}={value!r}")
         recv = None
         if is_loose(at[max(at)]) and op == "MPI_Sendrecv":     # its receive: a buffer too
-            recv = str(max(self.largest.get(p, 0) for p in at))
+            recv = self.on_faces(op, str(max(self.largest.get(p, 0) for p in at)), at, src,
+                                 dst)
         elif key[RECV_SIZE] is not None:
-            recv = _fitted({p: t.key[RECV_SIZE] for p, t in at.items()}, True, self.notes,
-                           f"{op} {self.place()}: recv_size")
+            recv = self.buffer(self.on_faces(op, _fitted(
+                {p: t.key[RECV_SIZE] for p, t in at.items()}, True, self.notes,
+                f"{op} {self.place()}: recv_size"), at, src, dst))
+        elif op == "MPI_Sendrecv" and self.buffer(size) != size:
+            recv = self.buffer(size)
         if recv is not None:
-            args.append(f"recv_size={argument(self.on_faces(op, recv, at, src, dst))}")
+            args.append(f"recv_size={argument(recv)}")
         if key[REQS]:
             args.append(f"requests={list(key[REQS])!r}")
         return f"b.message({', '.join(args)})"
@@ -949,7 +967,8 @@ def extract(traces: Trace | list[Trace], source: str = "trace", wall: bool = Fal
         known = (known or set()) | set(trees)
     by_count, kept_notes = _grouped(streams_at, grid, frozenset())
     firsts, first_notes = first_passes({n: [p for g in gs for p in g.programs]
-                                        for n, gs in by_count.items()})
+                                        for n, gs in by_count.items()},
+                                       {t.numprocs for t in traces if t.oversubscribed})
     if firsts:      # decided once, from every rank and count: the same shapes everywhere
         by_count, kept_notes = _grouped(streams_at, grid, firsts)
     grid_notes += first_notes + kept_notes
@@ -1040,7 +1059,9 @@ def extract(traces: Trace | list[Trace], source: str = "trace", wall: bool = Fal
            for t in _tokens_in_order(program)):
         notes.append("APPROXIMATE: some ranks repeat the same messages with different sizes "
                      "each time; their loops were found with the sizes set aside, and each "
-                     "size is the mean of those it stands for")
+                     "size is the mean of those it stands for; every receive's buffer is at "
+                     "least the largest of them, so that a mean sent never overruns a receive "
+                     "that kept its traced size")
     if any(k.startswith("loop") for k in parameters):
         notes.append("constant loop counts are parameters (" + ", ".join(
             f"{k} = {v}" for k, v in parameters.items() if k.startswith("loop"))
