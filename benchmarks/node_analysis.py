@@ -42,7 +42,7 @@ from pevpm.machine.profile_model import machine_from_profile
 from pevpm.model.loader import load_model
 from pevpm.report.html import write_report
 from pevpm.trace.otf2.read import read_archive
-from pevpm.validate.cases import CASES, ProblemSize
+from pevpm.validate.cases import CASES, ProblemSize, fft_kernels
 from pevpm.validate.runner import EXAMPLES_DIR
 from pevpm.validate.validation import (
     PROFILE_MODELS,
@@ -88,7 +88,7 @@ def calibrated_kernels(name: str, calibration: dict, n: int) -> float:
     data = calibration[name]
     if name == "jacobi":
         return data["strip"][str(n)]["median"]
-    return 2 * data["row_ffts"][str(n)]["median"] + data["transpose"][str(n)]["median"]
+    return fft_kernels(data, str(n))
 
 
 def clock_factor(name: str, point: dict, n: int, iterations: int,

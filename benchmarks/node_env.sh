@@ -5,8 +5,9 @@
 #
 #   root=REPO; carried=CARRIED; source "$root/benchmarks/node_env.sh"
 #
-# Reads root, carried (an absolute path; its one mpich wheel is used) and py
-# (default python3). Sets prefix (a new temporary
+# Reads root, carried (an absolute path; its one mpich wheel is used), py
+# (default python3) and modules (more Python modules the caller needs, checked
+# with the set-up's own: "matplotlib yaml", say). Sets prefix (a new temporary
 # folder: MPICH unpacked under prefix/mpi, whose mpicc finds lib/ and include/
 # beside its bin/; mpi4py and otf2 under prefix/site) and exports PATH,
 # LD_LIBRARY_PATH, MPI4PY_LIBMPI, PYTHONPATH (root/src first) and one thread
@@ -25,5 +26,5 @@ export LD_LIBRARY_PATH="$prefix/mpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export MPI4PY_LIBMPI="$prefix/mpi/lib/libmpi.so.12"
 export PYTHONPATH="$root/src:$prefix/site${PYTHONPATH:+:$PYTHONPATH}"
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 PYTHONUNBUFFERED=1
-"$py" -c 'import mpi4py.MPI, otf2, numpy, scipy' \
+"$py" -c "import mpi4py.MPI, otf2, numpy, scipy${modules:+, ${modules// /, }}" \
     || { echo "node_env.sh: a package is missing (above)" >&2; exit 1; }

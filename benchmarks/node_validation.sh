@@ -50,9 +50,8 @@ fi
 out=${3:?the output folder}
 shift 3
 carried=$(cd "$carried" && pwd)
+modules="matplotlib yaml tqdm"
 source "$root/benchmarks/node_env.sh"
-"$py" -c 'import mpi4py.MPI, otf2, numpy, scipy, matplotlib, yaml, tqdm' \
-    || { echo "node_validation.sh: a package is missing (above)" >&2; exit 1; }
 echo "node: $("$py" -c "import os; print(len(os.sched_getaffinity(0)))") cores, $("$py" --version), $(mpichversion | head -1)" >&2
 status=0
 "$py" "$root/benchmarks/node_validation.py" "$phase" "$out" "$@" || status=$?

@@ -154,7 +154,7 @@ def test_the_run_beside_a_recording_is_replayed_in_arrays(delays, monkeypatch, c
 
 def test_a_recording_the_arrays_cannot_take_says_so(capsys):
     trace = synthetic.synthetic_trace(0, 2, steps=60)       # polls
-    assert fast.unsupported(fast.table_of(trace)) == "it polls (MPI_Test)"
+    assert fast.check(fast.table_of(trace)).why == "it polls (MPI_Test)"
     run = replay_run(trace, parse_machine("default"), source="t")
     assert run.slices
     assert capsys.readouterr().err == (

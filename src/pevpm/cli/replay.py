@@ -118,7 +118,7 @@ def keep_freed_memory() -> bool:
 def replay_archive(path: Path, machine, args):
     """The replay of the archive at ``path`` and the trace's objects if it read them
     (None: replayed in arrays).  A trace the arrays cannot take
-    (:func:`pevpm.trace.replay.fast.unsupported`) is replayed through model
+    (:func:`pevpm.trace.replay.fast.check`) is replayed through model
     statements, and the result's note says why."""
     from pevpm.trace.otf2.read import read_archive, read_table
     from pevpm.trace.replay import fast

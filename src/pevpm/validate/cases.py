@@ -122,14 +122,24 @@ def _jacobi_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
             "t_fixed": fixed, "t_sd": serial * _variation(strip.get(str(numprocs), {}))}
 
 
+def fft_kernels(data: dict, numprocs: str) -> float:
+    """Seconds of one FFT iteration's kernels on one of ``numprocs`` ranks by a
+    calibration's ``fft2d`` data: two phases of row FFTs and the pack and
+    unpack (the Alltoall is the model's message).
+
+    >>> fft_kernels({"row_ffts": {"2": {"median": 1.0}}, "transpose": {"2": {"median": 0.5}}}, "2")
+    2.5
+    """
+    return 2 * data["row_ffts"][numprocs]["median"] + data["transpose"][numprocs]["median"]
+
+
 def _fft_params(calibration: dict, numprocs: int, size: ProblemSize) -> dict:
     data = _calibrated(calibration, "fft2d")
     key = str(numprocs)
     if key not in data["row_ffts"]:
         raise PevpmError(f"fft2d calibration has no serial times for {numprocs} processes "
                          f"(it has {', '.join(sorted(data['row_ffts'], key=int))})")
-    factor = _co_scheduling(lambda p: 2 * data["row_ffts"][p]["median"]
-                            + data["transpose"][p]["median"], numprocs)
+    factor = _co_scheduling(lambda p: fft_kernels(data, p), numprocs)
     serial = data["program_iteration"]["median"] / numprocs * factor
     return {"N": size.grid, "iterations": size.fft_iterations, "t_serial": serial,
             "t_sd": serial / 2 * _variation(data["row_ffts"][key])}

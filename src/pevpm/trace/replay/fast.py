@@ -15,7 +15,7 @@ The arrays are made in a few typed passes over the records and calls
 makes the same arrays in numpy, where that module is not built and in the
 tests that compare the two bit for bit.
 
-:func:`unsupported` names what this path does not convert, and the replay
+:func:`check` names (its ``why``) what this path does not convert, and the replay
 goes the reference way with a ``note:`` saying so:
 
 * polls (``MPI_Test``, ``MPI_Iprobe``...: waiting spread over calls);
@@ -159,11 +159,6 @@ def check(table: CallTable) -> Checked:
     else:
         shape, alternates = _Calls(table).shape, None
     return Checked(table, _unsupported(table, shape, alternates), slower, links)
-
-
-def unsupported(table: CallTable) -> str | None:
-    """Why ``table`` is replayed the reference way, or None (:func:`check`'s ``why``)."""
-    return check(table).why
 
 
 def _unsupported(table: CallTable, shape: np.ndarray, alternates: bool | None) -> str | None:

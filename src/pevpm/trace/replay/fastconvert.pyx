@@ -15,7 +15,7 @@
 * :func:`delays_of` numbers the calls' kinds (name, size class, the two
   sets) and subtracts each kind's fastest;
 * :func:`instructions` writes every rank's instruction fields;
-* :func:`shapes` gives each call's shape alone (for ``fast.unsupported``).
+* :func:`shapes` gives each call's shape alone (for ``fast.check``).
 
 ``fast.py`` (``_convert_compiled``) prepares the per-name and per-collective
 facts and drives the passes; ``tests/trace/test_replay_fast.py`` compares
